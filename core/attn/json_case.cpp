@@ -246,6 +246,10 @@ Json run_case_text(const std::string& text, bool* ok) {
       req = Json::parse(text);
     } catch (const Json::parse_error& e) {
       throw Error(ErrorCode::invalid_json, std::string("input is not valid JSON: ") + e.what());
+    } catch (const Json::out_of_range& e) {
+      // nlohmann reports a literal such as 1e400 as out_of_range 406 while parsing.
+      throw Error(ErrorCode::non_finite,
+                  std::string("a number in the input does not fit a double (it would be infinite): ") + e.what());
     }
     Json out = run_case(req);
     if (ok) *ok = true;
