@@ -1,0 +1,98 @@
+# cmake/deps.cmake — third-party GUI dependencies, taken from the setup cache.
+#
+# Included by the top-level CMakeLists.txt only when the GUI app is built. Nothing here is
+# committed third-party code: scripts/setup.sh fetches it into
+#   ${ATTN_CACHE_DIR}/<name>-<version>       (default ~/.cache/attention-lab, or $XDG_CACHE_HOME)
+# and this file finds it there by the same convention. The versions must match scripts/setup.sh.
+#
+# Defines
+#   ATTN_CACHE_DIR             cache root (override with -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
+#   ATTN_IMGUI_DIR             Dear ImGui 1.86 sources (Debian source package imgui)
+#   ATTN_SDL2_WASM_PREFIX      SDL2 2.26.5 built for wasm (web builds only)
+#   ATTN_PLAYWRIGHT_NODE_PATH  NODE_PATH holding playwright-core, for browser tests
+#   ATTN_CHROMIUM              the Chromium that browser tests drive
+#   attn_sdl2   INTERFACE target: SDL2 (native: Debian's libsdl2-dev; web: the cache's wasm build)
+#   attn_imgui  STATIC target: ImGui core + SDL2 and OpenGL3 backends, linked to attn_sdl2 and GL
+#               (native: desktop GL 3.3 core through ImGui's own loader, "#version 330 core";
+#                web: WebGL2 = GLES 3.0, IMGUI_IMPL_OPENGL_ES3 defined, "#version 300 es")
+include_guard(GLOBAL)
+
+set(ATTN_IMGUI_VERSION "1.86")
+set(ATTN_SDL2_VERSION "2.26.5")
+set(ATTN_PLAYWRIGHT_VERSION "1.65.1")
+
+if(DEFINED ENV{ATTN_CACHE_DIR} AND NOT "$ENV{ATTN_CACHE_DIR}" STREQUAL "")
+  set(_attn_cache_default "$ENV{ATTN_CACHE_DIR}")
+elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+  set(_attn_cache_default "$ENV{XDG_CACHE_HOME}/attention-lab")
+else()
+  set(_attn_cache_default "$ENV{HOME}/.cache/attention-lab")
+endif()
+set(ATTN_CACHE_DIR "${_attn_cache_default}" CACHE PATH
+    "Where scripts/setup.sh put ImGui, the wasm SDL2 build and playwright-core")
+
+function(_attn_require_dep what stamp)
+  if(NOT EXISTS "${stamp}")
+    message(FATAL_ERROR
+      "Attention Lab: ${what} not found (looked for ${stamp}).\n"
+      "Run scripts/setup.sh to fetch and build the GUI dependencies into ${ATTN_CACHE_DIR}, "
+      "or point -DATTN_CACHE_DIR=... at an existing cache.")
+  endif()
+endfunction()
+
+set(ATTN_IMGUI_DIR "${ATTN_CACHE_DIR}/imgui-${ATTN_IMGUI_VERSION}")
+set(ATTN_PLAYWRIGHT_NODE_PATH "${ATTN_CACHE_DIR}/playwright-core-${ATTN_PLAYWRIGHT_VERSION}/node_modules")
+set(ATTN_CHROMIUM "/usr/bin/chromium")
+_attn_require_dep("Dear ImGui ${ATTN_IMGUI_VERSION} sources" "${ATTN_IMGUI_DIR}/.attn-ok")
+
+# ------------------------------------------------------------------ SDL2
+if(NOT TARGET attn_sdl2)
+  add_library(attn_sdl2 INTERFACE)
+  if(EMSCRIPTEN)
+    set(ATTN_SDL2_WASM_PREFIX "${ATTN_CACHE_DIR}/sdl2-wasm-${ATTN_SDL2_VERSION}")
+    _attn_require_dep("SDL2 ${ATTN_SDL2_VERSION} wasm build" "${ATTN_SDL2_WASM_PREFIX}/.attn-ok")
+    # include/SDL2 holds SDL2's headers and the build's generated SDL_config.h. It must come
+    # before emscripten's sysroot, whose include/SDL holds SDL 1 headers: -isystem on the
+    # command line is searched before the sysroot dirs emcc adds. Never /usr/include here.
+    target_include_directories(attn_sdl2 SYSTEM BEFORE INTERFACE "${ATTN_SDL2_WASM_PREFIX}/include/SDL2")
+    target_link_libraries(attn_sdl2 INTERFACE "${ATTN_SDL2_WASM_PREFIX}/lib/libSDL2.a")
+    # USE_SDL=0: don't pull emscripten's JS implementation of SDL 1 (the default, USE_SDL=1).
+    target_link_options(attn_sdl2 INTERFACE "-sUSE_SDL=0")
+  else()
+    find_package(SDL2 REQUIRED CONFIG)        # Debian's libsdl2-dev
+    target_link_libraries(attn_sdl2 INTERFACE SDL2::SDL2)
+    if(TARGET SDL2::SDL2main)
+      target_link_libraries(attn_sdl2 INTERFACE SDL2::SDL2main)
+    endif()
+  endif()
+endif()
+
+# ------------------------------------------------------------------ ImGui
+if(NOT TARGET attn_imgui)
+  add_library(attn_imgui STATIC
+    "${ATTN_IMGUI_DIR}/imgui.cpp"
+    "${ATTN_IMGUI_DIR}/imgui_draw.cpp"
+    "${ATTN_IMGUI_DIR}/imgui_tables.cpp"
+    "${ATTN_IMGUI_DIR}/imgui_widgets.cpp"
+    "${ATTN_IMGUI_DIR}/backends/imgui_impl_sdl.cpp"        # 1.86 name (later: imgui_impl_sdl2)
+    "${ATTN_IMGUI_DIR}/backends/imgui_impl_opengl3.cpp")
+  target_include_directories(attn_imgui SYSTEM PUBLIC "${ATTN_IMGUI_DIR}" "${ATTN_IMGUI_DIR}/backends")
+  target_compile_features(attn_imgui PUBLIC cxx_std_17)
+  target_compile_definitions(attn_imgui PUBLIC IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
+  target_compile_options(attn_imgui PRIVATE -w)   # third-party code: its warnings are not ours
+  target_link_libraries(attn_imgui PUBLIC attn_sdl2)
+  if(EMSCRIPTEN)
+    # WebGL2 only: the backend then includes <GLES3/gl3.h> and defaults to "#version 300 es".
+    # Without this define ImGui 1.86 picks GLES2/WebGL1 on emscripten.
+    target_compile_definitions(attn_imgui PUBLIC IMGUI_IMPL_OPENGL_ES3)
+    target_link_options(attn_imgui INTERFACE
+      "-sUSE_WEBGL2=1" "-sMIN_WEBGL_VERSION=2" "-sMAX_WEBGL_VERSION=2")
+  else()
+    # The backend loads desktop GL 3.x entry points itself (imgui_impl_opengl3_loader.h,
+    # dlopen of libGL.so.1). OpenGL::GL is linked so the app's own GL code can call GL
+    # directly (GL_GLEXT_PROTOTYPES + <SDL_opengl.h>).
+    set(OpenGL_GL_PREFERENCE GLVND)
+    find_package(OpenGL REQUIRED COMPONENTS OpenGL)
+    target_link_libraries(attn_imgui PUBLIC OpenGL::GL ${CMAKE_DL_LIBS})
+  endif()
+endif()
