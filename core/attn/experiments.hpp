@@ -52,7 +52,7 @@ AlignmentRead alignment_read(std::vector<std::string> queries, std::vector<std::
 
 /// Set weights(row, col) = value (clamped to [0, 1]) and rescale the row's other entries
 /// proportionally so the row still sums to 1 (evenly if they were all 0).
-/// Throws Error(invalid_field) for an index outside the matrix or a non-finite value.
+/// Throws Error(invalid_field) for an index outside the matrix, Error(non_finite) for NaN/inf.
 void set_weight_keep_distribution(Matrix& weights, Index row, Index col, double value);
 
 // ---------------------------------------------------------------------------
