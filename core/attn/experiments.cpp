@@ -189,7 +189,7 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
 
   MaskSpec mask;
   if (in.causal) mask.causal = Causal::square;
-  if (in.valid_length >= 0) {
+  if (in.valid_length != -1) {
     require_range("valid length", in.valid_length, 1, t);
     std::vector<bool> valid(static_cast<size_t>(t), false);
     for (int j = 0; j < in.valid_length; ++j) valid[static_cast<size_t>(j)] = true;

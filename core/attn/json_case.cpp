@@ -1,6 +1,8 @@
 #include "attn/json_case.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "attn/linalg.hpp"
@@ -70,7 +72,10 @@ MaskSpec mask_from_json(const Json& j) {
   if (has(j, "window")) {
     const Json& w = j["window"];
     if (!w.is_number_integer()) fail(ErrorCode::invalid_field, "mask.window must be an integer");
-    const long long v = w.get<long long>();
+    // A window wider than any sequence allows everything; keep huge unsigned values from wrapping.
+    const long long v = w.is_number_unsigned() ? static_cast<long long>(std::min<std::uint64_t>(
+                                                     w.get<std::uint64_t>(), kMaxTokens))
+                                               : w.get<long long>();
     if (v < 0) fail(ErrorCode::invalid_mask, "mask.window must be >= 0, got " + std::to_string(v));
     m.window = v;
   }
@@ -210,7 +215,8 @@ Matrix matrix_from_json(const Json& j, const std::string& field) {
     for (size_t c = 0; c < cols; ++c) {
       if (!row[c].is_number())
         fail(ErrorCode::invalid_field, field + "[" + std::to_string(i) + "][" + std::to_string(c) +
-                                           "] is " + row[c].dump() + ", not a number");
+                                           "] is " + (row[c].is_string() ? "a string" : std::string("an ") + row[c].type_name()) +
+                                           ", not a number");
       m(static_cast<Index>(i), static_cast<Index>(c)) = row[c].get<double>();
     }
   }
@@ -238,9 +244,36 @@ Json run_case(const Json& req) {
   fail(ErrorCode::unknown_op, "unknown op \"" + name + "\"; known ops: attention, self_attention, multi_head");
 }
 
+namespace {
+// Cases nest at most 3 deep (multi_head weights); refuse absurd nesting before
+// parsing, so no recursive walk (parse, dump, destruction) can exhaust the stack.
+constexpr int kMaxNesting = 16;
+
+void require_shallow(const std::string& text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxNesting)
+        fail(ErrorCode::invalid_json, "input nests arrays/objects deeper than " +
+                                          std::to_string(kMaxNesting) + " levels");
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+}
+}  // namespace
+
 Json run_case_text(const std::string& text, bool* ok) {
   if (ok) *ok = false;
   try {
+    require_shallow(text);
     Json req;
     try {
       req = Json::parse(text);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Fuzz the core with libFuzzer (clang-14, AddressSanitizer + UndefinedBehaviorSanitizer).
+#
+#   tests/fuzz/run.sh [SECONDS]     each target runs SECONDS (default 60) from a fresh copy of
+#                                   the seed corpus; exit status 1 if any target finds something
+#
+# Targets (tests/fuzz/*.cpp): fuzz_json_case (bytes -> run_case_text) and fuzz_attention
+# (attention with decoded shapes, masks, scales). Build: build/fuzz, configured from
+# tests/fuzz/CMakeLists.txt with CC=clang-14 CXX=clang++-14 (needs libclang-rt-14-dev).
+# Seeds: tests/cases/*.json and tests/reference/fixtures/*.json. Working corpus:
+# build/fuzz/corpus/<target> (wiped each run); crash inputs: build/fuzz/artifacts/.
+#
+# A longer run (e.g. before a release; one hour per target, both cores, keeping the corpus):
+#
+#   FUZZ_KEEP_CORPUS=1 FUZZ_JOBS=2 tests/fuzz/run.sh 3600
+#
+# Reproduce a finding:  build/fuzz/fuzz_attention build/fuzz/artifacts/crash-<sha1>
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+seconds="${1:-60}"
+jobs="${FUZZ_JOBS:-1}"
+build=build/fuzz
+
+for tool in clang-14 clang++-14 cmake; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool not found (apt-get install clang-14 libclang-rt-14-dev cmake)" >&2; exit 2; }
+done
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+
+echo "==> configure and build $build"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j 2
+
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+mkdir -p "$build/artifacts"
+status=0
+for target in fuzz_json_case fuzz_attention; do
+  corpus="$build/corpus/$target"
+  if [ -z "${FUZZ_KEEP_CORPUS:-}" ]; then rm -rf "$corpus"; fi
+  mkdir -p "$corpus"
+  for f in tests/cases/*.json; do cp "$f" "$corpus/case-${f##*/}"; done
+  for f in tests/reference/fixtures/*.json; do cp "$f" "$corpus/reference-${f##*/}"; done
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+        -artifact_prefix="$build/artifacts/$target-")
+  if [ "$target" = fuzz_json_case ]; then args+=(-dict=tests/fuzz/json_case.dict -max_len=65536); fi
+  if [ "$jobs" -gt 1 ]; then args+=(-fork="$jobs" -ignore_crashes=0); fi
+  echo "==> $target for ${seconds}s (corpus $corpus)"
+  if "$build/$target" "${args[@]}" "$corpus" 2>"$build/$target.log"; then
+    grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE' "$build/$target.log" || true
+    echo "    $target: clean"
+  else
+    tail -n 60 "$build/$target.log" >&2
+    echo "    $target: FAILED (log $build/$target.log, inputs in $build/artifacts/)" >&2
+    status=1
+  fi
+done
+exit "$status"
