@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 
+#include "attn/json_lesson_ops.hpp"
 #include "attn/linalg.hpp"
 
 namespace attn {
@@ -28,6 +29,80 @@ void reject_unknown_fields(const Json& obj, const std::set<std::string>& known, 
     if (!known.count(it.key()))
       fail(ErrorCode::invalid_field, "unknown field \"" + it.key() + "\" in " + where);
 }
+
+Json empty_rows_json(const std::vector<bool>& flags) {
+  Json a = Json::array();
+  for (bool b : flags) a.push_back(b);
+  return a;
+}
+
+Json run_attention(const Json& req) {
+  reject_unknown_fields(req, {"op", "query", "key", "value", "mask", "scale", "empty_rows", "dropout"},
+                        "attention case");
+  const Matrix q = matrix_from_json(require(req, "query"), "query");
+  const Matrix k = matrix_from_json(require(req, "key"), "key");
+  const Matrix v = matrix_from_json(require(req, "value"), "value");
+  const MaskSpec mask = mask_from_json(req.value("mask", Json()));
+  const AttentionResult r = attention(q, k, v, mask, options_from_json(req));
+  Json out = to_json(r);
+  add_attention_dropout(req, r, v, out);  // "dropout": {"p", "seed"} (issue 4, item 7)
+  return out;
+}
+
+Json run_self_attention(const Json& req) {
+  reject_unknown_fields(req, {"op", "x", "w_q", "w_k", "w_v", "mask", "scale", "empty_rows"},
+                        "self_attention case");
+  const Matrix x = matrix_from_json(require(req, "x"), "x");
+  HeadWeights w{matrix_from_json(require(req, "w_q"), "w_q"), matrix_from_json(require(req, "w_k"), "w_k"),
+                matrix_from_json(require(req, "w_v"), "w_v")};
+  const SelfAttentionResult r =
+      self_attention(x, w, mask_from_json(req.value("mask", Json())), options_from_json(req));
+  Json out = to_json(r.attention);
+  out["query"] = to_json(r.query);
+  out["key"] = to_json(r.key);
+  out["value"] = to_json(r.value);
+  return out;
+}
+
+Json run_multi_head(const Json& req) {
+  reject_unknown_fields(req, {"op", "heads", "x", "x_query", "x_key_value", "w_q", "w_k", "w_v", "w_o",
+                              "mask", "scale", "empty_rows"},
+                        "multi_head case");
+  const Json& h = require(req, "heads");
+  if (!h.is_number_integer()) fail(ErrorCode::invalid_field, "heads must be an integer >= 1");
+  MultiHeadWeights w;
+  const long long heads = h.get<long long>();
+  if (heads < 1 || heads > 64) fail(ErrorCode::invalid_field, "heads must be between 1 and 64");
+  w.heads = static_cast<int>(heads);
+  Matrix xq, xkv;
+  if (has(req, "x")) {
+    if (has(req, "x_query") || has(req, "x_key_value"))
+      fail(ErrorCode::invalid_field, "give either \"x\" (self-attention) or \"x_query\" and \"x_key_value\", not both");
+    xq = matrix_from_json(req["x"], "x");
+    xkv = xq;
+  } else {
+    if (!has(req, "x_query") && !has(req, "x_key_value"))
+      fail(ErrorCode::missing_field, "missing field \"x\" (or \"x_query\" and \"x_key_value\")");
+    xq = matrix_from_json(require(req, "x_query"), "x_query");
+    xkv = matrix_from_json(require(req, "x_key_value"), "x_key_value");
+  }
+  w.w_q = matrix_from_json(require(req, "w_q"), "w_q");
+  w.w_k = matrix_from_json(require(req, "w_k"), "w_k");
+  w.w_v = matrix_from_json(require(req, "w_v"), "w_v");
+  if (has(req, "w_o")) w.w_o = matrix_from_json(req["w_o"], "w_o");
+  const MultiHeadResult r =
+      multi_head_attention(xq, xkv, w, mask_from_json(req.value("mask", Json())), options_from_json(req));
+  Json weights = Json::array(), scores = Json::array();
+  for (const AttentionResult& a : r.heads) {
+    weights.push_back(to_json(a.weights));
+    scores.push_back(scores_to_json(a.scores, a.allowed));
+  }
+  return Json{{"output", to_json(r.output)}, {"concat", to_json(r.concat)}, {"weights", weights},
+              {"scores", scores}, {"empty_row", empty_rows_json(r.heads.front().empty_row)},
+              {"scale", r.heads.front().scale}};
+}
+
+}  // namespace
 
 std::vector<bool> bools_from_json(const Json& j, const std::string& field) {
   if (!j.is_array()) fail(ErrorCode::invalid_field, field + " must be an array of true/false");
@@ -101,77 +176,6 @@ AttentionOptions options_from_json(const Json& j) {
   return o;
 }
 
-Json empty_rows_json(const std::vector<bool>& flags) {
-  Json a = Json::array();
-  for (bool b : flags) a.push_back(b);
-  return a;
-}
-
-Json run_attention(const Json& req) {
-  reject_unknown_fields(req, {"op", "query", "key", "value", "mask", "scale", "empty_rows"}, "attention case");
-  const Matrix q = matrix_from_json(require(req, "query"), "query");
-  const Matrix k = matrix_from_json(require(req, "key"), "key");
-  const Matrix v = matrix_from_json(require(req, "value"), "value");
-  const MaskSpec mask = mask_from_json(req.value("mask", Json()));
-  const AttentionResult r = attention(q, k, v, mask, options_from_json(req));
-  return to_json(r);
-}
-
-Json run_self_attention(const Json& req) {
-  reject_unknown_fields(req, {"op", "x", "w_q", "w_k", "w_v", "mask", "scale", "empty_rows"},
-                        "self_attention case");
-  const Matrix x = matrix_from_json(require(req, "x"), "x");
-  HeadWeights w{matrix_from_json(require(req, "w_q"), "w_q"), matrix_from_json(require(req, "w_k"), "w_k"),
-                matrix_from_json(require(req, "w_v"), "w_v")};
-  const SelfAttentionResult r =
-      self_attention(x, w, mask_from_json(req.value("mask", Json())), options_from_json(req));
-  Json out = to_json(r.attention);
-  out["query"] = to_json(r.query);
-  out["key"] = to_json(r.key);
-  out["value"] = to_json(r.value);
-  return out;
-}
-
-Json run_multi_head(const Json& req) {
-  reject_unknown_fields(req, {"op", "heads", "x", "x_query", "x_key_value", "w_q", "w_k", "w_v", "w_o",
-                              "mask", "scale", "empty_rows"},
-                        "multi_head case");
-  const Json& h = require(req, "heads");
-  if (!h.is_number_integer()) fail(ErrorCode::invalid_field, "heads must be an integer >= 1");
-  MultiHeadWeights w;
-  const long long heads = h.get<long long>();
-  if (heads < 1 || heads > 64) fail(ErrorCode::invalid_field, "heads must be between 1 and 64");
-  w.heads = static_cast<int>(heads);
-  Matrix xq, xkv;
-  if (has(req, "x")) {
-    if (has(req, "x_query") || has(req, "x_key_value"))
-      fail(ErrorCode::invalid_field, "give either \"x\" (self-attention) or \"x_query\" and \"x_key_value\", not both");
-    xq = matrix_from_json(req["x"], "x");
-    xkv = xq;
-  } else {
-    if (!has(req, "x_query") && !has(req, "x_key_value"))
-      fail(ErrorCode::missing_field, "missing field \"x\" (or \"x_query\" and \"x_key_value\")");
-    xq = matrix_from_json(require(req, "x_query"), "x_query");
-    xkv = matrix_from_json(require(req, "x_key_value"), "x_key_value");
-  }
-  w.w_q = matrix_from_json(require(req, "w_q"), "w_q");
-  w.w_k = matrix_from_json(require(req, "w_k"), "w_k");
-  w.w_v = matrix_from_json(require(req, "w_v"), "w_v");
-  if (has(req, "w_o")) w.w_o = matrix_from_json(req["w_o"], "w_o");
-  const MultiHeadResult r =
-      multi_head_attention(xq, xkv, w, mask_from_json(req.value("mask", Json())), options_from_json(req));
-  Json weights = Json::array(), scores = Json::array();
-  for (const AttentionResult& a : r.heads) {
-    weights.push_back(to_json(a.weights));
-    scores.push_back(scores_to_json(a.scores, a.allowed));
-  }
-  return Json{{"output", to_json(r.output)}, {"concat", to_json(r.concat)}, {"weights", weights},
-              {"scores", scores}, {"empty_row", empty_rows_json(r.heads.front().empty_row)},
-              {"scale", r.heads.front().scale}};
-}
-
-}  // namespace
-
 Json to_json(const Matrix& m) {
   Json rows = Json::array();
   for (Index i = 0; i < m.rows(); ++i) {
@@ -241,7 +245,9 @@ Json run_case(const Json& req) {
   if (name == "attention") return run_attention(req);
   if (name == "self_attention") return run_self_attention(req);
   if (name == "multi_head") return run_multi_head(req);
-  fail(ErrorCode::unknown_op, "unknown op \"" + name + "\"; known ops: attention, self_attention, multi_head");
+  if (std::optional<Json> out = run_lesson_op(name, req)) return *out;  // issue 4's ops
+  fail(ErrorCode::unknown_op, "unknown op \"" + name + "\"; known ops: attention, self_attention, multi_head, " +
+                                  lesson_op_names());
 }
 
 namespace {

@@ -46,6 +46,14 @@ Json scores_to_json(const Matrix& scores, const BoolMatrix& allowed);
 /// naming `field`.
 Matrix matrix_from_json(const Json& j, const std::string& field);
 
+// Parsers of the contract's shared parts, for every op (json_lesson_ops.cpp too).
+/// An array of booleans. Throws Error(invalid_field) naming `field`.
+std::vector<bool> bools_from_json(const Json& j, const std::string& field);
+/// The "mask" object (null → no mask). Throws invalid_field, shape_mismatch, invalid_mask.
+MaskSpec mask_from_json(const Json& j);
+/// "scale" and "empty_rows" of a request. Throws invalid_field, invalid_scale.
+AttentionOptions options_from_json(const Json& request);
+
 // Plain structs of the experiments, for the page's state() and for tests.
 Json to_json(const Check& c);
 Json to_json(const std::vector<Check>& checks);

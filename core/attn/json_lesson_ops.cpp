@@ -1,6 +1,8 @@
 #include "attn/json_lesson_ops.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -90,75 +92,6 @@ Vector vector_from_json(const Json& j, const std::string& field) {
   return v;
 }
 
-std::vector<bool> bools_from_json(const Json& j, const std::string& field) {
-  if (!j.is_array()) fail(ErrorCode::invalid_field, field + " must be an array of true/false");
-  std::vector<bool> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_boolean()) fail(ErrorCode::invalid_field, field + "[" + std::to_string(i) + "] must be true or false");
-    out.push_back(j[i].get<bool>());
-  }
-  return out;
-}
-
-// The "mask" and options of the core ops, read as json_case.cpp reads them (that parser is private
-// to json_case.cpp; see the note to the lead).
-MaskSpec mask_of(const Json& req) {
-  MaskSpec m;
-  if (!has(req, "mask")) return m;
-  const Json& j = req.at("mask");
-  if (!j.is_object()) fail(ErrorCode::invalid_field, "mask must be an object");
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "causal" && it.key() != "key_valid" && it.key() != "allowed" && it.key() != "window")
-      fail(ErrorCode::invalid_field, "unknown field \"" + it.key() + "\" in mask");
-  if (has(j, "causal")) {
-    const Json& c = j.at("causal");
-    if (c.is_boolean()) m.causal = c.get<bool>() ? Causal::square : Causal::none;
-    else if (c == "top_left") m.causal = Causal::top_left;
-    else if (c == "bottom_right") m.causal = Causal::bottom_right;
-    else fail(ErrorCode::invalid_field, "mask.causal must be false, true, \"top_left\" or \"bottom_right\"");
-  }
-  if (has(j, "key_valid")) m.key_valid = bools_from_json(j.at("key_valid"), "mask.key_valid");
-  if (has(j, "allowed")) {
-    const Json& a = j.at("allowed");
-    if (!a.is_array() || a.empty() || !a[0].is_array())
-      fail(ErrorCode::invalid_field, "mask.allowed must be a non-empty array of rows of true/false");
-    BoolMatrix b(static_cast<Index>(a.size()), static_cast<Index>(a[0].size()));
-    for (size_t i = 0; i < a.size(); ++i) {
-      const std::vector<bool> row = bools_from_json(a[i], "mask.allowed[" + std::to_string(i) + "]");
-      if (static_cast<Index>(row.size()) != b.cols())
-        fail(ErrorCode::shape_mismatch, "mask.allowed row " + std::to_string(i) + " has " + std::to_string(row.size()) +
-                                            " entries, row 0 has " + std::to_string(b.cols()));
-      for (size_t c = 0; c < row.size(); ++c) b(static_cast<Index>(i), static_cast<Index>(c)) = row[c];
-    }
-    m.allowed = b;
-  }
-  if (has(j, "window")) {
-    if (!j.at("window").is_number_integer()) fail(ErrorCode::invalid_field, "mask.window must be an integer");
-    const long long w = j.at("window").get<long long>();
-    if (w < 0) fail(ErrorCode::invalid_mask, "mask.window must be >= 0, got " + std::to_string(w));
-    m.window = w;
-  }
-  return m;
-}
-
-AttentionOptions options_of(const Json& req) {
-  AttentionOptions o;
-  if (has(req, "scale")) {
-    const Json& s = req.at("scale");
-    if (!s.is_number()) fail(ErrorCode::invalid_field, "scale must be a number");
-    const double v = s.get<double>();
-    if (!std::isfinite(v) || !(v > 0.0)) fail(ErrorCode::invalid_scale, "scale must be a finite number > 0, got " + s.dump());
-    o.scale = v;
-  }
-  if (has(req, "empty_rows")) {
-    const Json& e = req.at("empty_rows");
-    if (e == "error") o.empty_rows = EmptyRows::error;
-    else if (e == "zero") o.empty_rows = EmptyRows::zero;
-    else fail(ErrorCode::invalid_field, "empty_rows must be \"error\" or \"zero\"");
-  }
-  return o;
-}
-
 Matrix mat(const Json& req, const char* field) { return matrix_from_json(require(req, field), field); }
 Vector vec(const Json& req, const char* field) { return vector_from_json(require(req, field), field); }
 
@@ -191,7 +124,7 @@ const std::map<std::string, Op>& ops() {
       {"empty_rows",
        [](const Json& r) {
          known_fields(r, {"query", "key", "value", "mask"}, "empty_rows");
-         return to_json(empty_row_demo(mat(r, "query"), mat(r, "key"), mat(r, "value"), mask_of(r)));
+         return to_json(empty_row_demo(mat(r, "query"), mat(r, "key"), mat(r, "value"), mask_from_json(r.value("mask", Json()))));
        }},
       {"causal_alignments",
        [](const Json& r) {
@@ -309,8 +242,8 @@ const std::map<std::string, Op>& ops() {
       {"temperature",
        [](const Json& r) {
          known_fields(r, {"query", "key", "value", "mask", "scale", "empty_rows", "temperature", "hard"}, "temperature");
-         return to_json(temperature_attention(mat(r, "query"), mat(r, "key"), mat(r, "value"), mask_of(r),
-                                              number(r, "temperature", 1.0), boolean(r, "hard", false), options_of(r)));
+         return to_json(temperature_attention(mat(r, "query"), mat(r, "key"), mat(r, "value"), mask_from_json(r.value("mask", Json())),
+                                              number(r, "temperature", 1.0), boolean(r, "hard", false), options_from_json(r)));
        }},
       {"lstm",
        [](const Json& r) {
@@ -346,7 +279,7 @@ const std::map<std::string, Op>& ops() {
          if (has(r, "query")) a.query = mat(r, "query");
          if (has(r, "key")) a.key = mat(r, "key");
          if (has(r, "value")) a.value = mat(r, "value");
-         a.mask = mask_of(r);
+         a.mask = mask_from_json(r.value("mask", Json()));
          const Json& task = require(r, "task");
          if (!task.is_string()) fail(ErrorCode::invalid_field, "task must be a string (see recall_tasks)");
          return to_json(check_recall(task.get<std::string>(), a));
