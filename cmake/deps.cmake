@@ -40,16 +40,16 @@ function(_attn_require_dep what stamp)
   endif()
 endfunction()
 
-set(ATTN_IMGUI_DIR "${ATTN_CACHE_DIR}/imgui-${ATTN_IMGUI_VERSION}")
-set(ATTN_PLAYWRIGHT_NODE_PATH "${ATTN_CACHE_DIR}/playwright-core-${ATTN_PLAYWRIGHT_VERSION}/node_modules")
-set(ATTN_CHROMIUM "/usr/bin/chromium")
+set(ATTN_IMGUI_DIR "${ATTN_CACHE_DIR}/imgui-${ATTN_IMGUI_VERSION}" CACHE INTERNAL "Dear ImGui sources")
+set(ATTN_PLAYWRIGHT_NODE_PATH "${ATTN_CACHE_DIR}/playwright-core-${ATTN_PLAYWRIGHT_VERSION}/node_modules" CACHE INTERNAL "playwright-core")
+set(ATTN_CHROMIUM "/usr/bin/chromium" CACHE INTERNAL "Debian's Chromium")
 _attn_require_dep("Dear ImGui ${ATTN_IMGUI_VERSION} sources" "${ATTN_IMGUI_DIR}/.attn-ok")
 
 # ------------------------------------------------------------------ SDL2
 if(NOT TARGET attn_sdl2)
   add_library(attn_sdl2 INTERFACE)
   if(EMSCRIPTEN)
-    set(ATTN_SDL2_WASM_PREFIX "${ATTN_CACHE_DIR}/sdl2-wasm-${ATTN_SDL2_VERSION}")
+    set(ATTN_SDL2_WASM_PREFIX "${ATTN_CACHE_DIR}/sdl2-wasm-${ATTN_SDL2_VERSION}" CACHE INTERNAL "SDL2 wasm build")
     _attn_require_dep("SDL2 ${ATTN_SDL2_VERSION} wasm build" "${ATTN_SDL2_WASM_PREFIX}/.attn-ok")
     # include/SDL2 holds SDL2's headers and the build's generated SDL_config.h. It must come
     # before emscripten's sysroot, whose include/SDL holds SDL 1 headers: -isystem on the

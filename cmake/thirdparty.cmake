@@ -26,3 +26,4 @@ endfunction()
 
 attn_header_only(attn_nlohmann_json nlohmann json.hpp)
 attn_header_only(attn_catch2 catch2 catch.hpp)
+attn_header_only(attn_stb stb stb_image_write.h)

@@ -27,10 +27,10 @@ PLAYWRIGHT_VERSION=1.65.1
 
 APT_PACKAGES=(
   g++ cmake ninja-build pkg-config
-  libeigen3-dev catch2 nlohmann-json3-dev libsdl2-dev
+  libeigen3-dev catch2 nlohmann-json3-dev libsdl2-dev libstb-dev
   libgl-dev libgl1-mesa-dri
   emscripten libclang-rt-14-dev
-  chromium xvfb xauth
+  chromium xvfb xauth fonts-dejavu-core
   python3 ca-certificates curl gzip xz-utils tar
 )
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// scripts/bench_page.mjs — figures for the page (not a test): download sizes, time to the
+// first frame and frame times at the default state, in headless Chromium (SwiftShader, so
+// GPU work runs on the CPU here: real machines draw faster).
+//
+//   node scripts/bench_page.mjs [--site build/web/site] [--runs 3] [--frames 300]
+//
+// Needs the built page (cmake --build --preset web) and scripts/setup.sh's playwright-core.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+import { launchChromium, openLab, repoRoot, serveStatic } from '../tests/e2e/lib.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const site = path.resolve(opt('--site', path.join(repoRoot, 'build', 'web', 'site')));
+const runs = Number(opt('--runs', 3));
+const nFrames = Number(opt('--frames', 300));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2])) : NaN;
+};
+const kib = (n) => (n / 1024).toFixed(1).padStart(8) + ' KiB';
+
+console.log(`Attention Lab page benchmark (${site})`);
+console.log('\nbytes                   raw         gzip -9');
+for (const f of ['attention_lab.wasm', 'attention_lab.js', 'index.html']) {
+  const file = path.join(site, f);
+  if (!fs.existsSync(file)) { console.error(`missing ${file}: build the web preset first`); process.exit(1); }
+  const raw = fs.readFileSync(file);
+  const gz = zlib.gzipSync(raw, { level: 9 });
+  console.log(`  ${f.padEnd(20)}${kib(raw.length)}${kib(gz.length)}`);
+}
+
+const server = await serveStatic(site);
+const browser = await launchChromium();
+const firstFrame = [], intervals = [], work = [];
+try {
+  for (let r = 0; r < runs; ++r) {
+    // A fresh context each run: no HTTP cache, no compiled-wasm cache in that profile.
+    const { page, context } = await openLab(browser, server.url, { width: 1280, height: 800 });
+    firstFrame.push(await page.evaluate(() => window.attentionLab.firstFrameAt));
+    // Frame times at the default state (alignment panel), after a warm-up: V8 starts wasm
+    // in its baseline tier and optimises hot functions later.
+    await page.evaluate(async (n) => {
+      for (let i = 0; i < n; ++i) await window.attentionLab.nextFrame();
+    }, 120);
+    const stats = await page.evaluate(async (n) => {
+      const before = window.attentionLab.frames();
+      while (window.attentionLab.frames() < before + n) await window.attentionLab.nextFrame();
+      const s = window.attentionLab.frameStats();
+      return { intervals: s.intervals.slice(-n), work: s.work.slice(-n) };
+    }, nFrames);
+    intervals.push(median(stats.intervals));
+    work.push(median(stats.work));
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+
+const fmt = (xs) => `median ${median(xs).toFixed(1)} ms  (runs: ${xs.map((x) => x.toFixed(1)).join(', ')})`;
+console.log(`\nnavigation -> first frame drawn   ${fmt(firstFrame)}`);
+console.log(`frame interval, default state    ${fmt(intervals)}  [requestAnimationFrame pacing]`);
+console.log(`main-thread work per frame       ${fmt(work)}  [ImGui + draw submission]`);
+console.log(`\n(${runs} runs, ${nFrames} frames each after 120 warm-up frames; headless Chromium, SwiftShader WebGL2, 1280x800 @1x)`);

@@ -1,0 +1,56 @@
+#version 300 es
+// Heatmap cells from a float texture: one texel per cell, R = value, G = allowed (1) or
+// masked (0). Texel (col, row) is matrix cell (row, col): row 0 = first query, at the top.
+// Allowed cells are coloured with viridis (perceptually uniform, readable with the common
+// colour-vision deficiencies); masked cells get grey diagonal hatching, which no value can
+// produce, so a masked key never looks like a zero weight.
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform sampler2D u_cells;
+uniform vec2 u_dims;      // cols, rows
+uniform vec2 u_range;     // value mapped to the bottom / top of the colour map
+uniform float u_hatch;    // hatch period in framebuffer pixels
+uniform float u_grid;     // 1: draw 1-pixel separators between cells
+uniform vec3 u_grid_rgb;  // separator colour (the page background)
+
+in vec2 v_uv;
+out vec4 frag_color;
+
+// Viridis as a degree-6 polynomial fit (Matt Zucker's CC0 fit of matplotlib's viridis);
+// error well below one 8-bit step.
+vec3 viridis(float t) {
+  const vec3 c0 = vec3(0.2777273272234177, 0.005407344544966578, 0.3340998053353061);
+  const vec3 c1 = vec3(0.1050930431085774, 1.404613529898575, 1.384590162594685);
+  const vec3 c2 = vec3(-0.3308618287255563, 0.214847559468213, 0.09509516302823659);
+  const vec3 c3 = vec3(-4.634230498983486, -5.799100973351585, -19.33244095627987);
+  const vec3 c4 = vec3(6.228269936347081, 14.17993336680509, 56.69055260068105);
+  const vec3 c5 = vec3(4.776384997670288, -13.74514537774601, -65.35303263337234);
+  const vec3 c6 = vec3(-5.435455855934631, 4.645852612178535, 26.3124352495832);
+  return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
+}
+
+void main() {
+  vec2 grid = v_uv * u_dims;
+  ivec2 cell = clamp(ivec2(floor(grid)), ivec2(0), ivec2(u_dims) - 1);
+  vec2 texel = texelFetch(u_cells, cell, 0).rg;
+
+  vec3 rgb;
+  if (texel.g < 0.5) {
+    float k = mod(gl_FragCoord.x + gl_FragCoord.y, u_hatch);
+    rgb = k < u_hatch * 0.4 ? vec3(0.58) : vec3(0.86);
+  } else {
+    float t = clamp((texel.r - u_range.x) / (u_range.y - u_range.x), 0.0, 1.0);
+    rgb = clamp(viridis(t), 0.0, 1.0);
+  }
+  if (u_grid > 0.5) {
+    // A separator on the left/top edge of every cell except the first row/column.
+    vec2 f = fract(grid);
+    vec2 px = fwidth(grid);
+    bool left = f.x < px.x && cell.x > 0;
+    bool top = f.y < px.y && cell.y > 0;
+    if (left || top) rgb = u_grid_rgb;
+  }
+  frag_color = vec4(rgb, 1.0);
+}

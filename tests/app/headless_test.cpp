@@ -1,0 +1,438 @@
+// Headless ImGui test of the app: no window, no GPU backend.
+//
+// Builds the font atlas, then runs App::frame() for a few hundred frames on every panel
+// at three display sizes while it
+//   - sweeps the mouse over everything (tooltips, hover outlines, label thinning),
+//   - clicks widgets found by their labels (nav entries, checkboxes, Shuffle, Re-roll),
+//   - types into fields (a sentence, "nan" into a weight slider via Ctrl+click),
+//   - sends good and bad input through the page API (attn_app_set & co, as the JS does):
+//     empty sentence, 600 tokens, 9 heads, a broken permutation, NaN, wrong shapes.
+// Fails on: any IM_ASSERT (thrown, see attn_test_imconfig.h), two items with one ID in a
+// frame, a bad input that is accepted or does not keep the last good result, a
+// non-finite number anywhere in state(), or a good input that is rejected.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api.hpp"
+#include "app.hpp"
+#include "attn/json_case.hpp"
+#include "imgui.h"
+#include "imgui_internal.h"
+
+using attn::Json;
+
+namespace attn_test {
+[[noreturn]] void imgui_assert_failed(const char* expr, const char* file, int line) {
+  throw std::logic_error(std::string("IM_ASSERT(") + expr + ") failed at " + file + ":" + std::to_string(line));
+}
+}  // namespace attn_test
+
+// --- test-engine hooks: which items exist this frame, where, under which label ----------
+
+namespace {
+struct Item {
+  ImGuiID id;
+  ImRect rect;
+  std::string label;
+};
+std::vector<Item> g_items;                  // this frame, in submission order
+std::map<ImGuiID, size_t> g_item_index;     // id -> index in g_items
+std::vector<std::string> g_id_clashes;
+int g_frame = 0;
+}  // namespace
+
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, const ImRect& bb, ImGuiID id) {
+  auto it = g_item_index.find(id);
+  if (it != g_item_index.end()) {
+    // Same rectangle again is ImGui re-registering one item (e.g. EndChild); a different one is a clash.
+    const ImRect& r = g_items[it->second].rect;
+    if (r.Min.x != bb.Min.x || r.Min.y != bb.Min.y || r.Max.x != bb.Max.x || r.Max.y != bb.Max.y) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "frame %d: ID 0x%08X used twice (label '%s')", g_frame, id,
+                    g_items[it->second].label.c_str());
+      g_id_clashes.push_back(buf);
+    }
+    return;
+  }
+  g_item_index[id] = g_items.size();
+  g_items.push_back(Item{id, bb, ""});
+}
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
+  auto it = g_item_index.find(id);
+  if (it != g_item_index.end() && label) g_items[it->second].label = label;
+}
+void ImGuiTestEngineHook_Log(ImGuiContext*, const char*, ...) {}
+const char* ImGuiTestEngine_FindItemDebugLabel(ImGuiContext*, ImGuiID) { return nullptr; }
+
+namespace {
+
+int g_failures = 0;
+std::string g_step = "start";
+
+void fail(const std::string& what) {
+  ++g_failures;
+  std::fprintf(stderr, "FAIL [%s, frame %d]: %s\n", g_step.c_str(), g_frame, what.c_str());
+}
+void expect(bool ok, const std::string& what) {
+  if (!ok) fail(what);
+}
+
+// Keys the driver presses; 1.86 reads keys through io.KeyMap/KeysDown.
+enum Key { kEnter = 1, kBackspace, kEscape, kTab, kA };
+
+class Driver {
+ public:
+  explicit Driver(app::App& a) : app_(a) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyMap[ImGuiKey_Enter] = kEnter;
+    io.KeyMap[ImGuiKey_Backspace] = kBackspace;
+    io.KeyMap[ImGuiKey_Escape] = kEscape;
+    io.KeyMap[ImGuiKey_Tab] = kTab;
+    io.KeyMap[ImGuiKey_A] = kA;
+  }
+
+  void frame() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DeltaTime = 1.0f / 60.0f;
+    g_items.clear();
+    g_item_index.clear();
+    GImGui->TestEngineHookItems = true;
+    ImGui::NewFrame();
+    app_.frame();
+    ImGui::Render();
+    app_.frame_presented(now());
+    ++g_frame;
+    io.MouseWheel = 0.0f;
+    check_draw_data();
+  }
+  /// The test's clock: 60 frames per second of simulated time.
+  static double now() { return g_frame / 60.0; }
+  void frames(int n) {
+    for (int i = 0; i < n; ++i) frame();
+  }
+
+  const Item* find(const std::string& label, int nth = 0) const {
+    for (const Item& it : g_items)
+      if (it.label == label && nth-- == 0) return &it;
+    return nullptr;
+  }
+  bool click(const std::string& label, int nth = 0, bool ctrl = false) {
+    frame();  // fresh layout
+    const Item* it = find(label, nth);
+    if (!it) {
+      fail("no item labelled '" + label + "' (#" + std::to_string(nth) + ")");
+      return false;
+    }
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2((it->rect.Min.x + it->rect.Max.x) * 0.5f, (it->rect.Min.y + it->rect.Max.y) * 0.5f);
+    io.KeyCtrl = ctrl;
+    frame();
+    io.MouseDown[0] = true;
+    frame();
+    io.MouseDown[0] = false;
+    io.KeyCtrl = false;
+    frame();
+    return true;
+  }
+  void type(const std::string& text) {
+    for (char c : text) {
+      ImGui::GetIO().AddInputCharacter(static_cast<unsigned char>(c));
+      frame();
+    }
+  }
+  void press(Key k) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[k] = true;
+    frame();
+    io.KeysDown[k] = false;
+    frame();
+  }
+  /// Hover a grid of points over the whole display, one per frame, scrolling down halfway.
+  void sweep(float step) {
+    ImGuiIO& io = ImGui::GetIO();
+    const ImVec2 size = io.DisplaySize;
+    int n = 0;
+    for (float y = 5; y < size.y; y += step)
+      for (float x = 5; x < size.x; x += step * 1.7f) {
+        io.MousePos = ImVec2(x, y);
+        if (++n % 25 == 0) io.MouseWheel = -2.0f;
+        frame();
+      }
+    io.MouseWheel = 40.0f;  // back to the top
+    frame();
+  }
+
+ private:
+  // Every index must address an existing vertex; the texture ids must be known ones.
+  void check_draw_data() {
+    ImDrawData* dd = ImGui::GetDrawData();
+    expect(dd && dd->Valid, "draw data invalid");
+    for (int l = 0; dd && l < dd->CmdListsCount; ++l) {
+      const ImDrawList* dl = dd->CmdLists[l];
+      for (int i = 0; i < dl->IdxBuffer.Size; ++i)
+        if (dl->IdxBuffer[i] >= dl->VtxBuffer.Size) {
+          fail("draw list index out of range");
+          return;
+        }
+      for (int i = 0; i < dl->VtxBuffer.Size; ++i)
+        if (!std::isfinite(dl->VtxBuffer[i].pos.x) || !std::isfinite(dl->VtxBuffer[i].pos.y)) {
+          fail("non-finite vertex position");
+          return;
+        }
+    }
+  }
+  app::App& app_;
+};
+
+Json api_state() { return Json::parse(attn_app_state()); }
+Json api_set(const Json& patch) { return Json::parse(attn_app_set(attn::dump(patch).c_str())); }
+
+// Every number in `j` is finite (nlohmann keeps NaN as a number; dump would print null).
+bool all_finite(const Json& j, std::string* where, const std::string& path = "") {
+  if (j.is_number_float()) {
+    if (!std::isfinite(j.get<double>())) {
+      *where = path;
+      return false;
+    }
+    return true;
+  }
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (!all_finite(*it, where, path + "." + it.key())) return false;
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      if (!all_finite(j[i], where, path + "[" + std::to_string(i) + "]")) return false;
+  }
+  return true;
+}
+
+void expect_state_finite() {
+  std::string where;
+  expect(all_finite(api_state(), &where), "non-finite number in state() at " + where);
+}
+
+// A bad input must be refused with `code`, keep the panel's last good result and show the error.
+void expect_rejected(const Json& patch, const char* panel, const std::string& code) {
+  const Json before = api_state()[panel]["result"];
+  const Json reply = api_set(patch);
+  expect(reply.value("ok", true) == false, "accepted bad input " + attn::dump(patch));
+  if (reply.contains("error")) expect(reply["error"].value("code", "") == code,
+                                      "code for " + attn::dump(patch) + ": got " + reply["error"].value("code", "") +
+                                          ", want " + code);
+  const Json after = api_state()[panel];
+  expect(after["result"] == before, std::string("the last good result of ") + panel + " changed after a bad input");
+  expect(!after["error"].is_null() || !reply.contains("error") || code == "invalid_field" || code == "invalid_json",
+         std::string(panel) + " panel does not show the error");
+}
+
+void expect_accepted(const Json& patch) {
+  const Json reply = api_set(patch);
+  expect(reply.value("ok", false), "rejected good input " + attn::dump(patch) + ": " + attn::dump(reply));
+}
+
+}  // namespace
+
+int main() {
+  try {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1600, 1800);  // tall, so every widget is on screen and clickable
+
+    app::NullHeatmapGpu gpu;
+    app::App a(gpu);
+    app::set_api_app(&a);
+    a.ensure_fonts(1.0f);
+    unsigned char* pixels = nullptr;
+    int tw = 0, th = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &tw, &th);
+    expect(pixels && tw > 0 && th > 0, "font atlas did not build");
+    Driver d(a);
+
+    // --- defaults match the lesson
+    g_step = "defaults";
+    d.frames(3);
+    Json s = api_state();
+    expect(s["panel"] == "alignment", "starts on the alignment panel");
+    const Json ctx = s["alignment"]["result"]["contexts"][1];
+    expect(std::fabs(ctx[0].get<double>() - 1.7) < 1e-12 && std::fabs(ctx[1].get<double>() - 0.1) < 1e-12,
+           "chat context is (1.7, 0.1)");
+    expect(s["heads"]["result"]["tokens"].size() == 6, "default sentence has 6 tokens");
+    expect(s["permutation"]["result"]["max_diff"].get<double>() < 1e-12, "default permutation is equivariant");
+    expect_state_finite();
+
+    // --- alignment: hover, select rows by clicking, edit weights, NaN typed into a slider
+    g_step = "alignment";
+    d.sweep(41);
+    d.click("noir");  // radio button
+    expect(api_state()["alignment"]["selected_row"] == 2, "radio 'noir' selects row 2");
+    d.click("##w", 0);  // a weight slider: click sets it somewhere; the row must stay a distribution
+    s = api_state();
+    double sum = 0;
+    for (const Json& w : s["alignment"]["result"]["weights"][0]) sum += w.get<double>();
+    expect(std::fabs(sum - 1.0) < 1e-9, "row 0 still sums to 1 after a slider click");
+    const Json good_align = s["alignment"]["result"];
+    // Ctrl+click turns the slider into a text field with everything selected. ImGui's
+    // scientific-number filter drops the letters of "nan"; "1e999" gets through as infinity.
+    d.click("##w", 4, /*ctrl=*/true);
+    d.type("nan");
+    expect(api_state()["alignment"]["result"] == good_align, "typing nan changes nothing");
+    d.type("1e99");  // finite: clamped to 1 by the core, the row rescales
+    const Json before_inf = api_state()["alignment"]["result"];
+    expect(before_inf["weights"][1][1] == 1.0, "a weight typed past 1 is clamped to 1");
+    d.type("9");     // 1e999 reads as infinity
+    d.press(kEnter);
+    s = api_state();
+    expect(!s["alignment"]["error"].is_null() && s["alignment"]["error"]["code"] == "non_finite",
+           "an infinite weight typed into a slider is reported as non_finite");
+    expect(s["alignment"]["result"] == before_inf, "a non-finite weight keeps the last good result");
+    expect(!app::set_alignment_weight(a.state(), 1, 1, NAN), "NaN weight rejected (the slider's setter)");
+    expect(api_state()["alignment"]["error"]["code"] == "non_finite", "NaN weight reported as non_finite");
+    app::AppState& st = a.state();
+    expect(!app::set_alignment_value(st, 0, 0, NAN), "NaN value rejected");
+    expect(!app::set_alignment_value(st, 9, 0, 1.0), "value index out of range rejected");
+    expect(!app::set_alignment_weight(st, -1, 0, 0.5), "weight index out of range rejected");
+    expect_rejected({{"alignment", {{"weights", {{0.5, 0.5}, {1, 0}}}}}}, "alignment", "shape_mismatch");
+    expect_rejected({{"alignment", {{"weights", {{0.9, 0.9, 0.1}, {0.1, 0.1, 0.8}, {0.1, 0.8, 0.1}}}}}}, "alignment",
+                    "invalid_field");
+    expect_accepted({{"alignment", {{"selected_row", 99}}}});
+    expect(api_state()["alignment"]["selected_row"] == 2, "selected_row clamps into range");
+    d.frames(5);
+    d.click("Reset to the lesson's numbers");
+    expect(api_state()["alignment"]["error"].is_null(), "reset clears the error");
+    expect_state_finite();
+
+    // --- navigation by clicking the sidebar
+    g_step = "nav";
+    d.click("##nav", 1);
+    expect(api_state()["panel"] == "heads", "second nav entry opens the heads panel");
+
+    // --- random heads
+    g_step = "heads";
+    d.sweep(47);
+    d.click("causal mask");
+    expect(api_state()["heads"]["inputs"]["causal"] == true, "causal checkbox");
+    d.click("key padding");
+    expect(api_state()["heads"]["inputs"]["key_padding"] == true, "key padding checkbox");
+    d.click("sinusoidal positions");
+    d.click("Re-roll");
+    expect(api_state()["heads"]["inputs"]["seed"] == 18, "Re-roll advances the seed");
+    d.click("sentence");
+    d.type(" again");
+    expect(api_state()["heads"]["result"]["tokens"].size() == 7, "typing a word adds a token");
+    d.press(kEnter);
+    for (int h = 1; h <= 8; ++h) {
+      expect_accepted({{"heads", {{"heads", h}}}});
+      d.frames(2);
+    }
+    expect(api_state()["heads"]["result"]["heads"].size() == 8, "8 heads drawn");
+    d.sweep(97);
+    expect_rejected({{"heads", {{"sentence", ""}}}}, "heads", "empty_sequence");
+    std::string long_sentence;
+    for (int i = 0; i < 600; ++i) long_sentence += "w" + std::to_string(i % 50) + " ";
+    expect_rejected({{"heads", {{"sentence", long_sentence}}}}, "heads", "too_large");
+    d.frames(3);
+    expect_rejected({{"heads", {{"heads", 9}}}}, "heads", "invalid_field");
+    expect_rejected({{"heads", {{"d_model", 0}}}}, "heads", "invalid_field");
+    expect_rejected({{"heads", {{"valid_length", 0}}}}, "heads", "invalid_field");
+    expect_rejected({{"heads", {{"seed", -3}}}}, "heads", "invalid_field");
+    expect_rejected({{"heads", {{"nonsense", 1}}}}, "heads", "invalid_field");
+    d.frames(3);
+    // A large but allowed input: 512 tokens, 8 heads (labels thin out, cells shrink).
+    std::string big;
+    for (int i = 0; i < 512; ++i) big += "t" + std::to_string(i % 97) + " ";
+    expect_accepted({{"heads", {{"sentence", big}, {"heads", 8}, {"causal", false}, {"key_padding", false}}}});
+    d.frames(2);
+    d.sweep(173);
+    expect_accepted({{"heads", {{"sentence", "The cat sat on the mat"}, {"heads", 2}}}});
+    expect_state_finite();
+
+    // --- permutation
+    g_step = "permutation";
+    d.click("##nav", 2);
+    expect(api_state()["panel"] == "permutation", "third nav entry opens the permutation panel");
+    d.sweep(53);
+    d.click("Shuffle");
+    d.click("causal mask");
+    s = api_state();
+    expect(s["permutation"]["result"]["max_diff"].get<double>() > 1e-3, "causal mask breaks equivariance");
+    d.click("causal mask");
+    d.click("sinusoidal positions");
+    s = api_state();
+    expect(s["permutation"]["result"]["max_diff"].get<double>() > 1e-3, "positions break equivariance");
+    d.click("sinusoidal positions");
+    expect_rejected({{"permutation", {{"permutation", {0, 0, 1, 2, 3, 4}}}}}, "permutation", "invalid_field");
+    expect_rejected({{"permutation", {{"permutation", {0, 1, 2}}}}}, "permutation", "invalid_field");
+    expect_rejected({{"permutation", {{"permutation", "2 0 x"}}}}, "permutation", "invalid_field");
+    expect_rejected({{"permutation", {{"query", 6}}}}, "permutation", "invalid_field");
+    d.frames(3);
+    expect_accepted({{"permutation", {{"permutation", {2, 0, 5, 1, 4, 3}}}}});
+    expect(api_state()["permutation"]["result"]["max_diff"].get<double>() < 1e-12, "unmasked, no positions: equal");
+    // A sentence of another length draws a fitting permutation.
+    expect_accepted({{"permutation", {{"sentence", "a b c d e f g h i j"}}}});
+    expect(api_state()["permutation"]["inputs"]["permutation"].size() == 10, "permutation follows the sentence");
+    d.click("permutation P");
+    d.type(",");  // "... ," still parses; the field stays usable
+    d.press(kEnter);
+    expect_state_finite();
+
+    // --- API edge cases
+    g_step = "api";
+    expect(Json::parse(attn_app_set("{not json"))["ok"] == false, "malformed JSON refused");
+    expect(Json::parse(attn_app_show_panel("nope"))["ok"] == false, "unknown panel refused");
+    expect(Json::parse(attn_app_show_panel("heads"))["ok"] == true, "showPanel heads");
+    const Json c = Json::parse(attn_app_compute(R"({"op":"attention","query":[[1,0]],"key":[[1,0],[0,1]],"value":[[1],[2]]})"));
+    expect(c.contains("weights") && c["weights"][0].size() == 2, "compute runs the JSON case contract");
+    const Json bad = Json::parse(attn_app_compute(R"({"op":"attention","query":[]})"));
+    expect(bad.contains("error"), "compute reports a bad case as an error object");
+
+    // --- idle frames are skipped, changes and requests are not
+    g_step = "idle";
+    io.MousePos = ImVec2(-1000, -1000);
+    d.frames(30);
+    const double t = Driver::now();
+    expect(!a.needs_frame(false, t + 0.1), "an idle page skips frames");
+    expect(a.needs_frame(true, t + 0.05), "input draws a frame");
+    expect(a.needs_frame(false, t + 0.3), "and keeps drawing briefly after it");
+    expect(!a.needs_frame(false, t + 0.47), "then stops again");
+    expect(a.needs_frame(false, t + 0.6), "at least two frames a second");
+    expect_accepted({{"heads", {{"seed", 5}}}});
+    expect(a.needs_frame(false, t + 0.1), "a state change draws a frame");
+    d.frames(1);
+    a.request_frame();
+    expect(a.needs_frame(false, Driver::now() + 0.01), "request_frame draws a frame");
+    d.frames(1);
+
+    // --- small and HiDPI displays
+    g_step = "sizes";
+    for (const ImVec2 size : {ImVec2(640, 480), ImVec2(1280, 800)}) {
+      io.DisplaySize = size;
+      for (const char* p : {"alignment", "heads", "permutation"}) {
+        attn_app_show_panel(p);
+        d.sweep(61);
+      }
+    }
+    expect(a.ensure_fonts(2.0f), "font atlas rebuilds for pixel ratio 2");
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &tw, &th);
+    d.frames(20);
+
+    for (const std::string& clash : g_id_clashes) fail(clash);
+    std::printf("headless app test: %d frames, %d texture uploads, %d heatmap draws\n", g_frame, gpu.uploads, gpu.draws);
+    ImGui::DestroyContext();
+  } catch (const std::exception& e) {
+    fail(std::string("exception: ") + e.what());
+  }
+  if (g_failures) {
+    std::printf("0 passed, 1 failed (%d problems)\n", g_failures);
+    return 1;
+  }
+  std::printf("1 passed, 0 failed\n");
+  return 0;
+}

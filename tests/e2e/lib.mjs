@@ -1,0 +1,131 @@
+// tests/e2e/lib.mjs — shared pieces of the browser tests and scripts/bench_page.mjs:
+// find playwright-core (installed by scripts/setup.sh into the cache, never a browser),
+// serve build/web/site from a tiny static server on a free port, launch Debian's
+// Chromium headless with SwiftShader WebGL2 (flags from DESIGN.md), open the page.
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-first-run', '--disable-quic',
+];
+
+/** playwright-core from NODE_PATH, else from the setup cache (~/.cache/attention-lab/playwright-core-X). */
+export function loadPlaywright() {
+  const dirs = (process.env.NODE_PATH || '').split(path.delimiter).filter(Boolean);
+  const cache = process.env.ATTN_CACHE_DIR ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'attention-lab');
+  if (fs.existsSync(cache))
+    for (const d of fs.readdirSync(cache).filter((n) => n.startsWith('playwright-core-')).sort().reverse())
+      dirs.push(path.join(cache, d, 'node_modules'));
+  for (const dir of dirs) {
+    if (!fs.existsSync(path.join(dir, 'playwright-core', 'package.json'))) continue;
+    return createRequire(path.join(dir, 'noop.js'))('playwright-core');
+  }
+  throw new Error('playwright-core not found in NODE_PATH or ' + cache + ': run scripts/setup.sh');
+}
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png', '.css': 'text/css',
+};
+
+/** Serve `root` on 127.0.0.1 (port 0 = a free one). Resolves to {url, close()}. */
+export function serveStatic(root, port = 0) {
+  const server = http.createServer((req, res) => {
+    const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = path.join(root, urlPath === '/' ? 'index.html' : urlPath);
+    if (!file.startsWith(path.resolve(root))) { res.writeHead(403).end(); return; }
+    fs.stat(file, (err, st) => {
+      if (err || !st.isFile()) { res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found'); return; }
+      res.writeHead(200, {
+        'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+        'Content-Length': st.size, 'Cache-Control': 'no-store',
+      });
+      fs.createReadStream(file).pipe(res);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.on('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}
+
+/** The built site: ATTN_SITE_DIR or build/web/site. */
+export function siteDir() {
+  const dir = process.env.ATTN_SITE_DIR || path.join(repoRoot, 'build', 'web', 'site');
+  if (!fs.existsSync(path.join(dir, 'index.html')))
+    throw new Error(`no built page in ${dir}: run cmake --build --preset web`);
+  return dir;
+}
+
+export async function launchChromium() {
+  const { chromium } = loadPlaywright();
+  return chromium.launch({
+    executablePath: process.env.ATTN_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/**
+ * Open the page in a fresh context and wait for attentionLab.ready.
+ * Returns {page, context, problems}: problems collects console errors, page errors and failed requests.
+ */
+export async function openLab(browser, url, { width = 1280, height = 800, deviceScaleFactor = 1, timeout = 90000 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console.error: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+  page.on('requestfailed', (r) => {
+    const why = (r.failure() || {}).errorText || '';
+    // Chromium reports a wasm fetch that a later browser context repeats as ERR_ABORTED even
+    // though the body arrives (it does not with another MIME type); a really missing wasm
+    // fails attentionLab.ready instead, so only other failures count here.
+    if (why === 'net::ERR_ABORTED' && r.url().endsWith('.wasm')) return;
+    problems.push('request failed: ' + r.url() + ' ' + why);
+  });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  await page.goto(url, { waitUntil: 'load', timeout });
+  await page.waitForFunction(() => window.attentionLab && window.attentionLab.ready, null, { timeout });
+  await page.evaluate(() => window.attentionLab.ready.then(() => true));
+  return { page, context, problems };
+}
+
+/** Wait until `n` more frames have been presented (so a state change is on screen). */
+export async function frames(page, n = 2) {
+  for (let i = 0; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame());
+}
+
+/** Per-channel variance of a PNG screenshot's pixels, via the page's own canvas decoder. */
+export async function pngStats(page, png) {
+  const b64 = png.toString('base64');
+  return page.evaluate(async (data) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + data;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0, mean = 0, m2 = 0;
+    const colours = new Set();
+    for (let i = 0; i < px.length; i += 4 * 7) {  // every 7th pixel is plenty
+      const v = 0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2];
+      n++; const d = v - mean; mean += d / n; m2 += d * (v - mean);
+      if (colours.size < 5000) colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+    }
+    return { width: c.width, height: c.height, variance: m2 / n, colours: colours.size };
+  }, b64);
+}

@@ -1,0 +1,185 @@
+// Browser end-to-end tests of the built page (build/web/site), in Debian's headless Chromium
+// driven by playwright-core. Run: node --test tests/e2e/page.test.mjs  (CTest does, in the
+// web build). Screenshots go to test-artifacts/ (ATTN_ARTIFACTS overrides).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { frames, launchChromium, openLab, pngStats, repoRoot, serveStatic, siteDir } from './lib.mjs';
+
+const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
+fs.mkdirSync(artifacts, { recursive: true });
+
+let server, browser;
+before(async () => {
+  server = await serveStatic(siteDir());
+  browser = await launchChromium();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+const lab = (page, fn, arg) => page.evaluate(fn, arg);
+const maxAbs = (xs) => Math.max(...xs.map(Math.abs));
+
+test('the page loads with no console error and the canvas fills the window', async () => {
+  const { page, context, problems } = await openLab(browser, server.url);
+  await frames(page, 5);
+  const info = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    const o = getComputedStyle(document.getElementById('overlay'));
+    return { css: [c.clientWidth, c.clientHeight], buffer: [c.width, c.height], overlay: o.opacity,
+             win: [innerWidth, innerHeight] };
+  });
+  assert.deepEqual(info.css, info.win, 'canvas CSS size = window size');
+  assert.deepEqual(info.buffer, info.css, 'at devicePixelRatio 1 the drawing buffer = CSS size');
+  assert.deepEqual(problems, [], 'no console errors, page errors or failed requests');
+  await context.close();
+});
+
+test('each panel renders (screenshots are not blank)', async () => {
+  const { page, context, problems } = await openLab(browser, server.url);
+  for (const name of ['alignment', 'heads', 'permutation']) {
+    const reply = await lab(page, (n) => window.attentionLab.showPanel(n), name);
+    assert.equal(reply.ok, true);
+    await frames(page, 3);
+    assert.equal((await lab(page, () => window.attentionLab.state())).panel, name);
+    const png = await page.screenshot({ path: path.join(artifacts, `e2e-${name}.png`) });
+    const stats = await pngStats(page, png);
+    assert.ok(stats.variance > 200, `${name}: pixel variance ${stats.variance.toFixed(1)} looks blank`);
+    assert.ok(stats.colours > 200, `${name}: only ${stats.colours} distinct colours`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('state() matches the core: alignment, row sums, permutation equivariance', async () => {
+  const { page, context } = await openLab(browser, server.url);
+  const s = await lab(page, () => window.attentionLab.state());
+  const chat = s.alignment.result.contexts[1];
+  assert.ok(Math.abs(chat[0] - 1.7) <= 1e-12 && Math.abs(chat[1] - 0.1) <= 1e-12, `chat context ${chat}`);
+  assert.deepEqual(s.alignment.result.queries, ['le', 'chat', 'noir']);
+  assert.deepEqual(s.alignment.result.keys, ['the', 'black', 'cat']);
+  assert.ok(maxAbs(s.alignment.row_sums.map((x) => x - 1)) <= 1e-12, 'alignment rows sum to 1');
+  for (const sums of s.heads.row_sums) assert.ok(maxAbs(sums.map((x) => x - 1)) <= 1e-12, 'head rows sum to 1');
+  for (const panel of ['alignment', 'heads', 'permutation']) {
+    assert.equal(s[panel].error, null, `${panel} shows no error`);
+    for (const c of s[panel].result.checks) assert.equal(c.pass, true, `${panel}: ${c.claim} = ${c.measured}`);
+  }
+  assert.deepEqual(s.permutation.inputs.permutation, [2, 0, 5, 1, 4, 3]);
+  assert.ok(s.permutation.result.max_diff < 1e-12, `unmasked max_diff ${s.permutation.result.max_diff}`);
+  assert.ok(s.permutation.result.kv_diff < 1e-12, 'K/V permuted together');
+
+  assert.equal((await lab(page, () => window.attentionLab.setCausal('permutation', true))).ok, true);
+  let d = (await lab(page, () => window.attentionLab.state())).permutation.result.max_diff;
+  assert.ok(d > 1e-3, `causal mask breaks equivariance: ${d}`);
+  await lab(page, () => window.attentionLab.setCausal('permutation', false));
+  assert.equal((await lab(page, () => window.attentionLab.setPositions('permutation', true))).ok, true);
+  d = (await lab(page, () => window.attentionLab.state())).permutation.result.max_diff;
+  assert.ok(d > 1e-3, `positions break equivariance: ${d}`);
+  await lab(page, () => window.attentionLab.setPositions('permutation', false));
+  d = (await lab(page, () => window.attentionLab.state())).permutation.result.max_diff;
+  assert.ok(d < 1e-12, `back to equivariant: ${d}`);
+  await context.close();
+});
+
+test('a new sentence through the API changes the heatmap size; bad input keeps the last good one', async () => {
+  const { page, context, problems } = await openLab(browser, server.url);
+  await lab(page, () => window.attentionLab.showPanel('heads'));
+  await frames(page, 2);
+  const before = await page.screenshot();
+  const reply = await lab(page, () => window.attentionLab.setSentence('a small dog ran to the big red barn'));
+  assert.equal(reply.ok, true, JSON.stringify(reply));
+  await frames(page, 3);
+  let s = await lab(page, () => window.attentionLab.state());
+  assert.equal(s.heads.result.tokens.length, 9);
+  for (const h of s.heads.result.heads) assert.deepEqual([h.weights.length, h.weights[0].length], [9, 9]);
+  assert.equal(s.permutation.inputs.permutation.length, 9, 'the permutation follows the sentence');
+  const afterPng = await page.screenshot({ path: path.join(artifacts, 'e2e-heads-9-tokens.png') });
+  assert.notDeepEqual(afterPng, before, 'the picture changed');
+
+  const bad = await lab(page, () => window.attentionLab.setSentence(''));
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.code, 'empty_sequence');
+  await frames(page, 2);
+  s = await lab(page, () => window.attentionLab.state());
+  assert.equal(s.heads.error.code, 'empty_sequence', 'the panel shows the error');
+  assert.equal(s.heads.result.tokens.length, 9, 'and keeps the last good result');
+  await page.screenshot({ path: path.join(artifacts, 'e2e-heads-error.png') });
+  const many = await lab(page, () => window.attentionLab.set({ heads: { heads: 9 } }));
+  assert.equal(many.error.code, 'invalid_field');
+  assert.equal((await lab(page, () => window.attentionLab.setHeads(4))).ok, true);
+  assert.equal((await lab(page, () => window.attentionLab.state())).heads.result.heads.length, 4);
+  const perm = await lab(page, () => window.attentionLab.setPermutation([0, 0, 1]));
+  assert.equal(perm.ok, false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('compute() runs the JSON case contract', async () => {
+  const { page, context } = await openLab(browser, server.url);
+  const file = path.join(repoRoot, 'tests', 'cases', 'lesson-alignment-le-chat-noir.json');
+  const c = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const out = await lab(page, (x) => window.attentionLab.compute(x), c.case);
+  for (const key of Object.keys(c.expect)) {
+    const want = c.expect[key].flat(), got = out[key].flat();
+    assert.equal(got.length, want.length, key);
+    for (let i = 0; i < want.length; ++i) assert.ok(Math.abs(got[i] - want[i]) <= c.tolerance, `${key}[${i}]`);
+  }
+  const err = await lab(page, () => window.attentionLab.compute({ op: 'attention', query: [] }));
+  assert.ok(err.error && typeof err.error.code === 'string', JSON.stringify(err));
+  await context.close();
+});
+
+test('HiDPI: at deviceScaleFactor 2 the backing store is twice the CSS size, and pointer hits where it looks', async () => {
+  const { page, context, problems } = await openLab(browser, server.url, { deviceScaleFactor: 2 });
+  await frames(page, 3);
+  const size = () => page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    return { css: [c.clientWidth, c.clientHeight], buffer: [c.width, c.height], dpr: devicePixelRatio };
+  });
+  let s = await size();
+  assert.equal(s.dpr, 2);
+  assert.deepEqual(s.buffer, [s.css[0] * 2, s.css[1] * 2]);
+  await page.screenshot({ path: path.join(artifacts, 'e2e-alignment-dpr2.png') });
+
+  // The sidebar's second entry ("Random-init heads") sits at about (120, 213) CSS px.
+  await page.mouse.click(120, 213);
+  await frames(page, 3);
+  assert.equal((await lab(page, () => window.attentionLab.state())).panel, 'heads', 'a click at CSS coordinates lands');
+
+  await page.setViewportSize({ width: 1000, height: 700 });
+  await frames(page, 4);
+  s = await size();
+  assert.deepEqual(s.css, [1000, 700], 'the canvas follows the window');
+  assert.deepEqual(s.buffer, [2000, 1400], 'and stays sharp');
+  await page.screenshot({ path: path.join(artifacts, 'e2e-heads-dpr2-resized.png') });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a readable message when WebGL2 is missing or loading fails', async () => {
+  let context = await browser.newContext();
+  let page = await context.newPage();
+  await page.addInitScript(() => {
+    const orig = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+      return kind === 'webgl2' ? null : orig.call(this, kind, ...rest);
+    };
+  });
+  await page.goto(server.url);
+  await page.waitForSelector('.error h1');
+  assert.match(await page.textContent('.error h1'), /needs WebGL2/);
+  await page.screenshot({ path: path.join(artifacts, 'e2e-no-webgl2.png') });
+  await context.close();
+
+  context = await browser.newContext();
+  page = await context.newPage();
+  await page.route('**/attention_lab.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(server.url);
+  await page.waitForSelector('.error h1');
+  assert.match(await page.textContent('.error pre'), /404/);
+  await context.close();
+});

@@ -1,0 +1,29 @@
+// web/api.hpp — the C functions behind window.attentionLab (web/attention_lab_api.js).
+//
+// Strings in and out are UTF-8 JSON. Returned pointers stay valid until the next call
+// of any of these functions (JS copies them at once). Natively the same functions
+// exist, so the headless test drives the page exactly as the browser does.
+#pragma once
+
+#include "platform/emscripten_shim.hpp"
+
+namespace app {
+class App;
+/// The App the C functions act on (null: they answer with an error object).
+void set_api_app(App* app);
+}  // namespace app
+
+extern "C" {
+/// JSON of app::state_json (panel, frames, each panel's inputs, results, row sums, error).
+ATTN_EXPORT const char* attn_app_state();
+/// Apply an input patch (see app::apply_json); returns {"ok":true} or {"ok":false,"error":{code,message}}.
+ATTN_EXPORT const char* attn_app_set(const char* patch_json);
+/// Show a panel: "alignment" | "heads" | "permutation"; same reply shape as attn_app_set.
+ATTN_EXPORT const char* attn_app_show_panel(const char* name);
+/// The JSON case contract (attn::run_case_text): one case object in, result or {"error"} out.
+ATTN_EXPORT const char* attn_app_compute(const char* case_json);
+/// Frames presented so far.
+ATTN_EXPORT int attn_app_frames();
+/// Ask for a frame on the next tick even if nothing changed (the app skips idle frames).
+ATTN_EXPORT void attn_app_request_frame();
+}

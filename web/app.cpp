@@ -1,0 +1,198 @@
+#include "app.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels/panels.hpp"
+
+namespace app {
+
+namespace {
+
+struct NavEntry {
+  Panel panel;
+  const char* number;
+  const char* title;
+  const char* blurb;
+};
+
+const NavEntry kNav[] = {
+    {Panel::alignment, "1", "Alignment", "a constructed cross-read"},
+    {Panel::heads, "2", "Random-init heads", "routing, nothing learned"},
+    {Panel::permutation, "3", "Permutation", "order, masks, positions"},
+};
+
+const char* panel_title(Panel p) {
+  switch (p) {
+    case Panel::alignment: return "Alignment: a soft read of the source";
+    case Panel::heads: return "Random-init heads: routing without learning";
+    case Panel::permutation: return "Permutation: what self-attention knows about order";
+  }
+  return "";
+}
+
+}  // namespace
+
+App::App(HeatmapGpu& gpu) : gpu_(gpu), state_(make_default_state()) {}
+
+bool App::ensure_fonts(float pixel_ratio) {
+  const float r = std::max(1.0f, std::min(4.0f, pixel_ratio));
+  if (fonts_ready_ && std::fabs(r - fonts_.pixel_ratio) < 0.01f) return false;
+  fonts_ = style::load_fonts(r);
+  style::apply_theme();
+  fonts_ready_ = true;
+  return true;
+}
+
+void App::frame_presented(double now_seconds) {
+  ++state_.frames;
+  frame_requested_ = false;
+  drawn_generation_ = state_.generation;
+  drawn_panel_ = state_.panel;
+  last_frame_at_ = now_seconds;
+}
+
+bool App::needs_frame(bool had_input, double now) const {
+  if (had_input) busy_until_ = now + 0.4;
+  const ImGuiIO& io = ImGui::GetIO();
+  return frame_requested_ || now < busy_until_ || state_.generation != drawn_generation_ ||
+         state_.panel != drawn_panel_ || io.WantTextInput || ImGui::IsAnyItemActive() || last_frame_at_ < 0 ||
+         now - last_frame_at_ > 0.5;
+}
+
+void App::draw_nav(float width) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  ImGui::PushFont(fonts_.title);
+  ImGui::TextUnformatted("Attention Lab");
+  ImGui::PopFont();
+  ImGui::PushFont(fonts_.small);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  style::paragraph("Soft retrieval: score the keys, normalise over the allowed ones, blend the values.");
+  ImGui::PopStyleColor();
+  ImGui::PopFont();
+  ImGui::Dummy(ImVec2(0, fs * 0.6f));
+
+  for (const NavEntry& e : kNav) {
+    const bool active = state_.panel == e.panel;
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const float h = fs * 3.3f;
+    ImGui::PushID(e.number);
+    if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) state_.panel = e.panel;
+    ImGui::PopID();
+    // Number badge, title and one-line blurb drawn over the selectable.
+    const ImVec2 c(p0.x + fs * 1.0f, p0.y + h * 0.5f);
+    dl->AddCircleFilled(c, fs * 0.75f, active ? style::accent_u32() : IM_COL32(205, 210, 218, 255));
+    const ImVec2 ns = ImGui::CalcTextSize(e.number);
+    dl->AddText(ImVec2(c.x - ns.x * 0.5f, c.y - ns.y * 0.5f),
+                active ? IM_COL32(255, 255, 255, 255) : IM_COL32(60, 64, 70, 255), e.number);
+    const float tx = p0.x + fs * 2.3f;
+    const ImVec4 clip(tx, p0.y, p0.x + width - 4, p0.y + h);
+    dl->AddText(fonts_.bold, fonts_.bold->FontSize * ImGui::GetIO().FontGlobalScale, ImVec2(tx, p0.y + h * 0.5f - fs * 1.05f),
+                ImGui::GetColorU32(ImGuiCol_Text), e.title, nullptr, 0.0f, &clip);
+    dl->AddText(fonts_.small, fonts_.small->FontSize * ImGui::GetIO().FontGlobalScale, ImVec2(tx, p0.y + h * 0.5f + fs * 0.05f),
+                ImGui::GetColorU32(ImGuiCol_TextDisabled), e.blurb, nullptr, 0.0f, &clip);
+  }
+
+  ImGui::Dummy(ImVec2(0, fs));
+  ImGui::Separator();
+  ImGui::PushFont(fonts_.small);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  style::paragraph(
+      "Every number on screen is computed in double precision by the lesson's C++ core, which also checks "
+      "its own claims (the PASS/FAIL lines). The panels only draw.");
+  ImGui::Dummy(ImVec2(0, fs * 0.3f));
+  style::paragraph(
+      "Masks here are allowed masks: a cell is hatched when that query may not attend to that key. "
+      "(PyTorch's attn_mask uses the opposite convention.)");
+  ImGui::Dummy(ImVec2(0, fs * 0.3f));
+  style::paragraph("Hover a cell for its exact value.");
+  ImGui::PopStyleColor();
+  ImGui::PopFont();
+}
+
+void App::draw_top_nav() {
+  const float fs = ImGui::GetFontSize();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float h = fs * 2.6f;
+  dl->AddRectFilled(p0, ImVec2(p0.x + ImGui::GetContentRegionAvail().x, p0.y + h), IM_COL32(238, 236, 229, 255));
+  ImGui::SetCursorScreenPos(ImVec2(p0.x + fs, p0.y + (h - fonts_.bold->FontSize * ImGui::GetIO().FontGlobalScale) * 0.5f));
+  ImGui::PushFont(fonts_.bold);
+  ImGui::TextUnformatted("Attention Lab");
+  ImGui::PopFont();
+  for (const NavEntry& e : kNav) {
+    ImGui::SameLine(0, fs * 1.2f);
+    const bool active = state_.panel == e.panel;
+    const std::string label = std::string(e.number) + "  " + e.title;
+    ImGui::PushID(e.number);
+    if (active) ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
+    if (ImGui::Selectable(label.c_str(), active, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0)))
+      state_.panel = e.panel;
+    if (active) ImGui::PopStyleColor();
+    ImGui::PopID();
+  }
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h));
+  ImGui::Dummy(ImVec2(0, 0));
+}
+
+void App::frame() {
+  if (!fonts_ready_) ensure_fonts(1.0f);
+  gpu_.begin_frame();
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::Begin("Attention Lab", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                   ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::PopStyleVar();
+
+  const float fs = ImGui::GetFontSize();
+  const float width = ImGui::GetContentRegionAvail().x;
+  // Narrow (an iframe in a course page): the navigation becomes one row of tabs on top.
+  const bool compact = width < fs * 48.0f;
+  if (compact) {
+    draw_top_nav();
+  } else {
+    // Sidebar wide enough for the longest entry, a slightly darker column.
+    float need = ImGui::CalcTextSize("Attention Lab").x * fonts_.title->FontSize / fonts_.body->FontSize;
+    for (const NavEntry& e : kNav) {
+      need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.title).x * 1.08f);
+      need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.blurb).x * 0.86f);
+    }
+    const float nav_w = std::floor(std::min(width * 0.3f, std::max(fs * 14.0f, need + fs * 2.5f)));
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(238, 236, 229, 255));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(fs, fs * 1.1f));
+    ImGui::BeginChild("##nav", ImVec2(nav_w, 0), false, ImGuiWindowFlags_AlwaysUseWindowPadding);
+    draw_nav(ImGui::GetContentRegionAvail().x);
+    ImGui::EndChild();
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor();
+  }
+
+  if (!compact) ImGui::SameLine(0, 0);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(fs * (compact ? 1.0f : 1.6f), fs * 1.1f));
+  ImGui::BeginChild("##panel", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysUseWindowPadding);
+  ImGui::PushFont(fonts_.title);
+  ImGui::TextUnformatted(panel_title(state_.panel));
+  ImGui::PopFont();
+  ImGui::Dummy(ImVec2(0, fs * 0.2f));
+  Ui ui{gpu_, fonts_};
+  // Each panel under its own ID scope, so equal labels in different panels never clash.
+  ImGui::PushID(panel_name(state_.panel));
+  switch (state_.panel) {
+    case Panel::alignment: draw_alignment_panel(state_, ui); break;
+    case Panel::heads: draw_heads_panel(state_, ui); break;
+    case Panel::permutation: draw_permutation_panel(state_, ui); break;
+  }
+  ImGui::PopID();
+  ImGui::Dummy(ImVec2(0, fs));
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+  ImGui::End();
+}
+
+}  // namespace app

@@ -1,0 +1,120 @@
+// web/app_state.hpp — what the page shows, and the one path by which it changes.
+//
+// Data flows one way (DESIGN.md): inputs → core → result → panel draws the result.
+// Every input change (a widget, or window.attentionLab.set from JS) goes through
+// the functions below, which recompute through the core. On attn::Error the panel
+// keeps its last good inputs and result and records the error to display; the
+// inputs shown are always the ones the shown result was computed from.
+//
+// Nothing here draws, and nothing here computes attention: numbers come from
+// core/ (attn::alignment_read, random_heads, permutation_experiment, ...).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/experiments.hpp"
+#include "attn/json_case.hpp"
+
+namespace app {
+
+enum class Panel { alignment, heads, permutation };
+
+/// "alignment" | "heads" | "permutation".
+const char* panel_name(Panel p);
+/// Inverse of panel_name; false for an unknown name.
+bool panel_from_name(const std::string& name, Panel* out);
+
+/// An error as the page shows it: the core's stable code and its message.
+struct ErrorInfo {
+  std::string code;
+  std::string message;
+};
+
+struct AlignmentState {
+  // Inputs (last good). Tq = queries.size(), Tk = keys.size(), values Tk×2.
+  std::vector<std::string> queries{"le", "chat", "noir"};
+  std::vector<std::string> keys{"the", "black", "cat"};
+  attn::Matrix weights;  ///< Tq×Tk, rows are distributions
+  attn::Matrix values;   ///< Tk×d_v
+  int selected_row = 1;  ///< the row traced in words and in the plot ("chat")
+
+  attn::AlignmentRead result;
+  std::vector<double> row_sums;  ///< per row of result.weights, summed by the core
+  std::optional<ErrorInfo> error;
+};
+
+struct HeadsState {
+  attn::RandomHeadsInput input;  ///< last good inputs (valid_length -1 = no key padding)
+  /// Valid length used when key padding is switched on (kept while it is off).
+  int padding_length = 4;
+  std::string sentence_text = "The cat sat on the mat";  ///< text field; may differ from input after an error
+
+  attn::RandomHeadsResult result;
+  std::vector<std::vector<double>> row_sums;  ///< per head, per row
+  std::optional<ErrorInfo> error;
+};
+
+struct PermutationState {
+  attn::PermutationInput input;     ///< last good inputs
+  std::uint64_t shuffle_seed = 1;   ///< seed of the next "shuffle" (advances after each)
+  std::string sentence_text = "The cat sat on the mat";
+  std::string permutation_text = "2 0 5 1 4 3";  ///< text field for the permutation
+
+  attn::PermutationResult result;
+  attn::BoolMatrix allowed;         ///< T×T mask used (causal or all true), from attn::causal_mask
+  std::optional<ErrorInfo> error;
+};
+
+struct AppState {
+  Panel panel = Panel::alignment;
+  AlignmentState alignment;
+  HeadsState heads;
+  PermutationState permutation;
+  /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
+  std::uint64_t generation = 1;
+  std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)
+};
+
+/// The lesson's defaults, computed once through the core (cannot fail).
+AppState make_default_state();
+
+// --- Alignment --------------------------------------------------------------
+/// Set weight (row, col) keeping the row a distribution (attn::set_weight_keep_distribution).
+/// Returns false (and records the error) on bad input; the last good state stays.
+bool set_alignment_weight(AppState& s, int row, int col, double value);
+/// Set values(key, dim). Non-finite values are rejected by the core.
+bool set_alignment_value(AppState& s, int key, int dim, double value);
+/// Replace the whole weights / values matrices (JS API); shapes must fit the tokens.
+bool set_alignment_matrices(AppState& s, const attn::Matrix& weights, const attn::Matrix& values);
+/// Row to trace (clamped into range).
+void select_alignment_row(AppState& s, int row);
+/// Back to the lesson's constructed weights and values.
+void reset_alignment(AppState& s);
+
+// --- Random heads -----------------------------------------------------------
+/// Recompute with `in`; on success it becomes the shown input.
+bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in);
+
+// --- Permutation ------------------------------------------------------------
+bool set_permutation_input(AppState& s, const attn::PermutationInput& in);
+/// Parse "2 0 5 1 4 3" / "(2,0,5,1,4,3)" / "[2, 0, 5]" into integers.
+/// Returns false and sets `error` (code invalid_field) for anything else.
+bool parse_permutation(const std::string& text, std::vector<int>* out, ErrorInfo* error);
+/// Replace the permutation with attn::random_permutation(T, shuffle_seed), then advance the seed.
+bool shuffle_permutation(AppState& s);
+/// Text form "2 0 5 1 4 3" of a permutation.
+std::string permutation_to_text(const std::vector<int>& p);
+
+// --- JSON (window.attentionLab) --------------------------------------------
+/// Everything the page shows: {"panel", "frames", "alignment":{inputs, selected_row, result,
+/// row_sums, error}, "heads":{...}, "permutation":{...}}. Results via attn::to_json.
+attn::Json state_json(const AppState& s);
+/// Apply a patch {"panel": name, "alignment": {...}, "heads": {...}, "permutation": {...}}
+/// through the same setters the widgets use. Returns {"ok":true} or
+/// {"ok":false,"error":{code,message}} (unknown keys, wrong types, or the core's error).
+attn::Json apply_json(AppState& s, const attn::Json& patch);
+
+}  // namespace app

@@ -1,0 +1,357 @@
+#include "heatmap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "imgui_internal.h"  // ImTextCharFromUtf8
+
+#include "ui_style.hpp"
+
+namespace app {
+
+// --- numbers -------------------------------------------------------------------
+
+std::string exact_number(double v) {
+  if (std::isnan(v)) return "not a number";
+  if (std::isinf(v)) return v > 0 ? "+infinity" : "-infinity";
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string short_number(double v, int digits) {
+  if (std::isnan(v)) return "n/a";
+  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  if (v == 0.0) v = 0.0;  // no "-0"
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+// --- NullHeatmapGpu ------------------------------------------------------------
+
+bool NullHeatmapGpu::has(ImGuiID id, std::uint64_t version) const {
+  for (const auto& e : versions_)
+    if (e.first == id) return e.second == version;
+  return false;
+}
+
+void NullHeatmapGpu::upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) {
+  IM_ASSERT(rows > 0 && cols > 0 && cells != nullptr);
+  (void)rows, (void)cols, (void)cells;  // only checked
+  ++uploads;
+  for (auto& e : versions_)
+    if (e.first == id) {
+      e.second = version;
+      return;
+    }
+  versions_.emplace_back(id, version);
+}
+
+// --- widget --------------------------------------------------------------------
+
+namespace {
+
+// Fixed texture ids shared by every legend (any id works: they only key the GPU cache).
+constexpr ImGuiID kRampId = 0xA77E0001u;
+constexpr ImGuiID kMaskedSwatchId = 0xA77E0002u;
+constexpr int kRampSteps = 64;
+
+void ensure_legend_textures(HeatmapGpu& gpu) {
+  if (!gpu.has(kRampId, 1)) {
+    float ramp[kRampSteps * 2];
+    for (int i = 0; i < kRampSteps; ++i) {  // row 0 at the top holds the largest value
+      ramp[2 * i] = 1.0f - static_cast<float>(i) / (kRampSteps - 1);
+      ramp[2 * i + 1] = 1.0f;
+    }
+    gpu.upload(kRampId, 1, kRampSteps, 1, ramp);
+  }
+  if (!gpu.has(kMaskedSwatchId, 1)) {
+    const float masked[2] = {0.0f, 0.0f};
+    gpu.upload(kMaskedSwatchId, 1, 1, 1, masked);
+  }
+}
+
+// Text rotated a quarter turn (reads bottom to top), its start at `bottom_center`, cut
+// after `max_len` points. Glyph quads are emitted directly: ImDrawList::AddText would cull
+// them against the clip rectangle at their unrotated position.
+void add_text_vertical(ImDrawList* dl, ImVec2 bottom_center, ImU32 col, const char* text, float max_len) {
+  ImFont* font = ImGui::GetFont();
+  const float size = ImGui::GetFontSize();
+  const float scale = size / font->FontSize;
+  auto at = [&](float ux, float uy) { return ImVec2(bottom_center.x - size * 0.5f + uy, bottom_center.y - ux); };
+  const char* s = text;
+  const char* end = text + std::strlen(text);
+  float x = 0;
+  while (s < end) {
+    unsigned int c = 0;
+    const int n = ImTextCharFromUtf8(&c, s, end);
+    if (n <= 0 || c == 0) break;
+    s += n;
+    const ImFontGlyph* g = font->FindGlyph(static_cast<ImWchar>(c));
+    if (!g) continue;
+    if (x + g->AdvanceX * scale > max_len) break;
+    if (g->Visible) {
+      const float x0 = x + g->X0 * scale, x1 = x + g->X1 * scale, y0 = g->Y0 * scale, y1 = g->Y1 * scale;
+      dl->PrimReserve(6, 4);
+      dl->PrimQuadUV(at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), ImVec2(g->U0, g->V0), ImVec2(g->U1, g->V0),
+                     ImVec2(g->U1, g->V1), ImVec2(g->U0, g->V1), col);
+    }
+    x += g->AdvanceX * scale;
+  }
+}
+
+float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
+// Luminance of viridis crosses mid-grey near t = 0.55: dark text above, light below.
+ImU32 text_on_viridis(double t) { return t > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(250, 250, 250, 255); }
+
+std::string cell_text(double v, double vmin, double vmax) {
+  char buf[32];
+  if (vmin >= 0.0 && vmax <= 1.0)
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  else
+    return short_number(v, 2);
+  return buf;
+}
+
+struct LegendLayout {
+  float width = 0;
+  float min_height = 0;
+};
+
+LegendLayout legend_layout(double vmin, double vmax, bool masked) {
+  const float fs = ImGui::GetFontSize();
+  float labels = std::max({text_w(short_number(vmin)), text_w(short_number(vmax)),
+                           text_w(short_number(0.5 * (vmin + vmax)))});
+  if (masked) labels = std::max(labels, text_w("masked"));
+  return LegendLayout{12.0f + 6.0f + labels + 4.0f, fs * (masked ? 6.0f : 4.0f)};
+}
+
+void draw_legend(ImDrawList* dl, ImVec2 p0, float bar_h, double vmin, double vmax, bool masked, HeatmapGpu& gpu) {
+  const float fs = ImGui::GetFontSize();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const float bar_w = 12.0f;
+  ensure_legend_textures(gpu);
+  const ImVec2 b1(p0.x + bar_w, p0.y + bar_h);
+  dl->AddRectFilled(p0, b1, ImGui::GetColorU32(ImGuiCol_FrameBg));
+  gpu.draw(dl, kRampId, p0, b1, 0.0f, 1.0f, false);
+  dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(b1.x + 1, b1.y + 1), style::border_color());
+  const float lx = b1.x + 6.0f;
+  dl->AddText(ImVec2(lx, p0.y - 2.0f), text, short_number(vmax).c_str());
+  dl->AddText(ImVec2(lx, p0.y + bar_h * 0.5f - fs * 0.5f), text, short_number(0.5 * (vmin + vmax)).c_str());
+  dl->AddText(ImVec2(lx, b1.y - fs + 2.0f), text, short_number(vmin).c_str());
+  if (masked) {
+    const ImVec2 s0(p0.x, b1.y + fs * 0.6f), s1(p0.x + bar_w, b1.y + fs * 0.6f + bar_w);
+    dl->AddRectFilled(s0, s1, IM_COL32(200, 200, 200, 255));
+    gpu.draw(dl, kMaskedSwatchId, s0, s1, 0.0f, 1.0f, false);
+    dl->AddRect(ImVec2(s0.x - 1, s0.y - 1), ImVec2(s1.x + 1, s1.y + 1), style::border_color());
+    dl->AddText(ImVec2(lx, s0.y + bar_w * 0.5f - fs * 0.5f), text, "masked");
+  }
+}
+
+bool any_masked(const attn::BoolMatrix* allowed) {
+  if (!allowed) return false;
+  for (attn::Index i = 0; i < allowed->size(); ++i)
+    if (!allowed->data()[i]) return true;
+  return false;
+}
+
+}  // namespace
+
+void heatmap_legend(const char* id, double vmin, double vmax, bool show_masked, float height, HeatmapGpu& gpu) {
+  if (!(vmax > vmin)) vmax = vmin + 1.0;
+  const LegendLayout lay = legend_layout(vmin, vmax, show_masked);
+  const float fs = ImGui::GetFontSize();
+  const float bar_h = std::max(fs * 3.0f, height - (show_masked ? fs * 2.0f : 0.0f));
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(lay.width, bar_h + (show_masked ? fs * 2.0f : 0.0f) + 4.0f));
+  ImGui::PushID(id);
+  draw_legend(ImGui::GetWindowDrawList(), ImVec2(p0.x, p0.y + 2.0f), bar_h, vmin, vmax, show_masked, gpu);
+  ImGui::PopID();
+}
+
+HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
+  HeatmapEvent ev;
+  if (!spec.values || spec.values->rows() == 0 || spec.values->cols() == 0) {
+    ImGui::TextDisabled("(nothing to show)");
+    return ev;
+  }
+  const attn::Matrix& m = *spec.values;
+  const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+  // Parts whose size does not match are left out rather than read out of range.
+  const attn::BoolMatrix* allowed =
+      spec.allowed && spec.allowed->rows() == rows && spec.allowed->cols() == cols ? spec.allowed : nullptr;
+  const auto* rlab = spec.row_labels && static_cast<int>(spec.row_labels->size()) == rows ? spec.row_labels : nullptr;
+  const auto* clab = spec.col_labels && static_cast<int>(spec.col_labels->size()) == cols ? spec.col_labels : nullptr;
+  const auto* sums = spec.row_sums && static_cast<int>(spec.row_sums->size()) == rows ? spec.row_sums : nullptr;
+  double vmin = spec.vmin, vmax = spec.vmax;
+  if (!(vmax > vmin)) vmax = vmin + 1.0;  // flat data still gets a valid range
+
+  const float fs = ImGui::GetFontSize();
+  const float pad = std::round(fs * 0.4f);
+  const bool masked = any_masked(allowed);
+
+  // --- layout (all in points; the framebuffer scale is the backend's business)
+  float label_w = 0;
+  if (rlab)
+    for (const std::string& s : *rlab) label_w = std::max(label_w, text_w(s));
+  label_w = std::min(label_w, fs * 8.0f);
+  const float left = rlab ? label_w + pad : 0.0f;
+
+  float col_label_len = 0;
+  if (clab)
+    for (const std::string& s : *clab) col_label_len = std::max(col_label_len, text_w(s));
+  col_label_len = std::min(col_label_len, fs * 7.0f);
+
+  float sums_w = 0;
+  if (sums) sums_w = pad + std::max(text_w("0.0000"), text_w("row sum")) + pad;
+  const LegendLayout lay = spec.legend ? legend_layout(vmin, vmax, masked) : LegendLayout{};
+  const float legend_w = spec.legend ? lay.width + pad : 0.0f;
+
+  const float avail = spec.width > 0 ? spec.width : ImGui::GetContentRegionAvail().x;
+  float cell = std::floor((avail - left - sums_w - legend_w) / static_cast<float>(cols));
+  cell = std::max(1.0f, std::min(spec.max_cell, cell));
+
+  const bool horizontal_cols = clab && col_label_len <= cell - 4.0f;
+  const float top = !clab ? 0.0f : (horizontal_cols ? fs + pad : col_label_len + pad);
+  const float grid_w = cell * static_cast<float>(cols), grid_h = cell * static_cast<float>(rows);
+  const float body_h = std::max(grid_h, spec.legend ? lay.min_height : 0.0f);
+  const ImVec2 size(left + grid_w + sums_w + legend_w, top + body_h);
+
+  ImGui::PushID(id);
+  const ImGuiID tex_id = ImGui::GetID("##tex");
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##heatmap", size);
+  const bool hovered = ImGui::IsItemHovered();
+  const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 g0(origin.x + left, origin.y + top);
+  const ImVec2 g1(g0.x + grid_w, g0.y + grid_h);
+
+  // --- cells: upload once per data version, then one textured quad on the GPU
+  if (!gpu.has(tex_id, spec.version)) {
+    static std::vector<float> scratch;
+    scratch.resize(static_cast<size_t>(rows) * static_cast<size_t>(cols) * 2);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        const size_t k = (static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j)) * 2;
+        const double v = m(i, j);
+        const bool ok = !allowed || (*allowed)(i, j);
+        scratch[k] = std::isfinite(v) ? static_cast<float>(v) : static_cast<float>(vmin);
+        scratch[k + 1] = ok ? 1.0f : 0.0f;
+      }
+    gpu.upload(tex_id, spec.version, rows, cols, scratch.data());
+  }
+  dl->AddRectFilled(g0, g1, ImGui::GetColorU32(ImGuiCol_FrameBg));
+  gpu.draw(dl, tex_id, g0, g1, static_cast<float>(vmin), static_cast<float>(vmax), cell >= 6.0f);
+
+  // --- hover: which cell / row
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int hr = -1, hc = -1;
+  if (hovered && mouse.y >= g0.y && mouse.y < g1.y) {
+    hr = std::min(rows - 1, static_cast<int>((mouse.y - g0.y) / cell));
+    if (mouse.x >= g0.x && mouse.x < g1.x) hc = std::min(cols - 1, static_cast<int>((mouse.x - g0.x) / cell));
+  }
+  ev.grid_top = top;
+  ev.grid_height = grid_h;
+  ev.hovered_row = hr;
+  ev.hovered_col = hc;
+  if (clicked && hr >= 0 && (hc >= 0 || mouse.x < g0.x)) ev.clicked_row = hr;
+
+  // --- numbers in cells
+  if (spec.numbers && cell >= fs + 2.0f && text_w("0.00") <= cell - 4.0f) {
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        if (allowed && !(*allowed)(i, j)) continue;
+        const double v = m(i, j);
+        const std::string s = cell_text(v, vmin, vmax);
+        const float w = text_w(s);
+        if (w > cell - 3.0f) continue;
+        const ImVec2 c(g0.x + (j + 0.5f) * cell, g0.y + (i + 0.5f) * cell);
+        dl->AddText(ImVec2(std::round(c.x - w * 0.5f), std::round(c.y - fs * 0.5f)),
+                    text_on_viridis((v - vmin) / (vmax - vmin)), s.c_str());
+      }
+  }
+
+  // --- labels (thinned when cells are smaller than the text)
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const int rstep = std::max(1, static_cast<int>(std::ceil(fs / cell)));
+  if (rlab) {
+    for (int i = 0; i < rows; i += rstep) {
+      const std::string& s = (*rlab)[static_cast<size_t>(i)];
+      const float w = std::min(text_w(s), label_w);
+      const float y = g0.y + (i + 0.5f) * cell - fs * 0.5f;
+      const ImVec4 clip(origin.x, y - fs, origin.x + label_w, y + 2 * fs);
+      const ImU32 c = i == spec.selected_row ? style::accent_u32() : text_col;
+      dl->AddText(ImGui::GetFont(), fs, ImVec2(origin.x + label_w - w, y), c, s.c_str(), nullptr, 0.0f, &clip);
+    }
+  }
+  if (clab) {
+    const int cstep = horizontal_cols ? 1 : std::max(1, static_cast<int>(std::ceil(fs / cell)));
+    for (int j = 0; j < cols; j += cstep) {
+      const std::string& s = (*clab)[static_cast<size_t>(j)];
+      const float cx = g0.x + (j + 0.5f) * cell;
+      if (horizontal_cols) {
+        const float w = text_w(s);
+        dl->AddText(ImVec2(std::round(cx - w * 0.5f), origin.y), text_col, s.c_str());
+      } else {
+        add_text_vertical(dl, ImVec2(cx, g0.y - pad), text_col, s.c_str(), col_label_len);
+      }
+    }
+  }
+
+  // --- row sums
+  if (sums) {
+    const float x = g1.x + pad;
+    if (top >= fs) dl->AddText(ImVec2(x, g0.y - fs - pad * 0.5f), dim_col, "row sum");
+    for (int i = 0; i < rows; i += rstep) {
+      char buf[32];
+      const double v = (*sums)[static_cast<size_t>(i)];
+      std::snprintf(buf, sizeof buf, "%.4f", std::isfinite(v) ? v : 0.0);
+      dl->AddText(ImVec2(x, g0.y + (i + 0.5f) * cell - fs * 0.5f), dim_col, std::isfinite(v) ? buf : "n/a");
+    }
+  }
+
+  // --- legend
+  if (spec.legend) {
+    const float bar_h = std::max(fs * 3.0f, body_h - (masked ? fs * 2.2f : 0.0f));
+    draw_legend(dl, ImVec2(g1.x + sums_w + pad, g0.y), bar_h, vmin, vmax, masked, gpu);
+  }
+
+  // --- outlines: selected row, hovered cell
+  if (spec.selected_row >= 0 && spec.selected_row < rows) {
+    const float y = g0.y + spec.selected_row * cell;
+    dl->AddRect(ImVec2(g0.x - 2, y - 2), ImVec2(g1.x + 2, y + cell + 2), style::accent_u32(), 0.0f, 0, 2.0f);
+  }
+  if (hr >= 0 && hc >= 0) {
+    const ImVec2 c0(g0.x + hc * cell, g0.y + hr * cell);
+    dl->AddRect(c0, ImVec2(c0.x + cell, c0.y + cell), IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
+    dl->AddRect(ImVec2(c0.x - 1, c0.y - 1), ImVec2(c0.x + cell + 1, c0.y + cell + 1), IM_COL32(0, 0, 0, 200));
+
+    ImGui::BeginTooltip();
+    const std::string rname = rlab ? "\"" + (*rlab)[static_cast<size_t>(hr)] + "\" " : "";
+    const std::string cname = clab ? "\"" + (*clab)[static_cast<size_t>(hc)] + "\" " : "";
+    ImGui::Text("%s %s(row %d)  \xE2\x86\x92  %s %s(column %d)", spec.row_axis, rname.c_str(), hr, spec.col_axis,
+                cname.c_str(), hc);
+    if (allowed && !(*allowed)(hr, hc)) {
+      ImGui::TextUnformatted("masked: not allowed, left out of the softmax");
+      ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
+    } else {
+      ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
+    }
+    if (sums) ImGui::TextDisabled("row %d sums to %s", hr, exact_number((*sums)[static_cast<size_t>(hr)]).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+  return ev;
+}
+
+}  // namespace app

@@ -1,0 +1,94 @@
+// web/heatmap.hpp — the heatmap widget every panel uses.
+//
+// Draws a rows×cols matrix (row = query, column = key; attn::Matrix is row-major,
+// so row i is contiguous and is uploaded as texture row i) with:
+//   - colours from viridis (perceptually uniform, colour-blind safe), computed on the GPU
+//     by shaders/heatmap.frag from a float texture of the exact values;
+//   - masked cells (allowed = false) hatched grey, so they never look like a zero weight;
+//   - token labels on both axes, a legend with its numeric range, row sums beside the rows,
+//     optional numbers in the cells, and the exact value in a tooltip on hover.
+//
+// The GPU part sits behind HeatmapGpu so that the panels run without any GPU backend
+// (the headless test uses NullHeatmapGpu). The widget never computes attention: it only
+// formats the numbers it is handed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/types.hpp"
+#include "imgui.h"
+
+namespace app {
+
+/// Uploads heatmap textures and queues their draws. One texture per widget ID.
+class HeatmapGpu {
+ public:
+  virtual ~HeatmapGpu() = default;
+  /// Called once per frame before any widget is drawn (drops last frame's queued draws).
+  virtual void begin_frame() {}
+  /// True when texture `id` already holds data of `version` (the widget then skips packing).
+  virtual bool has(ImGuiID id, std::uint64_t version) const = 0;
+  /// Upload rows×cols cells. `cells` holds rows·cols pairs (value, allowed ? 1 : 0),
+  /// row-major: pair k is cell (k / cols, k % cols). Values are floats: colour only;
+  /// the exact doubles stay on the CPU for the tooltip.
+  virtual void upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) = 0;
+  /// Queue a draw of texture `id` into the screen rectangle [p0, p1] of `dl`, mapping
+  /// [vmin, vmax] onto viridis. `grid` draws 1-pixel separators between cells.
+  virtual void draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid) = 0;
+};
+
+/// No GPU: uploads are remembered (so `has` behaves) but nothing is drawn.
+class NullHeatmapGpu final : public HeatmapGpu {
+ public:
+  bool has(ImGuiID id, std::uint64_t version) const override;
+  void upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) override;
+  void draw(ImDrawList*, ImGuiID, ImVec2, ImVec2, float, float, bool) override { ++draws; }
+  int uploads = 0;  ///< for tests
+  int draws = 0;
+
+ private:
+  std::vector<std::pair<ImGuiID, std::uint64_t>> versions_;
+};
+
+/// What to draw. Pointers are borrowed for the call only; optional ones may be null.
+struct HeatmapSpec {
+  const attn::Matrix* values = nullptr;              ///< rows×cols, required
+  const attn::BoolMatrix* allowed = nullptr;         ///< rows×cols allowed mask (true = may attend)
+  const std::vector<std::string>* row_labels = nullptr;  ///< rows tokens (queries)
+  const std::vector<std::string>* col_labels = nullptr;  ///< cols tokens (keys)
+  const std::vector<double>* row_sums = nullptr;     ///< shown right of each row (from the core)
+  double vmin = 0.0, vmax = 1.0;                     ///< colour range, shown in the legend
+  std::uint64_t version = 0;                         ///< change whenever the data changes
+  const char* value_name = "weight";                 ///< tooltip wording
+  const char* row_axis = "query";
+  const char* col_axis = "key";
+  bool numbers = false;                              ///< numbers in cells (when they fit)
+  bool legend = true;
+  float width = 0.0f;                                ///< total width available (0 = content region)
+  float max_cell = 56.0f;                            ///< largest cell side, in points
+  int selected_row = -1;                             ///< outlined row (-1 none)
+};
+
+struct HeatmapEvent {
+  int hovered_row = -1, hovered_col = -1;
+  int clicked_row = -1;  ///< row clicked this frame (cell or label), -1 if none
+  float grid_top = 0;     ///< offset of the cells below the widget's top (column labels above)
+  float grid_height = 0;  ///< height of the cells
+};
+
+/// Draw the heatmap as one ImGui item. Labels are thinned out when rows/cols get dense.
+/// Bad shapes (labels or sums of the wrong length, mask of another size) are drawn
+/// without the mismatched part rather than asserting.
+HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu);
+
+/// A stand-alone vertical legend (viridis bar from vmin to vmax, plus the masked swatch).
+void heatmap_legend(const char* id, double vmin, double vmax, bool show_masked, float height, HeatmapGpu& gpu);
+
+/// Shortest decimal that reads back to exactly `v` ("0.8", "0.10000000000000002").
+std::string exact_number(double v);
+/// Short display form (%.*g with `digits` significant digits); "−" for negatives, never "nan".
+std::string short_number(double v, int digits = 3);
+
+}  // namespace app

@@ -1,0 +1,94 @@
+// Attention Lab — the app's entry point, the same on the desktop and in the browser.
+//
+// Desktop options (for checks under Xvfb; the browser passes none):
+//   --panel alignment|heads|permutation   start on that panel
+//   --frames N                            quit after N frames
+//   --screenshot FILE.png                 save the last frame (with --frames)
+//   --set JSON                            inputs, as window.attentionLab.set(JSON)
+//   --size WxH                            window size (default 1280x800)
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "api.hpp"
+#include "app.hpp"
+#include "heatmap_gl.hpp"
+#include "platform/emscripten_shim.hpp"
+#include "platform/platform.hpp"
+
+namespace {
+
+struct Options {
+  std::string panel;
+  long frames = -1;
+  std::string screenshot;
+  std::vector<std::string> patches;
+  int width = 1280, height = 800;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--panel") && has_value) o.panel = argv[++i];
+    else if (!std::strcmp(argv[i], "--frames") && has_value) o.frames = std::strtol(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--screenshot") && has_value) o.screenshot = argv[++i];
+    else if (!std::strcmp(argv[i], "--set") && has_value) o.patches.push_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--size") && has_value) std::sscanf(argv[++i], "%dx%d", &o.width, &o.height);
+    else std::fprintf(stderr, "attention_lab: ignoring argument '%s'\n", argv[i]);
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Static, not locals: in the browser main() is unwound while the loop keeps running.
+  static Options options = parse_options(argc, argv);
+  static app::Platform platform;
+  static app::GlHeatmapGpu gpu;
+
+  std::string error;
+  app::PlatformConfig config;
+  config.width = options.width > 0 ? options.width : 1280;
+  config.height = options.height > 0 ? options.height : 800;
+  if (!platform.init(config, &error)) {
+    std::fprintf(stderr, "attention_lab: %s\n", error.c_str());
+    app::shim::report_fatal(error.c_str());
+    return 1;
+  }
+  if (!gpu.init()) std::fprintf(stderr, "attention_lab: heatmaps will show labels only (shader failed)\n");
+
+  static app::App application(gpu);
+  app::set_api_app(&application);
+  if (!options.panel.empty()) attn_app_show_panel(options.panel.c_str());
+  for (const std::string& patch : options.patches) std::printf("--set: %s\n", attn_app_set(patch.c_str()));
+
+  ATTN_MAIN_LOOP_BEGIN {
+    bool input = false;
+    if (!platform.poll_events(&input)) break;
+    const double now = platform.seconds();
+    if (options.frames > 0) application.request_frame();  // scripted runs draw every tick
+    if (!application.needs_frame(input, now)) {
+      platform.idle_wait(0.05);
+      continue;  // (in the browser: ends this tick)
+    }
+    // Fonts follow the device pixel ratio (rasterised at points × ratio, so text stays sharp).
+    if (application.ensure_fonts(platform.pixel_ratio())) platform.reload_fonts();
+    platform.new_frame();
+    application.frame();
+    const bool last = options.frames > 0 && static_cast<long>(application.state().frames) + 1 >= options.frames;
+    if (last && !options.screenshot.empty()) platform.request_screenshot(options.screenshot);
+    platform.render(ImGui::GetStyle().Colors[ImGuiCol_WindowBg]);
+    application.frame_presented(now);
+    app::shim::notify_frame_presented(static_cast<int>(application.state().frames));
+    if (last) break;
+  }
+  ATTN_MAIN_LOOP_END;
+
+  gpu.shutdown();
+  platform.shutdown();
+  return 0;
+}

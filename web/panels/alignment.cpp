@@ -1,0 +1,270 @@
+// Alignment panel: the lesson's constructed "the black cat" → "le chat noir" read.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"
+
+namespace app {
+
+namespace {
+
+const char* kDot = "\xC2\xB7";    // ·
+const char* kTimes = "\xC3\x97";  // ×
+
+std::string vec_text(const attn::Matrix& m, attn::Index row) {
+  std::string s = "(";
+  for (attn::Index c = 0; c < m.cols(); ++c) s += (c ? ", " : "") + short_number(m(row, c), 4);
+  return s + ")";
+}
+
+// The value triangle (2-D values), every context, and the selected row's pulls.
+// Only maps numbers to pixels: the contexts themselves come from the core.
+void value_plot(const attn::AlignmentRead& r, int selected, float width) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  if (r.values.cols() != 2 || r.values.rows() == 0) {
+    ImGui::TextDisabled("The plot needs 2-D values.");
+    return;
+  }
+  // Data bounds; equal scale on both axes so the triangle keeps its shape.
+  double lo_x = r.values(0, 0), hi_x = lo_x, lo_y = r.values(0, 1), hi_y = lo_y;
+  auto grow = [&](double x, double y) {
+    lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+  };
+  for (attn::Index j = 0; j < r.values.rows(); ++j) grow(r.values(j, 0), r.values(j, 1));
+  for (attn::Index i = 0; i < r.contexts.rows(); ++i) grow(r.contexts(i, 0), r.contexts(i, 1));
+  const double span_x = std::max(hi_x - lo_x, 1e-9), span_y = std::max(hi_y - lo_y, 1e-9);
+  const float margin_x = fs * 3.5f, margin_y = fs * 2.2f;  // room for the labels
+  const float inner_w = std::max(40.0f, width - 2 * margin_x);
+  const float inner_h = std::max(inner_w * 0.45f, std::min(inner_w, static_cast<float>(inner_w * span_y / span_x)));
+  const double scale = std::min(inner_w / span_x, inner_h / span_y);
+  const float height = inner_h + 2 * margin_y;
+
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, height));
+  const ImVec2 p1(p0.x + width, p0.y + height);
+  dl->AddRectFilled(p0, p1, IM_COL32(255, 255, 255, 255), 8.0f);
+  dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Border), 8.0f);
+  const double cx = 0.5 * (lo_x + hi_x), cy = 0.5 * (lo_y + hi_y);
+  const ImVec2 mid(0.5f * (p0.x + p1.x), 0.5f * (p0.y + p1.y));
+  auto to_px = [&](double x, double y) {
+    return ImVec2(mid.x + static_cast<float>((x - cx) * scale), mid.y - static_cast<float>((y - cy) * scale));
+  };
+  dl->PushClipRect(p0, p1, true);
+
+  // Axes through the origin when it is in view.
+  const ImU32 axis = IM_COL32(215, 215, 215, 255);
+  const ImVec2 o = to_px(0, 0);
+  if (o.x > p0.x && o.x < p1.x) dl->AddLine(ImVec2(o.x, p0.y + 4), ImVec2(o.x, p1.y - 4), axis);
+  if (o.y > p0.y && o.y < p1.y) dl->AddLine(ImVec2(p0.x + 4, o.y), ImVec2(p1.x - 4, o.y), axis);
+
+  // Hull of the values (a triangle for three keys): every context lands inside it.
+  const int k = static_cast<int>(r.values.rows());
+  std::vector<ImVec2> pts;
+  ImVec2 centroid(0, 0);
+  for (int j = 0; j < k; ++j) {
+    pts.push_back(to_px(r.values(j, 0), r.values(j, 1)));
+    centroid.x += pts.back().x / k;
+    centroid.y += pts.back().y / k;
+  }
+  if (k == 3) dl->AddTriangleFilled(pts[0], pts[1], pts[2], IM_COL32(31, 111, 178, 26));
+  for (int j = 0; j < k; ++j)
+    for (int l = j + 1; l < k; ++l) dl->AddLine(pts[j], pts[l], IM_COL32(31, 111, 178, 110), 1.5f);
+
+  // A label placed off a point, away from (out = true) or toward the centroid.
+  auto label_at = [&](ImVec2 at, const std::string& text, ImU32 col, bool out, bool boxed) {
+    ImVec2 dir(at.x - centroid.x, at.y - centroid.y);
+    const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
+    dir = len > 1e-3f ? ImVec2(dir.x / len, dir.y / len) : ImVec2(0, -1);
+    if (!out) dir = ImVec2(-dir.x, -dir.y);
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+    ImVec2 pos(at.x + dir.x * 12.0f, at.y + dir.y * 12.0f);
+    pos.x += dir.x >= 0 ? 0.0f : -ts.x;          // extend away from the point
+    pos.y += dir.y >= 0 ? 0.0f : -ts.y;
+    if (std::fabs(dir.x) < 0.35f) pos.x = at.x - ts.x * 0.5f;
+    pos.x = std::max(p0.x + 4, std::min(p1.x - 4 - ts.x, pos.x));
+    pos.y = std::max(p0.y + 2, std::min(p1.y - 2 - ts.y, pos.y));
+    if (boxed) dl->AddRectFilled(ImVec2(pos.x - 3, pos.y - 1), ImVec2(pos.x + ts.x + 3, pos.y + ts.y + 1),
+                                 IM_COL32(255, 255, 255, 225), 3.0f);
+    dl->AddText(pos, col, text.c_str());
+  };
+
+  // The selected row's pulls: one line per key, as thick as its weight.
+  const bool has_sel = selected >= 0 && selected < r.contexts.rows();
+  if (has_sel) {
+    const ImVec2 c = to_px(r.contexts(selected, 0), r.contexts(selected, 1));
+    for (int j = 0; j < k && j < r.weights.cols(); ++j) {
+      const double w = r.weights(selected, j);
+      if (!(w > 0)) continue;
+      const int alpha = 70 + static_cast<int>(170 * std::min(1.0, w));
+      dl->AddLine(c, pts[j], IM_COL32(214, 120, 20, alpha), 1.0f + 6.0f * static_cast<float>(w));
+    }
+  }
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (int i = 0; i < r.contexts.rows(); ++i) {
+    if (i == selected) continue;
+    const ImVec2 c = to_px(r.contexts(i, 0), r.contexts(i, 1));
+    dl->AddCircleFilled(c, 5.0f, IM_COL32(255, 255, 255, 255));
+    dl->AddCircle(c, 5.0f, dim, 16, 1.5f);
+    label_at(c, i < static_cast<int>(r.queries.size()) ? r.queries[i] : "?", dim, false, false);
+  }
+  for (int j = 0; j < k; ++j) {
+    dl->AddCircleFilled(pts[j], 6.0f, IM_COL32(31, 111, 178, 255));
+    label_at(pts[j], (j < static_cast<int>(r.keys.size()) ? r.keys[j] : "?") + " " + vec_text(r.values, j), text,
+             true, true);
+  }
+  if (has_sel) {
+    const ImVec2 c = to_px(r.contexts(selected, 0), r.contexts(selected, 1));
+    dl->AddCircleFilled(c, 7.0f, IM_COL32(214, 120, 20, 255));
+    dl->AddCircle(c, 7.0f, IM_COL32(255, 255, 255, 255), 16, 2.0f);
+    // The traced context's name and coordinates sit in the corner, clear of the crowd.
+    const std::string caption = (selected < static_cast<int>(r.queries.size()) ? r.queries[selected] : "?") +
+                                " = " + vec_text(r.contexts, selected);
+    const ImVec2 ts = ImGui::CalcTextSize(caption.c_str());
+    const ImVec2 at(p1.x - ts.x - 10, p0.y + 8);
+    dl->AddCircleFilled(ImVec2(at.x - 10, at.y + ts.y * 0.5f), 5.0f, IM_COL32(214, 120, 20, 255));
+    dl->AddText(at, IM_COL32(150, 80, 10, 255), caption.c_str());
+  }
+  dl->PopClipRect();
+}
+
+}  // namespace
+
+void draw_alignment_panel(AppState& s, Ui& ui) {
+  AlignmentState& a = s.alignment;
+  const attn::AlignmentRead& r = a.result;
+  const int tq = static_cast<int>(r.weights.rows()), tk = static_cast<int>(r.weights.cols());
+
+  style::paragraph(
+      "Translating \"the black cat\" into \"le chat noir\" as a cross-attention read. Each target word "
+      "(row, a query) spreads one unit of weight over the source words (columns, keys). Its context is the "
+      "weighted average of the source values, so it always lands inside their triangle.");
+  style::note(
+      "These weights are made up for the lesson, not measured from a trained model. A real model's "
+      "source vectors also carry context, so even a sharp alignment is not a word-for-word dictionary.");
+  style::error_box(a.error);
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const bool two_col = avail > ImGui::GetFontSize() * 46;
+  const float left_w = two_col ? std::floor(avail * 0.47f) : avail;
+
+  ImGui::BeginGroup();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + left_w);  // the column's text wraps at its width
+  style::heading(ui.fonts, "Weights (rows: target, columns: source)");
+  HeatmapSpec spec;
+  spec.values = &r.weights;
+  spec.row_labels = &r.queries;
+  spec.col_labels = &r.keys;
+  spec.row_sums = &a.row_sums;
+  spec.vmin = 0.0;
+  spec.vmax = 1.0;
+  spec.version = s.generation;
+  spec.numbers = true;
+  spec.width = left_w;
+  spec.max_cell = 72.0f;
+  spec.selected_row = a.selected_row;
+  const HeatmapEvent ev = heatmap("alignment_weights", spec, ui.gpu);
+  if (ev.clicked_row >= 0) select_alignment_row(s, ev.clicked_row);
+  ImGui::TextDisabled("Click a row to trace it.");
+
+  style::heading(ui.fonts, "Edit the weights and values");
+  ImGui::TextDisabled("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
+  // One slider per weight: moving one rescales the others so the row still sums to 1.
+  if (ImGui::BeginTable("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, ImVec2(left_w, 0))) {
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
+    for (int j = 0; j < tk; ++j) ImGui::TableSetupColumn(j < static_cast<int>(r.keys.size()) ? r.keys[j].c_str() : "?");
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < tq; ++i) {
+      ImGui::PushID(i);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted(i < static_cast<int>(r.queries.size()) ? r.queries[i].c_str() : "?");
+      for (int j = 0; j < tk; ++j) {
+        ImGui::TableNextColumn();
+        ImGui::PushID(j);
+        double w = r.weights(i, j);
+        const double lo = 0.0, hi = 1.0;
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::SliderScalar("##w", ImGuiDataType_Double, &w, &lo, &hi, "%.3f"))
+          set_alignment_weight(s, i, j, w);
+        ImGui::PopID();
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("Values: one 2-D vector per source word.");
+  if (ImGui::BeginTable("##values", static_cast<int>(r.values.cols()) + 1, ImGuiTableFlags_SizingStretchSame,
+                        ImVec2(left_w, 0))) {
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
+    for (attn::Index c = 0; c < r.values.cols(); ++c) ImGui::TableSetupColumn(c == 0 ? "x" : (c == 1 ? "y" : "more"));
+    ImGui::TableHeadersRow();
+    for (int j = 0; j < static_cast<int>(r.values.rows()); ++j) {
+      ImGui::PushID(100 + j);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted(j < static_cast<int>(r.keys.size()) ? r.keys[j].c_str() : "?");
+      for (int c = 0; c < static_cast<int>(r.values.cols()); ++c) {
+        ImGui::TableNextColumn();
+        ImGui::PushID(c);
+        double v = r.values(j, c);
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::InputDouble("##v", &v, 0.1, 1.0, "%.4g")) set_alignment_value(s, j, c, v);
+        ImGui::PopID();
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  if (ImGui::Button("Reset to the lesson's numbers")) reset_alignment(s);
+  ImGui::PopTextWrapPos();
+  ImGui::EndGroup();
+
+  if (two_col) ImGui::SameLine(0, ImGui::GetFontSize() * 2.0f);
+  ImGui::BeginGroup();
+  const int sel = a.selected_row;
+  if (sel >= 0 && sel < tq && sel < static_cast<int>(r.contributions.size())) {
+    const std::string q = sel < static_cast<int>(r.queries.size()) ? r.queries[sel] : "?";
+    style::heading(ui.fonts, ("Tracing \"" + q + "\"").c_str());
+    // Row selector as radio buttons (the heatmap rows are clickable too).
+    for (int i = 0; i < tq; ++i) {
+      if (i) ImGui::SameLine();
+      ImGui::PushID(1000 + i);
+      if (ImGui::RadioButton(i < static_cast<int>(r.queries.size()) ? r.queries[i].c_str() : "?", sel == i))
+        select_alignment_row(s, i);
+      ImGui::PopID();
+    }
+    // In words, then in numbers; every figure is the core's (weights, values, contributions, context).
+    std::string words = q + " = ", numbers = q + " = ", terms = "    = ";
+    for (int j = 0; j < tk; ++j) {
+      const std::string key = j < static_cast<int>(r.keys.size()) ? r.keys[j] : "?";
+      const std::string w = short_number(r.weights(sel, j), 4);
+      words += (j ? " + " : "") + w + " " + kTimes + " " + key;
+      numbers += (j ? " + " : "") + w + kDot + vec_text(r.values, j);
+      terms += (j ? " + " : "") + vec_text(r.contributions[static_cast<size_t>(sel)], j);
+    }
+    numbers += " = " + vec_text(r.contexts, sel);
+    ImGui::Dummy(ImVec2(0, 2));
+    ImGui::PushFont(ui.fonts.bold);
+    style::paragraph(words.c_str());
+    ImGui::PopFont();
+    style::paragraph(numbers.c_str());
+    style::paragraph((terms + " = " + vec_text(r.contexts, sel)).c_str());
+    style::note(
+        "Each term is weight times value. A weight says how much a key is used, not how much it adds: a "
+        "large weight on a value near zero contributes almost nothing.");
+    const float side = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 30.0f);
+    value_plot(r, sel, std::max(side, 160.0f));
+    style::note("Blue: the source values and their triangle. Orange: the traced context, pulled toward each "
+                "value by its weight. Grey: the other contexts.");
+  }
+  style::heading(ui.fonts, "Checks");
+  style::check_lines(r.checks);
+  ImGui::EndGroup();
+}
+
+}  // namespace app

@@ -1,0 +1,207 @@
+// Permutation panel: f(P·X) next to P·f(X); when a causal mask or positions break equivariance.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "imgui_stdlib.h"
+
+namespace app {
+
+namespace {
+
+std::vector<std::string> dim_labels(attn::Index n) {
+  std::vector<std::string> out;
+  for (attn::Index i = 0; i < n; ++i) out.push_back(std::to_string(i));
+  return out;
+}
+
+// Colour range symmetric around 0 covering both matrices (display only).
+double abs_range(const attn::Matrix& a, const attn::Matrix& b) {
+  double m = 1e-12;
+  if (a.size()) m = std::max(m, a.cwiseAbs().maxCoeff());
+  if (b.size()) m = std::max(m, b.cwiseAbs().maxCoeff());
+  return m;
+}
+
+struct Pane {
+  const char* id;
+  const char* title;
+  const char* subtitle;
+  HeatmapSpec spec;
+};
+
+// Two heatmaps side by side with titles; each gets half the width.
+void pair(const Pane& a, const Pane& b, Ui& ui) {
+  const float fs = ImGui::GetFontSize();
+  const float gap = fs * 2.0f;
+  const float w = std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.5f);
+  for (int k = 0; k < 2; ++k) {
+    const Pane& p = k == 0 ? a : b;
+    if (k) ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted(p.title);
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", p.subtitle);
+    HeatmapSpec spec = p.spec;
+    spec.width = w;
+    heatmap(p.id, spec, ui.gpu);
+    ImGui::EndGroup();
+  }
+}
+
+}  // namespace
+
+void draw_permutation_panel(AppState& s, Ui& ui) {
+  PermutationState& p = s.permutation;
+  const attn::PermutationResult& r = p.result;
+  const float fs = ImGui::GetFontSize();
+  const bool equivariant_setting = !p.input.causal && p.input.positions == attn::PositionSignal::none;
+
+  style::paragraph(
+      "f is one self-attention head (Q, K, V projected from X, no mask, no positions). Reorder the tokens "
+      "with a permutation P: the outputs are reordered the same way, f(PX) = P f(X). That is equivariance. "
+      "It does not mean the outputs stay in the same order: each output moves with its token.");
+  style::note(
+      "A causal mask already encodes an order (who may look at whom), so it breaks the symmetry even "
+      "without position embeddings. Positions belong to slots, not tokens: they are added after "
+      "reordering, so a moved token gets a new position. Neither guarantees anything about longer inputs.");
+  style::error_box(p.error);
+
+  // --- inputs
+  attn::PermutationInput in = p.input;
+  bool changed = false;
+  const float field = fs * 7.0f;
+  ImGui::SetNextItemWidth(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f));
+  if (ImGui::InputText("sentence", &p.sentence_text)) {
+    // Sentence edits go through the JSON path so a new length gets a fresh permutation.
+    apply_json(s, attn::Json{{"permutation", {{"sentence", p.sentence_text}}}});
+    in = p.input;
+  }
+  ImGui::SameLine(0, fs * 1.5f);
+  ImGui::SetNextItemWidth(field);
+  std::uint64_t seed = in.seed;
+  const std::uint64_t one = 1;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) {
+    in.seed = seed;
+    changed = true;
+  }
+
+  ImGui::SetNextItemWidth(fs * 12.0f);
+  if (ImGui::InputText("permutation P", &p.permutation_text)) {
+    // On a rejected permutation the typed text stays in the field, next to the error.
+    ErrorInfo e;
+    std::vector<int> perm;
+    if (parse_permutation(p.permutation_text, &perm, &e)) {
+      in.permutation = perm;
+      set_permutation_input(s, in);
+      in = p.input;
+    } else {
+      p.error = e;
+    }
+  }
+  ImGui::SameLine();
+  style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
+  ImGui::SameLine(0, fs * 1.5f);
+  if (ImGui::Button("Shuffle")) {
+    shuffle_permutation(s);
+    in = p.input;
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
+  ImGui::SameLine(0, fs * 1.5f);
+  if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
+  ImGui::SameLine(0, fs * 1.5f);
+  bool positions = in.positions == attn::PositionSignal::sinusoidal;
+  if (ImGui::Checkbox("sinusoidal positions", &positions)) {
+    in.positions = positions ? attn::PositionSignal::sinusoidal : attn::PositionSignal::none;
+    changed = true;
+  }
+  if (changed) set_permutation_input(s, in);
+
+  // --- the headline number
+  ImGui::Dummy(ImVec2(0, 2));
+  ImGui::PushFont(ui.fonts.heading);
+  ImGui::Text("max |f(PX) \xE2\x88\x92 P f(X)| = %s", short_number(r.max_diff, 3).c_str());
+  ImGui::PopFont();
+  ImGui::SameLine(0, fs);
+  ImGui::AlignTextToFramePadding();
+  if (equivariant_setting)
+    ImGui::TextDisabled("no mask, no positions: equal up to rounding");
+  else
+    ImGui::TextColored(ImVec4(0.75f, 0.25f, 0.1f, 1.0f), "%s: equivariance breaks",
+                       p.input.causal && positions ? "causal mask and positions"
+                                                   : (p.input.causal ? "causal mask" : "positions"));
+
+  style::check_lines(r.checks);
+
+  const std::vector<std::string> dims = dim_labels(r.x.cols());
+  const double xr = abs_range(r.x, r.px);
+  const double fr = abs_range(r.f_px, r.p_f_x);
+  auto matrix_spec = [&](const attn::Matrix& m, const std::vector<std::string>& rows, double range) {
+    HeatmapSpec spec;
+    spec.values = &m;
+    spec.row_labels = &rows;
+    spec.col_labels = &dims;
+    spec.vmin = -range;
+    spec.vmax = range;
+    spec.version = s.generation;
+    spec.value_name = "entry";
+    spec.row_axis = "token";
+    spec.col_axis = "feature";
+    spec.max_cell = 32.0f;
+    return spec;
+  };
+  style::heading(ui.fonts, "Inputs");
+  pair(Pane{"x", "X", "(tokens in order)", matrix_spec(r.x, r.tokens, xr)},
+       Pane{"px", "P\xC2\xB7X", "(rows reordered by P)", matrix_spec(r.px, r.permuted_tokens, xr)}, ui);
+
+  style::heading(ui.fonts, "Outputs");
+  pair(Pane{"f_px", "f(P\xC2\xB7X)", "(attend, then read the reordered input)", matrix_spec(r.f_px, r.permuted_tokens, fr)},
+       Pane{"p_f_x", "P\xC2\xB7" "f(X)", "(attend in order, then reorder)", matrix_spec(r.p_f_x, r.permuted_tokens, fr)},
+       ui);
+
+  style::heading(ui.fonts, "Attention weights");
+  auto weight_spec = [&](const attn::Matrix& m, const std::vector<std::string>& tokens) {
+    HeatmapSpec spec;
+    spec.values = &m;
+    spec.allowed = &p.allowed;
+    spec.row_labels = &tokens;
+    spec.col_labels = &tokens;
+    spec.vmin = 0.0;
+    spec.vmax = 1.0;
+    spec.version = s.generation;
+    spec.numbers = true;
+    spec.max_cell = 48.0f;
+    return spec;
+  };
+  pair(Pane{"w_x", "weights of f(X)", "", weight_spec(r.weights_x, r.tokens)},
+       Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}, ui);
+
+  // --- K/V check: one query, keys and values permuted together
+  style::heading(ui.fonts, "Permuting keys and values together");
+  const int t = static_cast<int>(r.tokens.size());
+  int query = p.input.query;
+  ImGui::SetNextItemWidth(field * 1.5f);
+  if (ImGui::SliderInt("query", &query, 0, std::max(0, t - 1))) {
+    attn::PermutationInput q = p.input;
+    q.query = query;
+    set_permutation_input(s, q);
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("\"%s\"", query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)].c_str() : "?");
+  auto vec = [](const attn::Vector& v) {
+    std::string out = "(";
+    for (attn::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + short_number(v(i), 3);
+    return out + ")";
+  };
+  style::paragraph(("K, V in order:           " + vec(r.query_output)).c_str());
+  style::paragraph(("K, V permuted together: " + vec(r.query_output_kv_permuted)).c_str());
+  ImGui::Text("max |difference| = %s", short_number(r.kv_diff, 3).c_str());
+  style::note("A fixed query sees the same set of (key, value) pairs in another order; the weighted sum does not care.");
+
+}
+
+}  // namespace app

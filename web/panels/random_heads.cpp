@@ -1,0 +1,144 @@
+// Random-init heads panel: multi-head self-attention with seeded random weights.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "imgui_stdlib.h"
+
+namespace app {
+
+void draw_heads_panel(AppState& s, Ui& ui) {
+  HeadsState& h = s.heads;
+  const attn::RandomHeadsResult& r = h.result;
+  const float fs = ImGui::GetFontSize();
+
+  style::paragraph(
+      "Every head projects the same token embeddings with its own randomly initialised W_q and W_k "
+      "(PyTorch's default laws, drawn from the seed), scores each query against each key, divides by "
+      "\xE2\x88\x9A" "d_k and takes a softmax over the keys it may see. Nothing here was trained.");
+  style::note(
+      "A random head already routes: its rows are uneven because its projections are random, not because "
+      "it knows any syntax. Differences between these heads are differences between random draws, not "
+      "specialisation. Even for trained heads a map is a hypothesis to test by intervening, not an explanation.");
+  style::error_box(h.error);
+
+  // --- inputs: every change goes through set_heads_input (the core validates ranges)
+  attn::RandomHeadsInput in = h.input;
+  bool changed = false;
+  const float field = fs * 7.0f;
+  ImGui::SetNextItemWidth(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f));
+  if (ImGui::InputText("sentence", &h.sentence_text)) {
+    in.sentence = h.sentence_text;
+    changed = true;
+  }
+  ImGui::SameLine(0, fs * 1.5f);
+  ImGui::SetNextItemWidth(field);
+  std::uint64_t seed = in.seed;
+  const std::uint64_t one = 1;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) {
+    in.seed = seed;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Re-roll")) {
+    in.seed = in.seed + 1;
+    changed = true;
+  }
+
+  ImGui::SetNextItemWidth(field);
+  if (ImGui::InputInt("d_model", &in.d_model)) changed = true;
+  ImGui::SameLine(0, fs * 1.5f);
+  ImGui::SetNextItemWidth(field);
+  if (ImGui::SliderInt("heads", &in.heads, 1, 8)) changed = true;
+  ImGui::SameLine(0, fs * 1.5f);
+  ImGui::SetNextItemWidth(field);
+  if (ImGui::InputInt("d_k", &in.d_k)) changed = true;
+
+  if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
+  ImGui::SameLine(0, fs * 1.5f);
+  bool padding = in.valid_length >= 0;
+  if (ImGui::Checkbox("key padding", &padding)) {
+    in.valid_length = padding ? std::min<int>(h.padding_length, static_cast<int>(r.tokens.size())) : -1;
+    changed = true;
+  }
+  if (padding) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    int valid = in.valid_length;
+    if (ImGui::SliderInt("valid length", &valid, 1, std::max(1, static_cast<int>(r.tokens.size())))) {
+      in.valid_length = valid;
+      changed = true;
+    }
+  }
+  ImGui::SameLine(0, fs * 1.5f);
+  bool positions = in.positions == attn::PositionSignal::sinusoidal;
+  if (ImGui::Checkbox("sinusoidal positions", &positions)) {
+    in.positions = positions ? attn::PositionSignal::sinusoidal : attn::PositionSignal::none;
+    changed = true;
+  }
+  ImGui::SameLine(0, fs * 1.5f);
+  static bool numbers = true;
+  ImGui::Checkbox("numbers in cells", &numbers);
+  if (changed) set_heads_input(s, in);
+
+  const int t = static_cast<int>(r.tokens.size());
+  std::string allowed = h.input.causal ? "causal (itself and earlier keys)" : "all keys";
+  if (h.input.valid_length >= 0 && h.input.valid_length < t)
+    allowed += ", keys " + std::to_string(h.input.valid_length) + (h.input.valid_length + 1 < t ? ".." + std::to_string(t - 1) : "") +
+               " are padding";
+  ImGui::TextDisabled("%d tokens \xC2\xB7 d_model %d \xC2\xB7 %d head%s of d_k %d \xC2\xB7 allowed: %s. Hatched cells are masked.", t,
+                      h.input.d_model, h.input.heads, h.input.heads == 1 ? "" : "s", h.input.d_k, allowed.c_str());
+
+  // --- one heatmap per head, side by side (wrapping into rows when narrow), one legend per row
+  const int n = static_cast<int>(r.heads.size());
+  const float spacing = fs * 1.5f;
+  const float legend_w = fs * 4.5f;
+  const float avail = ImGui::GetContentRegionAvail().x - legend_w;
+  const float min_w = fs * 14.0f;
+  const int per_row = std::max(1, std::min(n, static_cast<int>((avail + spacing) / (min_w + spacing))));
+  const float w = std::floor((avail - spacing * (per_row - 1)) / per_row);
+  HeatmapEvent ev;
+  for (int k = 0; k < n; ++k) {
+    if (k % per_row != 0) ImGui::SameLine(0, spacing);
+    ImGui::BeginGroup();
+    ImGui::PushID(k);
+    const attn::AttentionResult& head = r.heads[static_cast<size_t>(k)];
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::Text("head %d", k + 1);
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("scale %s", short_number(head.scale, 4).c_str());
+    HeatmapSpec spec;
+    spec.values = &head.weights;
+    spec.allowed = &head.allowed;
+    spec.row_labels = &r.tokens;
+    spec.col_labels = &r.tokens;
+    spec.row_sums = k < static_cast<int>(h.row_sums.size()) ? &h.row_sums[static_cast<size_t>(k)] : nullptr;
+    spec.vmin = 0.0;
+    spec.vmax = 1.0;
+    spec.version = s.generation;
+    spec.numbers = numbers;
+    spec.width = w;
+    spec.legend = false;
+    ev = heatmap("head", spec, ui.gpu);
+    ImGui::PopID();
+    ImGui::EndGroup();
+    if (k % per_row == per_row - 1 || k == n - 1) {
+      // The row's legend, level with the cells.
+      ImGui::SameLine(0, spacing * 0.5f);
+      ImGui::BeginGroup();
+      ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeightWithSpacing() + ev.grid_top - ImGui::GetStyle().ItemSpacing.y));
+      ImGui::PushID(k);
+      heatmap_legend("legend", 0.0, 1.0, h.input.causal || h.input.valid_length >= 0,
+                     std::max(ev.grid_height, fs * 6.0f), ui.gpu);
+      ImGui::PopID();
+      ImGui::EndGroup();
+    }
+  }
+
+  style::heading(ui.fonts, "Checks");
+  style::check_lines(r.checks);
+}
+
+}  // namespace app

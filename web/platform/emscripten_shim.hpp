@@ -1,0 +1,60 @@
+// web/platform/emscripten_shim.hpp — every emscripten-specific line of the app.
+//
+// After ImGui's examples/libs/emscripten/emscripten_mainloop_stub.h: main() is written
+// as a plain loop,
+//     ATTN_MAIN_LOOP_BEGIN { ...one frame...; if (done) break; } ATTN_MAIN_LOOP_END;
+// Natively that is `while (true)`. In the browser the body becomes a lambda that the
+// browser calls once per animation frame (`break` then just ends that frame), and
+// emscripten_set_main_loop never returns: main()'s stack is unwound, so everything the
+// loop uses must be static or on the heap, not a local of main().
+#pragma once
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+
+#include <functional>
+
+namespace app::shim {
+inline std::function<void()> main_loop_body;
+/// One browser frame; reports the main-thread time it took (ms) to the page's frame statistics.
+inline void main_loop_tick() {
+  const double t0 = emscripten_get_now();
+  main_loop_body();
+  EM_ASM({ if (Module["attnFrameWork"]) Module["attnFrameWork"]($0); }, emscripten_get_now() - t0);
+}
+/// Tell the page (index.html / attention_lab_api.js) that a frame has been presented.
+inline void notify_frame_presented(int frames) {
+  EM_ASM({ if (Module["attnFramePresented"]) Module["attnFramePresented"]($0); }, frames);
+}
+/// Startup failed: the page shows `message` instead of waiting for a first frame.
+inline void report_fatal(const char* message) {
+  EM_ASM({ if (Module["attnFatal"]) Module["attnFatal"](UTF8ToString($0)); }, message);
+}
+}  // namespace app::shim
+
+#define ATTN_MAIN_LOOP_BEGIN app::shim::main_loop_body = [&]() { do
+#define ATTN_MAIN_LOOP_END \
+  while (0);               \
+  }                        \
+  ;                        \
+  emscripten_set_main_loop(app::shim::main_loop_tick, 0, true)
+/// Keeps a C function exported to JS (Module._name).
+#define ATTN_EXPORT EMSCRIPTEN_KEEPALIVE
+/// WebGL2 = OpenGL ES 3.0.
+#define ATTN_GLSL_VERSION "#version 300 es"
+#define ATTN_GL_ES 1
+
+#else  // native
+
+namespace app::shim {
+inline void notify_frame_presented(int) {}
+inline void report_fatal(const char*) {}
+}  // namespace app::shim
+
+#define ATTN_MAIN_LOOP_BEGIN while (true)
+#define ATTN_MAIN_LOOP_END
+#define ATTN_EXPORT
+#define ATTN_GLSL_VERSION "#version 330 core"
+#define ATTN_GL_ES 0
+
+#endif

@@ -1,0 +1,150 @@
+#include "platform/platform.hpp"
+
+#include <SDL.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "imgui_impl_opengl3.h"
+#include "imgui_impl_sdl.h"
+#include "platform/emscripten_shim.hpp"
+#include "platform/gl.hpp"
+#include "platform/png_write.hpp"
+
+namespace app {
+
+bool Platform::init(const PlatformConfig& cfg, std::string* error) {
+  if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
+    *error = std::string("SDL_Init failed: ") + SDL_GetError();
+    return false;
+  }
+#if ATTN_GL_ES
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);  // WebGL2
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+#else
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_FORWARD_COMPATIBLE_FLAG);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+#endif
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
+
+  // RESIZABLE: in the browser SDL then follows the canvas' CSS size (index.html makes it
+  // fill the window); ALLOW_HIGHDPI: drawing buffer = size × devicePixelRatio.
+  const Uint32 flags = SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
+  window_ = SDL_CreateWindow(cfg.title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, cfg.width, cfg.height, flags);
+  if (!window_) {
+    *error = std::string("could not create a window: ") + SDL_GetError();
+    return false;
+  }
+  gl_context_ = SDL_GL_CreateContext(window_);
+  if (!gl_context_) {
+    *error = std::string(ATTN_GL_ES ? "WebGL2 is not available: " : "OpenGL 3.3 core is not available: ") +
+             SDL_GetError();
+    return false;
+  }
+  SDL_GL_MakeCurrent(window_, gl_context_);
+#if !ATTN_GL_ES
+  SDL_GL_SetSwapInterval(1);  // in the browser requestAnimationFrame paces frames
+#endif
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // no imgui.ini: the page has no file system and needs no layout memory
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  if (!ImGui_ImplSDL2_InitForOpenGL(window_, gl_context_) || !ImGui_ImplOpenGL3_Init(ATTN_GLSL_VERSION)) {
+    *error = "could not initialise the ImGui SDL2/OpenGL backends";
+    return false;
+  }
+  return true;
+}
+
+bool Platform::poll_events(bool* had_input) {
+  bool keep = true;
+  SDL_Event e;
+  *had_input = false;
+  while (SDL_PollEvent(&e)) {
+    *had_input = true;
+    ImGui_ImplSDL2_ProcessEvent(&e);
+    if (e.type == SDL_QUIT) keep = false;
+    if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
+        e.window.windowID == SDL_GetWindowID(window_))
+      keep = false;
+  }
+  return keep;
+}
+
+void Platform::idle_wait(double seconds) {
+#if !ATTN_GL_ES
+  SDL_WaitEventTimeout(nullptr, static_cast<int>(seconds * 1000.0));
+#else
+  (void)seconds;
+#endif
+}
+
+double Platform::seconds() const {
+  return static_cast<double>(SDL_GetPerformanceCounter()) / static_cast<double>(SDL_GetPerformanceFrequency());
+}
+
+void Platform::new_frame() {
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplSDL2_NewFrame();
+  ImGui::NewFrame();
+}
+
+void Platform::render(const ImVec4& clear) {
+  ImGui::Render();
+  SDL_GL_GetDrawableSize(window_, &fb_w_, &fb_h_);
+  glViewport(0, 0, fb_w_, fb_h_);
+  glClearColor(clear.x, clear.y, clear.z, clear.w);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (!screenshot_path_.empty()) {
+    std::string err;
+    if (!write_back_buffer_png(screenshot_path_.c_str(), &err)) std::fprintf(stderr, "screenshot: %s\n", err.c_str());
+    screenshot_path_.clear();
+  }
+  SDL_GL_SwapWindow(window_);
+}
+
+float Platform::pixel_ratio() const {
+  int w = 0, h = 0, dw = 0, dh = 0;
+  SDL_GetWindowSize(window_, &w, &h);
+  SDL_GL_GetDrawableSize(window_, &dw, &dh);
+  return w > 0 ? static_cast<float>(dw) / static_cast<float>(w) : 1.0f;
+}
+
+void Platform::reload_fonts() {
+  // The backend recreates its device objects (font texture included) on the next NewFrame.
+  ImGui_ImplOpenGL3_DestroyDeviceObjects();
+}
+
+void Platform::request_screenshot(const std::string& path) { screenshot_path_ = path; }
+
+bool Platform::write_back_buffer_png(const char* path, std::string* error) {
+  if (fb_w_ <= 0 || fb_h_ <= 0) {
+    *error = "no frame drawn yet";
+    return false;
+  }
+  std::vector<unsigned char> rgba(static_cast<size_t>(fb_w_) * static_cast<size_t>(fb_h_) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, fb_w_, fb_h_, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  return write_png_rgba(path, fb_w_, fb_h_, rgba.data(), /*bottom_up=*/true, error);
+}
+
+void Platform::shutdown() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplSDL2_Shutdown();
+  ImGui::DestroyContext();
+  if (gl_context_) SDL_GL_DeleteContext(gl_context_);
+  if (window_) SDL_DestroyWindow(window_);
+  gl_context_ = nullptr;
+  window_ = nullptr;
+  SDL_Quit();
+}
+
+}  // namespace app

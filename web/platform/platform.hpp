@@ -1,0 +1,57 @@
+// web/platform/platform.hpp — SDL2 window, GL context and the ImGui backends.
+//
+// The same calls on both platforms: a GL 3.3 core context natively, a WebGL2 context in
+// the browser (SDL2's emscripten video driver, drawing into Module.canvas). HiDPI: the
+// window is created with SDL_WINDOW_ALLOW_HIGHDPI, so the drawing buffer is the window
+// size (CSS pixels in the browser) × the device pixel ratio, and ImGui works in window
+// units with io.DisplayFramebufferScale = that ratio.
+#pragma once
+
+#include <string>
+
+#include "imgui.h"
+
+struct SDL_Window;
+
+namespace app {
+
+struct PlatformConfig {
+  const char* title = "Attention Lab";
+  int width = 1280;   ///< initial window size in window units (ignored in the browser: CSS decides)
+  int height = 800;
+};
+
+class Platform {
+ public:
+  /// Create window, GL context and ImGui context + backends. On failure returns false
+  /// with a readable reason in `error` (e.g. no GL 3.3 / WebGL2).
+  bool init(const PlatformConfig& cfg, std::string* error);
+  /// Handle pending events; false once the user asked to quit. `had_input`: any event came.
+  bool poll_events(bool* had_input);
+  /// Nothing to draw: natively sleep until an event or `seconds` pass; in the browser return
+  /// at once (requestAnimationFrame paces the loop there).
+  void idle_wait(double seconds);
+  /// Monotonic time in seconds.
+  double seconds() const;
+  /// Backends' NewFrame + ImGui::NewFrame.
+  void new_frame();
+  /// ImGui::Render, clear, draw, swap.
+  void render(const ImVec4& clear);
+  /// Framebuffer pixels per window unit (devicePixelRatio in the browser).
+  float pixel_ratio() const;
+  /// Recreate the font texture after the atlas was rebuilt.
+  void reload_fonts();
+  /// Save the next rendered frame (read back before the swap) as a PNG at `path`.
+  void request_screenshot(const std::string& path);
+  void shutdown();
+
+ private:
+  bool write_back_buffer_png(const char* path, std::string* error);
+
+  SDL_Window* window_ = nullptr;
+  void* gl_context_ = nullptr;
+  int fb_w_ = 0, fb_h_ = 0;
+  std::string screenshot_path_;
+};
+
+}  // namespace app

@@ -1,0 +1,53 @@
+// web/ui_style.hpp — the page's look: fonts, colours, and small drawing helpers
+// shared by the panels (check lines, error box, notes). No attention math here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app_state.hpp"
+#include "attn/experiments.hpp"
+#include "imgui.h"
+
+namespace app {
+
+struct Fonts {
+  ImFont* body = nullptr;
+  ImFont* bold = nullptr;
+  ImFont* small = nullptr;
+  ImFont* heading = nullptr;
+  ImFont* title = nullptr;
+  float pixel_ratio = 1.0f;  ///< the ratio the atlas was rasterised for
+};
+
+namespace style {
+
+/// Build the font atlas for `pixel_ratio` (glyphs rasterised at points × ratio, then drawn
+/// at 1/ratio so text is sharp on HiDPI screens). Uses the embedded DejaVu Sans when the
+/// build found it, else ImGui's built-in font. Clears any previous atlas.
+Fonts load_fonts(float pixel_ratio);
+/// Colours and metrics of the light lesson theme.
+void apply_theme();
+
+ImU32 accent_u32();
+ImVec4 accent();
+ImU32 border_color();
+ImU32 pass_color();
+ImU32 fail_color();
+
+/// Wrapped paragraph in the body font.
+void paragraph(const char* text);
+/// Wrapped, dimmed paragraph (caveats, provenance notes).
+void note(const char* text);
+/// A heading in the heading font with a little space above.
+void heading(const Fonts& f, const char* text);
+/// One line per check: a PASS/FAIL badge, the claim and the measured value with its limit.
+void check_lines(const std::vector<attn::Check>& checks);
+/// The panel's error (code + message) in a red box, saying the last good result is shown.
+void error_box(const std::optional<ErrorInfo>& error);
+/// A small "(?)" marker with a tooltip.
+void help_marker(const char* text);
+
+}  // namespace style
+}  // namespace app
