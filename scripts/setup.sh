@@ -26,7 +26,7 @@ SDL2_DEB_VERSION=2.26.5+dfsg-1
 PLAYWRIGHT_VERSION=1.65.1
 
 APT_PACKAGES=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config ccache
   libeigen3-dev catch2 nlohmann-json3-dev libsdl2-dev libstb-dev
   libgl-dev libgl1-mesa-dri
   emscripten libclang-rt-14-dev
