@@ -17,6 +17,7 @@
 //     scores; masked weights exactly 0; every row with an allowed key sums to 1 within 1e-12
 //     and is flagged non-empty; a row with none is all zero (output too) and flagged;
 //     weights agree with a long-double softmax within a bound that grows with |scores|.
+#include <algorithm>
 #include <attn/attention.hpp>
 #include <attn/error.hpp>
 #include <fuzzer/FuzzedDataProvider.h>
@@ -159,9 +160,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   expect(opt.scale && !(std::isfinite(*opt.scale) && *opt.scale > 0.0), ErrorCode::invalid_scale);
   expect(spec.causal == Causal::square && tq != tk, ErrorCode::causal_alignment_required);
   expect(spec.window && *spec.window < 0, ErrorCode::invalid_mask);
-  // A score may overflow (non_finite) only if scale·Σ|q||k| can reach the double range.
-  const long double bound =
-      static_cast<long double>(scale) * static_cast<long double>(dk) * max_abs(q) * max_abs(k);
+  // A score may overflow (non_finite) only if Σ|q||k| (the core sums q·k, then scales) or
+  // scale·Σ|q||k| can reach the double range.
+  const long double bound = std::max(1.0L, static_cast<long double>(scale)) *
+                            static_cast<long double>(dk) * max_abs(q) * max_abs(k);
   if (!(bound < 1e300L)) may.insert(ErrorCode::non_finite);
 
   // The allowed mask and empty rows, when the mask is well-formed.
