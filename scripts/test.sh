@@ -24,7 +24,7 @@ run tests/fuzz/run.sh "${ATTN_FUZZ_SECONDS:-30}" || status=1
 
 run cmake --preset web
 run cmake --build --preset web
-run ctest --preset web || status=1
+run ctest --preset web -j2 || status=1
 
 if [ "$status" -ne 0 ]; then
   echo "Some tests failed (see above; browser screenshots are in test-artifacts/)." >&2
