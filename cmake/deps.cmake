@@ -80,6 +80,12 @@ if(NOT TARGET attn_imgui)
   target_compile_features(attn_imgui PUBLIC cxx_std_17)
   target_compile_definitions(attn_imgui PUBLIC IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
   target_compile_options(attn_imgui PRIVATE -w)   # third-party code: its warnings are not ours
+  # ImGui's item hooks, used by the app's item locator (web/platform/browser_glue.cpp) for
+  # browser tests; ImGui calls them only while GImGui->TestEngineHookItems is set.
+  target_compile_definitions(attn_imgui PRIVATE IMGUI_ENABLE_TEST_ENGINE)
+  # 32-bit ImWchar: text fields keep characters beyond U+FFFF (emoji) instead of turning them
+  # into U+FFFD on the first edit; the font still draws those as the replacement mark.
+  target_compile_definitions(attn_imgui PUBLIC IMGUI_USE_WCHAR32)
   target_link_libraries(attn_imgui PUBLIC attn_sdl2)
   if(EMSCRIPTEN)
     # WebGL2 only: the backend then includes <GLES3/gl3.h> and defaults to "#version 300 es".

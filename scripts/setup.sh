@@ -27,7 +27,7 @@ PLAYWRIGHT_VERSION=1.65.1
 
 APT_PACKAGES=(
   g++ cmake ninja-build pkg-config ccache
-  libeigen3-dev catch2 nlohmann-json3-dev libsdl2-dev libstb-dev
+  libeigen3-dev catch2 nlohmann-json3-dev libsdl2-dev libstb-dev libbenchmark-dev
   libgl-dev libgl1-mesa-dri
   emscripten libclang-rt-14-dev
   chromium xvfb xauth fonts-dejavu-core

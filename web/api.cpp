@@ -21,6 +21,7 @@ const char* no_app() {
 
 namespace app {
 void set_api_app(App* a) { g_app = a; }
+App* api_app() { return g_app; }
 }  // namespace app
 
 extern "C" {

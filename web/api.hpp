@@ -11,6 +11,8 @@ namespace app {
 class App;
 /// The App the C functions act on (null: they answer with an error object).
 void set_api_app(App* app);
+/// The App set above (null before).
+App* api_app();
 }  // namespace app
 
 extern "C" {
@@ -18,7 +20,7 @@ extern "C" {
 ATTN_EXPORT const char* attn_app_state();
 /// Apply an input patch (see app::apply_json); returns {"ok":true} or {"ok":false,"error":{code,message}}.
 ATTN_EXPORT const char* attn_app_set(const char* patch_json);
-/// Show a panel: "alignment" | "heads" | "permutation"; same reply shape as attn_app_set.
+/// Show a panel by name (app::panel_name: "alignment", "heads", ..., "script"); same reply shape as attn_app_set.
 ATTN_EXPORT const char* attn_app_show_panel(const char* name);
 /// The JSON case contract (attn::run_case_text): one case object in, result or {"error"} out.
 ATTN_EXPORT const char* attn_app_compute(const char* case_json);

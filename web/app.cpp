@@ -4,6 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "heatmap_cursor.hpp"
+#include "page_tools.hpp"
+#include "page_view.hpp"
 #include "panels/panels.hpp"
 
 namespace app {
@@ -21,6 +24,13 @@ const NavEntry kNav[] = {
     {Panel::alignment, "1", "Alignment", "a constructed cross-read"},
     {Panel::heads, "2", "Random-init heads", "routing, nothing learned"},
     {Panel::permutation, "3", "Permutation", "order, masks, positions"},
+    {Panel::masks, "4", "Masks", "causal, padding, empty rows"},
+    {Panel::attribution, "5", "Attribution", "weight is not contribution"},
+    {Panel::scaling, "6", "Scaling", "why divide by \xE2\x88\x9A" "d_k"},
+    {Panel::temperature, "7", "Soft to hard", "temperature, argmax, hull"},
+    {Panel::dropout, "8", "Dropout", "sampled rows, kept weights"},
+    {Panel::additive, "9", "Additive", "Bahdanau's scores, stepped"},
+    {Panel::script, "10", "Lesson script", "torch replica, timing"},
 };
 
 const char* panel_title(Panel p) {
@@ -28,6 +38,13 @@ const char* panel_title(Panel p) {
     case Panel::alignment: return "Alignment: a soft read of the source";
     case Panel::heads: return "Random-init heads: routing without learning";
     case Panel::permutation: return "Permutation: what self-attention knows about order";
+    case Panel::masks: return "Masks: what a query may not see";
+    case Panel::attribution: return "Attribution: a large weight is not a large effect";
+    case Panel::scaling: return "Scaling: why scores are divided by \xE2\x88\x9A" "d_k";
+    case Panel::temperature: return "Soft to hard: temperature down to argmax";
+    case Panel::dropout: return "Dropout on attention weights";
+    case Panel::additive: return "Additive attention (Bahdanau et al. 2015)";
+    case Panel::script: return "The lesson's script: replica and timing";
   }
   return "";
 }
@@ -57,7 +74,7 @@ bool App::needs_frame(bool had_input, double now) const {
   if (had_input) busy_until_ = now + 0.4;
   const ImGuiIO& io = ImGui::GetIO();
   return frame_requested_ || now < busy_until_ || state_.generation != drawn_generation_ ||
-         state_.panel != drawn_panel_ || io.WantTextInput || ImGui::IsAnyItemActive() || last_frame_at_ < 0 ||
+         state_.panel != drawn_panel_ || io.WantTextInput || (ImGui::IsAnyItemActive() && !heatmap_cell_mode_active()) || last_frame_at_ < 0 ||
          now - last_frame_at_ > 0.5;
 }
 
@@ -74,10 +91,12 @@ void App::draw_nav(float width) {
   ImGui::PopFont();
   ImGui::Dummy(ImVec2(0, fs * 0.6f));
 
+  // Ten entries: tight spacing between them so the list and its notes fit an 800-pixel-high window.
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 3.0f));
   for (const NavEntry& e : kNav) {
     const bool active = state_.panel == e.panel;
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    const float h = fs * 3.3f;
+    const float h = fs * 2.85f;
     ImGui::PushID(e.number);
     if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) state_.panel = e.panel;
     ImGui::PopID();
@@ -94,20 +113,25 @@ void App::draw_nav(float width) {
     dl->AddText(fonts_.small, fonts_.small->FontSize * ImGui::GetIO().FontGlobalScale, ImVec2(tx, p0.y + h * 0.5f + fs * 0.05f),
                 ImGui::GetColorU32(ImGuiCol_TextDisabled), e.blurb, nullptr, 0.0f, &clip);
   }
+  ImGui::PopStyleVar();
 
-  ImGui::Dummy(ImVec2(0, fs));
+  ImGui::Dummy(ImVec2(0, fs * 0.6f));
   ImGui::Separator();
   ImGui::PushFont(fonts_.small);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  style::paragraph(
+  // Each note only when it fits the window's height entirely (no half-cut lines, no scrollbar).
+  auto note_if_fits = [](const char* text) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (ImGui::CalcTextSize(text, nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y > avail.y) return;
+    style::paragraph(text);
+  };
+  note_if_fits(
       "Every number on screen is computed in double precision by the lesson's C++ core, which also checks "
       "its own claims (the PASS/FAIL lines). The panels only draw.");
-  ImGui::Dummy(ImVec2(0, fs * 0.3f));
-  style::paragraph(
+  note_if_fits(
       "Masks here are allowed masks: a cell is hatched when that query may not attend to that key. "
       "(PyTorch's attn_mask uses the opposite convention.)");
-  ImGui::Dummy(ImVec2(0, fs * 0.3f));
-  style::paragraph("Hover a cell for its exact value.");
+  note_if_fits("Hover a cell for its exact value.");
   ImGui::PopStyleColor();
   ImGui::PopFont();
 }
@@ -117,15 +141,25 @@ void App::draw_top_nav() {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float h = fs * 2.6f;
-  dl->AddRectFilled(p0, ImVec2(p0.x + ImGui::GetContentRegionAvail().x, p0.y + h), IM_COL32(238, 236, 229, 255));
+  const float right = p0.x + ImGui::GetContentRegionAvail().x;
+  // The bar's background goes under the tabs (channel 0) once their rows are known.
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
   ImGui::SetCursorScreenPos(ImVec2(p0.x + fs, p0.y + (h - fonts_.bold->FontSize * ImGui::GetIO().FontGlobalScale) * 0.5f));
   ImGui::PushFont(fonts_.bold);
   ImGui::TextUnformatted("Attention Lab");
   ImGui::PopFont();
+  const float row_x = ImGui::GetItemRectMax().x + fs * 1.2f;  // tabs wrap back to here
   for (const NavEntry& e : kNav) {
-    ImGui::SameLine(0, fs * 1.2f);
     const bool active = state_.panel == e.panel;
     const std::string label = std::string(e.number) + "  " + e.title;
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    if (ImGui::GetItemRectMax().x + fs * 1.2f + w > right - fs * 0.5f) {
+      const float y = ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y * 0.5f;
+      ImGui::SetCursorScreenPos(ImVec2(row_x, y));
+    } else {
+      ImGui::SameLine(0, fs * 1.2f);
+    }
     ImGui::PushID(e.number);
     if (active) ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
     if (ImGui::Selectable(label.c_str(), active, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0)))
@@ -133,13 +167,18 @@ void App::draw_top_nav() {
     if (active) ImGui::PopStyleColor();
     ImGui::PopID();
   }
-  ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h));
+  const float bottom = std::max(p0.y + h, ImGui::GetItemRectMax().y + (h - fs) * 0.5f);
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(p0, ImVec2(right, bottom), IM_COL32(238, 236, 229, 255));
+  dl->ChannelsMerge();
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, bottom));
   ImGui::Dummy(ImVec2(0, 0));
 }
 
 void App::frame() {
   if (!fonts_ready_) ensure_fonts(1.0f);
   gpu_.begin_frame();
+  view::begin_frame(panel_name(state_.panel), panel_title(state_.panel));  // the DOM mirror's record
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
@@ -153,15 +192,17 @@ void App::frame() {
   const float fs = ImGui::GetFontSize();
   const float width = ImGui::GetContentRegionAvail().x;
   // Narrow (an iframe in a course page): the navigation becomes one row of tabs on top.
-  const bool compact = width < fs * 48.0f;
-  if (compact) {
+  // Embed mode (index.html?embed=1): the panel alone, no navigation.
+  const bool compact = width < fs * 48.0f || embed_;
+  if (embed_) {
+  } else if (compact) {
     draw_top_nav();
   } else {
     // Sidebar wide enough for the longest entry, a slightly darker column.
     float need = ImGui::CalcTextSize("Attention Lab").x * fonts_.title->FontSize / fonts_.body->FontSize;
     for (const NavEntry& e : kNav) {
       need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.title).x * 1.08f);
-      need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.blurb).x * 0.86f);
+      need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.blurb).x * 0.9f);
     }
     const float nav_w = std::floor(std::min(width * 0.3f, std::max(fs * 14.0f, need + fs * 2.5f)));
     ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(238, 236, 229, 255));
@@ -176,9 +217,19 @@ void App::frame() {
   if (!compact) ImGui::SameLine(0, 0);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(fs * (compact ? 1.0f : 1.6f), fs * 1.1f));
   ImGui::BeginChild("##panel", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysUseWindowPadding);
+  {
+    // A newly shown panel starts at its top, not at the scroll position of the previous one.
+    ImGuiStorage* store = ImGui::GetStateStorage();
+    const ImGuiID shown = ImGui::GetID("##shown_panel");
+    if (store->GetInt(shown, -1) != static_cast<int>(state_.panel)) {
+      ImGui::SetScrollY(0.0f);
+      store->SetInt(shown, static_cast<int>(state_.panel));
+    }
+  }
   ImGui::PushFont(fonts_.title);
   ImGui::TextUnformatted(panel_title(state_.panel));
   ImGui::PopFont();
+  draw_page_tools(fonts_, embed_);  // copy link, PNG/CSV/JSON export (page_tools.hpp)
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
   Ui ui{gpu_, fonts_};
   // Each panel under its own ID scope, so equal labels in different panels never clash.
@@ -187,6 +238,13 @@ void App::frame() {
     case Panel::alignment: draw_alignment_panel(state_, ui); break;
     case Panel::heads: draw_heads_panel(state_, ui); break;
     case Panel::permutation: draw_permutation_panel(state_, ui); break;
+    case Panel::masks: draw_masks_panel(state_, ui); break;
+    case Panel::attribution: draw_attribution_panel(state_, ui); break;
+    case Panel::scaling: draw_scaling_panel(state_, ui); break;
+    case Panel::temperature: draw_temperature_panel(state_, ui); break;
+    case Panel::dropout: draw_dropout_panel(state_, ui); break;
+    case Panel::additive: draw_additive_panel(state_, ui); break;
+    case Panel::script: draw_script_panel(state_, ui); break;
   }
   ImGui::PopID();
   ImGui::Dummy(ImVec2(0, fs));

@@ -31,6 +31,12 @@ class App {
   bool needs_frame(bool had_input, double now_seconds) const;
   /// Make the next tick draw (window.attentionLab.nextFrame uses it).
   void request_frame() { frame_requested_ = true; }
+  /// Embed mode (index.html?embed=1): the current panel alone, without navigation.
+  void set_embed(bool on) {
+    embed_ = on;
+    frame_requested_ = true;
+  }
+  bool embed() const { return embed_; }
 
   AppState& state() { return state_; }
   const AppState& state() const { return state_; }
@@ -44,6 +50,7 @@ class App {
   AppState state_;
   Fonts fonts_;
   bool fonts_ready_ = false;
+  bool embed_ = false;
   // Idle tracking for needs_frame().
   bool frame_requested_ = true;
   std::uint64_t drawn_generation_ = 0;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
+#include "attn/lesson_json.hpp"
 #include "attn/linalg.hpp"
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
@@ -21,12 +22,20 @@ const char* panel_name(Panel p) {
     case Panel::alignment: return "alignment";
     case Panel::heads: return "heads";
     case Panel::permutation: return "permutation";
+    case Panel::masks: return "masks";
+    case Panel::attribution: return "attribution";
+    case Panel::scaling: return "scaling";
+    case Panel::temperature: return "temperature";
+    case Panel::dropout: return "dropout";
+    case Panel::additive: return "additive";
+    case Panel::script: return "script";
   }
   return "alignment";
 }
 
 bool panel_from_name(const std::string& name, Panel* out) {
-  for (Panel p : {Panel::alignment, Panel::heads, Panel::permutation})
+  for (Panel p : {Panel::alignment, Panel::heads, Panel::permutation, Panel::masks, Panel::attribution, Panel::scaling,
+                  Panel::temperature, Panel::dropout, Panel::additive, Panel::script})
     if (name == panel_name(p)) {
       *out = p;
       return true;
@@ -87,6 +96,7 @@ AppState make_default_state() {
   reset_alignment(s);
   set_heads_input(s, s.heads.input);
   set_permutation_input(s, s.permutation.input);
+  init_lesson_state(s);
   return s;
 }
 
@@ -151,6 +161,20 @@ bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
     const attn::Index t = r.weights_x.rows();
     attn::BoolMatrix allowed = in.causal ? attn::causal_mask(t, t, attn::Causal::square)
                                          : attn::BoolMatrix::Constant(t, t, true);
+    attn::PositionSymmetryInput sym_in;
+    sym_in.sentence = in.sentence;
+    sym_in.seed = in.seed;
+    sym_in.d_model = in.d_model;
+    sym_in.permutation = in.permutation;
+    sym_in.causal = in.causal;
+    sym_in.positions = in.positions == attn::PositionSignal::rope         ? attn::PositionKind::rope
+                       : in.positions == attn::PositionSignal::sinusoidal ? attn::PositionKind::sinusoidal
+                                                                          : attn::PositionKind::none;
+    attn::PositionSymmetryResult sym = attn::position_symmetry(sym_in);
+    p.pooled = Matrix(2, sym.pooled_x.size());
+    p.pooled.row(0) = sym.pooled_x.transpose();
+    p.pooled.row(1) = sym.pooled_px.transpose();
+    p.symmetry = std::move(sym);
     p.input = in;
     p.result = std::move(r);
     p.allowed = std::move(allowed);
@@ -219,7 +243,7 @@ Json error_value(const std::optional<ErrorInfo>& e) {
 }
 
 const char* positions_name(attn::PositionSignal p) {
-  return p == attn::PositionSignal::sinusoidal ? "sinusoidal" : "none";
+  return p == attn::PositionSignal::sinusoidal ? "sinusoidal" : (p == attn::PositionSignal::rope ? "rope" : "none");
 }
 
 Json vector_json(const std::vector<double>& v) { return Json(v); }
@@ -253,7 +277,8 @@ attn::PositionSignal get_positions(const Json& j) {
   if (j.is_boolean()) return j.get<bool>() ? attn::PositionSignal::sinusoidal : attn::PositionSignal::none;
   if (j.is_string() && j == "sinusoidal") return attn::PositionSignal::sinusoidal;
   if (j.is_string() && j == "none") return attn::PositionSignal::none;
-  throw PatchError{"positions must be true, false, \"none\" or \"sinusoidal\""};
+  if (j.is_string() && j == "rope") return attn::PositionSignal::rope;
+  throw PatchError{"positions must be true, false, \"none\", \"sinusoidal\" or \"rope\""};
 }
 
 // Seeds go through JSON as numbers; beyond 2^53 a double cannot carry them exactly.
@@ -331,6 +356,10 @@ bool apply_heads(AppState& s, const Json& patch) {
       in.valid_length = it->is_null() ? -1 : get_number<int>(*it, "valid_length", -1000000, 1000000);
     } else if (k == "positions") {
       in.positions = get_positions(*it);
+    } else if (k == "init") {
+      const std::string init = get_string(*it, "init");
+      if (init != "core" && init != "torch_replica") throw PatchError{"init must be \"core\" or \"torch_replica\""};
+      in.init = init == "core" ? attn::HeadsInit::core : attn::HeadsInit::torch_replica;
     } else {
       throw PatchError{"unknown heads input '" + k + "'"};
     }
@@ -400,7 +429,7 @@ Json state_json(const AppState& s) {
   Json heads_rows = Json::array();
   for (const auto& r : h.row_sums) heads_rows.push_back(vector_json(r));
 
-  return Json{
+  Json out = Json{
       {"panel", panel_name(s.panel)},
       {"frames", s.frames},
       {"alignment",
@@ -415,7 +444,8 @@ Json state_json(const AppState& s) {
                     {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
                     {"key_padding", h.input.valid_length >= 0},
                     {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
-                    {"positions", positions_name(h.input.positions)}}},
+                    {"positions", positions_name(h.input.positions)},
+                    {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}}},
         {"sentence_text", h.sentence_text},
         {"result", attn::to_json(h.result)},
         {"row_sums", heads_rows},
@@ -428,8 +458,11 @@ Json state_json(const AppState& s) {
         {"sentence_text", p.sentence_text},
         {"permutation_text", p.permutation_text},
         {"result", attn::to_json(p.result)},
+        {"symmetry", attn::to_json(p.symmetry)},
         {"error", error_value(p.error)}}},
   };
+  out.update(lesson_state_json(s));  // masks, attribution, scaling, ... (lesson_state.cpp)
+  return out;
 }
 
 Json apply_json(AppState& s, const Json& patch) {
@@ -445,8 +478,11 @@ Json apply_json(AppState& s, const Json& patch) {
       if (k == "panel") {
         Panel panel;
         if (!it->is_string() || !panel_from_name(it->get<std::string>(), &panel))
-          return fail("invalid_field", "panel must be \"alignment\", \"heads\" or \"permutation\"");
+          return fail("invalid_field",
+                      "panel must be one of alignment, heads, permutation, masks, attribution, scaling, "
+                      "temperature, dropout, additive, script");
         s.panel = panel;
+        ensure_lesson_panel(s);  // a panel's heavy first computation (lesson_state.hpp)
         continue;
       }
       if (!it->is_object()) return fail("invalid_field", k + " takes an object of inputs");
@@ -460,8 +496,12 @@ Json apply_json(AppState& s, const Json& patch) {
       } else if (k == "permutation") {
         ok = apply_permutation(s, *it);
         last_error = &s.permutation.error;
+      } else if (is_lesson_key(k)) {
+        ok = apply_lesson_json(s, k, *it, &last_error);
       } else {
-        return fail("invalid_field", "unknown key '" + k + "' (expected panel, alignment, heads, permutation)");
+        return fail("invalid_field", "unknown key '" + k +
+                                         "' (expected panel, alignment, heads, permutation, masks, attribution, "
+                                         "scaling, temperature, dropout, additive, script, recall)");
       }
       if (!ok && last_error && *last_error) return fail((*last_error)->code, (*last_error)->message);
     }

@@ -17,21 +17,19 @@
 
 #include "attn/experiments.hpp"
 #include "attn/json_case.hpp"
+#include "attn/rope.hpp"
+#include "error_info.hpp"
+#include "lesson_state.hpp"
 
 namespace app {
 
-enum class Panel { alignment, heads, permutation };
+enum class Panel { alignment, heads, permutation, masks, attribution, scaling, temperature, dropout, additive, script };
 
-/// "alignment" | "heads" | "permutation".
+/// "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" | "temperature" |
+/// "dropout" | "additive" | "script".
 const char* panel_name(Panel p);
 /// Inverse of panel_name; false for an unknown name.
 bool panel_from_name(const std::string& name, Panel* out);
-
-/// An error as the page shows it: the core's stable code and its message.
-struct ErrorInfo {
-  std::string code;
-  std::string message;
-};
 
 struct AlignmentState {
   // Inputs (last good). Tq = queries.size(), Tk = keys.size(), values Tk×2.
@@ -65,6 +63,9 @@ struct PermutationState {
 
   attn::PermutationResult result;
   attn::BoolMatrix allowed;         ///< T×T mask used (causal or all true), from attn::causal_mask
+  /// The same inputs through attn::position_symmetry (rope.cpp's own head): mean pooling, RoPE check.
+  attn::PositionSymmetryResult symmetry;
+  attn::Matrix pooled;              ///< 2×d_model display copy: rows mean f(X), mean f(PX)
   std::optional<ErrorInfo> error;
 };
 
@@ -73,6 +74,7 @@ struct AppState {
   AlignmentState alignment;
   HeadsState heads;
   PermutationState permutation;
+  LessonState lesson;               ///< the lesson-claim panels (lesson_state.hpp)
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)

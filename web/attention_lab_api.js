@@ -5,8 +5,11 @@
 //   ready                     Promise, resolves (to this object) after the first frame is drawn
 //   state()                   {panel, frames, alignment:{inputs, selected_row, result, row_sums, error},
 //                              heads:{inputs, sentence_text, result, row_sums, error},
-//                              permutation:{inputs, sentence_text, permutation_text, result, error}}
-//   showPanel(name)           "alignment" | "heads" | "permutation"
+//                              permutation:{inputs, sentence_text, permutation_text, result, symmetry, error},
+//                              masks, attribution, scaling, temperature, dropout, additive, script:
+//                              {inputs, result:{..., checks}, error}, recall:{tasks, result:{answers}, error}}
+//   showPanel(name)           "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" |
+//                             "temperature" | "dropout" | "additive" | "script"
 //   set(patch)                e.g. {heads: {seed: 3, causal: true}, permutation: {permutation: [1,0,2]}}
 //   setSentence(s)            heads and permutation panels      setSeed(n)      both panels
 //   setHeads(n)               setCausal(panel, on)              setPositions(panel, on)
@@ -15,6 +18,16 @@
 //   firstFrameAt              ms from navigation start to the first presented frame (null before)
 //   frameStats()              {intervals, work}: ms between the last presented frames, and
 //                             main-thread ms spent in each of them (most recent 600)
+// Course pages (web/embed.js, docs/embed.md):
+//   view(maxCells)            what the last frame showed: {panel, title, heatmaps:[{name, row_labels,
+//                             col_labels, values, allowed, vmin, vmax, rect, cursor}], active, checks,
+//                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50
+//   linkInputs()              {panel, <panel>: {inputs}}: what a link needs to reproduce this view
+//   setEmbed(on)              the panel alone, without navigation (index.html?embed=1)
+//   inputState()              keys/modifiers/mouse as ImGui sees them (focus and touch tests)
+//   locate(label)             Promise of the on-screen rectangles [{label, full, rect, visible}] of
+//                             the widgets labelled `label` ("sentence", or "##v" for unnamed ones;
+//                             all widgets when omitted), in drawing order
 // Setters return {ok: true} or {ok: false, error: {code, message}}; on error the page keeps
 // showing its last good result and displays the message.
 (function () {
@@ -43,6 +56,13 @@
     }
   }
 
+  // A C function taking one int and returning JSON.
+  function callInt(name, n) {
+    const fn = Module['_' + name];
+    if (!fn) throw new Error('attentionLab: the module is not loaded yet (await attentionLab.ready)');
+    return JSON.parse(UTF8ToString(fn(n)));
+  }
+
   function panelKey(panel) {
     if (panel !== 'heads' && panel !== 'permutation')
       throw new Error('attentionLab: panel must be "heads" or "permutation", got ' + JSON.stringify(panel));
@@ -64,6 +84,18 @@
     setCausal: function (panel, on) { return api.set(patchFor(panel, { causal: !!on })); },
     setPositions: function (panel, on) { return api.set(patchFor(panel, { positions: !!on })); },
     setPermutation: function (p) { return api.set({ permutation: { permutation: p } }); },
+    view: function (maxCells) { return callInt('attn_app_view', maxCells | 0); },
+    linkInputs: function () { return call('attn_app_link_inputs'); },
+    setEmbed: function (on) { Module['_attn_app_set_embed'](on ? 1 : 0); },
+    inputState: function () { return call('attn_app_input_state'); },
+    locate: function (label) {
+      Module['_attn_app_locate_begin']();
+      return api.nextFrame().then(function () { return api.nextFrame(); }).then(function () {
+        const items = call('attn_app_locate_result');
+        return label === undefined ? items
+          : items.filter(function (it) { return it.label === String(label) || it.full === String(label); });
+      });
+    },
     frames: function () { return lastFrame; },
     nextFrame: function () {
       // The app skips frames while idle; ask for one so this resolves within a frame.

@@ -8,6 +8,8 @@
 
 #include "imgui_internal.h"  // ImTextCharFromUtf8
 
+#include "heatmap_cursor.hpp"
+#include "page_view.hpp"
 #include "ui_style.hpp"
 
 namespace app {
@@ -228,12 +230,14 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   ImGui::PushID(id);
   const ImGuiID tex_id = ImGui::GetID("##tex");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##heatmap", size);
+  const bool pressed = ImGui::InvisibleButton("##heatmap", size);
+  const ImGuiID item_id = ImGui::GetItemID();
   const bool hovered = ImGui::IsItemHovered();
   const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 g0(origin.x + left, origin.y + top);
   const ImVec2 g1(g0.x + grid_w, g0.y + grid_h);
+  view::record_heatmap(item_id, id, spec, g0, g1);  // for the DOM text mirror and exports
 
   // --- cells: upload once per data version, then one textured quad on the GPU
   if (!gpu.has(tex_id, spec.version)) {
@@ -259,11 +263,32 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
     hr = std::min(rows - 1, static_cast<int>((mouse.y - g0.y) / cell));
     if (mouse.x >= g0.x && mouse.x < g1.x) hc = std::min(cols - 1, static_cast<int>((mouse.x - g0.x) / cell));
   }
+  if (hr >= 0 && hc >= 0) view::record_hovered(item_id);
+  // --- keyboard: Space/Enter (or a click) starts a cell cursor that the arrow keys move
+  const CellCursor kc = heatmap_cell_cursor(pressed, hovered, hr, hc, rows, cols, spec.selected_row);
+  const bool show_cursor = kc.active && (heatmap_cursor_from_keyboard() || hr < 0 || hc < 0);
+  if (kc.active) view::record_cursor(item_id, kc.row, kc.col);
+  if (kc.focused && !kc.active) view::record_focused(item_id);
   ev.grid_top = top;
   ev.grid_height = grid_h;
   ev.hovered_row = hr;
   ev.hovered_col = hc;
   if (clicked && hr >= 0 && (hc >= 0 || mouse.x < g0.x)) ev.clicked_row = hr;
+  if (kc.activated) ev.clicked_row = kc.row;
+  if (show_cursor) {
+    hr = kc.row, hc = kc.col;
+    const ImRect cell_rect(ImVec2(g0.x + hc * cell, g0.y + hr * cell), ImVec2(g0.x + (hc + 1) * cell, g0.y + (hr + 1) * cell));
+    if (kc.moved) ImGui::ScrollToBringRectIntoView(ImGui::GetCurrentWindow(), cell_rect);
+  }
+  if (kc.focused || kc.active) {  // focus ring (an InvisibleButton draws none)
+    dl->AddRect(ImVec2(g0.x - 4, g0.y - 4), ImVec2(g1.x + 4, g1.y + 4), style::accent_u32(), 3.0f, 0, 2.0f);
+  }
+  if (kc.focused && !kc.active) {
+    ImGui::SetNextWindowPos(ImVec2(g0.x, g1.y + 6));
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted("Space or Enter: explore the cells with the arrow keys (Esc leaves)");
+    ImGui::EndTooltip();
+  }
 
   // --- numbers in cells
   if (spec.numbers && cell >= fs + 2.0f && text_w("0.00") <= cell - 4.0f) {
@@ -335,6 +360,10 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
     const ImVec2 c0(g0.x + hc * cell, g0.y + hr * cell);
     dl->AddRect(c0, ImVec2(c0.x + cell, c0.y + cell), IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
     dl->AddRect(ImVec2(c0.x - 1, c0.y - 1), ImVec2(c0.x + cell + 1, c0.y + cell + 1), IM_COL32(0, 0, 0, 200));
+    if (show_cursor) {  // the keyboard cursor: a thicker accent frame, tooltip beside the cell
+      dl->AddRect(ImVec2(c0.x - 3, c0.y - 3), ImVec2(c0.x + cell + 3, c0.y + cell + 3), style::accent_u32(), 0.0f, 0, 2.5f);
+      ImGui::SetNextWindowPos(ImVec2(c0.x + cell + 8, c0.y));
+    }
 
     ImGui::BeginTooltip();
     const std::string rname = rlab ? "\"" + (*rlab)[static_cast<size_t>(hr)] + "\" " : "";
@@ -348,6 +377,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
       ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
     }
     if (sums) ImGui::TextDisabled("row %d sums to %s", hr, exact_number((*sums)[static_cast<size_t>(hr)]).c_str());
+    if (show_cursor) ImGui::TextDisabled("arrow keys move \xC2\xB7 Esc leaves");
     ImGui::EndTooltip();
   }
   ImGui::PopID();

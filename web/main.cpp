@@ -15,6 +15,7 @@
 #include "api.hpp"
 #include "app.hpp"
 #include "heatmap_gl.hpp"
+#include "platform/browser_glue.hpp"
 #include "platform/emscripten_shim.hpp"
 #include "platform/platform.hpp"
 
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
 
   static app::App application(gpu);
   app::set_api_app(&application);
+  app::glue::install(&application, &platform, &gpu);
   if (!options.panel.empty()) attn_app_show_panel(options.panel.c_str());
   for (const std::string& patch : options.patches) std::printf("--set: %s\n", attn_app_set(patch.c_str()));
 
@@ -74,6 +76,12 @@ int main(int argc, char** argv) {
     if (!application.needs_frame(input, now)) {
       platform.idle_wait(0.05);
       continue;  // (in the browser: ends this tick)
+    }
+    // WebGL context lost: draw nothing until the browser gives it back (GL objects are then
+    // rebuilt by before_frame); a pasted text is typed as Ctrl+V.
+    if (!app::glue::before_frame()) {
+      platform.idle_wait(0.05);
+      continue;
     }
     // Fonts follow the device pixel ratio (rasterised at points × ratio, so text stays sharp).
     if (application.ensure_fonts(platform.pixel_ratio())) platform.reload_fonts();

@@ -10,7 +10,9 @@
 #include "attn/linalg.hpp"
 #include "attn/positions.hpp"
 #include "attn/random.hpp"
+#include "attn/rope.hpp"
 #include "attn/tokenizer.hpp"
+#include "attn/torch_replica.hpp"
 
 namespace attn {
 
@@ -176,15 +178,25 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
   require_range("heads", in.heads, 1, 8);
   require_range("d_model", in.d_model, 1, 512);
   require_range("d_k", in.d_k, 1, 512);
-  Rng rng(in.seed);
-  Embedded e = embed_sentence(in.sentence, in.d_model, rng);
-  const Index t = static_cast<Index>(e.tokens.size());
   const Index width = static_cast<Index>(in.heads) * in.d_k;
+  Embedded e;
   MultiHeadWeights w;
   w.heads = in.heads;
-  w.w_q = linear_init(rng, in.d_model, width);
-  w.w_k = linear_init(rng, in.d_model, width);
-  w.w_v = linear_init(rng, in.d_model, width);
+  if (in.init == HeadsInit::torch_replica) {
+    TorchInit ti = torch_init(in.sentence, in.seed, in.d_model, static_cast<int>(width));
+    e.tokens = std::move(ti.tokens);
+    e.x = std::move(ti.x);
+    w.w_q = std::move(ti.weights.w_q);
+    w.w_k = std::move(ti.weights.w_k);
+    w.w_v = std::move(ti.weights.w_v);
+  } else {
+    Rng rng(in.seed);
+    e = embed_sentence(in.sentence, in.d_model, rng);
+    w.w_q = linear_init(rng, in.d_model, width);
+    w.w_k = linear_init(rng, in.d_model, width);
+    w.w_v = linear_init(rng, in.d_model, width);
+  }
+  const Index t = static_cast<Index>(e.tokens.size());
   if (in.positions == PositionSignal::sinusoidal) e.x += sinusoidal_positions(t, in.d_model);
 
   MaskSpec mask;
@@ -195,7 +207,18 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
     for (int j = 0; j < in.valid_length; ++j) valid[static_cast<size_t>(j)] = true;
     mask.key_valid = valid;
   }
-  MultiHeadResult mh = multi_head_attention(e.x, e.x, w, mask);
+  MultiHeadResult mh;
+  if (in.positions == PositionSignal::rope) {
+    // RoPE rotates each head's queries and keys (its own d_k features) by slot position 0..T−1.
+    const Matrix q = matmul(e.x, w.w_q, "x·w_q"), k = matmul(e.x, w.w_k, "x·w_k");
+    const Matrix v = matmul(e.x, w.w_v, "x·w_v");
+    for (Index h = 0; h < in.heads; ++h)
+      mh.heads.push_back(attention(apply_rope(q.middleCols(h * in.d_k, in.d_k)),
+                                   apply_rope(k.middleCols(h * in.d_k, in.d_k)), v.middleCols(h * in.d_k, in.d_k),
+                                   mask));
+  } else {
+    mh = multi_head_attention(e.x, e.x, w, mask);
+  }
 
   RandomHeadsResult r;
   r.tokens = std::move(e.tokens);
@@ -281,8 +304,18 @@ PermutationResult permutation_experiment(const PermutationInput& in) {
   }
   MaskSpec mask;
   if (in.causal) mask.causal = Causal::square;
-  const SelfAttentionResult fx = self_attention(x_in, w, mask);
-  const SelfAttentionResult fpx = self_attention(px_in, w, mask);
+  // RoPE: Q and K rotated by their slot 0..T−1 after the projections (V is not rotated).
+  auto head = [&](const Matrix& x) {
+    if (in.positions != PositionSignal::rope) return self_attention(x, w, mask);
+    SelfAttentionResult s;
+    s.query = apply_rope(matmul(x, w.w_q, "x·w_q"));
+    s.key = apply_rope(matmul(x, w.w_k, "x·w_k"));
+    s.value = matmul(x, w.w_v, "x·w_v");
+    s.attention = attention(s.query, s.key, s.value, mask);
+    return s;
+  };
+  const SelfAttentionResult fx = head(x_in);
+  const SelfAttentionResult fpx = head(px_in);
   r.f_px = fpx.attention.output;
   r.p_f_x = permute_rows(fx.attention.output, in.permutation);
   r.max_diff = max_abs_diff(r.f_px, r.p_f_x);
@@ -301,14 +334,16 @@ PermutationResult permutation_experiment(const PermutationInput& in) {
   const bool expect_equivariant = !in.causal && in.positions == PositionSignal::none;
   if (expect_equivariant)
     r.checks.push_back(check_at_most("f(PX) = P f(X): max |difference|", r.max_diff, 1e-12));
-  else
+  else {
+    const std::string pos = in.positions == PositionSignal::rope ? "RoPE positions" : "positions";
     r.checks.push_back(check_above(
         std::string("equivariance breaks with ") +
             (in.causal && in.positions != PositionSignal::none
-                 ? "a causal mask and positions"
-                 : (in.causal ? "a causal mask" : "positions")) +
+                 ? "a causal mask and " + pos
+                 : (in.causal ? std::string("a causal mask") : pos)) +
             ": max |f(PX) - P f(X)|",
         r.max_diff, 1e-3));
+  }
   r.checks.push_back(check_at_most("permuting K and V together leaves query " +
                                        std::to_string(in.query) + "'s output: max |difference|",
                                    r.kv_diff, 1e-12));

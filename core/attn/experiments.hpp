@@ -58,7 +58,16 @@ void set_weight_keep_distribution(Matrix& weights, Index row, Index col, double 
 // ---------------------------------------------------------------------------
 // Random-init heads on a sentence.
 
-enum class PositionSignal { none, sinusoidal };
+/// sinusoidal: Vaswani et al. 2017 §3.5, added to X. rope: Su et al. 2021 (attn/rope.hpp), rotates
+/// Q and K after the projections (each head's d_k features on their own), never V.
+enum class PositionSignal { none, sinusoidal, rope };
+
+/// Where random_heads takes its embedding and weights from.
+///   core           attn::Rng(seed), PyTorch's default laws (the same law, not the same numbers)
+///   torch_replica  torch's own CPU generator replayed (attn/torch_replica.hpp, torch_init): with
+///                  seed 17, d_model 8, one head of d_k 8 on the lesson's sentence, the matrix the
+///                  lesson's script prints
+enum class HeadsInit { core, torch_replica };
 
 struct RandomHeadsInput {
   std::string sentence = "The cat sat on the mat";
@@ -69,6 +78,7 @@ struct RandomHeadsInput {
   bool causal = false;
   int valid_length = -1;         ///< key padding: keys >= valid_length are padding; -1 = none
   PositionSignal positions = PositionSignal::none;
+  HeadsInit init = HeadsInit::core;
 };
 
 struct RandomHeadsResult {
@@ -81,8 +91,10 @@ struct RandomHeadsResult {
 /// Seeded random initialisation with PyTorch's default laws, drawn in this order from one
 /// Rng(seed): embedding (vocab×d_model, N(0,1)), then W_q, W_k, W_v (d_model×(h·d_k),
 /// U(±1/sqrt(d_model))). Then multi-head self-attention with the chosen masks.
+/// HeadsInit::torch_replica draws them instead with torch_init(sentence, seed, d_model, heads·d_k).
 /// Throws Error: empty_sequence (no tokens), invalid_field (heads outside 1..8, d_model or
-/// d_k outside 1..512, valid_length outside 1..T), too_large (more than kMaxHeadsTokens tokens).
+/// d_k outside 1..512, valid_length outside 1..T; torch_replica: heads·d_k above 512 or
+/// vocab·d_model below 16), too_large (more than kMaxHeadsTokens tokens).
 RandomHeadsResult random_heads(const RandomHeadsInput& in);
 inline constexpr int kMaxHeadsTokens = 512;
 
@@ -116,7 +128,8 @@ struct PermutationResult {
 
 /// f = single-head self-attention (d_k = d_v = d_model, as the lesson's script) with weights
 /// drawn from Rng(seed) as random_heads does. Positions, when on, are added to the rows in
-/// their new order, which is what breaks equivariance; a causal mask breaks it too.
+/// their new order (RoPE: Q and K rotated by their slot 0..T−1), which is what breaks
+/// equivariance; a causal mask breaks it too.
 /// Throws Error(invalid_field) for a permutation that is not 0..T−1 each once (naming the
 /// problem), empty_sequence, too_large as random_heads.
 PermutationResult permutation_experiment(const PermutationInput& in);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "attn/json_lesson_ops.hpp"
+#include "attn/kernels/kernel_json.hpp"
 #include "attn/linalg.hpp"
 
 namespace attn {
@@ -37,13 +38,15 @@ Json empty_rows_json(const std::vector<bool>& flags) {
 }
 
 Json run_attention(const Json& req) {
-  reject_unknown_fields(req, {"op", "query", "key", "value", "mask", "scale", "empty_rows", "dropout"},
+  reject_unknown_fields(req, {"op", "query", "key", "value", "mask", "scale", "empty_rows", "dropout",
+                              "kernel", "tile"},
                         "attention case");
   const Matrix q = matrix_from_json(require(req, "query"), "query");
   const Matrix k = matrix_from_json(require(req, "key"), "key");
   const Matrix v = matrix_from_json(require(req, "value"), "value");
   const MaskSpec mask = mask_from_json(req.value("mask", Json()));
-  const AttentionResult r = attention(q, k, v, mask, options_from_json(req));
+  // "kernel": "dense" (default, the reference) | "tiled" (issue 6), "tile": N
+  const AttentionResult r = kernels::attention_for_request(req, q, k, v, mask, options_from_json(req));
   Json out = to_json(r);
   add_attention_dropout(req, r, v, out);  // "dropout": {"p", "seed"} (issue 4, item 7)
   return out;

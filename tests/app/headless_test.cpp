@@ -236,6 +236,15 @@ void expect_accepted(const Json& patch) {
   expect(reply.value("ok", false), "rejected good input " + attn::dump(patch) + ": " + attn::dump(reply));
 }
 
+// Every check a lesson panel shows passes (the panels' PASS/FAIL lines).
+void expect_checks_pass(const char* panel) {
+  const Json st = api_state()[panel];
+  const Json& checks = st["result"].contains("checks_shown") ? st["result"]["checks_shown"] : st["result"]["checks"];
+  expect(checks.is_array() && !checks.empty(), std::string(panel) + " shows checks");
+  for (const Json& c : checks)
+    expect(c.value("pass", false), std::string(panel) + ": " + c.value("claim", "?") + " = " + attn::dump(c["measured"]));
+}
+
 }  // namespace
 
 int main() {
@@ -321,7 +330,10 @@ int main() {
     expect(api_state()["heads"]["inputs"]["causal"] == true, "causal checkbox");
     d.click("key padding");
     expect(api_state()["heads"]["inputs"]["key_padding"] == true, "key padding checkbox");
-    d.click("sinusoidal positions");
+    d.click("sinusoidal");
+    expect(api_state()["heads"]["inputs"]["positions"] == "sinusoidal", "sinusoidal radio");
+    d.click("RoPE");
+    expect(api_state()["heads"]["inputs"]["positions"] == "rope", "RoPE radio");
     d.click("Re-roll");
     expect(api_state()["heads"]["inputs"]["seed"] == 18, "Re-roll advances the seed");
     d.click("sentence");
@@ -364,10 +376,16 @@ int main() {
     s = api_state();
     expect(s["permutation"]["result"]["max_diff"].get<double>() > 1e-3, "causal mask breaks equivariance");
     d.click("causal mask");
-    d.click("sinusoidal positions");
+    d.click("sinusoidal");
     s = api_state();
     expect(s["permutation"]["result"]["max_diff"].get<double>() > 1e-3, "positions break equivariance");
-    d.click("sinusoidal positions");
+    d.click("RoPE");
+    s = api_state();
+    expect(s["permutation"]["inputs"]["positions"] == "rope", "RoPE radio in the permutation panel");
+    expect(s["permutation"]["result"]["max_diff"].get<double>() > 1e-3, "RoPE breaks equivariance");
+    d.click("no positions");
+    s = api_state();
+    expect(s["permutation"]["symmetry"]["pooled_diff"].get<double>() < 1e-12, "mean pooling is invariant");
     expect_rejected({{"permutation", {{"permutation", {0, 0, 1, 2, 3, 4}}}}}, "permutation", "invalid_field");
     expect_rejected({{"permutation", {{"permutation", {0, 1, 2}}}}}, "permutation", "invalid_field");
     expect_rejected({{"permutation", {{"permutation", "2 0 x"}}}}, "permutation", "invalid_field");
@@ -381,6 +399,153 @@ int main() {
     d.click("permutation P");
     d.type(",");  // "... ," still parses; the field stays usable
     d.press(kEnter);
+    expect_state_finite();
+
+    // --- the lesson-claim panels (issue 4): draw, click, feed good and bad input
+    g_step = "lesson panels";
+    for (const char* p : {"masks", "attribution", "scaling", "temperature", "dropout", "additive", "script"}) {
+      expect(Json::parse(attn_app_show_panel(p))["ok"] == true, std::string("showPanel ") + p);
+      d.sweep(59);
+      expect_checks_pass(p);
+    }
+
+    g_step = "masks";
+    attn_app_show_panel("masks");
+    d.click("policy: zero");
+    expect(api_state()["masks"]["inputs"]["zero_policy"] == true, "zero policy radio");
+    d.click("Allow everything");
+    expect(api_state()["masks"]["result"]["empty_rows"]["rejected"] == false, "nothing masked: accepted");
+    d.click("Mask every key of \"cat\"");
+    expect(api_state()["masks"]["result"]["empty_rows"]["rejected"] == true, "an empty row: refused");
+    expect_accepted({{"masks", {{"from", 2}, {"amount", -250}, {"valid_length", 3}, {"tq", 2}, {"tk", 6}}}});
+    expect(api_state()["masks"]["result"]["prefix"]["causal_prefix_change"] == 0.0, "prefix change exactly 0");
+    expect_accepted({{"masks", {{"toggle", {0, 0}}}}});
+    expect_rejected({{"masks", {{"from", 0}}}}, "masks", "invalid_field");
+    expect_rejected({{"masks", {{"amount", NAN}}}}, "masks", "invalid_field");  // JSON has no NaN: null
+    expect(!app::set_masks_prefix(a.state(), 3, NAN), "NaN perturbation refused (the slider's setter)");
+    expect(api_state()["masks"]["error"]["code"] == "non_finite", "NaN perturbation reported as non_finite");
+    expect_rejected({{"masks", {{"valid_length", 0}}}}, "masks", "invalid_field");
+    expect_rejected({{"masks", {{"tq", 0}}}}, "masks", "invalid_field");
+    expect_rejected({{"masks", {{"empty_allowed", {{true, false}}}}}}, "masks", "shape_mismatch");
+    expect_rejected({{"masks", {{"toggle", {9, 0}}}}}, "masks", "invalid_field");
+    expect_rejected({{"masks", {{"nonsense", 1}}}}, "masks", "invalid_field");
+    d.frames(3);
+    expect_checks_pass("masks");
+
+    g_step = "attribution";
+    attn_app_show_panel("attribution");
+    d.click("the counterexample");
+    expect(api_state()["attribution"]["result"]["row"]["output"][1].get<double>() > 0.19, "counterexample row");
+    d.click("le chat noir: the \"chat\" row");
+    d.click("##w", 1);  // a weight slider: the row must stay a distribution
+    s = api_state();
+    sum = 0;
+    for (const Json& w : s["attribution"]["inputs"]["weights"]) sum += w.get<double>();
+    expect(std::fabs(sum - 1.0) < 1e-9, "attribution row still sums to 1 after a slider click");
+    d.click("black");
+    expect(api_state()["attribution"]["inputs"]["selected_key"] == 1, "key radio selects");
+    expect_accepted({{"attribution", {{"weights", {0.5, 0.25, 0.25}}, {"values", {{0, 0}, {4, 0}, {0, 4}}}}}});
+    expect_rejected({{"attribution", {{"weights", {0.5, 0.6, 0.1}}}}}, "attribution", "invalid_field");
+    expect_rejected({{"attribution", {{"values", {{0, 0}, {1, 1}}}}}}, "attribution", "shape_mismatch");
+    expect(!app::set_attribution_weight(a.state(), 0, NAN), "NaN weight refused");
+    expect(api_state()["attribution"]["error"]["code"] == "non_finite", "NaN weight reported as non_finite");
+    expect(!app::set_attribution_value(a.state(), 0, 1, INFINITY), "infinite value refused");
+    expect(!app::set_attribution_value(a.state(), 7, 0, 1.0), "value index out of range refused");
+    expect_rejected({{"attribution", {{"preset", "nope"}}}}, "attribution", "invalid_field");
+    expect_accepted({{"attribution", {{"preset", "chat"}}}});
+    d.sweep(71);
+
+    g_step = "scaling";
+    attn_app_show_panel("scaling");
+    expect(api_state()["scaling"]["result"]["curve"]["dot"].size() == 10, "the study runs when the panel is shown");
+    d.click("d_k");  // a click on the slider's middle: applied on release
+    expect(api_state()["scaling"]["inputs"]["d_k"] != 64, "the d_k slider applies on release");
+    expect_accepted({{"scaling", {{"d_k", 512}}}});
+    d.frames(2);
+    expect_accepted({{"scaling", {{"d_k", 1}}}});
+    expect_rejected({{"scaling", {{"d_k", 600}}}}, "scaling", "invalid_field");
+    expect_rejected({{"scaling", {{"samples", 1}}}}, "scaling", "invalid_field");
+    expect_rejected({{"scaling", {{"samples", 90000}}}}, "scaling", "too_large");
+    expect_rejected({{"scaling", {{"logits", Json::array()}}}}, "scaling", "empty_sequence");
+    expect(!app::set_scaling_logits(a.state(), {1.0, NAN}), "NaN logit refused");
+    expect(api_state()["scaling"]["error"]["code"] == "non_finite", "NaN logit reported as non_finite");
+    expect_accepted({{"scaling", {{"logits", {1000, 1001, 990}}, {"d_k", 64}}}});
+    d.sweep(83);
+    expect_checks_pass("scaling");
+
+    g_step = "temperature";
+    attn_app_show_panel("temperature");
+    d.click("\xCF\x84 = 0.1");
+    expect(api_state()["temperature"]["inputs"]["temperature"] == 0.1, "tau preset button");
+    expect_accepted({{"temperature", {{"hard", true}}}});
+    expect(api_state()["temperature"]["result"]["hard"] == true, "argmax mode");
+    d.sweep(89);
+    expect_rejected({{"temperature", {{"hard", false}, {"temperature", 0}}}}, "temperature", "invalid_field");
+    expect_rejected({{"temperature", {{"hard", false}, {"temperature", -1}}}}, "temperature", "invalid_field");
+    expect(!app::set_temperature(a.state(), NAN, false), "NaN temperature refused");
+    expect_accepted({{"temperature", {{"hard", false}, {"temperature", 1}}}});
+    expect_checks_pass("temperature");
+
+    g_step = "dropout";
+    attn_app_show_panel("dropout");
+    d.click("p = 0");
+    expect(api_state()["dropout"]["inputs"]["p"] == 0.0, "p = 0 button");
+    expect_checks_pass("dropout");
+    d.click("p = 1");
+    expect_checks_pass("dropout");
+    d.click("New mask");
+    expect_rejected({{"dropout", {{"p", 1.5}}}}, "dropout", "invalid_field");
+    expect_rejected({{"dropout", {{"seed", -1}}}}, "dropout", "invalid_field");
+    expect_accepted({{"dropout", {{"p", 0.25}, {"seed", 17}}}});
+    expect_checks_pass("dropout");
+
+    g_step = "additive";
+    attn_app_show_panel("additive");
+    d.click("next step >");
+    d.click("next step >");
+    expect(api_state()["additive"]["step"] == 2, "stepping to the last target word");
+    expect_accepted({{"additive", {{"step", 99}}}});
+    expect(api_state()["additive"]["step"] == 2, "step clamps into range");
+    expect_rejected({{"additive", {{"source", " "}}}}, "additive", "empty_sequence");
+    expect_rejected({{"additive", {{"d_h", 0}}}}, "additive", "invalid_field");
+    expect_accepted({{"additive", {{"d_s", 3}}}});  // no comparison of scores, the panel says why
+    d.sweep(97);
+    expect_accepted({{"additive", {{"d_s", 4}, {"source", "the black cat"}, {"step", 0}}}});
+    expect_checks_pass("additive");
+
+    g_step = "script";
+    attn_app_show_panel("script");
+    d.click("Run the fixture again");
+    expect(api_state()["script"]["inputs"]["runs"] == 2, "the fixture ran again");
+    expect_checks_pass("script");
+    d.click("Show it in the Random-init heads panel");
+    s = api_state();
+    expect(s["panel"] == "heads" && s["heads"]["inputs"]["init"] == "torch_replica", "replica opens in the heads panel");
+    expect(s["heads"]["result"]["heads"].size() == 1, "one head, as the script");
+    expect_rejected({{"heads", {{"init", "tensorflow"}}}}, "heads", "invalid_field");
+    expect_rejected({{"heads", {{"heads", 8}, {"d_k", 512}}}}, "heads", "invalid_field");
+    expect_accepted({{"heads", {{"init", "core"}, {"heads", 2}, {"d_k", 4}, {"positions", "rope"}}}});
+    expect_accepted({{"heads", {{"positions", "none"}}}});
+
+    g_step = "recall";
+    const Json tasks = api_state()["recall"]["tasks"];
+    expect(tasks.size() >= 10, "recall tasks listed");
+    for (const Json& t : tasks) {
+      const std::string id = t["id"];
+      if (t["kind"] == "predict") {
+        for (size_t c = 0; c < t["choices"].size(); ++c) expect_accepted({{"recall", {{"task", id}, {"choice", c}}}});
+      } else {
+        expect_accepted({{"recall", {{"task", id}}}});
+      }
+      expect(!api_state()["recall"]["result"]["answers"][id]["verdict"].is_null(), "a verdict for " + id);
+    }
+    expect_rejected({{"recall", {{"task", "no.such.task"}}}}, "recall", "invalid_field");
+    expect_rejected({{"recall", {{"task", "scaling.variance"}, {"choice", 7}}}}, "recall", "invalid_field");
+    attn_app_show_panel("attribution");
+    d.click("Check what the panel shows", 0);
+    attn_app_show_panel("scaling");
+    d.click("64");
+    expect(api_state()["recall"]["result"]["answers"]["scaling.variance"]["verdict"]["pass"] == true, "64 is right");
     expect_state_finite();
 
     // --- API edge cases
@@ -414,7 +579,8 @@ int main() {
     g_step = "sizes";
     for (const ImVec2 size : {ImVec2(640, 480), ImVec2(1280, 800)}) {
       io.DisplaySize = size;
-      for (const char* p : {"alignment", "heads", "permutation"}) {
+      for (const char* p : {"alignment", "heads", "permutation", "masks", "attribution", "scaling", "temperature",
+                            "dropout", "additive", "script"}) {
         attn_app_show_panel(p);
         d.sweep(61);
       }

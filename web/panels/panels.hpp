@@ -24,4 +24,23 @@ void draw_heads_panel(AppState& s, Ui& ui);
 /// f(P·X) against P·f(X), with the causal / positions toggles and the K/V check.
 void draw_permutation_panel(AppState& s, Ui& ui);
 
+// Issue 4: the lesson's claims as live experiments (inputs and results in lesson_state.hpp).
+/// Prefix isolation, key padding, an all-masked row, top-left vs bottom-right causal.
+void draw_masks_panel(AppState& s, Ui& ui);
+/// Weight a_j next to contribution ‖a_j v_j‖, the 0.99-on-zero counterexample, interventions.
+void draw_attribution_panel(AppState& s, Ui& ui);
+/// var(q·k) against d_k, histograms, saturation, tied Q = K, the 1000/1001 stability demo.
+void draw_scaling_panel(AppState& s, Ui& ui);
+/// Temperature from soft to argmax; outputs inside the values' hull.
+void draw_temperature_panel(AppState& s, Ui& ui);
+/// Inverted attention dropout: pre-dropout weights, keep mask, dropped weights, row sums.
+void draw_dropout_panel(AppState& s, Ui& ui);
+/// Bahdanau's additive attention stepping through le chat noir; four scoring functions.
+void draw_additive_panel(AppState& s, Ui& ui);
+/// The lesson script's model (torch's generator replayed) and its CPU timing fixture.
+void draw_script_panel(AppState& s, Ui& ui);
+
+/// The "check yourself" strip of one panel (tasks of attn::recall_tasks() whose panel is `panel`).
+void draw_recall_strip(AppState& s, Ui& ui, const char* panel);
+
 }  // namespace app

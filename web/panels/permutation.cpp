@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
@@ -113,12 +114,18 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   ImGui::TextDisabled("(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
   ImGui::SameLine(0, fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
-  ImGui::SameLine(0, fs * 1.5f);
-  bool positions = in.positions == attn::PositionSignal::sinusoidal;
-  if (ImGui::Checkbox("sinusoidal positions", &positions)) {
-    in.positions = positions ? attn::PositionSignal::sinusoidal : attn::PositionSignal::none;
-    changed = true;
+  ImGui::AlignTextToFramePadding();  // on a line of its own: the row above is full
+  ImGui::TextDisabled("positions:");
+  for (const auto& [kind, label] : {std::pair{attn::PositionSignal::none, "no positions"},
+                                    std::pair{attn::PositionSignal::sinusoidal, "sinusoidal"},
+                                    std::pair{attn::PositionSignal::rope, "RoPE"}}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label, in.positions == kind)) {
+      in.positions = kind;
+      changed = true;
+    }
   }
+  const bool positions = p.input.positions != attn::PositionSignal::none;
   if (changed) set_permutation_input(s, in);
 
   // --- the headline number
@@ -133,7 +140,10 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   else
     ImGui::TextColored(ImVec4(0.75f, 0.25f, 0.1f, 1.0f), "%s: equivariance breaks",
                        p.input.causal && positions ? "causal mask and positions"
-                                                   : (p.input.causal ? "causal mask" : "positions"));
+                                                   : (p.input.causal ? "causal mask"
+                                                                     : (p.input.positions == attn::PositionSignal::rope
+                                                                            ? "RoPE positions"
+                                                                            : "sinusoidal positions")));
 
   style::check_lines(r.checks);
 
@@ -201,6 +211,24 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   style::paragraph(("K, V permuted together: " + vec(r.query_output_kv_permuted)).c_str());
   ImGui::Text("max |difference| = %s", short_number(r.kv_diff, 3).c_str());
   style::note("A fixed query sees the same set of (key, value) pairs in another order; the weighted sum does not care.");
+
+  // --- mean pooling, from a second implementation of the same head (attn::position_symmetry)
+  style::heading(ui.fonts, "Mean pooling: a summary that ignores order");
+  const attn::PositionSymmetryResult& sym = p.symmetry;
+  static const std::vector<std::string> pooled_rows{"mean f(X)", "mean f(PX)"};
+  HeatmapSpec pooled = matrix_spec(p.pooled, pooled_rows, std::max(1e-12, p.pooled.size() ? p.pooled.cwiseAbs().maxCoeff() : 1.0));
+  pooled.row_axis = "summary";
+  pooled.numbers = true;
+  pooled.max_cell = 48.0f;
+  heatmap("pooled", pooled, ui.gpu);
+  ImGui::Text("max |mean f(PX) \xE2\x88\x92 mean f(X)| = %s", short_number(sym.pooled_diff, 3).c_str());
+  style::note("Averaging the outputs over positions forgets which row was which. With an equivariant f the "
+              "average of the reordered outputs is the same average: the summary is permutation invariant. "
+              "With a causal mask or positions f is no longer equivariant, so neither is the summary. "
+              "RoPE rotates queries and keys by their position, so scores depend on the offset m - n only; it "
+              "gives order information, not a guarantee about longer inputs.");
+  style::check_lines(sym.checks);
+  draw_recall_strip(s, ui, "positions");
 
 }
 

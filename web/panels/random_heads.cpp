@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
@@ -71,10 +72,40 @@ void draw_heads_panel(AppState& s, Ui& ui) {
       changed = true;
     }
   }
+  // Positions: none, sinusoidal (added to X), RoPE (rotates each head's Q and K).
   ImGui::SameLine(0, fs * 1.5f);
-  bool positions = in.positions == attn::PositionSignal::sinusoidal;
-  if (ImGui::Checkbox("sinusoidal positions", &positions)) {
-    in.positions = positions ? attn::PositionSignal::sinusoidal : attn::PositionSignal::none;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("positions:");
+  for (const auto& [kind, label] : {std::pair{attn::PositionSignal::none, "no positions"},
+                                    std::pair{attn::PositionSignal::sinusoidal, "sinusoidal"},
+                                    std::pair{attn::PositionSignal::rope, "RoPE"}}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label, in.positions == kind)) {
+      in.positions = kind;
+      changed = true;
+    }
+  }
+  // Init: the core's seeded laws, or torch's own generator replayed (the lesson's exact numbers).
+  ImGui::SetNextItemWidth(fs * 21.0f);
+  const char* inits[] = {"seeded (the core's generator)", "PyTorch replica (torch's generator)"};
+  int init = in.init == attn::HeadsInit::core ? 0 : 1;
+  if (ImGui::Combo("init", &init, inits, 2)) {
+    in.init = init == 0 ? attn::HeadsInit::core : attn::HeadsInit::torch_replica;
+    changed = true;
+  }
+  ImGui::SameLine();
+  style::help_marker(
+      "Seeded: PyTorch's default laws (N(0,1) embeddings, U(\xC2\xB1" "1/\xE2\x88\x9A" "d_model) weights) drawn from the "
+      "core's own generator, identical natively and in the browser. PyTorch replica: torch.manual_seed(seed) "
+      "replayed exactly (mt19937, float uniforms, normal_'s Box-Muller, kaiming_uniform_), so seed 17 with one "
+      "head of d_k 8 reproduces the lesson's printed matrix.");
+  ImGui::SameLine(0, fs * 1.5f);
+  if (ImGui::Button("The lesson's script: seed 17, 1 head, d_k 8")) {
+    in = attn::RandomHeadsInput{};
+    in.init = attn::HeadsInit::torch_replica;
+    in.heads = 1;
+    in.d_k = 8;
+    h.sentence_text = in.sentence;
     changed = true;
   }
   ImGui::SameLine(0, fs * 1.5f);
@@ -83,6 +114,16 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   if (changed) set_heads_input(s, in);
 
   const int t = static_cast<int>(r.tokens.size());
+  if (h.input.init == attn::HeadsInit::torch_replica) {
+    const bool lesson = h.input.seed == 17 && h.input.heads == 1 && h.input.d_k == 8 && h.input.d_model == 8 &&
+                        h.input.sentence == attn::RandomHeadsInput{}.sentence && !h.input.causal &&
+                        h.input.valid_length < 0 && h.input.positions == attn::PositionSignal::none;
+    ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
+    ImGui::TextWrapped("%s", lesson ? "PyTorch replica, seed 17, one head of d_k 8: exactly the matrix the lesson's "
+                                      "script prints (torch's generator replayed; see the Lesson script panel)."
+                                    : "PyTorch replica: the numbers torch.manual_seed(seed) would give for this setup.");
+    ImGui::PopStyleColor();
+  }
   std::string allowed = h.input.causal ? "causal (itself and earlier keys)" : "all keys";
   if (h.input.valid_length >= 0 && h.input.valid_length < t)
     allowed += ", keys " + std::to_string(h.input.valid_length) + (h.input.valid_length + 1 < t ? ".." + std::to_string(t - 1) : "") +

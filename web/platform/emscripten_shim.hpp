@@ -30,6 +30,13 @@ inline void notify_frame_presented(int frames) {
 inline void report_fatal(const char* message) {
   EM_ASM({ if (Module["attnFatal"]) Module["attnFatal"](UTF8ToString($0)); }, message);
 }
+/// A page tool was clicked ("copy_link", "png", "png2", "csv", "json", "open_full"): the page
+/// (web/embed.js) does it — clipboard and downloads are browser business.
+inline void page_action(const char* name) {
+  EM_ASM({ if (Module["attnPageAction"]) Module["attnPageAction"](UTF8ToString($0)); }, name);
+}
+/// ImGui's clipboard callbacks → the system clipboard (platform/browser_glue.cpp).
+void install_clipboard();
 }  // namespace app::shim
 
 #define ATTN_MAIN_LOOP_BEGIN app::shim::main_loop_body = [&]() { do
@@ -49,6 +56,13 @@ inline void report_fatal(const char* message) {
 namespace app::shim {
 inline void notify_frame_presented(int) {}
 inline void report_fatal(const char*) {}
+/// Natively the page tools only remember the last action (the headless test reads it).
+inline const char*& last_page_action() {
+  static const char* last = "";
+  return last;
+}
+inline void page_action(const char* name) { last_page_action() = name; }
+inline void install_clipboard() {}  // SDL's clipboard is the system's
 }  // namespace app::shim
 
 #define ATTN_MAIN_LOOP_BEGIN while (true)

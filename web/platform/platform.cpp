@@ -2,6 +2,7 @@
 
 #include <SDL.h>
 
+#include <cfloat>
 #include <cstdio>
 #include <vector>
 
@@ -14,6 +15,11 @@
 namespace app {
 
 bool Platform::init(const PlatformConfig& cfg, std::string* error) {
+#ifdef __EMSCRIPTEN__
+  // Keys only while the canvas has focus: a course page's own fields keep theirs (SDL's
+  // default listens on the whole window and swallows arrows, Tab, Backspace and Ctrl+keys).
+  SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas");
+#endif
   if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
     *error = std::string("SDL_Init failed: ") + SDL_GetError();
     return false;
@@ -60,16 +66,57 @@ bool Platform::init(const PlatformConfig& cfg, std::string* error) {
     *error = "could not initialise the ImGui SDL2/OpenGL backends";
     return false;
   }
+  shim::install_clipboard();  // browser: the system clipboard instead of SDL's private one
   return true;
 }
 
+namespace {
+// ImGui 1.86 reads key state once per frame: a key pressed and released between two frames
+// (a quick tap, a scripted key press, a slow frame) would never be seen down, and two presses
+// of one key would count once. So a frame takes events up to the release of a key pressed in
+// that same frame; that release and everything after it wait for the next frame, in order.
+// (1.87+ queues input events itself.)
+std::vector<SDL_Event> g_pending;
+
+// The backend sets the modifiers from SDL's state *now*; the event's own record is what
+// held when the key went down or up (they differ when several keys arrive between frames).
+void process(SDL_Event& e) {
+  ImGui_ImplSDL2_ProcessEvent(&e);
+  if (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) {
+    ImGuiIO& io = ImGui::GetIO();
+    const Uint16 mod = e.key.keysym.mod;
+    io.KeyCtrl = (mod & KMOD_CTRL) != 0;
+    io.KeyShift = (mod & KMOD_SHIFT) != 0;
+    io.KeyAlt = (mod & KMOD_ALT) != 0;
+    io.KeySuper = (mod & KMOD_GUI) != 0;
+  }
+}
+}  // namespace
+
 bool Platform::poll_events(bool* had_input) {
   bool keep = true;
-  SDL_Event e;
   *had_input = false;
-  while (SDL_PollEvent(&e)) {
+  std::vector<SDL_Event> batch;
+  batch.swap(g_pending);
+  SDL_Event polled;
+  while (SDL_PollEvent(&polled)) batch.push_back(polled);
+  bool pressed_now[SDL_NUM_SCANCODES] = {};
+  bool wait = false;
+  for (SDL_Event& e : batch) {
     *had_input = true;
-    ImGui_ImplSDL2_ProcessEvent(&e);
+    const bool key = (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) && e.key.keysym.scancode < SDL_NUM_SCANCODES;
+    if (key && e.type == SDL_KEYUP && pressed_now[e.key.keysym.scancode]) wait = true;
+    if (wait) {
+      g_pending.push_back(e);
+      continue;
+    }
+    if (key && e.type == SDL_KEYDOWN) pressed_now[e.key.keysym.scancode] = true;
+    process(e);
+    // Touch: SDL turns a finger into the mouse. After the finger lifts, the mouse must leave,
+    // or the last touched widget stays hovered (see new_frame).
+    if (e.type == SDL_FINGERUP) touch_release_age_ = 0;
+    if (e.type == SDL_FINGERDOWN || (e.type == SDL_MOUSEMOTION && e.motion.which != SDL_TOUCH_MOUSEID))
+      touch_release_age_ = -1;
     if (e.type == SDL_QUIT) keep = false;
     if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
         e.window.windowID == SDL_GetWindowID(window_))
@@ -93,6 +140,9 @@ double Platform::seconds() const {
 void Platform::new_frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
+  // A lifted finger: keep the position for the frame of the release (so the tap clicks)
+  // and the next, then take the mouse away (no hover, no drag stays behind).
+  if (touch_release_age_ >= 0 && ++touch_release_age_ > 2) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
 }
 
@@ -119,8 +169,16 @@ float Platform::pixel_ratio() const {
 }
 
 void Platform::reload_fonts() {
-  // The backend recreates its device objects (font texture included) on the next NewFrame.
-  ImGui_ImplOpenGL3_DestroyDeviceObjects();
+  // Only the font texture: ImGui 1.86's DestroyDeviceObjects keeps its vertex/index buffer
+  // sizes, so buffers made again afterwards would be written past their end.
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+}
+
+void Platform::recreate_renderer() {
+  // A fresh backend: new program, buffers (with their sizes reset) and font texture.
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplOpenGL3_Init(ATTN_GLSL_VERSION);
 }
 
 void Platform::request_screenshot(const std::string& path) { screenshot_path_ = path; }

@@ -41,6 +41,8 @@ class Platform {
   float pixel_ratio() const;
   /// Recreate the font texture after the atlas was rebuilt.
   void reload_fonts();
+  /// Rebuild the renderer's GL objects (after a WebGL context was lost and restored).
+  void recreate_renderer();
   /// Save the next rendered frame (read back before the swap) as a PNG at `path`.
   void request_screenshot(const std::string& path);
   void shutdown();
@@ -51,6 +53,7 @@ class Platform {
   SDL_Window* window_ = nullptr;
   void* gl_context_ = nullptr;
   int fb_w_ = 0, fb_h_ = 0;
+  int touch_release_age_ = -1;  ///< frames since a finger lifted (-1: the mouse is a mouse)
   std::string screenshot_path_;
 };
 

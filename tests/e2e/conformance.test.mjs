@@ -1,0 +1,99 @@
+// wasm = native (issue 5): every JSON case of the project goes through the native `attn run`
+// and through the browser — the page's window.attentionLab.compute path and the script API
+// (attention-lab-compute.js) — in headless Chromium; the result texts must be identical, so
+// every number agrees to the last bit and every error has the same code and message.
+// The only exception is the CPU timing fixture's wall-clock fields.
+//
+// Needs the native tool: ATTN_NATIVE_ATTN (CTest sets it to build/native/core/attn; build it with
+// `cmake --preset native && cmake --build --preset native`). Without it the test is skipped.
+// Run: node --test tests/e2e/conformance.test.mjs
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { launchChromium, repoRoot, siteDir } from './lib.mjs';
+import { serveSite, watch } from './embed_lib.mjs';
+
+const attn = process.env.ATTN_NATIVE_ATTN || path.join(repoRoot, 'build', 'native', 'core', 'attn');
+const haveNative = fs.existsSync(attn);
+const skip = haveNative ? false
+  : `native attn not found at ${attn}: build it first (cmake --preset native && cmake --build --preset native)`;
+
+const DIRS = ['tests/cases', 'tests/reference/fixtures', 'tests/lesson/cases'];
+const cases = [];
+for (const dir of DIRS) {
+  const abs = path.join(repoRoot, dir);
+  if (!fs.existsSync(abs)) continue;
+  for (const name of fs.readdirSync(abs).filter((n) => n.endsWith('.json')).sort()) {
+    const file = JSON.parse(fs.readFileSync(path.join(abs, name), 'utf8'));
+    if (file.case === undefined) continue;
+    cases.push({ name: `${dir}/${name}`, text: JSON.stringify(file.case), op: file.case && file.case.op });
+  }
+}
+// Extra error cases: what a course page could send.
+for (const [name, text] of [
+  ['bad json', '{"op":"attention",'], ['not an object', '[1,2,3]'], ['unknown op', '{"op":"nope"}'],
+  ['empty', ''], ['nan literal', '{"op":"attention","query":[[NaN]],"key":[[1]],"value":[[1]]}'],
+  ['huge literal', '{"op":"attention","query":[[1e400]],"key":[[1]],"value":[[1]]}'],
+  ['deep nesting', '['.repeat(100000)],
+  ['unicode', '{"op":"attention","query":[[1]],"key":[[1]],"value":[[1]],"note":"猫 🐈 \\ud83d"}'],
+]) cases.push({ name: `extra: ${name}`, text, op: null });
+
+// The CPU timing fixture measures wall-clock time: those fields differ by nature.
+function comparable(op, text) {
+  if (op !== 'timing') return text;
+  const j = JSON.parse(text);
+  for (const k of Object.keys(j)) if (/seconds|median/.test(k)) j[k] = '(timing)';
+  return JSON.stringify(j);
+}
+
+let server, browser, page, log;
+before(async () => {
+  if (!haveNative) return;
+  server = await serveSite(siteDir(), '/');
+  browser = await launchChromium();
+  page = await browser.newPage();
+  log = watch(page);
+  await page.goto(server.url('/'));
+  await page.waitForFunction(() => window.attentionLab && window.attentionLab.firstFrameAt !== null, null, { timeout: 90000 });
+  await page.addScriptTag({ url: server.url('/attention-lab-compute.js') });
+  await page.evaluate(() => window.attentionLabCompute.ready.then(() => true));
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+test(`wasm = native: ${cases.length} JSON cases, bit for bit, through the page and the script API`, { skip }, async () => {
+  assert.ok(cases.length >= 100, `only ${cases.length} cases found`);
+  const native = cases.map((c) => {
+    const r = spawnSync(attn, ['run', '-'], { input: c.text, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0 && r.status !== 2) throw new Error(`${c.name}: attn exited ${r.status}: ${r.stderr}`);
+    return r.stdout.replace(/\n$/, '');
+  });
+  const browserOut = await page.evaluate((texts) => texts.map((t) => {
+    const n = lengthBytesUTF8(t) + 1, p = _malloc(n);
+    stringToUTF8(t, p, n);
+    const out = UTF8ToString(Module._attn_app_compute(p));
+    _free(p);
+    return [out];
+  }), cases.map((c) => c.text));
+  const scriptOut = await page.evaluate(async (texts) => {
+    const lab = await window.attentionLabCompute.ready;
+    return texts.map((t) => lab.computeText(t));
+  }, cases.map((c) => c.text));
+  const mismatches = [];
+  let errors = 0;
+  cases.forEach((c, i) => {
+    const want = comparable(c.op, native[i]);
+    if (JSON.parse(native[i]).error) ++errors;
+    if (comparable(c.op, browserOut[i][0]) !== want) mismatches.push(`${c.name} (page):\n  native ${want.slice(0, 300)}\n  wasm   ${browserOut[i][0].slice(0, 300)}`);
+    if (comparable(c.op, scriptOut[i]) !== want) mismatches.push(`${c.name} (script API):\n  native ${want.slice(0, 300)}\n  wasm   ${scriptOut[i].slice(0, 300)}`);
+  });
+  assert.deepEqual(mismatches.slice(0, 5), [], `${mismatches.length} of ${2 * cases.length} results differ`);
+  assert.ok(errors >= 8, `error cases compared too (${errors})`);
+  console.log(`# ${cases.length} cases (${errors} errors) identical natively, in the page and through the script API`);
+  assert.deepEqual(log.errors, []);
+});

@@ -1,0 +1,30 @@
+// web/embed_api.hpp — the C functions behind the course-page features of window.attentionLab
+// (web/embed.js): embed mode, the link state, the text mirror, the page tools' feedback.
+//
+// Same conventions as api.hpp: UTF-8 JSON in and out, replies valid until the next call.
+#pragma once
+
+#include "attn/json_case.hpp"
+#include "platform/emscripten_shim.hpp"
+
+namespace app {
+struct AppState;
+/// The inputs a link must carry to reproduce the view: {"panel": name, "<panel>": {key: value}}
+/// for every panel with inputs (state_json's "inputs", minus what set() cannot take back:
+/// alignment's token lists, heads' key_padding (valid_length carries it), script's run count),
+/// plus alignment.selected_row and additive.step. Each object is a valid set() patch. Computed
+/// without serialising any result.
+attn::Json link_inputs(const AppState& s);
+}  // namespace app
+
+extern "C" {
+/// {"panel",...}: app::link_inputs of the current state.
+ATTN_EXPORT const char* attn_app_link_inputs();
+/// app::view::view_json(max_cells): what the last frame showed (heatmaps with exact values,
+/// checks, errors); max_cells > 0 cuts large matrices to their top-left 50×50.
+ATTN_EXPORT const char* attn_app_view(int max_cells);
+/// Embed mode on (1) or off (0): the panel alone, no navigation.
+ATTN_EXPORT void attn_app_set_embed(int on);
+/// A short confirmation beside the page tools ("Link copied").
+ATTN_EXPORT void attn_app_toast(const char* text);
+}

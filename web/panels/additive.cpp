@@ -1,0 +1,182 @@
+// Additive attention (Bahdanau et al. 2015): a decoder stepping through "le chat noir" over
+// "the black cat", one soft read of the source per step; four scoring functions on the same states.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"
+#include "lesson_ui.hpp"
+#include "imgui_stdlib.h"
+
+namespace app {
+
+namespace {
+
+std::string vec_text(const attn::Vector& v) {
+  std::string s = "(";
+  for (attn::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + short_number(v(i), 3);
+  return s + ")";
+}
+
+}  // namespace
+
+void draw_additive_panel(AppState& s, Ui& ui) {
+  AdditiveState& a = s.lesson.additive;
+  const attn::AdditiveDecoderDemo& r = a.result;
+  const float fs = ImGui::GetFontSize();
+
+  txt::para(
+      "Bahdanau, Cho and Bengio (2015) let an RNN decoder look back at every encoder state h_j instead of one "
+      "final summary. At each step the previous decoder state s scores each source position, "
+      "e_j = v_a^T tanh(W_s s + W_h h_j + b); a softmax over the valid positions gives weights a_j; the context "
+      "c = \xCE\xA3 a_j h_j feeds the next step. The decoder itself stays sequential: one step per target word.");
+  txt::note(("Note: " + r.note + ".").c_str());
+  style::error_box(a.error);
+
+  // --- inputs
+  attn::AdditiveDecoderInput in = a.input;
+  bool changed = false;
+  ImGui::SetNextItemWidth(fs * 11.0f);
+  if (ImGui::InputText("source", &a.source_text)) in.source = a.source_text, changed = true;
+  ImGui::SameLine(0, fs);
+  ImGui::SetNextItemWidth(fs * 11.0f);
+  if (ImGui::InputText("target", &a.target_text)) in.target = a.target_text, changed = true;
+  ImGui::SameLine(0, fs);
+  ImGui::SetNextItemWidth(fs * 6.5f);
+  std::uint64_t seed = in.seed;
+  const std::uint64_t one = 1;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) in.seed = seed, changed = true;
+  ImGui::SetNextItemWidth(fs * 5.5f);
+  if (ImGui::InputInt("d_h", &in.d_h)) changed = true;
+  ImGui::SameLine(0, fs);
+  ImGui::SetNextItemWidth(fs * 5.5f);
+  if (ImGui::InputInt("d_s", &in.d_s)) changed = true;
+  ImGui::SameLine(0, fs);
+  ImGui::SetNextItemWidth(fs * 5.5f);
+  if (ImGui::InputInt("d_a", &in.d_a)) changed = true;
+  ImGui::SameLine(0, fs);
+  ImGui::TextDisabled("(the comparison of scores needs d_s = d_h)");
+  if (changed) set_additive_input(s, in);
+
+  const int tq = static_cast<int>(r.steps.size());
+  const int step = a.step;
+  // --- stepping
+  ImGui::Dummy(ImVec2(0, fs * 0.2f));
+  ImGui::BeginDisabled(step <= 0);
+  if (ImGui::Button("< previous step")) set_additive_step(s, step - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(step >= tq - 1);
+  if (ImGui::Button("next step >")) set_additive_step(s, step + 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine(0, fs);
+  if (step >= 0 && step < tq) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::Text("step %d of %d: emitting \"%s\"", step + 1, tq,
+                r.steps[static_cast<size_t>(step)].target_token.c_str());
+    ImGui::PopFont();
+  }
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
+  const bool two_col = avail > fs * 44;
+  const float gap = fs * 2.0f;
+  const float left_w = two_col ? std::floor((avail - gap) * 0.45f) : avail;
+  const float right_w = two_col ? avail - gap - left_w : avail;
+
+  txt::begin_column(left_w);
+  style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
+  HeatmapSpec spec;
+  spec.values = &r.alignment;
+  spec.row_labels = &r.target_tokens;
+  spec.col_labels = &r.source_tokens;
+  spec.version = s.generation;
+  spec.numbers = true;
+  spec.width = left_w;
+  spec.max_cell = 64.0f;
+  spec.selected_row = step;
+  spec.row_axis = "target step";
+  spec.col_axis = "source word";
+  const HeatmapEvent ev = heatmap("alignment", spec, ui.gpu);
+  if (ev.clicked_row >= 0) set_additive_step(s, ev.clicked_row);
+  ImGui::TextDisabled("Click a row to jump to that step.");
+  style::heading(ui.fonts, "One step");
+  txt::para("1. The previous decoder state s scores every source state h_j (additive score e_j).");
+  txt::para("2. A softmax over the valid source positions turns the scores into weights a_j.");
+  txt::para("3. The context c = \xCE\xA3 a_j h_j is a blend of the source states.");
+  txt::para("4. The next state comes from s, the emitted word and c: s' = tanh(A s + B y + C c), a stand-in "
+            "recurrence here (teacher forcing: the target word is given).");
+  txt::note("The decoder stays sequential: each step needs the state of the one before. Within a step, the scores "
+            "of all source positions can be computed together.");
+  txt::end_column(left_w);
+
+  if (two_col) ImGui::SameLine(x0 + left_w + gap);
+  txt::begin_column(right_w);
+  if (step >= 0 && step < tq) {
+    const attn::AdditiveDecoderStep& st = r.steps[static_cast<size_t>(step)];
+    const attn::AdditiveResult& ar = st.attention;
+    style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
+    txt::para(("decoder state s = " + vec_text(st.state)).c_str());
+    if (ImGui::BeginTable("##step", 4,
+                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
+                          ImVec2(right_w, 0))) {
+      ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+      ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+      ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+      ImGui::TableSetupColumn("h_j", ImGuiTableColumnFlags_WidthStretch, 2.6f);
+      ImGui::TableHeadersRow();
+      for (attn::Index j = 0; j < ar.weights.size(); ++j) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(j < static_cast<attn::Index>(r.source_tokens.size())
+                                   ? r.source_tokens[static_cast<size_t>(j)].c_str()
+                                   : "?");
+        ImGui::TableNextColumn();
+        const bool valid = static_cast<size_t>(j) >= ar.key_valid.size() || ar.key_valid[static_cast<size_t>(j)];
+        ImGui::TextUnformatted(valid ? short_number(ar.scores(j), 4).c_str() : "padding");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(short_number(ar.weights(j), 4).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(vec_text(r.encoder_states.row(j).transpose()).c_str());
+      }
+      ImGui::EndTable();
+    }
+    ImGui::PushFont(ui.fonts.bold);
+    txt::para(("context c = \xCE\xA3 a_j h_j = " + vec_text(ar.context)).c_str());
+    ImGui::PopFont();
+
+    style::heading(ui.fonts, "Four scores on the same states");
+    const attn::ScoringComparison& cmp = st.comparison;
+    if (cmp.weights.rows() > 0) {
+      HeatmapSpec c;
+      c.values = &cmp.weights;
+      c.row_labels = &cmp.names;
+      c.col_labels = &r.source_tokens;
+      c.row_axis = "score";
+      c.col_axis = "source word";
+      c.version = s.generation;
+      c.numbers = true;
+      c.legend = false;
+      c.width = right_w;
+      c.max_cell = 56.0f;
+      heatmap("comparison", c, ui.gpu);
+      txt::note(
+          "dot: s\xC2\xB7h_j.  scaled dot: s\xC2\xB7h_j/\xE2\x88\x9A"
+          "d (Vaswani et al. 2017).  general: s^T W h_j "
+          "(Luong et al. 2015).  additive: Bahdanau's e_j. Same states, different weights: the scoring "
+          "function is a modelling choice, and none of these is trained here.");
+      style::check_lines(cmp.checks);
+    } else {
+      txt::note("The comparison needs d_s = d_h (dot products of s with h_j).");
+    }
+    style::check_lines(ar.checks);
+  }
+  txt::end_column(right_w);
+
+  style::heading(ui.fonts, "Checks");
+  style::check_lines(r.checks);
+  draw_recall_strip(s, ui, "additive");
+}
+
+}  // namespace app

@@ -1,0 +1,172 @@
+// Attribution panel: the weight a_j next to the contribution ‖a_j v_j‖, the lesson's
+// counterexample (0.99 on a zero value), and two interventions per key.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"
+#include "lesson_ui.hpp"
+#include "plots.hpp"
+
+namespace app {
+
+namespace {
+
+std::string vec_text(const attn::Vector& v) {
+  std::string s = "(";
+  for (attn::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + short_number(v(i), 4);
+  return s + ")";
+}
+
+std::vector<double> to_std(const attn::Vector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+double max_of(const attn::Vector& v) {
+  double m = 1e-12;
+  for (attn::Index i = 0; i < v.size(); ++i)
+    if (std::isfinite(v(i))) m = std::max(m, v(i));
+  return m;
+}
+
+}  // namespace
+
+void draw_attribution_panel(AppState& s, Ui& ui) {
+  AttributionState& a = s.lesson.attribution;
+  const attn::AttributionResult& r = a.result;
+  const attn::AttributionResult& ce = a.counterexample;
+  const float fs = ImGui::GetFontSize();
+
+  txt::para(
+      "A weight says how much of a key's value a query takes; the contribution a_j v_j is what that value "
+      "actually adds to the output. A heatmap shows the weights only. A large weight on a value near zero "
+      "adds nothing, and a small weight on a large value can dominate.");
+  txt::note(
+      "So an attention map is not a causal explanation. Test by intervening (change a value, remove a key) "
+      "and measure the effect, and remember that residual paths and other heads also feed the output.");
+  style::error_box(a.error);
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
+  const bool two_col = avail > fs * 44;
+  const float gap = fs * 2.0f;
+  const float left_w = two_col ? std::floor((avail - gap) * 0.42f) : avail;
+  const float right_w = two_col ? avail - gap - left_w : avail;
+
+  // --- the lesson's counterexample -----------------------------------------------------
+  txt::begin_column(left_w);
+  style::heading(ui.fonts, "The lesson's counterexample");
+  txt::para("Weights (0.99, 0.01) on values (0, 0) and (10, 20).");
+  {
+    std::vector<std::string> labels;
+    for (attn::Index j = 0; j < ce.values.rows(); ++j)
+      labels.push_back("v = (" + short_number(ce.values(j, 0), 3) + ", " + short_number(ce.values(j, 1), 3) + ")");
+    plot::bar_table(
+        "counterexample", labels,
+        {plot::BarColumn{"weight a_j", to_std(ce.weights), 1.0, style::accent_u32()},
+         plot::BarColumn{"\xE2\x80\x96"
+                         "a_j v_j\xE2\x80\x96",
+                         to_std(ce.contribution_norms), max_of(ce.contribution_norms), IM_COL32(214, 120, 20, 255)}},
+        left_w, static_cast<int>(ce.top_weight_key));
+  }
+  ImGui::PushFont(ui.fonts.bold);
+  txt::para("output = 0.99\xC2\xB7(0, 0) + 0.01\xC2\xB7(10, 20)");
+  txt::para(("       = " + vec_text(ce.output)).c_str());
+  ImGui::PopFont();
+  txt::note(
+      "The brightest cell of this row's heatmap would point at the first key, which contributes exactly "
+      "nothing. Everything in the output comes from the key with weight 0.01.");
+  style::check_lines(ce.checks);
+  txt::end_column(left_w);
+
+  // --- an editable row ---------------------------------------------------------------
+  if (two_col) ImGui::SameLine(x0 + left_w + gap);
+  txt::begin_column(right_w);
+  style::heading(ui.fonts, "Your row: weights, values, interventions");
+  txt::note("Drag a weight (the others rescale so the row stays a distribution), type values, pick a key.");
+  if (ImGui::Button("le chat noir: the \"chat\" row")) attribution_preset(s, "chat");
+  ImGui::SameLine();
+  if (ImGui::Button("the counterexample")) attribution_preset(s, "counterexample");
+  const int tk = static_cast<int>(r.weights.size());
+  const int dv = static_cast<int>(r.values.cols());
+  if (ImGui::BeginTable("##attr_inputs", 2 + dv, ImGuiTableFlags_SizingStretchProp, ImVec2(right_w, 0))) {
+    ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, fs * 6.5f);
+    ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    for (int c = 0; c < dv; ++c)
+      ImGui::TableSetupColumn(c == 0 ? "value x" : (c == 1 ? "value y" : "value"), ImGuiTableColumnFlags_WidthStretch,
+                              1.0f);
+    ImGui::TableHeadersRow();
+    for (int j = 0; j < tk; ++j) {
+      ImGui::PushID(j);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (ImGui::RadioButton(j < static_cast<int>(a.keys.size()) ? a.keys[static_cast<size_t>(j)].c_str() : "?",
+                             a.selected_key == j))
+        select_attribution_key(s, j);
+      ImGui::TableNextColumn();
+      double w = r.weights(j);
+      const double lo = 0.0, hi = 1.0;
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      if (ImGui::SliderScalar("##w", ImGuiDataType_Double, &w, &lo, &hi, "%.3f")) set_attribution_weight(s, j, w);
+      for (int c = 0; c < dv; ++c) {
+        ImGui::TableNextColumn();
+        ImGui::PushID(100 + c);
+        double v = r.values(j, c);
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::InputDouble("##v", &v, 0.0, 0.0, "%.4g")) set_attribution_value(s, j, c, v);
+        ImGui::PopID();
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  {
+    HeatmapSpec spec;  // the weights as a heatmap would show them: one row
+    spec.values = &a.weight_row;
+    static const std::vector<std::string> row{"query"};
+    spec.row_labels = &row;
+    spec.col_labels = &a.keys;
+    spec.version = s.generation;
+    spec.numbers = true;
+    spec.legend = false;
+    spec.width = right_w;
+    spec.max_cell = 70.0f;
+    heatmap("attr_row", spec, ui.gpu);
+  }
+  ImGui::PushFont(ui.fonts.bold);
+  txt::para(("output = \xCE\xA3 a_j v_j = " + vec_text(r.output)).c_str());
+  ImGui::PopFont();
+  plot::bar_table(
+      "interventions", a.keys,
+      {plot::BarColumn{"weight a_j", to_std(r.weights), 1.0, style::accent_u32()},
+       plot::BarColumn{"\xE2\x80\x96"
+                       "a_j v_j\xE2\x80\x96",
+                       to_std(r.contribution_norms), max_of(r.contribution_norms), IM_COL32(214, 120, 20, 255)},
+       plot::BarColumn{"zero v: \xE2\x80\x96\xCE\x94o\xE2\x80\x96", to_std(r.zero_value_change),
+                       max_of(r.zero_value_change), IM_COL32(120, 90, 170, 255)},
+       plot::BarColumn{"remove: \xE2\x80\x96\xCE\x94o\xE2\x80\x96", to_std(r.remove_key_change),
+                       max_of(r.remove_key_change), IM_COL32(60, 140, 110, 255)}},
+      right_w, a.selected_key);
+  const int j = a.selected_key;
+  if (j >= 0 && j < tk) {
+    const std::string key = a.keys[static_cast<size_t>(j)];
+    txt::para(("\"" + key + "\" has weight " + short_number(r.weights(j), 4) +
+               ". Zeroing its value moves the "
+               "output by " +
+               short_number(r.zero_value_change(j), 4) +
+               " (exactly \xE2\x80\x96"
+               "a_j v_j\xE2\x80\x96); " +
+               (r.remove_key_possible[static_cast<size_t>(j)]
+                    ? "removing the key (the softmax renormalises over the others) moves it by " +
+                          short_number(r.remove_key_change(j), 4) + "."
+                    : "removing it is impossible: no other key has weight."))
+                  .c_str());
+  }
+  ImGui::TextDisabled("top weight: \"%s\"   \xC2\xB7   top contribution: \"%s\"",
+                      a.keys[static_cast<size_t>(std::min<attn::Index>(r.top_weight_key, tk - 1))].c_str(),
+                      a.keys[static_cast<size_t>(std::min<attn::Index>(r.top_contribution_key, tk - 1))].c_str());
+  style::check_lines(r.checks);
+  txt::end_column(right_w);
+
+  draw_recall_strip(s, ui, "attribution");
+}
+
+}  // namespace app

@@ -1,0 +1,111 @@
+// Dropout panel: inverted dropout on the attention weights. The weights the head returns stay the
+// pre-dropout ones (rows sum to 1); the keep mask and the dropped weights are shown beside them.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"
+#include "lesson_ui.hpp"
+
+namespace app {
+
+void draw_dropout_panel(AppState& s, Ui& ui) {
+  DropoutState& d = s.lesson.dropout;
+  const attn::AttentionDropout& r = d.result;
+  const attn::SelfAttentionResult& a = s.lesson.model.attention;
+  const std::vector<std::string>& tokens = s.lesson.model.tokens;
+  const float fs = ImGui::GetFontSize();
+
+  txt::para(
+      "During training, attention dropout zeroes each weight with probability p and scales the survivors by "
+      "1/(1 - p) (inverted dropout, as PyTorch does), so each weight keeps its expected value. A sampled row "
+      "then no longer sums to 1: the output is no longer a convex combination of the values for that step.");
+  txt::note(
+      "The head still reports its pre-dropout weights, and those rows do sum to 1. The mask is drawn "
+      "from the seed with the core's own generator: the same seed gives the same mask natively and in "
+      "the browser, but not PyTorch's mask. At evaluation time there is no dropout.");
+  style::error_box(d.error);
+
+  const bool one_row = ImGui::GetContentRegionAvail().x > fs * 44;  // else the seed goes on a second line
+  float p = static_cast<float>(d.p);
+  ImGui::SetNextItemWidth(fs * 14.0f);
+  if (ImGui::SliderFloat("p", &p, 0.0f, 1.0f, "%.2f")) set_dropout(s, p, d.seed);
+  ImGui::SameLine();
+  if (ImGui::Button("p = 0")) set_dropout(s, 0.0, d.seed);
+  ImGui::SameLine();
+  if (ImGui::Button("p = 1")) set_dropout(s, 1.0, d.seed);
+  if (one_row) ImGui::SameLine(0, fs * 1.5f);
+  ImGui::SetNextItemWidth(fs * 7.0f);
+  std::uint64_t seed = d.seed;
+  const std::uint64_t one = 1;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) set_dropout(s, d.p, seed);
+  ImGui::SameLine();
+  if (ImGui::Button("New mask")) set_dropout(s, d.p, d.seed + 1);
+
+  // The returned and the dropped weights side by side, sharing the colour range 0..1/(1 - p) (so a
+  // kept weight looks brighter after the rescaling) and one legend; the keep mask below them.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float x0 = ImGui::GetCursorPosX();
+  const float gap = fs * 1.5f;
+  const float legend_w = fs * 4.0f;
+  const float w = std::floor((avail - gap - legend_w) / 2.0f);
+  const double top = d.p < 1.0 ? 1.0 / (1.0 - d.p) : 1.0;
+  auto pane = [&](const char* id, const char* title, const char* subtitle, const attn::Matrix& m,
+                  const std::vector<double>* sums, double vmax, const char* value_name) {
+    ImGui::BeginGroup();
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted(title);
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", subtitle);
+    HeatmapSpec spec;
+    spec.values = &m;
+    spec.row_labels = &tokens;
+    spec.col_labels = &tokens;
+    spec.row_sums = sums;
+    spec.vmin = 0.0;
+    spec.vmax = vmax;
+    spec.value_name = value_name;
+    spec.version = s.generation;
+    spec.numbers = true;
+    spec.legend = false;
+    spec.width = w;
+    spec.max_cell = 42.0f;
+    const HeatmapEvent ev = heatmap(id, spec, ui.gpu);
+    ImGui::EndGroup();
+    return ev;
+  };
+  pane("pre", "weights (returned)", "rows sum to 1", a.attention.weights, &d.weight_row_sums, top, "weight");
+  ImGui::SameLine(x0 + w + gap);
+  const HeatmapEvent ev = pane("dropped", "dropped weights", "weight \xC2\xB7 keep / (1 - p)", r.dropped_weights,
+                               &r.row_sums, top, "dropped weight");
+  ImGui::SameLine(0, fs * 0.6f);
+  ImGui::BeginGroup();
+  ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeightWithSpacing() + ev.grid_top - ImGui::GetStyle().ItemSpacing.y));
+  heatmap_legend("legend", 0.0, top, false, std::max(ev.grid_height, fs * 6.0f), ui.gpu);
+  ImGui::EndGroup();
+
+  pane("keep", "keep mask", "1 = kept, drawn from the seed", d.keep, nullptr, 1.0, "kept");
+  ImGui::SameLine(x0 + w + gap);
+  txt::begin_column(avail - w - gap);
+  ImGui::Dummy(ImVec2(0, fs * 1.5f));
+  ImGui::PushFont(ui.fonts.bold);
+  if (d.p == 0.0)
+    txt::para("p = 0: nothing is dropped and the factor is 1; the output is bit for bit the output without dropout.");
+  else if (d.p == 1.0)
+    txt::para("p = 1: everything is dropped; the weights are set to 0 without dividing by 1 - p = 0.");
+  else
+    txt::para(
+        "The sampled row sums (right of the dropped weights) differ from 1; the returned weights still sum to 1.");
+  ImGui::PopFont();
+  txt::note(
+      "Each weight is kept with probability 1 - p and then divided by 1 - p, so its expected value is the "
+      "weight itself; a single sample is not. The output of this step is the dropped weights times V.");
+  txt::end_column(avail - w - gap);
+
+  style::heading(ui.fonts, "Checks");
+  style::check_lines(r.checks);
+  draw_recall_strip(s, ui, "dropout");
+}
+
+}  // namespace app

@@ -1,0 +1,81 @@
+// The "check yourself" strip: the lesson's recall questions as actions, checked by the core
+// (attn::check_recall). Predict tasks: pick an answer, the core computes the truth on a fixed
+// seeded example. Construct tasks: build something in the panel above, the core runs the real
+// experiment on it.
+#include <string>
+
+#include "panels.hpp"
+#include "lesson_ui.hpp"
+
+namespace app {
+
+void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
+  const std::vector<int> ids = recall_tasks_of(s, panel);
+  if (ids.empty()) return;
+  RecallState& r = s.lesson.recall;
+  const float fs = ImGui::GetFontSize();
+
+  ImGui::Dummy(ImVec2(0, fs * 0.4f));
+  ImGui::PushID("recall");
+  // A box sized by its content: the background goes behind (channel 0) once the height is known.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  ImGui::Indent(fs * 0.8f);
+  ImGui::Dummy(ImVec2(0, fs * 0.2f));
+  ImGui::PushFont(ui.fonts.heading);
+  ImGui::TextUnformatted("Check yourself");
+  ImGui::PopFont();
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("the lesson's recall questions, answered by running the core");
+  ImGui::PushTextWrapPos(p0.x - ImGui::GetWindowPos().x + width - fs * 0.8f);
+  for (int index : ids) {
+    const attn::RecallTask& t = r.tasks[static_cast<size_t>(index)];
+    RecallEntry& e = r.entries[t.id];
+    ImGui::PushID(t.id.c_str());
+    ImGui::Dummy(ImVec2(0, fs * 0.15f));
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted(t.prompt.c_str());
+    ImGui::PopFont();
+    if (t.kind == attn::RecallKind::predict) {
+      for (size_t c = 0; c < t.choices.size(); ++c) {
+        if (c) ImGui::SameLine(0, fs * 1.2f);
+        ImGui::PushID(static_cast<int>(c));
+        if (ImGui::RadioButton(t.choices[c].c_str(), e.choice == static_cast<int>(c)))
+          answer_recall(s, t.id, static_cast<int>(c));
+        ImGui::PopID();
+      }
+    } else {
+      if (ImGui::Button("Check what the panel shows")) check_recall_task(s, t.id);
+      ImGui::SameLine();
+      ImGui::AlignTextToFramePadding();
+      std::string reads = "reads: ";
+      for (size_t k = 0; k < t.reads.size(); ++k) reads += (k ? ", " : "") + t.reads[k];
+      ImGui::TextDisabled("%s", reads.c_str());
+    }
+    if (e.verdict) {
+      const attn::RecallVerdict& v = *e.verdict;
+      ImGui::PushStyleColor(ImGuiCol_Text, v.pass ? IM_COL32(26, 127, 55, 255) : IM_COL32(176, 40, 30, 255));
+      ImGui::TextUnformatted((std::string(v.pass ? "\xE2\x9C\x93 " : "\xE2\x9C\x97 ") + v.feedback).c_str());
+      ImGui::PopStyleColor();
+      if (t.kind == attn::RecallKind::construct) style::check_lines(v.checks);
+    }
+    ImGui::TextDisabled("(lesson: %s)", t.lesson_ref.c_str());
+    ImGui::PopID();
+  }
+  ImGui::PopTextWrapPos();
+  if (r.error) style::error_box(r.error);
+  ImGui::Dummy(ImVec2(0, fs * 0.2f));
+  ImGui::Unindent(fs * 0.8f);
+  const ImVec2 p1(p0.x + width, ImGui::GetItemRectMax().y + fs * 0.3f);
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(p0, p1, IM_COL32(241, 246, 251, 255), 8.0f);
+  dl->AddRect(p0, p1, IM_COL32(200, 216, 234, 255), 8.0f);
+  dl->ChannelsMerge();
+  ImGui::PopID();
+}
+
+}  // namespace app

@@ -1,0 +1,141 @@
+// The lesson script panel: the model the script builds (torch's CPU generator replayed by the core,
+// so seed 17 shows the matrix the script prints) and its CPU timing fixture, with its caveat.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"
+#include "lesson_ui.hpp"
+
+namespace app {
+
+namespace {
+
+std::string duration(double seconds) {
+  if (!(seconds >= 0)) return "-";
+  if (seconds < 1e-3) return short_number(seconds * 1e6, 3) + " \xC2\xB5s";
+  return short_number(seconds * 1e3, 3) + " ms";
+}
+
+}  // namespace
+
+void draw_script_panel(AppState& s, Ui& ui) {
+  ScriptState& sc = s.lesson.script;
+  const attn::LessonReplica& m = s.lesson.model;
+  const attn::TimingFixture& f = sc.timing;
+  const float fs = ImGui::GetFontSize();
+
+  style::error_box(sc.error);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
+  const bool two_col = avail > fs * 44;
+  const float gap = fs * 2.0f;
+  const float left_w = two_col ? std::floor((avail - gap) * 0.5f) : avail;
+  const float right_w = two_col ? avail - gap - left_w : avail;
+
+  // --- the replica ---------------------------------------------------------------------
+  txt::begin_column(left_w);
+  style::heading(ui.fonts, "The matrix the script prints");
+  txt::para(
+      "The script calls torch.manual_seed(17), builds nn.Embedding(6, 8) and three nn.Linear(8, 8) in float32, "
+      "converts them to double and prints the attention of \"The cat sat on the mat\". The core replays "
+      "torch's own CPU generator to get the same numbers: mt19937 seeded by manual_seed, its 24-bit float "
+      "uniforms, normal_'s Box-Muller fill in chunks of 16, and kaiming_uniform_'s bound 1/\xE2\x88\x9A"
+      "fan_in "
+      "for the Linear weights.");
+  HeatmapSpec spec;
+  spec.values = &m.attention.attention.weights;
+  spec.allowed = &m.attention.attention.allowed;
+  spec.row_labels = &m.tokens;
+  spec.col_labels = &m.tokens;
+  spec.version = s.generation;
+  spec.numbers = true;
+  spec.width = left_w;
+  spec.max_cell = 52.0f;
+  heatmap("replica", spec, ui.gpu);
+  txt::note(
+      "The tests compare every entry with the matrix torch 1.13 printed (tests/fixtures/"
+      "lesson-replica-seed17.json): equal within 1e-6, natively and in the browser. Hover a cell for "
+      "the exact double. Still a random initialisation: it routes, it has learned nothing.");
+  if (ImGui::Button("Show it in the Random-init heads panel")) {
+    attn::RandomHeadsInput in;
+    in.init = attn::HeadsInit::torch_replica;
+    in.heads = 1;
+    in.d_k = 8;
+    s.heads.sentence_text = in.sentence;
+    if (set_heads_input(s, in)) s.panel = Panel::heads;
+  }
+  style::check_lines(m.checks);
+  txt::end_column(left_w);
+
+  // --- the timing fixture --------------------------------------------------------------
+  if (two_col) ImGui::SameLine(x0 + left_w + gap);
+  txt::begin_column(right_w);
+  style::heading(ui.fonts, "The CPU timing fixture");
+  txt::para(
+      ("An LSTM (PyTorch's gate layout) and the causal attention head, forward only, on T = " + std::to_string(f.t) +
+       " random inputs of width d = " + std::to_string(f.d) + ": " + std::to_string(f.warmups) +
+       " warm-ups, then the median of " + std::to_string(f.repeats) + " runs (" + f.clock + ").")
+          .c_str());
+  if (ImGui::BeginTable("##timing", 3,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
+                        ImVec2(right_w, 0))) {
+    ImGui::TableSetupColumn("forward", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("the runs", ImGuiTableColumnFlags_WidthStretch, 2.5f);
+    ImGui::TableHeadersRow();
+    auto row = [&](const char* name, double median, const std::vector<double>& runs) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(name);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(duration(median).c_str());
+      ImGui::TableNextColumn();
+      std::string all;
+      for (size_t i = 0; i < runs.size(); ++i) all += (i ? ", " : "") + duration(runs[i]);
+      ImGui::TextUnformatted(all.c_str());
+    };
+    row("LSTM", f.lstm_median, f.lstm_seconds);
+    row("causal attention", f.attention_median, f.attention_seconds);
+    ImGui::EndTable();
+  }
+  if (ImGui::Button("Run the fixture again")) run_timing(s);
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("runs so far: %d; timings change from run to run", sc.runs);
+  txt::note(
+      "Browsers coarsen their clocks on purpose (Chromium: 0.1 ms steps unless the page is cross-origin "
+      "isolated), about the length of one run here, so in the browser these figures are mostly clock ticks.");
+
+  // The caveat, in a box of its own so it is not skimmed past.
+  ImGui::Dummy(ImVec2(0, fs * 0.3f));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Indent(fs * 0.7f);
+  ImGui::Dummy(ImVec2(0, fs * 0.1f));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + right_w - fs * 1.4f);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("\xE2\x9A\xA0 What this does not show");
+  ImGui::PopFont();
+  txt::para(f.caveat.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Dummy(ImVec2(0, fs * 0.1f));
+  ImGui::Unindent(fs * 0.7f);
+  const ImVec2 p1(p0.x + right_w, ImGui::GetItemRectMax().y + fs * 0.2f);
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(p0, p1, IM_COL32(255, 246, 229, 255), 8.0f);
+  dl->AddRect(p0, p1, IM_COL32(226, 180, 110, 255), 8.0f);
+  dl->ChannelsMerge();
+  ImGui::Dummy(ImVec2(0, fs * 0.3f));
+  txt::note(
+      "A real comparison matches shapes, dtype, forward and backward work, kernels and measurement, "
+      "synchronises accelerators, and judges quality separately.");
+  style::check_lines(f.checks);
+  txt::end_column(right_w);
+
+  draw_recall_strip(s, ui, "timing");
+}
+
+}  // namespace app

@@ -1,0 +1,165 @@
+// Soft to hard: softmax(scores / τ) from uniform-ish to argmax; every output stays inside the
+// convex hull of the values; argmax gives no useful gradient.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels.hpp"
+#include "lesson_ui.hpp"
+#include "plots.hpp"
+
+namespace app {
+
+namespace {
+
+// The values (2-D points), their hull (from the core), and every query's output.
+void hull_plot(const attn::TemperatureResult& r, const attn::Matrix& values, const std::vector<std::string>& tokens,
+               float width, float height) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, height));
+  const ImVec2 p1(p0.x + width, p0.y + height);
+  dl->AddRectFilled(p0, p1, IM_COL32(255, 255, 255, 255), 8.0f);
+  dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Border), 8.0f);
+  if (values.cols() != 2 || values.rows() == 0) return;
+  const attn::Matrix& out = r.attention.output;
+  double lo_x = values(0, 0), hi_x = lo_x, lo_y = values(0, 1), hi_y = lo_y;
+  auto grow = [&](double x, double y) {
+    lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+  };
+  for (attn::Index j = 0; j < values.rows(); ++j) grow(values(j, 0), values(j, 1));
+  for (attn::Index i = 0; i < out.rows(); ++i) grow(out(i, 0), out(i, 1));
+  const float margin = fs * 2.5f;
+  const double sx = std::max(hi_x - lo_x, 1e-9), sy = std::max(hi_y - lo_y, 1e-9);
+  const double scale = std::min((width - 2 * margin) / sx, (height - 2 * margin) / sy);
+  const ImVec2 mid(0.5f * (p0.x + p1.x), 0.5f * (p0.y + p1.y));
+  const double cx = 0.5 * (lo_x + hi_x), cy = 0.5 * (lo_y + hi_y);
+  auto px = [&](double x, double y) {
+    return ImVec2(mid.x + static_cast<float>((x - cx) * scale), mid.y - static_cast<float>((y - cy) * scale));
+  };
+  dl->PushClipRect(p0, p1, true);
+  const ImVec2 o = px(0, 0);
+  if (o.x > p0.x && o.x < p1.x) dl->AddLine(ImVec2(o.x, p0.y + 4), ImVec2(o.x, p1.y - 4), IM_COL32(225, 225, 225, 255));
+  if (o.y > p0.y && o.y < p1.y) dl->AddLine(ImVec2(p0.x + 4, o.y), ImVec2(p1.x - 4, o.y), IM_COL32(225, 225, 225, 255));
+  // Hull polygon (counter-clockwise in data space, so clockwise on screen: fill as a convex polygon).
+  std::vector<ImVec2> hull;
+  for (attn::Index k = 0; k < r.hull.rows(); ++k) hull.push_back(px(r.hull(k, 0), r.hull(k, 1)));
+  if (hull.size() >= 3) dl->AddConvexPolyFilled(hull.data(), static_cast<int>(hull.size()), IM_COL32(31, 111, 178, 28));
+  for (size_t k = 0; k < hull.size() && hull.size() >= 2; ++k)
+    dl->AddLine(hull[k], hull[(k + 1) % hull.size()], IM_COL32(31, 111, 178, 150), 1.5f);
+  for (attn::Index j = 0; j < values.rows(); ++j) {
+    const ImVec2 q = px(values(j, 0), values(j, 1));
+    dl->AddCircleFilled(q, 5.0f, IM_COL32(31, 111, 178, 255));
+    const std::string label =
+        "v " + (j < static_cast<attn::Index>(tokens.size()) ? tokens[static_cast<size_t>(j)] : "?");
+    dl->AddText(ImVec2(q.x + 7, q.y - fs - 1), IM_COL32(31, 80, 140, 255), label.c_str());
+  }
+  // Outputs: a dot each; a label only where it does not collide with one already placed.
+  std::vector<ImVec4> placed;
+  for (attn::Index i = 0; i < out.rows(); ++i) {
+    const ImVec2 q = px(out(i, 0), out(i, 1));
+    dl->AddCircleFilled(q, 4.5f, IM_COL32(214, 120, 20, 255));
+    dl->AddCircle(q, 4.5f, IM_COL32(255, 255, 255, 255), 12, 1.5f);
+    const std::string label = i < static_cast<attn::Index>(tokens.size()) ? tokens[static_cast<size_t>(i)] : "?";
+    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    const ImVec4 box(q.x + 6, q.y + 1, q.x + 6 + ts.x, q.y + 1 + ts.y);
+    bool clear = true;
+    for (const ImVec4& b : placed) clear = clear && (box.z < b.x || box.x > b.z || box.w < b.y || box.y > b.w);
+    if (!clear) continue;
+    placed.push_back(box);
+    dl->AddText(ImVec2(box.x, box.y), IM_COL32(150, 80, 10, 255), label.c_str());
+  }
+  dl->PopClipRect();
+}
+
+}  // namespace
+
+void draw_temperature_panel(AppState& s, Ui& ui) {
+  TemperatureState& t = s.lesson.temperature;
+  const attn::TemperatureResult& r = t.result;
+  const std::vector<std::string>& tokens = s.lesson.model.tokens;
+  const float fs = ImGui::GetFontSize();
+
+  txt::para(
+      "Divide the scores by a temperature \xCF\x84 before the softmax. Large \xCF\x84 flattens every row towards "
+      "uniform; small \xCF\x84 sharpens it until, in the limit, each query takes only its best key: argmax, a hard "
+      "lookup. The model is the lesson's head on \"The cat sat on the mat\"; its values are cut to their first "
+      "two features so they can be drawn.");
+  style::error_box(t.error);
+
+  float tau = static_cast<float>(t.temperature);
+  ImGui::BeginDisabled(t.hard);
+  ImGui::SetNextItemWidth(fs * 18.0f);
+  if (ImGui::SliderFloat("temperature \xCF\x84", &tau, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic))
+    set_temperature(s, tau, false);
+  ImGui::EndDisabled();
+  ImGui::SameLine(0, fs);
+  for (double preset : {0.1, 1.0, 10.0}) {
+    const std::string label = "\xCF\x84 = " + short_number(preset, 3);
+    if (ImGui::Button(label.c_str())) set_temperature(s, preset, false);
+    ImGui::SameLine();
+  }
+  ImGui::SameLine(0, fs);
+  bool hard = t.hard;
+  if (ImGui::Checkbox("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)", &hard)) set_temperature(s, t.temperature, hard);
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
+  const bool two_col = avail > fs * 44;
+  const float gap = fs * 2.0f;
+  const float left_w = two_col ? std::floor((avail - gap) * 0.52f) : avail;
+  const float right_w = two_col ? avail - gap - left_w : avail;
+
+  txt::begin_column(left_w);
+  style::heading(ui.fonts,
+                 t.hard ? "Weights: argmax" : ("Weights at \xCF\x84 = " + short_number(t.temperature, 3)).c_str());
+  HeatmapSpec spec;
+  spec.values = &r.attention.weights;
+  spec.allowed = &r.attention.allowed;
+  spec.row_labels = &tokens;
+  spec.col_labels = &tokens;
+  spec.version = s.generation;
+  spec.numbers = true;
+  spec.width = left_w;
+  spec.max_cell = 50.0f;
+  heatmap("temperature_weights", spec, ui.gpu);
+  plot::bar_table(
+      "rows", tokens,
+      {plot::BarColumn{"largest weight", r.max_weight, 1.0, style::accent_u32()},
+       plot::BarColumn{"entropy (nats)", r.entropy, std::log(static_cast<double>(std::max<size_t>(2, tokens.size()))),
+                       IM_COL32(60, 140, 110, 255)},
+       plot::BarColumn{"\xE2\x80\x96"
+                       "dw/ds\xE2\x80\x96",
+                       r.gradient_norm,
+                       [&] {
+                         double m = 1e-12;
+                         for (double g : r.gradient_norm) m = std::max(m, g);
+                         return m;
+                       }(),
+                       IM_COL32(120, 90, 170, 255)}},
+      left_w);
+  txt::end_column(left_w);
+
+  if (two_col) ImGui::SameLine(x0 + left_w + gap);
+  txt::begin_column(right_w);
+  style::heading(ui.fonts, "Outputs stay inside the values' hull");
+  hull_plot(r, t.values2d, tokens, right_w, std::min(right_w * 0.8f, fs * 20.0f));
+  txt::note(
+      "Blue: the six values and their convex hull. Orange: each query's output (labelled where there is "
+      "room), a weighted average of the values with weights that sum to 1, so it cannot leave the hull at any "
+      "temperature. At argmax each output sits exactly on a value.");
+  style::heading(ui.fonts, "Gradient");
+  txt::para(r.gradient_note.c_str());
+  if (!t.hard)
+    txt::note(
+        "Hard argmax is piecewise constant in the scores: its gradient is zero almost everywhere (and "
+        "undefined at ties), so training could not move the scores through it. That is why attention is soft.");
+  txt::end_column(right_w);
+
+  style::heading(ui.fonts, "Checks");
+  style::check_lines(r.checks);
+  draw_recall_strip(s, ui, "temperature");
+}
+
+}  // namespace app

@@ -1,0 +1,248 @@
+#include "platform/browser_glue.hpp"
+
+#include <SDL.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app.hpp"
+#include "attn/json_case.hpp"
+#include "heatmap_cursor.hpp"
+#include "heatmap_gl.hpp"
+#include "imgui_internal.h"
+#include "platform/platform.hpp"
+
+namespace app {
+
+namespace {
+
+App* g_app = nullptr;
+Platform* g_platform = nullptr;
+GlHeatmapGpu* g_gpu = nullptr;
+
+std::string g_clipboard;     // the last text copied or pasted
+int g_paste_stage = 0;       // 2: press Ctrl+V next frame, 1: release it
+bool g_context_lost = false;
+bool g_restore_pending = false;
+std::string g_reply;
+
+void request_frame() {
+  if (g_app) g_app->request_frame();
+}
+
+void set_modifiers_from_sdl(ImGuiIO& io) {
+  const SDL_Keymod m = SDL_GetModState();
+  io.KeyCtrl = (m & KMOD_CTRL) != 0;
+  io.KeyShift = (m & KMOD_SHIFT) != 0;
+  io.KeyAlt = (m & KMOD_ALT) != 0;
+  io.KeySuper = (m & KMOD_GUI) != 0;
+}
+
+// The window ImGui 1.86 scrolls with the wheel (ImGui::UpdateMouseWheel): the hovered one, or
+// its first parent that can scroll.
+ImGuiWindow* wheel_target(bool horizontal) {
+  ImGuiWindow* w = GImGui->HoveredWindow;
+  while (w && (w->Flags & ImGuiWindowFlags_ChildWindow) &&
+         ((horizontal ? w->ScrollMax.x : w->ScrollMax.y) == 0.0f ||
+          ((w->Flags & ImGuiWindowFlags_NoScrollWithMouse) && !(w->Flags & ImGuiWindowFlags_NoMouseInputs))))
+    w = w->ParentWindow;
+  if (!w || (w->Flags & ImGuiWindowFlags_NoScrollWithMouse)) return nullptr;
+  return w;
+}
+
+bool can_scroll(ImGuiWindow* w, bool horizontal, double delta) {
+  if (!w || delta == 0.0) return false;
+  const float pos = horizontal ? w->Scroll.x : w->Scroll.y;
+  const float max = horizontal ? w->ScrollMax.x : w->ScrollMax.y;
+  return delta > 0 ? pos < max - 0.5f : pos > 0.5f;
+}
+
+// --- item locator (ImGui's test-engine hooks; on only between locate_begin and _result) ---
+struct Located {
+  ImGuiID id;
+  ImRect rect;
+  ImRect clip;
+  std::string label;  // shown text ("sentence")
+  std::string full;   // with the hidden part ("##v"), to tell unnamed fields apart
+};
+std::vector<Located> g_located;
+
+}  // namespace
+
+namespace glue {
+
+void install(App* app, Platform* platform, GlHeatmapGpu* gpu) {
+  g_app = app;
+  g_platform = platform;
+  g_gpu = gpu;
+}
+
+bool before_frame() {
+  if (g_context_lost) return false;
+  if (g_restore_pending) {
+    // A restored WebGL context holds none of the old objects: a fresh ImGui renderer (program,
+    // buffers, font texture) and fresh heatmap shaders (their textures are re-uploaded because
+    // the cache is empty).
+    g_restore_pending = false;
+    if (g_platform) g_platform->recreate_renderer();
+    if (g_gpu) {
+      g_gpu->shutdown();
+      if (!g_gpu->init()) std::fprintf(stderr, "attention_lab: heatmap shaders failed after the context came back\n");
+    }
+    request_frame();
+  }
+  ImGuiIO& io = ImGui::GetIO();
+  if (g_paste_stage == 2) {
+    io.KeysDown[SDL_SCANCODE_V] = true;
+    io.KeyCtrl = true;
+    io.KeyShift = io.KeyAlt = io.KeySuper = false;
+    g_paste_stage = 1;
+    request_frame();
+  } else if (g_paste_stage == 1) {
+    io.KeysDown[SDL_SCANCODE_V] = false;
+    set_modifiers_from_sdl(io);
+    g_paste_stage = 0;
+  }
+  return true;
+}
+
+}  // namespace glue
+
+#ifdef __EMSCRIPTEN__
+namespace shim {
+void install_clipboard() {
+  ImGuiIO& io = ImGui::GetIO();
+  io.SetClipboardTextFn = [](void*, const char* text) {
+    g_clipboard = text ? text : "";
+    EM_ASM({ if (Module["attnSetClipboard"]) Module["attnSetClipboard"](UTF8ToString($0)); }, g_clipboard.c_str());
+  };
+  io.GetClipboardTextFn = [](void*) -> const char* { return g_clipboard.c_str(); };
+  io.ClipboardUserData = nullptr;
+}
+}  // namespace shim
+#endif
+
+}  // namespace app
+
+extern "C" {
+
+int attn_app_wheel(double dx, double dy) {
+  if (!GImGui || app::g_context_lost) return 0;
+  ImGuiIO& io = ImGui::GetIO();
+  // Shift turns the wheel sideways in ImGui; follow it so the decision matches what scrolls.
+  if (io.KeyShift && !io.KeyCtrl && dx == 0.0) std::swap(dx, dy);
+  int used = 0;
+  if (app::can_scroll(app::wheel_target(false), false, dy)) {
+    io.MouseWheel -= static_cast<float>(dy);
+    used = 1;
+  }
+  if (app::can_scroll(app::wheel_target(true), true, dx)) {
+    io.MouseWheelH -= static_cast<float>(dx);
+    used = 1;
+  }
+  if (used) app::request_frame();
+  return used;
+}
+
+int attn_app_paste(const char* text) {
+  if (!GImGui || !ImGui::GetIO().WantTextInput) return 0;
+  app::g_clipboard = text ? text : "";
+  app::g_paste_stage = 2;
+  app::request_frame();
+  return 1;
+}
+
+void attn_app_release_input() {
+  SDL_ResetKeyboard();  // key-up events for every pressed key (the ImGui backend applies them)
+  if (GImGui) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddFocusEvent(false);  // ImGui clears its key state on the next NewFrame
+    io.KeyCtrl = io.KeyShift = io.KeyAlt = io.KeySuper = false;
+  }
+  app::g_paste_stage = 0;
+  app::request_frame();
+}
+
+const char* attn_app_input_state() {
+  attn::Json j = attn::Json::object();
+  if (GImGui) {
+    const ImGuiIO& io = ImGui::GetIO();
+    int keys = 0;
+    for (bool down : io.KeysDown) keys += down ? 1 : 0;
+    bool mouse_down = false;
+    for (bool down : io.MouseDown) mouse_down = mouse_down || down;
+    j["keys_down"] = keys;
+    j["ctrl"] = io.KeyCtrl;
+    j["shift"] = io.KeyShift;
+    j["alt"] = io.KeyAlt;
+    j["super"] = io.KeySuper;
+    j["mouse_down"] = mouse_down;
+    j["mouse"] = ImGui::IsMousePosValid(&io.MousePos) ? attn::Json{io.MousePos.x, io.MousePos.y} : attn::Json(nullptr);
+    j["want_text"] = io.WantTextInput;
+    j["active_item"] = GImGui->ActiveId != 0;
+    j["hovered_item"] = GImGui->HoveredId != 0;
+    j["cell_mode"] = app::heatmap_cell_mode_active();
+    j["nav_window"] = GImGui->NavWindow ? attn::Json(GImGui->NavWindow->Name) : attn::Json(nullptr);
+    j["nav_item"] = GImGui->NavId != 0 && !GImGui->NavDisableHighlight;
+    // The window the wheel would scroll now: [scroll y, max scroll y] (null: none can).
+    if (ImGuiWindow* w = app::wheel_target(false)) j["scroll"] = {w->Scroll.y, w->ScrollMax.y};
+    else j["scroll"] = nullptr;
+  }
+  j["context_lost"] = app::g_context_lost;
+  app::g_reply = attn::dump(j);
+  return app::g_reply.c_str();
+}
+
+void attn_app_context_lost() { app::g_context_lost = true; }
+
+void attn_app_context_restored() {
+  app::g_context_lost = false;
+  app::g_restore_pending = true;
+  app::request_frame();
+}
+
+void attn_app_locate_begin() {
+  app::g_located.clear();
+  if (GImGui) GImGui->TestEngineHookItems = true;
+  app::request_frame();
+}
+
+const char* attn_app_locate_result() {
+  if (GImGui) GImGui->TestEngineHookItems = false;
+  attn::Json out = attn::Json::array();
+  for (const app::Located& it : app::g_located) {
+    if (it.full.empty()) continue;
+    const bool visible = it.rect.Overlaps(it.clip);
+    out.push_back(attn::Json{{"label", it.label},
+                             {"full", it.full},
+                             {"rect", {it.rect.Min.x, it.rect.Min.y, it.rect.Max.x, it.rect.Max.y}},
+                             {"visible", visible}});
+  }
+  app::g_reply = attn::dump(out);
+  return app::g_reply.c_str();
+}
+
+}  // extern "C"
+
+// ImGui's test-engine hooks (attn_imgui is compiled with IMGUI_ENABLE_TEST_ENGINE; ImGui calls
+// them only while GImGui->TestEngineHookItems is set, i.e. between the two functions above).
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext* ctx, const ImRect& bb, ImGuiID id) {
+  for (const app::Located& it : app::g_located)
+    if (it.id == id) return;
+  const ImRect clip = ctx->CurrentWindow ? ctx->CurrentWindow->ClipRect : bb;
+  app::g_located.push_back(app::Located{id, bb, clip, "", ""});
+}
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
+  if (!label) return;
+  for (app::Located& it : app::g_located)
+    if (it.id == id) {
+      const char* end = ImGui::FindRenderedTextEnd(label);  // "sentence##x" → "sentence"
+      it.label.assign(label, end);
+      it.full = label;
+      return;
+    }
+}
+void ImGuiTestEngineHook_Log(ImGuiContext*, const char*, ...) {}
+const char* ImGuiTestEngine_FindItemDebugLabel(ImGuiContext*, ImGuiID) { return nullptr; }

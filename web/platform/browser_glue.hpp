@@ -1,0 +1,52 @@
+// web/platform/browser_glue.hpp — what the browser needs beyond SDL2's emscripten port.
+//
+// The page (web/embed.js) listens to the DOM and calls the C functions below; the main loop
+// calls before_frame() before each drawn frame.
+//   clipboard   ImGui's copy goes to navigator.clipboard (Module.attnSetClipboard); a paste
+//               event's text arrives through attn_app_paste and is typed as Ctrl+V, so any
+//               ImGui text field pastes it (SDL's own clipboard is private to the wasm).
+//   wheel       deltas normalised by the page (one step ≈ one mouse-wheel notch); consumed
+//               only when the ImGui window under the pointer can still scroll that way, so a
+//               course page scrolls on past an embedded panel.
+//   keys        attn_app_release_input releases every key and modifier when the canvas loses
+//               focus (its key-up events then go elsewhere).
+//   WebGL       context loss: frames are skipped until the browser restores the context,
+//               then ImGui's and the heatmaps' GL objects are recreated.
+#pragma once
+
+#include "platform/emscripten_shim.hpp"
+
+namespace app {
+class App;
+class Platform;
+class GlHeatmapGpu;
+
+namespace glue {
+/// Remember what before_frame() must reach. Pointers must outlive the loop.
+void install(App* app, Platform* platform, GlHeatmapGpu* gpu);
+/// Before a frame: type a pending paste, rebuild GL objects after a restored context.
+/// False while the WebGL context is lost (skip the frame).
+bool before_frame();
+}  // namespace glue
+}  // namespace app
+
+extern "C" {
+/// Wheel of (dx, dy) steps (positive: content moves up/left, as DOM deltas). 1 when ImGui
+/// scrolls with it (the page then calls preventDefault), 0 when nothing under the pointer can.
+ATTN_EXPORT int attn_app_wheel(double dx, double dy);
+/// Paste `text` into the ImGui text field being edited; 0 when none is.
+ATTN_EXPORT int attn_app_paste(const char* text);
+/// Release all keys and modifiers (the canvas lost focus).
+ATTN_EXPORT void attn_app_release_input();
+/// {"keys_down":n,"ctrl","shift","alt","super","mouse_down","mouse":[x,y]|null,"want_text",
+///  "active_item","cell_mode","nav_window","nav_item","scroll":[y,max]|null,"context_lost"} —
+///  for tests of focus, navigation, wheel, touch and blur handling.
+ATTN_EXPORT const char* attn_app_input_state();
+ATTN_EXPORT void attn_app_context_lost();
+ATTN_EXPORT void attn_app_context_restored();
+/// Item locator (tests): record every labelled widget of the next frame...
+ATTN_EXPORT void attn_app_locate_begin();
+/// ...and return them in submission order: [{"label" (shown text),"full" (with any "##id"
+/// part),"rect":[x0,y0,x1,y1],"visible"}] in CSS pixels.
+ATTN_EXPORT const char* attn_app_locate_result();
+}

@@ -1,0 +1,229 @@
+#include "plots.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "heatmap.hpp"  // short_number
+
+namespace app::plot {
+
+namespace {
+
+const ImU32 kFrame = IM_COL32(208, 212, 218, 255);
+const ImU32 kGrid = IM_COL32(232, 232, 228, 255);
+const ImU32 kBg = IM_COL32(255, 255, 255, 255);
+
+ImU32 dim_text() { return ImGui::GetColorU32(ImGuiCol_TextDisabled); }
+
+void text_centered(ImDrawList* dl, float cx, float y, ImU32 col, const std::string& s) {
+  const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
+  dl->AddText(ImVec2(cx - ts.x * 0.5f, y), col, s.c_str());
+}
+
+}  // namespace
+
+void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, float width, float height,
+               ImU32 color, const char* x_label, int below, int above) {
+  ImGui::PushID(id);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##hist", ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 p1(p0.x + width, p0.y + height);
+  // Plot area: room below for the axis labels.
+  const ImVec2 a0(p0.x + 6, p0.y + 6), a1(p1.x - 6, p1.y - fs * 2.4f);
+  dl->AddRectFilled(p0, p1, kBg, 6.0f);
+  dl->AddRect(p0, p1, kFrame, 6.0f);
+  int peak = 1;
+  for (int c : counts) peak = std::max(peak, c);
+  const int n = static_cast<int>(counts.size());
+  const float bw = n > 0 ? (a1.x - a0.x) / static_cast<float>(n) : 0.0f;
+  int hover_bin = -1;
+  for (int i = 0; i < n; ++i) {
+    const float x0 = a0.x + bw * static_cast<float>(i), x1 = x0 + bw;
+    const float top =
+        a1.y - (a1.y - a0.y) * static_cast<float>(counts[static_cast<size_t>(i)]) / static_cast<float>(peak);
+    const bool hot = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x1;
+    if (hot) hover_bin = i;
+    if (counts[static_cast<size_t>(i)] > 0)
+      dl->AddRectFilled(ImVec2(x0 + (bw > 3 ? 0.5f : 0.0f), top), ImVec2(x1 - (bw > 3 ? 0.5f : 0.0f), a1.y),
+                        hot ? IM_COL32(214, 120, 20, 255) : color);
+  }
+  dl->AddLine(ImVec2(a0.x, a1.y), ImVec2(a1.x, a1.y), IM_COL32(120, 120, 120, 255));
+  // Ticks at lo, 0 (when inside), hi.
+  auto tick = [&](double v) {
+    const float x = a0.x + static_cast<float>((v - lo) / (hi - lo)) * (a1.x - a0.x);
+    dl->AddLine(ImVec2(x, a1.y), ImVec2(x, a1.y + 4), IM_COL32(120, 120, 120, 255));
+    std::string t = short_number(v, 3);
+    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+    dl->AddText(ImVec2(std::max(p0.x + 3, std::min(p1.x - ts.x - 3, x - ts.x * 0.5f)), a1.y + 5), dim_text(),
+                t.c_str());
+  };
+  if (hi > lo) {
+    tick(lo);
+    if (lo < 0 && hi > 0) tick(0.0);
+    tick(hi);
+  }
+  text_centered(dl, 0.5f * (a0.x + a1.x), a1.y + fs * 1.2f, dim_text(), x_label);
+  if (below + above > 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "outside the range: %d below, %d above", below, above);
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    dl->AddText(ImVec2(a1.x - ts.x - 2, a0.y), dim_text(), buf);
+  }
+  if (hover_bin >= 0) {
+    const double w = (hi - lo) / n;
+    ImGui::BeginTooltip();
+    ImGui::Text("[%s, %s): %d samples", short_number(lo + w * hover_bin, 4).c_str(),
+                short_number(lo + w * (hover_bin + 1), 4).c_str(), counts[static_cast<size_t>(hover_bin)]);
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+}
+
+void line_plot(const char* id, const std::vector<double>& xs, const std::vector<Series>& series, bool log2_x,
+               double ymin, double ymax, float width, float height, const char* x_label, const char* y_label) {
+  ImGui::PushID(id);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##plot", ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 p1(p0.x + width, p0.y + height);
+  const float strip = fs * 1.6f;  // y label and legend, above the plot area
+  const ImVec2 a0(p0.x + fs * 3.0f, p0.y + strip + 6), a1(p1.x - 12, p1.y - fs * 2.4f);
+  dl->AddRectFilled(p0, p1, kBg, 6.0f);
+  dl->AddRect(p0, p1, kFrame, 6.0f);
+  if (xs.empty() || !(ymax > ymin)) {
+    ImGui::PopID();
+    return;
+  }
+  auto fx = [&](double x) { return log2_x ? std::log2(std::max(x, 1e-300)) : x; };
+  const double x_lo = fx(xs.front()), x_hi = std::max(fx(xs.back()), x_lo + 1e-9);
+  auto to_px = [&](double x, double y) {
+    return ImVec2(
+        a0.x + static_cast<float>((fx(x) - x_lo) / (x_hi - x_lo)) * (a1.x - a0.x),
+        a1.y - static_cast<float>((std::max(ymin, std::min(ymax, y)) - ymin) / (ymax - ymin)) * (a1.y - a0.y));
+  };
+  // Grid: 5 horizontal lines with labels, a tick per x.
+  for (int k = 0; k <= 4; ++k) {
+    const double y = ymin + (ymax - ymin) * k / 4.0;
+    const ImVec2 q = to_px(xs.front(), y);
+    dl->AddLine(ImVec2(a0.x, q.y), ImVec2(a1.x, q.y), kGrid);
+    const std::string t = short_number(y, 3);
+    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+    dl->AddText(ImVec2(a0.x - ts.x - 5, q.y - ts.y * 0.5f), dim_text(), t.c_str());
+  }
+  float last_label_x = -1e9f;
+  for (double x : xs) {
+    const ImVec2 q = to_px(x, ymin);
+    dl->AddLine(ImVec2(q.x, a1.y), ImVec2(q.x, a1.y + 4), IM_COL32(120, 120, 120, 255));
+    const std::string t = short_number(x, 4);
+    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+    if (q.x - ts.x * 0.5f > last_label_x + 4) {
+      dl->AddText(ImVec2(q.x - ts.x * 0.5f, a1.y + 5), dim_text(), t.c_str());
+      last_label_x = q.x + ts.x * 0.5f;
+    }
+  }
+  dl->AddLine(ImVec2(a0.x, a1.y), ImVec2(a1.x, a1.y), IM_COL32(120, 120, 120, 255));
+  text_centered(dl, 0.5f * (a0.x + a1.x), a1.y + fs * 1.2f, dim_text(), x_label);
+  // Series.
+  for (const Series& s : series) {
+    const size_t n = std::min(xs.size(), s.y.size());
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const ImVec2 a = to_px(xs[i], s.y[i]), b = to_px(xs[i + 1], s.y[i + 1]);
+      if (!s.dashed) {
+        dl->AddLine(a, b, s.color, 2.0f);
+      } else {
+        for (int k = 0; k < 8; k += 2)
+          dl->AddLine(ImVec2(a.x + (b.x - a.x) * k / 8, a.y + (b.y - a.y) * k / 8),
+                      ImVec2(a.x + (b.x - a.x) * (k + 1) / 8, a.y + (b.y - a.y) * (k + 1) / 8), s.color, 2.0f);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) dl->AddCircleFilled(to_px(xs[i], s.y[i]), 3.0f, s.color);
+  }
+  // Header strip: the y label on the left, then one legend entry per series.
+  float lx = p0.x + 8;
+  const float ly = p0.y + (strip - fs) * 0.5f + 2;
+  dl->AddText(ImVec2(lx, ly), ImGui::GetColorU32(ImGuiCol_Text), y_label);
+  lx += ImGui::CalcTextSize(y_label).x + fs * 1.2f;
+  for (const Series& s : series) {
+    dl->AddLine(ImVec2(lx, ly + fs * 0.55f), ImVec2(lx + fs * 1.2f, ly + fs * 0.55f), s.color, s.dashed ? 1.5f : 2.5f);
+    dl->AddText(ImVec2(lx + fs * 1.5f, ly), dim_text(), s.name.c_str());
+    lx += fs * 1.5f + ImGui::CalcTextSize(s.name.c_str()).x + fs * 1.0f;
+  }
+  if (hovered) {
+    // Nearest x to the mouse.
+    const float mx = ImGui::GetIO().MousePos.x;
+    size_t best = 0;
+    for (size_t i = 1; i < xs.size(); ++i)
+      if (std::fabs(to_px(xs[i], ymin).x - mx) < std::fabs(to_px(xs[best], ymin).x - mx)) best = i;
+    const ImVec2 q = to_px(xs[best], ymin);
+    dl->AddLine(ImVec2(q.x, a0.y), ImVec2(q.x, a1.y), IM_COL32(214, 120, 20, 160));
+    ImGui::BeginTooltip();
+    ImGui::Text("%s = %s", x_label, short_number(xs[best], 6).c_str());
+    for (const Series& s : series)
+      if (best < s.y.size()) ImGui::Text("%s: %s", s.name.c_str(), short_number(s.y[best], 6).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+}
+
+void bar_table(const char* id, const std::vector<std::string>& labels, const std::vector<BarColumn>& columns,
+               float width, int highlight_row) {
+  ImGui::PushID(id);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  float label_w = fs * 2.0f;
+  for (const std::string& l : labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x + fs * 0.8f);
+  const int nc = static_cast<int>(columns.size());
+  const float gap = fs * 1.0f;
+  const float col_w = nc > 0 ? (width - label_w - gap * nc) / nc : 0.0f;
+  const float row_h = fs * 1.7f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float height = row_h * (static_cast<float>(labels.size()) + 1.0f) + 4;
+  ImGui::InvisibleButton("##bars", ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), kBg, 6.0f);
+  dl->AddRect(p0, ImVec2(p0.x + width, p0.y + height), kFrame, 6.0f);
+  for (int c = 0; c < nc; ++c) {
+    const float x = p0.x + label_w + gap * (c + 0.5f) + col_w * c;
+    const ImVec4 clip(x, p0.y, x + col_w, p0.y + row_h);
+    dl->AddText(nullptr, 0.0f, ImVec2(x, p0.y + fs * 0.3f), dim_text(), columns[static_cast<size_t>(c)].title.c_str(),
+                nullptr, 0.0f, &clip);
+  }
+  for (size_t r = 0; r < labels.size(); ++r) {
+    const float y = p0.y + row_h * (static_cast<float>(r) + 1.0f);
+    if (static_cast<int>(r) == highlight_row)
+      dl->AddRectFilled(ImVec2(p0.x + 2, y), ImVec2(p0.x + width - 2, y + row_h), IM_COL32(253, 240, 222, 255), 4.0f);
+    dl->AddText(ImVec2(p0.x + fs * 0.5f, y + (row_h - fs) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text),
+                labels[r].c_str());
+    for (int c = 0; c < nc; ++c) {
+      const BarColumn& col = columns[static_cast<size_t>(c)];
+      const float x = p0.x + label_w + gap * (c + 0.5f) + col_w * c;
+      const double v = r < col.values.size() ? col.values[r] : NAN;
+      const std::string t = std::isfinite(v) ? short_number(v, 3) : "n/a";
+      const float tw = ImGui::CalcTextSize("0.000e-00").x * 0.75f;
+      const float bar_max = std::max(4.0f, col_w - tw - 6);
+      if (std::isfinite(v) && col.max > 0) {
+        const float len = bar_max * static_cast<float>(std::max(0.0, std::min(1.0, v / col.max)));
+        dl->AddRectFilled(ImVec2(x, y + row_h * 0.2f), ImVec2(x + std::max(len, v > 0 ? 1.5f : 0.0f), y + row_h * 0.8f),
+                          col.color, 2.0f);
+      }
+      dl->AddLine(ImVec2(x, y + row_h * 0.12f), ImVec2(x, y + row_h * 0.88f), IM_COL32(150, 150, 150, 255));
+      dl->AddText(ImVec2(x + bar_max + 6 - (bar_max > tw ? 0 : 0), y + (row_h - fs) * 0.5f), dim_text(), t.c_str());
+      if (hovered && mouse.x >= x && mouse.x < x + col_w && mouse.y >= y && mouse.y < y + row_h) {
+        ImGui::BeginTooltip();
+        ImGui::Text("%s, %s: %s", labels[r].c_str(), col.title.c_str(),
+                    std::isfinite(v) ? exact_number(v).c_str() : "not defined");
+        ImGui::EndTooltip();
+      }
+    }
+  }
+  ImGui::PopID();
+}
+
+}  // namespace app::plot

@@ -1,0 +1,41 @@
+// web/plots.hpp — small ImDrawList plots for the lesson panels: a histogram, a line plot, and
+// labelled horizontal bars. They only map the numbers they are handed to pixels (the numbers
+// come from core/); matrices go through the heatmap widget instead.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "imgui.h"
+
+namespace app::plot {
+
+/// Bars of `counts` over equal bins from lo to hi, one ImGui item of width×height. Hovering a
+/// bar shows its bin and count. `below`/`above` (samples outside the range) are noted in a corner.
+void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, float width, float height,
+               ImU32 color, const char* x_label, int below = 0, int above = 0);
+
+struct Series {
+  std::string name;
+  std::vector<double> y;  ///< one per x
+  ImU32 color = IM_COL32(31, 111, 178, 255);
+  bool dashed = false;
+};
+
+/// Lines through (x_i, y_i) per series, x on a log2 axis when log2_x (x > 0), y from ymin to ymax.
+/// Ticks at every x given; a legend in the top-left corner; hover shows the values at the nearest x.
+void line_plot(const char* id, const std::vector<double>& xs, const std::vector<Series>& series, bool log2_x,
+               double ymin, double ymax, float width, float height, const char* x_label, const char* y_label);
+
+/// One row per label with up to three bars side by side, each scaled to its own maximum `max[k]`
+/// (so each column of bars compares keys with one another). `values[k][row]`; NaN draws "n/a".
+struct BarColumn {
+  std::string title;
+  std::vector<double> values;
+  double max = 1.0;
+  ImU32 color = IM_COL32(31, 111, 178, 255);
+};
+void bar_table(const char* id, const std::vector<std::string>& labels, const std::vector<BarColumn>& columns,
+               float width, int highlight_row = -1);
+
+}  // namespace app::plot
