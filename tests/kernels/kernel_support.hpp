@@ -7,6 +7,7 @@
 // - CHECK_KERNEL_ERROR(expr, code): expr must throw attn::Error with exactly `code`.
 #pragma once
 
+#include "../core/support.hpp"
 #include <attn/error.hpp>
 #include <attn/kernels/fast_attention.hpp>
 #include <attn/masks.hpp>
@@ -140,16 +141,5 @@ struct IsaGuard {
 
 }  // namespace kernel_test
 
-#define CHECK_KERNEL_ERROR(expr, expected_code)                                                \
-  do {                                                                                         \
-    bool kernel_threw_ = false;                                                                \
-    try {                                                                                      \
-      (void)(expr);                                                                            \
-    } catch (const attn::Error& kernel_e_) {                                                   \
-      kernel_threw_ = true;                                                                    \
-      INFO("message: " << kernel_e_.what());                                                   \
-      CHECK(std::string(kernel_e_.code_name()) == std::string(attn::code_name(expected_code))); \
-    }                                                                                          \
-    INFO("expression: " #expr);                                                                \
-    CHECK(kernel_threw_);                                                                      \
-  } while (0)
+/// expr must throw attn::Error with exactly `expected_code` (tests/core/support.hpp).
+#define CHECK_KERNEL_ERROR(expr, expected_code) CHECK_ATTN_ERROR(expr, expected_code)
