@@ -45,8 +45,6 @@ bool panel_from_name(const std::string& name, Panel* out) {
 
 namespace {
 
-ErrorInfo to_info(const attn::Error& e) { return ErrorInfo{e.code_name(), e.what()}; }
-
 ErrorInfo invalid(std::string message) { return ErrorInfo{"invalid_field", std::move(message)}; }
 
 // Row sums of `w`, summed by the core in index order (w · 1), so the page shows the
@@ -56,24 +54,6 @@ std::vector<double> row_sums(const Matrix& w) {
   std::vector<double> out(static_cast<size_t>(sums.rows()));
   for (attn::Index i = 0; i < sums.rows(); ++i) out[static_cast<size_t>(i)] = sums(i, 0);
   return out;
-}
-
-// Runs `compute`; on attn::Error stores it in `error` and returns false. Anything
-// else escaping the core is a bug, but the page must not die of it either.
-template <typename F>
-bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
-  try {
-    compute();
-    error.reset();
-    return true;
-  } catch (const attn::Error& e) {
-    error = to_info(e);
-  } catch (const std::bad_alloc&) {
-    error = ErrorInfo{"too_large", "out of memory for this input"};
-  } catch (const std::exception& e) {
-    error = ErrorInfo{"internal", e.what()};
-  }
-  return false;
 }
 
 bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& values) {

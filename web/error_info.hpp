@@ -1,6 +1,11 @@
 // web/error_info.hpp — an error as the page shows it (shared by app_state.hpp and lesson_state.hpp).
 #pragma once
 
+#include <attn/error.hpp>
+
+#include <exception>
+#include <new>
+#include <optional>
 #include <string>
 
 namespace app {
@@ -10,5 +15,25 @@ struct ErrorInfo {
   std::string code;
   std::string message;
 };
+
+inline ErrorInfo to_info(const attn::Error& e) { return ErrorInfo{e.code_name(), e.what()}; }
+
+/// Runs `compute`; on attn::Error stores it in `error` and returns false (the caller keeps its
+/// last good result). Anything else escaping the core is a bug, but the page must not die of it.
+template <typename F>
+bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
+  try {
+    compute();
+    error.reset();
+    return true;
+  } catch (const attn::Error& e) {
+    error = to_info(e);
+  } catch (const std::bad_alloc&) {
+    error = ErrorInfo{"too_large", "out of memory for this input"};
+  } catch (const std::exception& e) {
+    error = ErrorInfo{"internal", e.what()};
+  }
+  return false;
+}
 
 }  // namespace app

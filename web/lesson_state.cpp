@@ -16,25 +16,6 @@ using attn::Vector;
 
 namespace {
 
-ErrorInfo to_info(const attn::Error& e) { return ErrorInfo{e.code_name(), e.what()}; }
-
-// Runs `compute`; on attn::Error stores it in `error` and returns false (as app_state.cpp does).
-template <typename F>
-bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
-  try {
-    compute();
-    error.reset();
-    return true;
-  } catch (const attn::Error& e) {
-    error = to_info(e);
-  } catch (const std::bad_alloc&) {
-    error = ErrorInfo{"too_large", "out of memory for this input"};
-  } catch (const std::exception& e) {
-    error = ErrorInfo{"internal", e.what()};
-  }
-  return false;
-}
-
 [[noreturn]] void invalid(const std::string& message) { throw attn::Error(attn::ErrorCode::invalid_field, message); }
 
 void require_range(const char* name, long long v, long long lo, long long hi) {

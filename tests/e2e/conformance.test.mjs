@@ -21,7 +21,7 @@ const haveNative = fs.existsSync(attn);
 const skip = haveNative ? false
   : `native attn not found at ${attn}: build it first (cmake --preset native && cmake --build --preset native)`;
 
-const DIRS = ['tests/cases', 'tests/reference/fixtures', 'tests/lesson/cases'];
+const DIRS = ['tests/cases', 'tests/reference/fixtures', 'tests/lesson/cases', 'tests/kernels/cases'];
 const cases = [];
 for (const dir of DIRS) {
   const abs = path.join(repoRoot, dir);

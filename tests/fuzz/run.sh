@@ -7,7 +7,7 @@
 # Targets (tests/fuzz/*.cpp): fuzz_json_case (bytes -> run_case_text) and fuzz_attention
 # (attention with decoded shapes, masks, scales). Build: build/fuzz, configured from
 # tests/fuzz/CMakeLists.txt with CC=clang-14 CXX=clang++-14 (needs libclang-rt-14-dev).
-# Seeds: tests/cases/*.json and tests/reference/fixtures/*.json. Working corpus:
+# Seeds: tests/cases/*.json, tests/reference/fixtures/*.json and tests/kernels/cases/*.json. Working corpus:
 # build/fuzz/corpus/<target> (wiped each run); crash inputs: build/fuzz/artifacts/.
 #
 # A longer run (e.g. before a release; one hour per target, both cores, keeping the corpus):
@@ -43,6 +43,7 @@ for target in fuzz_json_case fuzz_attention; do
   mkdir -p "$corpus"
   for f in tests/cases/*.json; do cp "$f" "$corpus/case-${f##*/}"; done
   for f in tests/reference/fixtures/*.json; do cp "$f" "$corpus/reference-${f##*/}"; done
+  for f in tests/kernels/cases/*.json; do cp "$f" "$corpus/kernel-${f##*/}"; done  # "kernel":"tiled"
   args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$build/artifacts/$target-")
   if [ "$target" = fuzz_json_case ]; then args+=(-dict=tests/fuzz/json_case.dict -max_len=65536); fi

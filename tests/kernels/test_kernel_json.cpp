@@ -72,3 +72,28 @@ TEST_CASE("json kernel tiled keeps the reference errors") {
   overflow.erase("mask");
   CHECK(error_code(attn::run_case_text(overflow.dump())) == "non_finite");
 }
+
+TEST_CASE("json kernel tiled gives the same bits whichever instruction set is active") {
+  // The reply is what a learner sees, so it must not depend on the CPU: the JSON path runs the
+  // baseline build (as wasm does) even where the AVX2+FMA build is active. A 40×37 problem with
+  // d_k = 24 so that fused multiply-adds would round differently somewhere.
+  attn::Rng rng(5);
+  const Matrix q = uniform(rng, 40, 24), k = uniform(rng, 37, 24), v = uniform(rng, 37, 6);
+  Json r = {{"op", "attention"}, {"kernel", "tiled"}, {"tile", 8}, {"mask", {{"causal", "top_left"}}}};
+  for (const auto& [name, m] : {std::pair<const char*, const Matrix*>{"query", &q}, {"key", &k}, {"value", &v}}) {
+    Json rows = Json::array();
+    for (Index i = 0; i < m->rows(); ++i) {
+      Json row = Json::array();
+      for (Index j = 0; j < m->cols(); ++j) row.push_back((*m)(i, j));
+      rows.push_back(row);
+    }
+    r[name] = rows;
+  }
+  IsaGuard guard;
+  std::vector<std::string> replies;
+  for (const auto isa : attn::kernels::available_isas()) {
+    REQUIRE(attn::kernels::set_isa(isa));
+    replies.push_back(attn::dump(attn::run_case_text(r.dump())));
+  }
+  for (const auto& reply : replies) CHECK(reply == replies.front());
+}

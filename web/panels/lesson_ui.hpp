@@ -5,6 +5,10 @@
 // wrap position, or at the window's edge when none is set.
 #pragma once
 
+#include <attn/experiments.hpp>  // attn::PositionSignal
+
+#include <utility>
+
 #include "imgui.h"
 
 namespace app::txt {
@@ -32,3 +36,24 @@ inline void end_column(float width) {
 }
 
 }  // namespace app::txt
+
+namespace app::widgets {
+
+/// "positions: (o) no positions ( ) sinusoidal ( ) RoPE" on the current line; true when changed.
+inline bool position_choice(attn::PositionSignal& positions) {
+  bool changed = false;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("positions:");
+  for (const auto& [kind, label] : {std::pair{attn::PositionSignal::none, "no positions"},
+                                    std::pair{attn::PositionSignal::sinusoidal, "sinusoidal"},
+                                    std::pair{attn::PositionSignal::rope, "RoPE"}}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label, positions == kind)) {
+      positions = kind;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace app::widgets

@@ -6,6 +6,7 @@
 
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
+#include "lesson_ui.hpp"
 
 namespace app {
 
@@ -114,17 +115,8 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   ImGui::TextDisabled("(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
   ImGui::SameLine(0, fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
-  ImGui::AlignTextToFramePadding();  // on a line of its own: the row above is full
-  ImGui::TextDisabled("positions:");
-  for (const auto& [kind, label] : {std::pair{attn::PositionSignal::none, "no positions"},
-                                    std::pair{attn::PositionSignal::sinusoidal, "sinusoidal"},
-                                    std::pair{attn::PositionSignal::rope, "RoPE"}}) {
-    ImGui::SameLine();
-    if (ImGui::RadioButton(label, in.positions == kind)) {
-      in.positions = kind;
-      changed = true;
-    }
-  }
+  // On a line of its own: the row above is full.
+  if (widgets::position_choice(in.positions)) changed = true;
   const bool positions = p.input.positions != attn::PositionSignal::none;
   if (changed) set_permutation_input(s, in);
 

@@ -6,6 +6,7 @@
 
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
+#include "lesson_ui.hpp"
 
 namespace app {
 
@@ -74,17 +75,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   }
   // Positions: none, sinusoidal (added to X), RoPE (rotates each head's Q and K).
   ImGui::SameLine(0, fs * 1.5f);
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextDisabled("positions:");
-  for (const auto& [kind, label] : {std::pair{attn::PositionSignal::none, "no positions"},
-                                    std::pair{attn::PositionSignal::sinusoidal, "sinusoidal"},
-                                    std::pair{attn::PositionSignal::rope, "RoPE"}}) {
-    ImGui::SameLine();
-    if (ImGui::RadioButton(label, in.positions == kind)) {
-      in.positions = kind;
-      changed = true;
-    }
-  }
+  if (widgets::position_choice(in.positions)) changed = true;
   // Init: the core's seeded laws, or torch's own generator replayed (the lesson's exact numbers).
   ImGui::SetNextItemWidth(fs * 21.0f);
   const char* inits[] = {"seeded (the core's generator)", "PyTorch replica (torch's generator)"};

@@ -37,15 +37,15 @@ std::atomic<Isa>& current_isa() {
   return isa;
 }
 
-template <class T> void call_tiled(detail::KernelArgs<T>& a) {
+template <class T> void call_tiled(detail::KernelArgs<T>& a, [[maybe_unused]] bool portable) {
 #ifdef ATTN_HAVE_ISA_AVX2
-  if (current_isa().load() == Isa::avx2) return detail::isa_avx2::tiled(a);
+  if (!portable && current_isa().load() == Isa::avx2) return detail::isa_avx2::tiled(a);
 #endif
   detail::isa_generic::tiled(a);
 }
-template <class T> void call_dense(detail::KernelArgs<T>& a) {
+template <class T> void call_dense(detail::KernelArgs<T>& a, [[maybe_unused]] bool portable) {
 #ifdef ATTN_HAVE_ISA_AVX2
-  if (current_isa().load() == Isa::avx2) return detail::isa_avx2::dense(a);
+  if (!portable && current_isa().load() == Isa::avx2) return detail::isa_avx2::dense(a);
 #endif
   detail::isa_generic::dense(a);
 }
@@ -228,9 +228,9 @@ KernelResult<T> run(Kind kind, const CRef<T>& q, const CRef<T>& k, const CRef<T>
   if (opt.profile) a.clock_ns = &now_ns;
 
   if (kind == Kind::dense)
-    call_dense(a);
+    call_dense(a, opt.portable);
   else
-    call_tiled(a);
+    call_tiled(a, opt.portable);
 
   if (a.bad_i >= 0)
     throw Error(ErrorCode::non_finite, "score for query " + std::to_string(a.bad_i) + ", key " +
@@ -321,6 +321,7 @@ AttentionResult tiled_attention_result(const Matrix& q, const Matrix& k, const M
   ko.tile_q = tile_q;
   ko.tile_k = tile_k;
   ko.keep_stats = true;
+  ko.portable = true;  // same bits natively and in the browser
   KernelResult<double> t = tiled_attention<double>(q, k, v, mask, ko);
 
   AttentionResult r;

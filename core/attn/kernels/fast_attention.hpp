@@ -69,6 +69,10 @@ struct KernelOptions {
   bool keep_weights = false;               ///< dense: return the Tq×Tk weights
   bool keep_stats = false;                 ///< return row_max / row_sum
   KernelProfile* profile = nullptr;        ///< if set, phase times are added to it
+  /// Run the baseline build (SSE2 natively, simd128 in wasm) whatever active_isa() says: it
+  /// gives the same bits natively and in the browser; the AVX2+FMA build fuses multiply-adds
+  /// and so rounds differently. Results a learner sees (the JSON op) use this.
+  bool portable = false;
 };
 
 template <class T>
@@ -122,7 +126,8 @@ KernelResult<T> tiled_attention_with_allowed(const Eigen::Ref<const RowMatrix<T>
 /// op's "kernel":"tiled". `output` comes from the tiled kernel; `weights` are rebuilt from its
 /// per-row statistics (m_i, ℓ_i) as weights(i,j) = exp(s_ij − m_i)/ℓ_i with s_ij recomputed in
 /// fixed order — the way FlashAttention recomputes attention in its backward pass — and
-/// `scores`/`allowed` as attention() fills them. Same input limits and errors as attention()
+/// `scores`/`allowed` as attention() fills them. Runs the portable (baseline) build, so the
+/// numbers are the same natively and in wasm, to the bit. Same input limits and errors as attention()
 /// (it returns Tq×Tk matrices), plus invalid_field for a tile outside 1..kMaxTile.
 AttentionResult tiled_attention_result(const Matrix& q, const Matrix& k, const Matrix& v,
                                        const MaskSpec& mask, const AttentionOptions& options,
