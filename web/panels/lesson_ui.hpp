@@ -39,6 +39,29 @@ inline void end_column(float width) {
 
 namespace app::widgets {
 
+/// SameLine only when an item `next_width` wide still fits before the window's right edge;
+/// otherwise the next item starts a new line (narrow iframes, phones) instead of being clipped.
+inline void same_line_if_fits(float next_width, float spacing = -1.0f) {
+  const float gap = spacing < 0.0f ? ImGui::GetStyle().ItemSpacing.x : spacing;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + gap + next_width <= right) ImGui::SameLine(0.0f, gap);
+}
+
+/// Width of a button, checkbox or radio button with this label.
+inline float button_width(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+}
+inline float check_width(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+}
+
+/// Width of position_choice() below.
+inline float position_choice_width() {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  return ImGui::CalcTextSize("positions:").x + 3.0f * gap + check_width("no positions") + check_width("sinusoidal") +
+         check_width("RoPE");
+}
+
 /// "positions: (o) no positions ( ) sinusoidal ( ) RoPE" on the current line; true when changed.
 inline bool position_choice(attn::PositionSignal& positions) {
   bool changed = false;

@@ -74,7 +74,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
     }
   }
   // Positions: none, sinusoidal (added to X), RoPE (rotates each head's Q and K).
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::position_choice_width(), fs * 1.5f);
   if (widgets::position_choice(in.positions)) changed = true;
   // Init: the core's seeded laws, or torch's own generator replayed (the lesson's exact numbers).
   ImGui::SetNextItemWidth(fs * 21.0f);
@@ -90,8 +90,9 @@ void draw_heads_panel(AppState& s, Ui& ui) {
       "core's own generator, identical natively and in the browser. PyTorch replica: torch.manual_seed(seed) "
       "replayed exactly (mt19937, float uniforms, normal_'s Box-Muller, kaiming_uniform_), so seed 17 with one "
       "head of d_k 8 reproduces the lesson's printed matrix.");
-  ImGui::SameLine(0, fs * 1.5f);
-  if (ImGui::Button("The lesson's script: seed 17, 1 head, d_k 8")) {
+  const char* lesson_button = "The lesson's script: seed 17, 1 head, d_k 8";
+  widgets::same_line_if_fits(widgets::button_width(lesson_button), fs * 1.5f);
+  if (ImGui::Button(lesson_button)) {
     in = attn::RandomHeadsInput{};
     in.init = attn::HeadsInit::torch_replica;
     in.heads = 1;
@@ -99,7 +100,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
     h.sentence_text = in.sentence;
     changed = true;
   }
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::check_width("numbers in cells"), fs * 1.5f);
   static bool numbers = true;
   ImGui::Checkbox("numbers in cells", &numbers);
   if (changed) set_heads_input(s, in);
