@@ -183,7 +183,11 @@ void App::frame() {
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  // NoBackground: the frame is cleared to WindowBg before ImGui draws (Platform::render), so this
+  // full-window rectangle only repainted the same colour; with a software rasteriser
+  // (SwiftShader in headless Chromium) filling it cost about a third of each frame (issue 6).
   ImGui::Begin("Attention Lab", nullptr,
+               ImGuiWindowFlags_NoBackground |
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);

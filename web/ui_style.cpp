@@ -16,25 +16,11 @@ namespace {
 
 ImVec4 rgb(int r, int g, int b, float a = 1.0f) { return ImVec4(r / 255.0f, g / 255.0f, b / 255.0f, a); }
 
-// Latin-1 plus the few symbols the lesson writes: · × − ≤ ≥ → ↓ Σ σ ∑ √ ≈ ⚠ ✓ ✗ and quotes/dashes.
-// Learners type their own sentences: Latin Extended, Greek and Cyrillic (DejaVu has them) are
-// drawn; anything else (猫, emoji: no glyph in DejaVu Sans) shows as U+FFFD, a visible
-// replacement mark rather than a blank or a wrong letter. The text itself is kept exactly
-// (ImWchar is 32-bit, cmake/deps.cmake), and the DOM text mirror shows it with the system fonts.
+// The code points the UI draws (Latin-1, Latin Extended, Greek, Cyrillic, the lesson's symbols and
+// U+FFFD for everything else) come from web/fonts/glyph_ranges.txt, which also decides which
+// glyphs the embedded font subsets keep: edit the list there, not here.
 const ImWchar kGlyphRanges[] = {
-    0x0020, 0x00FF,  // Basic Latin + Latin-1 (· ×)
-    0x0100, 0x024F,  // Latin Extended-A and -B (ő, ł, ș, ...)
-    0x0391, 0x03C9,  // Greek (Σ σ)
-    0x0400, 0x04FF,  // Cyrillic
-    0x2010, 0x2027,  // dashes, quotes, bullet, ellipsis
-    0x2190, 0x2193,  // arrows
-    0x2211, 0x2212,  // ∑ −
-    0x221A, 0x221A,  // √
-    0x2248, 0x2248,  // ≈
-    0x2260, 0x2265,  // ≠ ≤ ≥
-    0x26A0, 0x26A0,  // ⚠
-    0x2713, 0x2717,  // ✓ ✗
-    0xFFFD, 0xFFFD,  // replacement character: the fallback glyph
+#include "attn_glyph_ranges.inc"
     0,
 };
 
