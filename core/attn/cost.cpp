@@ -217,6 +217,15 @@ KernelTiming time_dense_vs_tiled(const KernelTimingInput& in) {
   return out;
 }
 
+double entry_quantile(const Matrix& m, double q) {
+  if (m.size() == 0) throw Error(ErrorCode::empty_sequence, "the matrix has no entries");
+  if (!(q >= 0.0 && q <= 1.0)) throw Error(ErrorCode::invalid_field, "quantile q must be in [0, 1]");
+  std::vector<double> v(m.data(), m.data() + m.size());
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
 Matrix timed_attention_weights(int t, int d, std::uint64_t seed) {
   KernelTimingInput in;
   in.t = t;

@@ -133,4 +133,9 @@ KernelTiming time_dense_vs_tiled(const KernelTimingInput& in);
 /// dense_attention<double> with keep_weights. Errors as time_dense_vs_tiled (t, d, seed only).
 Matrix timed_attention_weights(int t, int d, std::uint64_t seed);
 
+/// The q-quantile of m's entries by nearest rank (the ⌊q·n⌋-th smallest, 0-based, clamped to n−1):
+/// the top of the Cost panel's colour range. Errors: empty_sequence (no entries), invalid_field
+/// (q outside [0, 1] or NaN).
+double entry_quantile(const Matrix& m, double q);
+
 }  // namespace attn

@@ -228,3 +228,15 @@ TEST_CASE("cost: heatmap weights are softmax(Q K^T / sqrt(d)) of the seeded Q an
   }
   CHECK(worst < 1e-13);
 }
+
+TEST_CASE("cost: entry quantile by nearest rank", "[cost]") {
+  // Entries 0..9 (shuffled): the 0.5-quantile is the 5th smallest (0-based) = 5; 0.999 → index 9.
+  const Matrix m = M({{3, 9, 0, 7, 1}, {8, 2, 6, 4, 5}});
+  CHECK(attn::entry_quantile(m, 0.5) == 5.0);
+  CHECK(attn::entry_quantile(m, 0.0) == 0.0);
+  CHECK(attn::entry_quantile(m, 0.999) == 9.0);
+  CHECK(attn::entry_quantile(m, 1.0) == 9.0);
+  CHECK_CODE(attn::entry_quantile(m, 1.5), attn::ErrorCode::invalid_field);
+  CHECK_CODE(attn::entry_quantile(m, std::nan("")), attn::ErrorCode::invalid_field);
+  CHECK_CODE(attn::entry_quantile(Matrix(0, 0), 0.5), attn::ErrorCode::empty_sequence);
+}
