@@ -39,6 +39,23 @@ function shaderCell(px, lo, hi, n) {
   return Math.max(0, Math.min(n - 1, Math.floor(t)));
 }
 
+// shaders/heatmap.frag's viridis polynomial, as 8-bit RGB.
+function viridis8(t) {
+  t = Math.min(1, Math.max(0, t));
+  const c = [[0.2777273272234177, 0.005407344544966578, 0.3340998053353061],
+             [0.1050930431085774, 1.404613529898575, 1.384590162594685],
+             [-0.3308618287255563, 0.214847559468213, 0.09509516302823659],
+             [-4.634230498983486, -5.799100973351585, -19.33244095627987],
+             [6.228269936347081, 14.17993336680509, 56.69055260068105],
+             [4.776384997670288, -13.74514537774601, -65.35303263337234],
+             [-5.435455855934631, 4.645852612178535, 26.3124352495832]];
+  return [0, 1, 2].map((k) => {
+    let v = c[6][k];
+    for (let j = 5; j >= 0; --j) v = c[j][k] + t * v;
+    return Math.round(Math.min(1, Math.max(0, v)) * 255);
+  });
+}
+
 test('cost panel: counts by hand, refusals, timing on demand', async () => {
   let s = await state();
   assert.equal(s.panel, 'cost');
@@ -150,6 +167,41 @@ test('cost panel: 2048x2048 map, hover gives the exact weight of the drawn cell'
   }
   fs.writeFileSync(path.join(artifacts, 'e2e-cost-map.png'), await page.screenshot());
   await page.mouse.move(5, 795);
+  await frames(page, 3);
+
+  // The colour on screen: along 40 pixels of one screen row, each pixel must show viridis of the
+  // weight of the cell the formula above names (2048 cells over ~330 pixels: a neighbour cell would
+  // give another colour).
+  const png = (await page.screenshot()).toString('base64');
+  const py = Math.floor(y0 + 0.52 * (y1 - y0)), px0 = Math.floor(x0 + 0.3 * (x1 - x0));
+  const pxs = Array.from({ length: 40 }, (_, i) => px0 + i);
+  const rgb = await page.evaluate(async ({ data, pxs, py }) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + data;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    return pxs.map((x) => Array.from(g.getImageData(x, py, 1, 1).data.slice(0, 3)));
+  }, { data: png, pxs, py });
+  const hv = (await view()).heatmaps.find((x) => x.name === 'weights');
+  let worst = 0, distinct = 0;
+  for (let i = 0; i < pxs.length; ++i) {
+    const row = shaderCell(py, y0, y1, 2048), col = shaderCell(pxs[i], x0, x1, 2048);
+    await set({ cost: { probe: [row, col] } });
+    const w = (await state()).cost.result.weights.probe.weight;
+    await set({ cost: { probe: [row, col + 1] } });
+    const wn = (await state()).cost.result.weights.probe.weight;
+    const want = viridis8((w - hv.vmin) / (hv.vmax - hv.vmin));
+    const next = viridis8((wn - hv.vmin) / (hv.vmax - hv.vmin));
+    const d = Math.max(...want.map((v, k) => Math.abs(v - rgb[i][k])));
+    if (Math.max(...want.map((v, k) => Math.abs(v - next[k]))) > 4) distinct++;
+    worst = Math.max(worst, d);
+    assert.ok(d <= 3, `pixel (${pxs[i]}, ${py}) shows ${rgb[i]}, cell (${row}, ${col}) needs ${want}`);
+  }
+  assert.ok(distinct >= 10, `the check tells neighbours apart (${distinct} of 40 differ from the next cell)`);
+  console.log(`# colour check: 40 pixels, max channel difference ${worst}, ${distinct} distinguishable from the next cell`);
 
   // The timing at T = 2048 (float32), on demand; figures only reported, never asserted.
   r = await set({ cost: { run_timing: true } });
