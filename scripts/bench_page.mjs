@@ -9,6 +9,7 @@
 //
 // Needs the built page (cmake --build --preset web) and scripts/setup.sh's playwright-core.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
@@ -68,7 +69,7 @@ try {
 }
 
 // The Cost panel at T = 2048: the map scrolled into view, the pointer sweeping across it.
-const costIntervals = [], costWork = [];
+const costIntervals = [], costWork = [], smallIntervals = [];
 {
   const server2 = await serveStatic(site);
   const browser2 = await launchChromium();
@@ -98,6 +99,15 @@ const costIntervals = [], costWork = [];
       }, nFrames);
       costIntervals.push(median(stats.intervals));
       costWork.push(median(stats.work));
+      // The same panel with a 128×128 map: what the 2048² texture itself costs per frame.
+      await page.evaluate(() => window.attentionLab.set({ cost: { timing_t: 128 } }));
+      await page.evaluate(async (n) => { for (let i = 0; i < n; ++i) await window.attentionLab.nextFrame(); }, 60);
+      const small = await page.evaluate(async (n) => {
+        const before = window.attentionLab.frames();
+        while (window.attentionLab.frames() < before + n) await window.attentionLab.nextFrame();
+        return window.attentionLab.frameStats().intervals.slice(-n);
+      }, nFrames);
+      smallIntervals.push(median(small));
       await context.close();
     }
   } finally {
@@ -112,4 +122,6 @@ console.log(`frame interval, default state    ${fmt(intervals)}  [requestAnimati
 console.log(`main-thread work per frame       ${fmt(work)}  [ImGui + draw submission]`);
 console.log(`cost panel, 2048x2048 map, hover  ${fmt(costIntervals)}  -> ${(1000 / median(costIntervals)).toFixed(1)} FPS`);
 console.log(`  main-thread work per frame      ${fmt(costWork)}`);
+console.log(`cost panel, 128x128 map          ${fmt(smallIntervals)}  -> ${(1000 / median(smallIntervals)).toFixed(1)} FPS`);
+console.log(`load average at the end          ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (${os.cpus().length} cores): SwiftShader draws on these CPUs`);
 console.log(`\n(${runs} runs, ${nFrames} frames each after 120 warm-up frames; headless Chromium, SwiftShader WebGL2, 1280x800 @1x)`);

@@ -78,18 +78,15 @@ bool set_cost_input(AppState& s, const attn::CostInput& in) {
 
 bool set_cost_timing_input(AppState& s, const attn::KernelTimingInput& in) {
   CostState& c = s.cost;
-  // Validate through the core without running anything heavy: a zero-repeat check is not
-  // allowed, so check the ranges via the weights call only when the map must change.
+  // Warm-ups and repeats are only used by a run: refuse bad ones now, with the core's ranges
+  // (time_dense_vs_tiled); T, d and the seed are judged by the weights map below.
+  const bool runs_ok = guarded(c.error, [&] {
+    if (in.warmups < 0 || in.warmups > 10) invalid("warmups must be between 0 and 10, got " + std::to_string(in.warmups));
+    if (in.repeats < 1 || in.repeats > 21) invalid("repeats must be between 1 and 21, got " + std::to_string(in.repeats));
+  });
+  if (!runs_ok) return false;
   const bool map_changes = in.t != c.weights_t || in.d != c.weights_d || in.seed != c.weights_seed;
   if (map_changes && !compute_weights(s, in)) return false;
-  if (!map_changes) {
-    // Same map: still refuse bad warm-ups / repeats / dtype before keeping them.
-    const bool ok = guarded(c.error, [&] {
-      if (in.warmups < 0 || in.warmups > 10) invalid("warmups must be between 0 and 10, got " + std::to_string(in.warmups));
-      if (in.repeats < 1 || in.repeats > 21) invalid("repeats must be between 1 and 21, got " + std::to_string(in.repeats));
-    });
-    if (!ok) return false;
-  }
   const attn::KernelTimingInput& old = c.timing_input;
   if (in.t != old.t || in.d != old.d || in.dtype != old.dtype || in.seed != old.seed) c.timing.reset();
   c.timing_input = in;

@@ -106,6 +106,20 @@ test('cost panel: counts by hand, refusals, timing on demand', async () => {
   assert.equal(s.cost.error, null);
   assert.equal(s.cost.result.counts.pairwise_flops, 4 * 1024 * 1024 * 512);
 
+  // The timing's inputs: refused the same way, the weights map of the last good T kept.
+  const mapT = s.cost.inputs.timing_t;
+  for (const [patch, code] of [[{ timing_t: 0 }, 'invalid_field'], [{ timing_t: 5000 }, 'too_large'],
+                               [{ repeats: 0 }, 'invalid_field'], [{ timing_d: 1.5 }, 'invalid_field']]) {
+    r = await set({ cost: patch });
+    assert.equal(r.ok, false, JSON.stringify(patch));
+    assert.equal(r.error.code, code, JSON.stringify(patch));
+    s = await state();
+    assert.equal(s.cost.inputs.timing_t, mapT);
+    assert.equal(s.cost.result.weights.rows, mapT);
+  }
+  r = await set({ cost: { repeats: 5 } });
+  assert.deepEqual(r, { ok: true });
+
   // Timing only when asked.
   assert.equal(s.cost.result.timing, null);
   r = await set({ cost: { timing_t: 256, run_timing: true } });
