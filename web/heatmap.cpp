@@ -161,6 +161,7 @@ void draw_legend(ImDrawList* dl, ImVec2 p0, float bar_h, double vmin, double vma
 // The cell the shader draws at the framebuffer pixel under the pointer: the same float
 // arithmetic as shaders/heatmap.frag on that pixel's centre (ImGui's display origin is 0 here).
 int cell_under(float mouse, float lo, float hi, int n, float scale) {
+  if (!(scale > 0.0f)) scale = 1.0f;  // no framebuffer yet
   const float centre = (std::floor(mouse * scale) + 0.5f) / scale;
   const float t = (centre - lo) / (hi - lo) * static_cast<float>(n);
   return std::max(0, std::min(n - 1, static_cast<int>(std::floor(t))));
