@@ -14,6 +14,9 @@ uniform vec2 u_range;     // value mapped to the bottom / top of the colour map
 uniform float u_hatch;    // hatch period in framebuffer pixels
 uniform float u_grid;     // 1: draw 1-pixel separators between cells
 uniform vec3 u_grid_rgb;  // separator colour (the page background)
+uniform vec4 u_rect;      // the grid, ImGui coordinates (x0, y0, x1, y1)
+uniform vec4 u_display;   // ImGui display pos (x, y) and size (w, h)
+uniform vec3 u_fb;        // framebuffer scale x, y and framebuffer height in pixels
 
 in vec2 v_uv;
 out vec4 frag_color;
@@ -32,7 +35,11 @@ vec3 viridis(float t) {
 }
 
 void main() {
-  vec2 grid = v_uv * u_dims;
+  // The cell under this pixel's centre, from gl_FragCoord rather than the interpolated v_uv, so
+  // the widget's hover (heatmap.cpp, cell_under) can repeat the same arithmetic exactly when a
+  // pixel spans several cells (a 2048-column map in a few hundred pixels).
+  vec2 p = vec2(gl_FragCoord.x / u_fb.x, (u_fb.z - gl_FragCoord.y) / u_fb.y) + u_display.xy;
+  vec2 grid = (p - u_rect.xy) / (u_rect.zw - u_rect.xy) * u_dims;
   ivec2 cell = clamp(ivec2(floor(grid)), ivec2(0), ivec2(u_dims) - 1);
   vec2 texel = texelFetch(u_cells, cell, 0).rg;
 

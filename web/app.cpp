@@ -31,6 +31,7 @@ const NavEntry kNav[] = {
     {Panel::dropout, "8", "Dropout", "sampled rows, kept weights"},
     {Panel::additive, "9", "Additive", "Bahdanau's scores, stepped"},
     {Panel::script, "10", "Lesson script", "torch replica, timing"},
+    {Panel::cost, "11", "Cost", "FLOPs, bytes, caches, kernels"},
 };
 
 const char* panel_title(Panel p) {
@@ -45,6 +46,7 @@ const char* panel_title(Panel p) {
     case Panel::dropout: return "Dropout on attention weights";
     case Panel::additive: return "Additive attention (Bahdanau et al. 2015)";
     case Panel::script: return "The lesson's script: replica and timing";
+    case Panel::cost: return "Cost: what dense attention spends";
   }
   return "";
 }
@@ -91,7 +93,7 @@ void App::draw_nav(float width) {
   ImGui::PopFont();
   ImGui::Dummy(ImVec2(0, fs * 0.6f));
 
-  // Ten entries: tight spacing between them so the list and its notes fit an 800-pixel-high window.
+  // Eleven entries: tight spacing between them so the list and its notes fit an 800-pixel-high window.
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 3.0f));
   for (const NavEntry& e : kNav) {
     const bool active = state_.panel == e.panel;
@@ -249,6 +251,7 @@ void App::frame() {
     case Panel::dropout: draw_dropout_panel(state_, ui); break;
     case Panel::additive: draw_additive_panel(state_, ui); break;
     case Panel::script: draw_script_panel(state_, ui); break;
+    case Panel::cost: draw_cost_panel(state_, ui); break;
   }
   ImGui::PopID();
   ImGui::Dummy(ImVec2(0, fs));

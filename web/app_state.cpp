@@ -29,13 +29,14 @@ const char* panel_name(Panel p) {
     case Panel::dropout: return "dropout";
     case Panel::additive: return "additive";
     case Panel::script: return "script";
+    case Panel::cost: return "cost";
   }
   return "alignment";
 }
 
 bool panel_from_name(const std::string& name, Panel* out) {
   for (Panel p : {Panel::alignment, Panel::heads, Panel::permutation, Panel::masks, Panel::attribution, Panel::scaling,
-                  Panel::temperature, Panel::dropout, Panel::additive, Panel::script})
+                  Panel::temperature, Panel::dropout, Panel::additive, Panel::script, Panel::cost})
     if (name == panel_name(p)) {
       *out = p;
       return true;
@@ -77,6 +78,9 @@ AppState make_default_state() {
   set_heads_input(s, s.heads.input);
   set_permutation_input(s, s.permutation.input);
   init_lesson_state(s);
+  attn::CostInput cost;
+  cost.window = 1024;  // a window shorter than the default T = 4096, so it hides something
+  set_cost_input(s, cost);  // the weights map waits for ensure_cost_panel
   return s;
 }
 
@@ -442,6 +446,7 @@ Json state_json(const AppState& s) {
         {"error", error_value(p.error)}}},
   };
   out.update(lesson_state_json(s));  // masks, attribution, scaling, ... (lesson_state.cpp)
+  out["cost"] = cost_state_json(s);  // cost_state.cpp
   return out;
 }
 
@@ -460,9 +465,10 @@ Json apply_json(AppState& s, const Json& patch) {
         if (!it->is_string() || !panel_from_name(it->get<std::string>(), &panel))
           return fail("invalid_field",
                       "panel must be one of alignment, heads, permutation, masks, attribution, scaling, "
-                      "temperature, dropout, additive, script");
+                      "temperature, dropout, additive, script, cost");
         s.panel = panel;
         ensure_lesson_panel(s);  // a panel's heavy first computation (lesson_state.hpp)
+        ensure_cost_panel(s);
         continue;
       }
       if (!it->is_object()) return fail("invalid_field", k + " takes an object of inputs");
@@ -476,12 +482,15 @@ Json apply_json(AppState& s, const Json& patch) {
       } else if (k == "permutation") {
         ok = apply_permutation(s, *it);
         last_error = &s.permutation.error;
+      } else if (k == "cost") {
+        ok = apply_cost_json(s, *it);
+        last_error = &s.cost.error;
       } else if (is_lesson_key(k)) {
         ok = apply_lesson_json(s, k, *it, &last_error);
       } else {
         return fail("invalid_field", "unknown key '" + k +
                                          "' (expected panel, alignment, heads, permutation, masks, attribution, "
-                                         "scaling, temperature, dropout, additive, script, recall)");
+                                         "scaling, temperature, dropout, additive, script, recall, cost)");
       }
       if (!ok && last_error && *last_error) return fail((*last_error)->code, (*last_error)->message);
     }

@@ -18,15 +18,16 @@
 #include "attn/experiments.hpp"
 #include "attn/json_case.hpp"
 #include "attn/rope.hpp"
+#include "cost_state.hpp"
 #include "error_info.hpp"
 #include "lesson_state.hpp"
 
 namespace app {
 
-enum class Panel { alignment, heads, permutation, masks, attribution, scaling, temperature, dropout, additive, script };
+enum class Panel { alignment, heads, permutation, masks, attribution, scaling, temperature, dropout, additive, script, cost };
 
 /// "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" | "temperature" |
-/// "dropout" | "additive" | "script".
+/// "dropout" | "additive" | "script" | "cost".
 const char* panel_name(Panel p);
 /// Inverse of panel_name; false for an unknown name.
 bool panel_from_name(const std::string& name, Panel* out);
@@ -75,6 +76,7 @@ struct AppState {
   HeadsState heads;
   PermutationState permutation;
   LessonState lesson;               ///< the lesson-claim panels (lesson_state.hpp)
+  CostState cost;                   ///< the Cost panel (cost_state.hpp)
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)

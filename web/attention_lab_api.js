@@ -6,10 +6,10 @@
 //   state()                   {panel, frames, alignment:{inputs, selected_row, result, row_sums, error},
 //                              heads:{inputs, sentence_text, result, row_sums, error},
 //                              permutation:{inputs, sentence_text, permutation_text, result, symmetry, error},
-//                              masks, attribution, scaling, temperature, dropout, additive, script:
+//                              masks, attribution, scaling, temperature, dropout, additive, script, cost:
 //                              {inputs, result:{..., checks}, error}, recall:{tasks, result:{answers}, error}}
 //   showPanel(name)           "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" |
-//                             "temperature" | "dropout" | "additive" | "script"
+//                             "temperature" | "dropout" | "additive" | "script" | "cost"
 //   set(patch)                e.g. {heads: {seed: 3, causal: true}, permutation: {permutation: [1,0,2]}}
 //   setSentence(s)            heads and permutation panels      setSeed(n)      both panels
 //   setHeads(n)               setCausal(panel, on)              setPositions(panel, on)

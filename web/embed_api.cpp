@@ -45,6 +45,7 @@ attn::Json link_inputs(const AppState& s) {
     if (it.key() == "additive" && it->contains("step")) in["step"] = (*it)["step"];
     if (!in.empty()) out[it.key()] = std::move(in);
   }
+  out["cost"] = cost_state_json(s)["inputs"];  // the Cost panel: every input set() takes back
   return out;
 }
 

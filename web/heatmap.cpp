@@ -158,6 +158,15 @@ void draw_legend(ImDrawList* dl, ImVec2 p0, float bar_h, double vmin, double vma
   }
 }
 
+// The cell the shader draws at the framebuffer pixel under the pointer: the same float
+// arithmetic as shaders/heatmap.frag on that pixel's centre (ImGui's display origin is 0 here).
+int cell_under(float mouse, float lo, float hi, int n, float scale) {
+  if (!(scale > 0.0f)) scale = 1.0f;  // no framebuffer yet
+  const float centre = (std::floor(mouse * scale) + 0.5f) / scale;
+  const float t = (centre - lo) / (hi - lo) * static_cast<float>(n);
+  return std::max(0, std::min(n - 1, static_cast<int>(std::floor(t))));
+}
+
 bool any_masked(const attn::BoolMatrix* allowed) {
   if (!allowed) return false;
   for (attn::Index i = 0; i < allowed->size(); ++i)
@@ -218,8 +227,12 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   const float legend_w = spec.legend ? lay.width + pad : 0.0f;
 
   const float avail = spec.width > 0 ? spec.width : ImGui::GetContentRegionAvail().x;
-  float cell = std::floor((avail - left - sums_w - legend_w) / static_cast<float>(cols));
+  const float room = std::floor(std::max(1.0f, avail - left - sums_w - legend_w));
+  float cell = std::floor(room / static_cast<float>(cols));
   cell = std::max(1.0f, std::min(spec.max_cell, cell));
+  // More columns than points (a 2048×2048 map in a few hundred points): cells of a fraction of
+  // a point; each screen pixel then shows the one texel under its centre (see cell_under).
+  if (static_cast<float>(cols) > room) cell = room / static_cast<float>(cols);
 
   const bool horizontal_cols = clab && col_label_len <= cell - 4.0f;
   const float top = !clab ? 0.0f : (horizontal_cols ? fs + pad : col_label_len + pad);
@@ -260,10 +273,11 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   int hr = -1, hc = -1;
   if (hovered && mouse.y >= g0.y && mouse.y < g1.y) {
-    hr = std::min(rows - 1, static_cast<int>((mouse.y - g0.y) / cell));
-    if (mouse.x >= g0.x && mouse.x < g1.x) hc = std::min(cols - 1, static_cast<int>((mouse.x - g0.x) / cell));
+    const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+    hr = cell_under(mouse.y, g0.y, g1.y, rows, fb.y);
+    if (mouse.x >= g0.x && mouse.x < g1.x) hc = cell_under(mouse.x, g0.x, g1.x, cols, fb.x);
   }
-  if (hr >= 0 && hc >= 0) view::record_hovered(item_id);
+  if (hr >= 0 && hc >= 0) view::record_hovered(item_id, hr, hc);
   // --- keyboard: Space/Enter (or a click) starts a cell cursor that the arrow keys move
   const CellCursor kc = heatmap_cell_cursor(pressed, hovered, hr, hc, rows, cols, spec.selected_row);
   const bool show_cursor = kc.active && (heatmap_cursor_from_keyboard() || hr < 0 || hc < 0);

@@ -75,6 +75,7 @@ bool GlHeatmapGpu::init() {
   u_hatch_ = glGetUniformLocation(program_, "u_hatch");
   u_grid_ = glGetUniformLocation(program_, "u_grid");
   u_grid_rgb_ = glGetUniformLocation(program_, "u_grid_rgb");
+  u_fb_ = glGetUniformLocation(program_, "u_fb");
   glGenVertexArrays(1, &vao_);  // core profiles draw only with a VAO bound, even with no attributes
   g_active = this;
   return true;
@@ -173,6 +174,7 @@ void GlHeatmapGpu::render(const ImDrawCmd* cmd, const Draw& d) {
   glUniform2f(u_dims_, d.dims[0], d.dims[1]);
   glUniform2f(u_range_, d.range[0], d.range[1]);
   glUniform1f(u_hatch_, 7.0f * scale.x);
+  glUniform3f(u_fb_, scale.x, scale.y, fb_h);
   glUniform1f(u_grid_, d.grid ? 1.0f : 0.0f);
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   glUniform3f(u_grid_rgb_, bg.x, bg.y, bg.z);

@@ -47,7 +47,7 @@ class GlHeatmapGpu final : public HeatmapGpu {
 
   unsigned program_ = 0, vao_ = 0;
   int u_rect_ = -1, u_display_ = -1, u_cells_ = -1, u_dims_ = -1, u_range_ = -1, u_hatch_ = -1, u_grid_ = -1,
-      u_grid_rgb_ = -1;
+      u_grid_rgb_ = -1, u_fb_ = -1;
   std::unordered_map<ImGuiID, Texture> textures_;
   std::vector<Draw> draws_;
   std::uint64_t frame_ = 0;

@@ -96,6 +96,7 @@ void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec
   h.grid_min = grid_min;
   h.grid_max = grid_max;
   h.cursor_row = h.cursor_col = -1;
+  h.hover_row = h.hover_col = -1;
   h.focused = false;
   h.seen = true;
   r.order.push_back(id);
@@ -110,7 +111,14 @@ void record_cursor(ImGuiID id, int row, int col) {
   r.hovered = id;
 }
 
-void record_hovered(ImGuiID id) { rec().hovered = id; }
+void record_hovered(ImGuiID id, int row, int col) {
+  Recorder& r = rec();
+  r.hovered = id;
+  auto it = r.heatmaps.find(id);
+  if (it == r.heatmaps.end()) return;
+  it->second.hover_row = row;
+  it->second.hover_col = col;
+}
 
 void record_focused(ImGuiID id) {
   Recorder& r = rec();
@@ -170,6 +178,9 @@ attn::Json view_json(long max_cells) {
     if (h.cursor_row >= 0 && h.cursor_row < h.values.rows() && h.cursor_col >= 0 && h.cursor_col < h.values.cols())
       cursor = Json{{"row", h.cursor_row}, {"col", h.cursor_col}, {"value", number(h.values(h.cursor_row, h.cursor_col))},
                     {"allowed", h.allowed.size() ? static_cast<bool>(h.allowed(h.cursor_row, h.cursor_col)) : true}};
+    Json hovered = nullptr;
+    if (h.hover_row >= 0 && h.hover_row < h.values.rows() && h.hover_col >= 0 && h.hover_col < h.values.cols())
+      hovered = Json{{"row", h.hover_row}, {"col", h.hover_col}, {"value", number(h.values(h.hover_row, h.hover_col))}};
     maps.push_back(Json{{"name", h.name},
                         {"rows", h.values.rows()},
                         {"cols", h.values.cols()},
@@ -186,6 +197,7 @@ attn::Json view_json(long max_cells) {
                         {"vmax", number(h.vmax)},
                         {"rect", {h.grid_min.x, h.grid_min.y, h.grid_max.x, h.grid_max.y}},
                         {"cursor", std::move(cursor)},
+                        {"hovered", std::move(hovered)},
                         {"focused", h.focused}});
   }
   if (active.empty() && !maps.empty()) active = maps[0]["name"].get<std::string>();

@@ -41,6 +41,7 @@ struct HeatmapView {
   std::uint64_t version = 0;
   ImVec2 grid_min, grid_max;  ///< the cells on screen, in CSS pixels (ImGui window units)
   int cursor_row = -1, cursor_col = -1;  ///< keyboard cell cursor (-1: none)
+  int hover_row = -1, hover_col = -1;    ///< cell under the pointer this frame (-1: none)
   bool focused = false;                  ///< keyboard navigation is on it (not yet in cell mode)
   bool seen = false;                     ///< drawn in the last frame
 };
@@ -51,7 +52,8 @@ void begin_frame(const char* panel, const char* title);
 void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec2 grid_min, ImVec2 grid_max);
 /// Called by heatmap() for the widget just recorded.
 void record_cursor(ImGuiID id, int row, int col);
-void record_hovered(ImGuiID id);
+/// The pointer is over cell (row, col) of the widget just recorded.
+void record_hovered(ImGuiID id, int row, int col);
 void record_focused(ImGuiID id);
 void record_checks(const std::vector<attn::Check>& checks);
 void record_error(const ErrorInfo& error);
@@ -59,7 +61,7 @@ void record_error(const ErrorInfo& error);
 /// Everything the last complete frame showed:
 /// {"panel","title","frame","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
 ///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,rect:[x0,y0,x1,y1],
-///   cursor:{row,col,value,allowed}|null,focused}],
+///   cursor:{row,col,value,allowed}|null,hovered:{row,col,value}|null,focused}],
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),
 ///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}]}
 /// `max_cells` > 0: a heatmap with more cells carries only its top-left 50×50 values

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -258,6 +259,38 @@ const std::map<std::string, Op>& ops() {
                                        static_cast<int>(integer(r, "warmups", 3, 0, 100)),
                                        static_cast<int>(integer(r, "repeats", 5, 1, 101))));
        }},
+      {"cost",
+       [](const Json& r) {
+         known_fields(r, {"t", "d_model", "heads", "kv_groups", "layers", "context", "cache_dtype", "window"}, "cost");
+         CostInput in;
+         const long long big = std::numeric_limits<long long>::max() / 4;  // the core reports too_large
+         in.t = integer(r, "t", in.t, -big, big);
+         in.d_model = integer(r, "d_model", in.d_model, -big, big);
+         in.heads = integer(r, "heads", in.heads, -big, big);
+         in.kv_groups = integer(r, "kv_groups", in.kv_groups, -big, big);
+         in.layers = integer(r, "layers", in.layers, -big, big);
+         in.context = integer(r, "context", in.context, -big, big);
+         in.window = integer(r, "window", in.window, -big, big);
+         const std::string dt = text(r, "cache_dtype", dtype_name(in.cache_dtype));
+         if (!dtype_from_name(dt, &in.cache_dtype))
+           fail(ErrorCode::invalid_field, "cache_dtype must be float16, bfloat16, float32 or float64, got \"" + dt + "\"");
+         return to_json(attention_cost(in));
+       }},
+      {"cost_timing",
+       [](const Json& r) {
+         known_fields(r, {"t", "d", "dtype", "seed", "warmups", "repeats"}, "cost_timing");
+         KernelTimingInput in;
+         in.t = static_cast<int>(integer(r, "t", in.t, -1000000, 1000000));
+         in.d = static_cast<int>(integer(r, "d", in.d, -1000000, 1000000));
+         in.seed = seed_of(r, "seed", in.seed);
+         in.warmups = static_cast<int>(integer(r, "warmups", in.warmups, -1000, 1000));
+         in.repeats = static_cast<int>(integer(r, "repeats", in.repeats, -1000, 1000));
+         const std::string dt = text(r, "dtype", "float32");
+         if (dt != "float32" && dt != "float64")
+           fail(ErrorCode::invalid_field, "dtype must be float32 or float64, got \"" + dt + "\"");
+         in.dtype = dt == "float32" ? KernelDtype::float32 : KernelDtype::float64;
+         return to_json(time_dense_vs_tiled(in));
+       }},
       {"lesson_replica",
        [](const Json& r) {
          known_fields(r, {"sentence", "seed", "d_model"}, "lesson_replica");
@@ -293,7 +326,7 @@ const std::map<std::string, Op>& ops() {
 const char* lesson_op_names() {
   return "prefix_isolation, key_padding, empty_rows, causal_alignments, attribution, scaling, softmax_stability, "
          "additive, score_functions, additive_decoder, rope, position_symmetry, temperature, lstm, timing, "
-         "lesson_replica, recall_tasks, recall";
+         "cost, cost_timing, lesson_replica, recall_tasks, recall";
 }
 
 std::optional<Json> run_lesson_op(const std::string& op, const Json& request) {

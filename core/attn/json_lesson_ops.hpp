@@ -21,6 +21,10 @@
 //   temperature       {query, key, value, mask, scale, empty_rows, temperature=1, hard=false}
 //   lstm              {x:T×D, w_ih:4H×D, w_hh:4H×H, b_ih:[4H], b_hh:[4H]} → {h, h_last, c_last}
 //   timing            {seed, t, d, warmups, repeats}        (timings vary run to run)
+//   cost              {t, d_model, heads, kv_groups, layers, context, cache_dtype, window}
+//                     → attn::attention_cost's exact counts (cost.hpp)
+//   cost_timing       {t, d, dtype: "float32"|"float64", seed, warmups, repeats}
+//                     dense vs tiled kernel timings (vary run to run)
 //   lesson_replica    {sentence, seed, d_model}             torch's generator replayed
 //   recall_tasks      {}                                    → {tasks}
 //   recall            {task, choice?, weights?, values?, query?, key?, value?, mask?}

@@ -289,4 +289,54 @@ Json to_json(const RecallVerdict& v) {
   return Json{{"task", v.task_id}, {"pass", v.pass}, {"feedback", v.feedback}, {"checks", to_json(v.checks)}};
 }
 
+Json to_json(const CostResult& r) {
+  Json cache = Json::array();
+  for (const KvCacheCost& c : r.kv_cache)
+    cache.push_back({{"name", c.name}, {"kv_heads", c.kv_heads}, {"bytes", c.bytes}, {"window_bytes", c.window_bytes}});
+  const CostInput& in = r.input;
+  return Json{{"input",
+               {{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups},
+                {"layers", in.layers}, {"context", in.context}, {"cache_dtype", dtype_name(in.cache_dtype)},
+                {"window", in.window}}},
+              {"d_k", r.d_k},
+              {"pairwise_flops", r.pairwise_flops},
+              {"pairwise_flops_per_head", r.pairwise_flops_per_head},
+              {"projection_flops", r.projection_flops},
+              {"pairwise_share", r.pairwise_share},
+              {"crossover_t", r.crossover_t},
+              {"scores_bytes_f32", r.scores_bytes_f32},
+              {"scores_bytes_f64", r.scores_bytes_f64},
+              {"scores_bytes_all_f32", r.scores_bytes_all_f32},
+              {"scores_bytes_all_f64", r.scores_bytes_all_f64},
+              {"tile_q", r.tile_q},
+              {"tile_k", r.tile_k},
+              {"tiled_bytes_f32", r.tiled_bytes_f32},
+              {"tiled_bytes_f64", r.tiled_bytes_f64},
+              {"kv_cache", cache},
+              {"window",
+               {{"t", r.window.t}, {"w", r.window.w}, {"causal_pairs", r.window.causal_pairs},
+                {"visible_pairs", r.window.visible_pairs}, {"hidden_pairs", r.window.hidden_pairs},
+                {"hidden_fraction", r.window.hidden_fraction}}},
+              {"conventions", r.conventions}};
+}
+
+Json to_json(const KernelTiming& r) {
+  const KernelTimingInput& in = r.input;
+  return Json{{"input",
+               {{"t", in.t}, {"d", in.d}, {"dtype", in.dtype == KernelDtype::float32 ? "float32" : "float64"},
+                {"seed", in.seed}, {"warmups", in.warmups}, {"repeats", in.repeats}}},
+              {"dense_seconds", nums(r.dense_seconds)},
+              {"tiled_seconds", nums(r.tiled_seconds)},
+              {"dense_median", r.dense_median},
+              {"tiled_median", r.tiled_median},
+              {"flops", r.flops},
+              {"dense_extra_bytes", r.dense_extra_bytes},
+              {"tiled_extra_bytes", r.tiled_extra_bytes},
+              {"max_output_diff", r.max_output_diff},
+              {"isa", r.isa},
+              {"clock", r.clock},
+              {"caveat", r.caveat},
+              {"checks", to_json(r.checks)}};
+}
+
 }  // namespace attn

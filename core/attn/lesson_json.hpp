@@ -7,6 +7,7 @@
 
 #include "attn/additive.hpp"
 #include "attn/attribution.hpp"
+#include "attn/cost.hpp"
 #include "attn/dropout.hpp"
 #include "attn/json_case.hpp"
 #include "attn/masking_claims.hpp"
@@ -40,5 +41,7 @@ Json to_json(const LessonReplica& r);
 Json to_json(const RecallTask& t);
 Json to_json(const std::vector<RecallTask>& tasks);
 Json to_json(const RecallVerdict& v);
+Json to_json(const CostResult& r);    ///< counts as exact integers (uint64)
+Json to_json(const KernelTiming& r);
 
 }  // namespace attn

@@ -39,6 +39,8 @@ void draw_dropout_panel(AppState& s, Ui& ui);
 void draw_additive_panel(AppState& s, Ui& ui);
 /// The lesson script's model (torch's generator replayed) and its CPU timing fixture.
 void draw_script_panel(AppState& s, Ui& ui);
+/// Issue 6: FLOPs, stored bytes, K/V cache, sliding window; dense vs tiled timing; the T×T map.
+void draw_cost_panel(AppState& s, Ui& ui);
 
 /// The "check yourself" strip of one panel (tasks of attn::recall_tasks() whose panel is `panel`).
 void draw_recall_strip(AppState& s, Ui& ui, const char* panel);

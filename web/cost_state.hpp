@@ -1,0 +1,62 @@
+// web/cost_state.hpp — inputs and results of the Cost panel (issue 6).
+//
+// Same one-way flow as app_state.hpp: every input change goes through a setter below, which
+// recomputes through the core (attn::attention_cost, time_dense_vs_tiled,
+// timed_attention_weights). On attn::Error the panel keeps its last good inputs and results and
+// records the error to show. The timing runs only when asked (a button or set({cost:{run_timing}})),
+// never per frame; the T×T weights are recomputed only when their T, d or seed change.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "attn/cost.hpp"
+#include "attn/json_case.hpp"
+#include "error_info.hpp"
+
+namespace app {
+
+struct AppState;
+
+struct CostState {
+  attn::CostInput input;              ///< last good (defaults: CostInput)
+  attn::CostResult result;
+
+  attn::KernelTimingInput timing_input;  ///< T, d, dtype of the timing and of the weights map
+  std::optional<attn::KernelTiming> timing;  ///< none until the first run
+  int timing_runs = 0;
+
+  int weights_t = 0, weights_d = 0;   ///< what `weights` was computed for (0: not yet)
+  std::uint64_t weights_seed = 0;
+  attn::Matrix weights;               ///< T×T weights of the timed Q, K (double, row = query)
+  double weights_max = 0;             ///< largest weight
+  double weights_top = 0;             ///< 99.9th percentile: the colour range's top (the few
+                                      ///< largest weights would otherwise darken all the rest)
+  std::uint64_t weights_version = 0;  ///< changes with `weights` (heatmap texture)
+  int probe_row = 0, probe_col = 0;   ///< a cell whose weight state() reports (tests, readers)
+  std::optional<ErrorInfo> error;
+};
+
+/// Recompute the counts. Returns false (error recorded, last good kept) on bad input.
+bool set_cost_input(AppState& s, const attn::CostInput& in);
+/// Change the timing/weights inputs; recomputes the weights map (not the timing) when T, d or
+/// the seed changed, and drops a timing of other inputs.
+bool set_cost_timing_input(AppState& s, const attn::KernelTimingInput& in);
+/// Time dense vs tiled at the current timing inputs (blocks for the runs).
+bool run_cost_timing(AppState& s);
+/// Compute the weights map if the panel is shown and it is missing (first show).
+void ensure_cost_panel(AppState& s);
+/// Cell whose exact weight state() reports (clamped into the matrix).
+void set_cost_probe(AppState& s, int row, int col);
+
+/// {"inputs":{...,"timing":{t,d,dtype,seed,warmups,repeats}}, "result":{counts (attn::to_json),
+///  "timing": ..|null, "timing_runs", "weights":{t,d,seed,rows,cols,probe:{row,col,weight}},
+///  "checks"}, "error"}
+attn::Json cost_state_json(const AppState& s);
+/// set({cost: {t, d_model, heads, kv_groups, layers, context, cache_dtype, window,
+///  timing_t, timing_d, timing_dtype, seed, repeats, run_timing: true, probe: [row, col]}}).
+/// Returns false when a setter refused (the error is in CostState::error); a malformed patch
+/// throws attn::Error(invalid_field).
+bool apply_cost_json(AppState& s, const attn::Json& patch);
+
+}  // namespace app
