@@ -17,22 +17,6 @@ using attn::Json;
 
 namespace {
 
-template <typename F>
-bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
-  try {
-    compute();
-    error.reset();
-    return true;
-  } catch (const attn::Error& e) {
-    error = ErrorInfo{e.code_name(), e.what()};
-  } catch (const std::bad_alloc&) {
-    error = ErrorInfo{"too_large", "out of memory for this input"};
-  } catch (const std::exception& e) {
-    error = ErrorInfo{"internal", e.what()};
-  }
-  return false;
-}
-
 [[noreturn]] void invalid(const std::string& message) { throw attn::Error(attn::ErrorCode::invalid_field, message); }
 
 // An integer from a patch; the core judges the range (a huge value stays huge: too_large).
