@@ -107,19 +107,21 @@ void draw_cost_panel(AppState& s, Ui& ui) {
     attn::CostInput e = c.input;
     bool changed = false;
     const float w = fs * 6.0f;
+    // Each field goes on the current line only if it fits (narrow iframes, phones).
+    const auto next = [&](const char* label, float width) { widgets::same_line_if_fits(widgets::labeled_width(width, label), fs); };
     changed |= int_field("T", &e.t, w);
-    ImGui::SameLine(0, fs);
+    next("d_model", w);
     changed |= int_field("d_model", &e.d_model, w);
-    ImGui::SameLine(0, fs);
+    next("heads", fs * 4.0f);
     changed |= int_field("heads", &e.heads, fs * 4.0f);
-    ImGui::SameLine(0, fs);
+    next("window w", w);
     changed |= int_field("window w", &e.window, w);
     changed |= int_field("layers", &e.layers, fs * 4.0f);
-    ImGui::SameLine(0, fs);
+    next("cached tokens", w);
     changed |= int_field("cached tokens", &e.context, w);
-    ImGui::SameLine(0, fs);
+    next("K/V groups", fs * 4.0f);
     changed |= int_field("K/V groups", &e.kv_groups, fs * 4.0f);
-    ImGui::SameLine(0, fs);
+    next("cache dtype", fs * 6.5f);
     ImGui::SetNextItemWidth(fs * 6.5f);
     if (ImGui::BeginCombo("cache dtype", attn::dtype_name(e.cache_dtype))) {
       for (attn::CostDtype d : {attn::CostDtype::float16, attn::CostDtype::bfloat16, attn::CostDtype::float32,

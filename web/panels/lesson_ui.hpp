@@ -55,6 +55,11 @@ inline float check_width(const char* label) {
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
 }
 
+/// Width of a field `item_width` wide followed by its label.
+inline float labeled_width(float item_width, const char* label) {
+  return item_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+}
+
 /// Width of position_choice() below.
 inline float position_choice_width() {
   const float gap = ImGui::GetStyle().ItemSpacing.x;

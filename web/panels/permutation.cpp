@@ -113,7 +113,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   }
   ImGui::SameLine();
   ImGui::TextDisabled("(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::check_width("causal mask"), fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
   // On a line of its own: the row above is full.
   if (widgets::position_choice(in.positions)) changed = true;
