@@ -63,31 +63,6 @@ void row2(const char* name, const std::string& value, const std::string& exact =
   if (!exact.empty()) ImGui::TextDisabled("%s", exact.c_str());
 }
 
-void caveat_box(const Ui& ui, const std::string& text, float width) {
-  const float fs = ImGui::GetFontSize();
-  ImGui::Dummy(ImVec2(0, fs * 0.2f));
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->ChannelsSplit(2);
-  dl->ChannelsSetCurrent(1);
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Indent(fs * 0.7f);
-  ImGui::Dummy(ImVec2(0, fs * 0.1f));
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - fs * 1.4f);
-  ImGui::PushFont(ui.fonts.bold);
-  ImGui::TextUnformatted("\xE2\x9A\xA0 What this timing does not show");
-  ImGui::PopFont();
-  txt::para(text.c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::Dummy(ImVec2(0, fs * 0.1f));
-  ImGui::Unindent(fs * 0.7f);
-  const ImVec2 p1(p0.x + width, ImGui::GetItemRectMax().y + fs * 0.2f);
-  dl->ChannelsSetCurrent(0);
-  dl->AddRectFilled(p0, p1, IM_COL32(255, 246, 229, 255), 8.0f);
-  dl->AddRect(p0, p1, IM_COL32(226, 180, 110, 255), 8.0f);
-  dl->ChannelsMerge();
-  ImGui::Dummy(ImVec2(0, fs * 0.2f));
-}
-
 }  // namespace
 
 void draw_cost_panel(AppState& s, Ui& ui) {
@@ -261,7 +236,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
     ImGui::TextDisabled("T = %d, d = %d, %s, %s; %s each, median of %d; run %d", k.input.t, k.input.d,
                         k.input.dtype == attn::KernelDtype::float32 ? "float32" : "float64", k.isa.c_str(),
                         flops(k.flops).c_str(), k.input.repeats, c.timing_runs);
-    caveat_box(ui, k.caveat, left_w);
+    widgets::caveat_box(ui.fonts.bold, "What this timing does not show", k.caveat.c_str(), left_w);
     style::check_lines(k.checks);
   } else {
     txt::note("Not timed yet: the button runs both kernels (a warm-up, then the median of five runs each). "

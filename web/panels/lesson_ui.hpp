@@ -55,6 +55,33 @@ inline float check_width(const char* label) {
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
 }
 
+/// A caveat in a box of its own (so it is not skimmed past): a warning title in `bold`, then
+/// `text` wrapped inside `width`.
+inline void caveat_box(ImFont* bold, const char* title, const char* text, float width) {
+  const float fs = ImGui::GetFontSize();
+  ImGui::Dummy(ImVec2(0, fs * 0.2f));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Indent(fs * 0.7f);
+  ImGui::Dummy(ImVec2(0, fs * 0.1f));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - fs * 1.4f);
+  ImGui::PushFont(bold);
+  ImGui::Text("\xE2\x9A\xA0 %s", title);
+  ImGui::PopFont();
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopTextWrapPos();
+  ImGui::Dummy(ImVec2(0, fs * 0.1f));
+  ImGui::Unindent(fs * 0.7f);
+  const ImVec2 p1(p0.x + width, ImGui::GetItemRectMax().y + fs * 0.2f);
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(p0, p1, IM_COL32(255, 246, 229, 255), 8.0f);
+  dl->AddRect(p0, p1, IM_COL32(226, 180, 110, 255), 8.0f);
+  dl->ChannelsMerge();
+  ImGui::Dummy(ImVec2(0, fs * 0.2f));
+}
+
 /// Width of a field `item_width` wide followed by its label.
 inline float labeled_width(float item_width, const char* label) {
   return item_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;

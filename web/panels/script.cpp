@@ -107,28 +107,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
       "Browsers coarsen their clocks on purpose (Chromium: 0.1 ms steps unless the page is cross-origin "
       "isolated), about the length of one run here, so in the browser these figures are mostly clock ticks.");
 
-  // The caveat, in a box of its own so it is not skimmed past.
-  ImGui::Dummy(ImVec2(0, fs * 0.3f));
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->ChannelsSplit(2);
-  dl->ChannelsSetCurrent(1);
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Indent(fs * 0.7f);
-  ImGui::Dummy(ImVec2(0, fs * 0.1f));
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + right_w - fs * 1.4f);
-  ImGui::PushFont(ui.fonts.bold);
-  ImGui::TextUnformatted("\xE2\x9A\xA0 What this does not show");
-  ImGui::PopFont();
-  txt::para(f.caveat.c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::Dummy(ImVec2(0, fs * 0.1f));
-  ImGui::Unindent(fs * 0.7f);
-  const ImVec2 p1(p0.x + right_w, ImGui::GetItemRectMax().y + fs * 0.2f);
-  dl->ChannelsSetCurrent(0);
-  dl->AddRectFilled(p0, p1, IM_COL32(255, 246, 229, 255), 8.0f);
-  dl->AddRect(p0, p1, IM_COL32(226, 180, 110, 255), 8.0f);
-  dl->ChannelsMerge();
-  ImGui::Dummy(ImVec2(0, fs * 0.3f));
+  widgets::caveat_box(ui.fonts.bold, "What this does not show", f.caveat.c_str(), right_w);
   txt::note(
       "A real comparison matches shapes, dtype, forward and backward work, kernels and measurement, "
       "synchronises accelerators, and judges quality separately.");
