@@ -228,6 +228,21 @@ test('heatmap cells are reachable by keyboard: a cell cursor moves with the arro
   assert.equal((await page.evaluate(() => window.attentionLab.inputState())).cell_mode, true);
   await page.screenshot({ path: shot('cell-cursor') });
   await page.waitForFunction(() => /row 2, key "black" column 1: weight 0\.8/.test(document.getElementById('mirror-status').textContent));
+  // Keys faster than frames: presses that all arrive before the next frame each count (ImGui
+  // 1.86 reads key state once per frame; the platform layer splits such bursts over frames).
+  const burst = (keys) => page.evaluate((keys) => {
+    const canvas = document.getElementById('canvas');
+    const codes = { ArrowUp: 38, ArrowDown: 40, ArrowLeft: 37, ArrowRight: 39 };
+    for (const k of keys)
+      for (const type of ['keydown', 'keyup'])
+        canvas.dispatchEvent(new KeyboardEvent(type, { key: k, code: k, keyCode: codes[k], which: codes[k], bubbles: true, cancelable: true }));
+  }, keys);
+  for (const [keys, want] of [[['ArrowUp', 'ArrowUp'], [0, 1]], [['ArrowDown', 'ArrowRight', 'ArrowDown', 'ArrowLeft'], [2, 1]]]) {
+    await burst(keys);
+    await frames(page, 6);
+    const c = (await view(page)).heatmaps.find((x) => x.name === 'alignment_weights').cursor;
+    assert.deepEqual([c.row, c.col], want, `after the burst ${keys.join(' ')}`);
+  }
   // Enter acts like a click on the row (the alignment panel traces it).
   await page.keyboard.press('Enter');
   await frames(page, 3);

@@ -72,10 +72,10 @@ bool Platform::init(const PlatformConfig& cfg, std::string* error) {
 
 namespace {
 // ImGui 1.86 reads key state once per frame: a key pressed and released between two frames
-// (a quick tap, a scripted key press, a slow frame) would never be seen down, and two presses
-// of one key would count once. So a frame takes events up to the release of a key pressed in
-// that same frame; that release and everything after it wait for the next frame, in order.
-// (1.87+ queues input events itself.)
+// (a quick tap, a scripted key press, a slow frame) would never be seen down, and a key
+// released and pressed again would never be seen up, so two presses would count once. So a
+// frame takes events up to the second change of one key; that event and everything after
+// it wait for the next frame, in order. (1.87+ queues input events itself.)
 std::vector<SDL_Event> g_pending;
 
 // The backend sets the modifiers from SDL's state *now*; the event's own record is what
@@ -100,17 +100,19 @@ bool Platform::poll_events(bool* had_input) {
   batch.swap(g_pending);
   SDL_Event polled;
   while (SDL_PollEvent(&polled)) batch.push_back(polled);
-  bool pressed_now[SDL_NUM_SCANCODES] = {};
+  bool changed_now[SDL_NUM_SCANCODES] = {};  // the key went down or up in this frame
   bool wait = false;
   for (SDL_Event& e : batch) {
     *had_input = true;
     const bool key = (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) && e.key.keysym.scancode < SDL_NUM_SCANCODES;
-    if (key && e.type == SDL_KEYUP && pressed_now[e.key.keysym.scancode]) wait = true;
+    // A held key's auto-repeat (KEYDOWN with repeat set) changes nothing ImGui can see.
+    const bool change = key && !(e.type == SDL_KEYDOWN && e.key.repeat);
+    if (change && changed_now[e.key.keysym.scancode]) wait = true;
     if (wait) {
       g_pending.push_back(e);
       continue;
     }
-    if (key && e.type == SDL_KEYDOWN) pressed_now[e.key.keysym.scancode] = true;
+    if (change) changed_now[e.key.keysym.scancode] = true;
     process(e);
     // Touch: SDL turns a finger into the mouse. After the finger lifts, the mouse must leave,
     // or the last touched widget stays hovered (see new_frame).
