@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { frames, launchChromium, openLab, repoRoot, serveStatic, siteDir } from './lib.mjs';
+import { viridis } from './embed_lib.mjs';
 
 const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
@@ -39,22 +40,8 @@ function shaderCell(px, lo, hi, n) {
   return Math.max(0, Math.min(n - 1, Math.floor(t)));
 }
 
-// shaders/heatmap.frag's viridis polynomial, as 8-bit RGB.
-function viridis8(t) {
-  t = Math.min(1, Math.max(0, t));
-  const c = [[0.2777273272234177, 0.005407344544966578, 0.3340998053353061],
-             [0.1050930431085774, 1.404613529898575, 1.384590162594685],
-             [-0.3308618287255563, 0.214847559468213, 0.09509516302823659],
-             [-4.634230498983486, -5.799100973351585, -19.33244095627987],
-             [6.228269936347081, 14.17993336680509, 56.69055260068105],
-             [4.776384997670288, -13.74514537774601, -65.35303263337234],
-             [-5.435455855934631, 4.645852612178535, 26.3124352495832]];
-  return [0, 1, 2].map((k) => {
-    let v = c[6][k];
-    for (let j = 5; j >= 0; --j) v = c[j][k] + t * v;
-    return Math.round(Math.min(1, Math.max(0, v)) * 255);
-  });
-}
+// shaders/heatmap.frag's viridis polynomial, as 8-bit RGB (embed_lib.mjs), t clamped to [0, 1].
+const viridis8 = (t) => viridis(Math.min(1, Math.max(0, t)));
 
 test('cost panel: counts by hand, refusals, timing on demand', async () => {
   let s = await state();

@@ -78,12 +78,10 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     ImGui::PopFont();
   }
 
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
-  const bool two_col = avail > fs * 44;
-  const float gap = fs * 2.0f;
-  const float left_w = two_col ? std::floor((avail - gap) * 0.45f) : avail;
-  const float right_w = two_col ? avail - gap - left_w : avail;
+  // Columns start at x0 and x0 + left_w + gap.
+  const txt::TwoColumns cols = txt::two_columns(0.45f);
+  const float x0 = cols.x0, gap = cols.gap, left_w = cols.left_w, right_w = cols.right_w;
+  const bool two_col = cols.two;
 
   txt::begin_column(left_w);
   style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");

@@ -7,11 +7,28 @@
 
 #include <attn/experiments.hpp>  // attn::PositionSignal
 
+#include <cmath>
 #include <utility>
 
 #include "imgui.h"
 
 namespace app::txt {
+
+/// Two side-by-side columns from the current cursor: the left one takes `left_share` of the
+/// width less the gap; below 44 font sizes of width both are full width, one under the other.
+struct TwoColumns {
+  float x0, gap, left_w, right_w;
+  bool two;
+};
+inline TwoColumns two_columns(float left_share) {
+  const float fs = ImGui::GetFontSize(), avail = ImGui::GetContentRegionAvail().x;
+  TwoColumns c{ImGui::GetCursorPosX(), fs * 2.0f, avail, avail, avail > fs * 44};
+  if (c.two) {
+    c.left_w = std::floor((avail - c.gap) * left_share);
+    c.right_w = avail - c.gap - c.left_w;
+  }
+  return c;
+}
 
 /// Wrapped text at the current wrap position.
 inline void para(const char* text) { ImGui::TextWrapped("%s", text); }

@@ -36,11 +36,10 @@ void draw_masks_panel(AppState& s, Ui& ui) {
       "true = blocked. Hatched cells are masked.");
   style::error_box(m.error);
 
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
-  const bool two_col = avail > fs * 44;
-  const float gap = fs * 2.0f;
-  const float col_w = two_col ? std::floor((avail - gap) * 0.5f) : avail;
+  // Columns start at x0 and x0 + col_w + gap.
+  const txt::TwoColumns cols = txt::two_columns(0.5f);
+  const float x0 = cols.x0, gap = cols.gap, col_w = cols.left_w;
+  const bool two_col = cols.two;
 
   // --- 1. prefix isolation -----------------------------------------------------------
   txt::begin_column(col_w);

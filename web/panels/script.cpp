@@ -23,15 +23,12 @@ void draw_script_panel(AppState& s, Ui& ui) {
   ScriptState& sc = s.lesson.script;
   const attn::LessonReplica& m = s.lesson.model;
   const attn::TimingFixture& f = sc.timing;
-  const float fs = ImGui::GetFontSize();
 
   style::error_box(sc.error);
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float x0 = ImGui::GetCursorPosX();  // columns start at x0 and x0 + left width + gap
-  const bool two_col = avail > fs * 44;
-  const float gap = fs * 2.0f;
-  const float left_w = two_col ? std::floor((avail - gap) * 0.5f) : avail;
-  const float right_w = two_col ? avail - gap - left_w : avail;
+  // Columns start at x0 and x0 + left_w + gap.
+  const txt::TwoColumns cols = txt::two_columns(0.5f);
+  const float x0 = cols.x0, gap = cols.gap, left_w = cols.left_w, right_w = cols.right_w;
+  const bool two_col = cols.two;
 
   // --- the replica ---------------------------------------------------------------------
   txt::begin_column(left_w);
