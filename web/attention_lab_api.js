@@ -24,7 +24,8 @@
 //                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50
 //   linkInputs()              {panel, <panel>: {inputs}}: what a link needs to reproduce this view
 //   setEmbed(on)              the panel alone, without navigation (index.html?embed=1)
-//   inputState()              keys/modifiers/mouse as ImGui sees them (focus and touch tests)
+//   inputState()              keys/modifiers/mouse as ImGui sees them (focus and touch tests);
+//                             pending_input: events not yet given to ImGui (0: all delivered)
 //   locate(label)             Promise of the on-screen rectangles [{label, full, rect, visible}] of
 //                             the widgets labelled `label` ("sentence", or "##v" for unnamed ones;
 //                             all widgets when omitted), in drawing order

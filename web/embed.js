@@ -632,24 +632,60 @@
 
     // Keys: Tab leaves the canvas (no keyboard trap) unless a text field is being edited;
     // Ctrl/Cmd+V reaches the browser so that a paste event brings the system clipboard.
-    let pasteTimer = 0;
+    // Until the pasted text has arrived (a paste event, or the async clipboard after a short
+    // wait), later keys are held back and replayed in order: Ctrl+V then Enter commits the
+    // pasted text, not the old one.
+    let pasteTimer = 0, holdTimer = 0, pastePending = false;
+    const heldKeys = [];
+    // The lab queues a paste behind the keys it already has, so held keys can follow at once.
+    const endPaste = function () {
+      if (!pastePending) return;
+      pastePending = false;
+      clearTimeout(pasteTimer);
+      clearTimeout(holdTimer);
+      for (const k of heldKeys.splice(0)) canvas.dispatchEvent(new KeyboardEvent(k.type, k.init));
+    };
+    const holdKey = function (e) {
+      if (!pastePending || e.target !== canvas || !e.isTrusted) return false;
+      e.stopImmediatePropagation();
+      e.preventDefault();
+      heldKeys.push({ type: e.type, init: { key: e.key, code: e.code, keyCode: e.keyCode, which: e.which, charCode: e.charCode,
+        location: e.location, repeat: e.repeat, ctrlKey: e.ctrlKey, shiftKey: e.shiftKey, altKey: e.altKey, metaKey: e.metaKey,
+        bubbles: true, cancelable: true } });
+      return true;
+    };
     window.addEventListener('keydown', function (e) {
       if (e.target !== canvas) return;
       dirty = true;
+      if (holdKey(e)) return;
       if (e.key === 'Tab' && !e.ctrlKey && !e.altKey && !e.metaKey && !lab.inputState().want_text) {
         e.stopImmediatePropagation();
         return;
       }
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === 'v' || e.key === 'V')) {
         e.stopImmediatePropagation();
+        pastePending = true;
         clearTimeout(pasteTimer);
         // Browsers without a paste event on a canvas: ask the async clipboard (permission).
         pasteTimer = setTimeout(function () {
           if (navigator.clipboard && navigator.clipboard.readText)
-            navigator.clipboard.readText().then(paste, function () { warn('paste: the browser gave no clipboard text'); });
+            navigator.clipboard.readText().then(paste, function () { warn('paste: the browser gave no clipboard text'); })
+              .then(endPaste);
+          else endPaste();
         }, 120);
+        // Never hold keys for long, whatever the clipboard does.
+        clearTimeout(holdTimer);
+        holdTimer = setTimeout(endPaste, 3000);
       }
     }, true);
+    for (const type of ['keyup', 'keypress']) window.addEventListener(type, holdKey, true);
+    // inputState().pending_input also counts the keys held for a paste (and the paste itself).
+    const inputState = lab.inputState;
+    lab.inputState = function () {
+      const st = inputState.apply(lab, arguments);
+      if (st && typeof st === 'object') st.pending_input = (st.pending_input || 0) + heldKeys.length + (pastePending ? 1 : 0);
+      return st;
+    };
     const paste = function (text) {
       if (typeof text !== 'string' || !text.length) return;
       const n = Module.lengthBytesUTF8(text) + 1, p = Module._malloc(n);
@@ -662,11 +698,13 @@
       clearTimeout(pasteTimer);
       e.preventDefault();
       paste(e.clipboardData ? e.clipboardData.getData('text/plain') : '');
+      endPaste();
     }, true);
     // Keys typed in the lab do not bubble to the host page's own shortcuts.
     for (const type of ['keydown', 'keyup', 'keypress']) canvas.addEventListener(type, function (e) { e.stopPropagation(); });
     // Losing focus releases every key and button (their key-up / mouse-up go elsewhere).
     canvas.addEventListener('blur', function () {
+      heldKeys.length = 0;  // their key-ups went elsewhere too
       Module._attn_app_release_input();
       document.dispatchEvent(new MouseEvent('mouseup', { button: 0 }));
     });

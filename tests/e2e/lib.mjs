@@ -102,9 +102,16 @@ export async function openLab(browser, url, { width = 1280, height = 800, device
   return { page, context, problems };
 }
 
-/** Wait until `n` more frames have been presented (so a state change is on screen). */
+/** Wait until every input event sent so far has reached the lab (keys that change twice
+ *  between two frames are spread over several), then `n` more frames (so a change is on screen). */
 export async function frames(page, n = 2) {
-  for (let i = 0; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame());
+  // After one frame every event dispatched so far has been polled (given to ImGui or queued).
+  await page.evaluate(async () => {
+    const lab = window.attentionLab;
+    await lab.nextFrame();
+    for (let i = 0; i < 100 && lab.inputState().pending_input > 0; ++i) await lab.nextFrame();
+  });
+  for (let i = 1; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame());
 }
 
 /** Per-channel variance of a PNG screenshot's pixels, via the page's own canvas decoder. */

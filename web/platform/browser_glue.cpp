@@ -77,6 +77,11 @@ void install(App* app, Platform* platform, GlHeatmapGpu* gpu) {
   g_app = app;
   g_platform = platform;
   g_gpu = gpu;
+  // The paste reaches ImGui after the keys typed before it (see Platform::push_paste), into
+  // the field being edited then; with none, the text stays on the clipboard only.
+  platform->on_paste = [] {
+    if (ImGui::GetIO().WantTextInput) g_paste_stage = 2;
+  };
 }
 
 bool before_frame() {
@@ -147,9 +152,9 @@ int attn_app_wheel(double dx, double dy) {
 }
 
 int attn_app_paste(const char* text) {
-  if (!GImGui || !ImGui::GetIO().WantTextInput) return 0;
+  if (!GImGui || !app::g_platform) return 0;
   app::g_clipboard = text ? text : "";
-  app::g_paste_stage = 2;
+  app::g_platform->push_paste();
   app::request_frame();
   return 1;
 }
@@ -190,6 +195,7 @@ const char* attn_app_input_state() {
     if (ImGuiWindow* w = app::wheel_target(false)) j["scroll"] = {w->Scroll.y, w->ScrollMax.y};
     else j["scroll"] = nullptr;
   }
+  j["pending_input"] = app::g_platform ? app::g_platform->pending_input() : 0;
   j["context_lost"] = app::g_context_lost;
   app::g_reply = attn::dump(j);
   return app::g_reply.c_str();

@@ -77,6 +77,7 @@ namespace {
 // frame takes events up to the second change of one key; that event and everything after
 // it wait for the next frame, in order. (1.87+ queues input events itself.)
 std::vector<SDL_Event> g_pending;
+constexpr Sint32 kPasteCode = 0x50415354;  // "PAST": an SDL_USEREVENT from push_paste
 
 // The backend sets the modifiers from SDL's state *now*; the event's own record is what
 // held when the key went down or up (they differ when several keys arrive between frames).
@@ -101,18 +102,26 @@ bool Platform::poll_events(bool* had_input) {
   SDL_Event polled;
   while (SDL_PollEvent(&polled)) batch.push_back(polled);
   bool changed_now[SDL_NUM_SCANCODES] = {};  // the key went down or up in this frame
+  bool any_change = false;
   bool wait = false;
   for (SDL_Event& e : batch) {
     *had_input = true;
     const bool key = (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) && e.key.keysym.scancode < SDL_NUM_SCANCODES;
     // A held key's auto-repeat (KEYDOWN with repeat set) changes nothing ImGui can see.
     const bool change = key && !(e.type == SDL_KEYDOWN && e.key.repeat);
-    if (change && changed_now[e.key.keysym.scancode]) wait = true;
+    // A paste is typed as Ctrl+V in this frame: no other key may change in it.
+    const bool paste = e.type == SDL_USEREVENT && e.user.code == kPasteCode;
+    if ((change && changed_now[e.key.keysym.scancode]) || (paste && any_change)) wait = true;
     if (wait) {
       g_pending.push_back(e);
       continue;
     }
-    if (change) changed_now[e.key.keysym.scancode] = true;
+    if (paste) {
+      if (on_paste) on_paste();
+      wait = true;
+      continue;
+    }
+    if (change) changed_now[e.key.keysym.scancode] = any_change = true;
     process(e);
     // Touch: SDL turns a finger into the mouse. After the finger lifts, the mouse must leave,
     // or the last touched widget stays hovered (see new_frame).
@@ -125,6 +134,15 @@ bool Platform::poll_events(bool* had_input) {
       keep = false;
   }
   return keep;
+}
+
+std::size_t Platform::pending_input() const { return g_pending.size(); }
+
+void Platform::push_paste() {
+  SDL_Event e{};
+  e.type = SDL_USEREVENT;
+  e.user.code = kPasteCode;
+  SDL_PushEvent(&e);
 }
 
 void Platform::idle_wait(double seconds) {

@@ -28,6 +28,14 @@ class Platform {
   bool init(const PlatformConfig& cfg, std::string* error);
   /// Handle pending events; false once the user asked to quit. `had_input`: any event came.
   bool poll_events(bool* had_input);
+  /// Queue a paste behind the events already received, so that it keeps its place among the
+  /// keys (Ctrl+A, paste, Enter act in that order). When poll_events reaches it, in a frame of
+  /// its own, it calls on_paste.
+  void push_paste();
+  void (*on_paste)() = nullptr;
+  /// Input events held for later frames (a key's second change within one frame waits for
+  /// the next; see poll_events). 0 once every event so far has reached ImGui.
+  std::size_t pending_input() const;
   /// Nothing to draw: natively sleep until an event or `seconds` pass; in the browser return
   /// at once (requestAnimationFrame paces the loop there).
   void idle_wait(double seconds);
