@@ -222,8 +222,27 @@ test('URL parameters are validated; a script in the address is only ever text', 
   await b.context.close();
 });
 
+// The page answers ImGui's per-frame GL state queries from a cache (web/platform/
+// webgl_state_cache.js): its answers must be what WebGL itself reports.
+async function cachedGlStateMatches(page) {
+  return page.evaluate(() => {
+    const gl = document.getElementById('canvas').getContext('webgl2');
+    const real = WebGL2RenderingContext.prototype.getParameter;
+    const out = [];
+    for (const p of ['SCISSOR_BOX', 'VIEWPORT', 'BLEND_SRC_RGB', 'BLEND_DST_RGB', 'BLEND_SRC_ALPHA', 'BLEND_DST_ALPHA',
+                     'BLEND_EQUATION_RGB', 'BLEND_EQUATION_ALPHA']) {
+      const a = gl.getParameter(gl[p]), b = real.call(gl, gl[p]);
+      out.push([p, JSON.stringify(a && a.length !== undefined ? Array.from(a) : a), JSON.stringify(b && b.length !== undefined ? Array.from(b) : b)]);
+    }
+    return { cached: gl.getParameter !== real, diff: out.filter((x) => x[1] !== x[2]) };
+  });
+}
+
 test('WebGL context loss: a message while it is gone, rendering resumes on restore', async () => {
   const { context, page, log } = await open('?panel=heads');
+  let gls = await cachedGlStateMatches(page);
+  assert.ok(gls.cached, 'the GL state cache is installed');
+  assert.deepEqual(gls.diff, [], 'cached GL state = WebGL state');
   const before = await pngStats(page, await page.screenshot());
   await page.evaluate(() => {
     const gl = document.getElementById('canvas').getContext('webgl2');
@@ -239,6 +258,8 @@ test('WebGL context loss: a message while it is gone, rendering resumes on resto
   await page.evaluate(() => window.__lose.restoreContext());
   await page.waitForSelector('#gl-lost', { state: 'hidden' });
   await frames(page, 5);
+  gls = await cachedGlStateMatches(page);
+  assert.deepEqual(gls.diff, [], 'cached GL state = WebGL state after the restore');
   const png = await page.screenshot({ path: shot('context-restored') });
   const after = await pngStats(page, png);
   assert.ok(after.variance > 0.5 * before.variance && after.colours > 200, `rendering resumed: ${JSON.stringify(after)}`);
