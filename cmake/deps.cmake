@@ -49,7 +49,8 @@ _attn_require_dep("Dear ImGui ${ATTN_IMGUI_VERSION} sources" "${ATTN_IMGUI_DIR}/
 if(NOT TARGET attn_sdl2)
   add_library(attn_sdl2 INTERFACE)
   if(EMSCRIPTEN)
-    set(ATTN_SDL2_WASM_PREFIX "${ATTN_CACHE_DIR}/sdl2-wasm-${ATTN_SDL2_VERSION}" CACHE INTERNAL "SDL2 wasm build")
+    # scripts/setup.sh builds it for size (MinSizeRel, SDL_LEAN_AND_MEAN) under this name.
+    set(ATTN_SDL2_WASM_PREFIX "${ATTN_CACHE_DIR}/sdl2-wasm-${ATTN_SDL2_VERSION}-lean" CACHE INTERNAL "SDL2 wasm build")
     _attn_require_dep("SDL2 ${ATTN_SDL2_VERSION} wasm build" "${ATTN_SDL2_WASM_PREFIX}/.attn-ok")
     # include/SDL2 holds SDL2's headers and the build's generated SDL_config.h. It must come
     # before emscripten's sysroot, whose include/SDL holds SDL 1 headers: -isystem on the
