@@ -250,8 +250,8 @@ template <class T> void dense_impl(KernelArgs<T>& a) {
 
 /// Rows per register block: 6 with AVX2 (12 accumulators + 2 operands + 1 broadcast = 15 of 16
 /// ymm registers); 4 in wasm, where V8 keeps one of the 16 xmm registers as scratch and needs a
-/// temporary for each multiply before its add (6 rows spill); with AVX-512's 32 zmm registers
-/// ATTN_KERNEL_ROWS_AVX512 (bench/RESULTS.md).
+/// temporary for each multiply before its add (6 rows spill); 8 with AVX-512 (16 of 32 zmm
+/// accumulators: 10 and 12 rows measured no faster at T = 2048, d = 64, and 8 divides d_v = 64).
 #ifndef ATTN_KERNEL_ROWS_AVX512
 #define ATTN_KERNEL_ROWS_AVX512 8
 #endif
