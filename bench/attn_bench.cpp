@@ -7,8 +7,10 @@
 //   naive  loops (bench_common.hpp), T <= 2048
 //   dense  kernels::dense_attention — Eigen GEMM, Tq×Tk probabilities stored
 //   tiled  kernels::tiled_attention — online softmax, no Tq×Tk matrix
-//   gemm   Eigen GEMM, 1024×1024×1024, from the same Eigen build as the dense kernel: the yardstick
-//   fma_peak  the float32 FMA peak of this machine (12 independent AVX2 FMA chains)
+//   gemm   Eigen GEMM, 1024×1024×1024, from the same Eigen build as the kernels (the instruction
+//          set in use, kernels::active_isa(); ATTN_KERNEL_ISA=avx2 etc. forces one): the yardstick
+//   fma_peak  the float32 FMA peak of this machine for that instruction set (12 independent AVX2
+//          or AVX-512 FMA chains)
 // Counters (time is CPU time, the default of Google Benchmark, so that a shared machine's other
 // processes distort it less; GFLOP/s counts 4·T²·d per forward as the issue does):
 //   GFLOPS         forward FLOPs / CPU time
@@ -172,9 +174,10 @@ void BM_gemm(benchmark::State& state) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-/// The machine's float32 multiply-add peak: 12 independent chains of 8-lane FMAs (AVX2; enough
-/// chains to cover the FMA latency on two FMA ports). 192 FLOPs per iteration.
-__attribute__((target("avx2,fma"), noinline)) float fma_loop(long n) {
+/// The machine's float32 multiply-add peak: 12 independent chains of FMAs (enough chains to cover
+/// the FMA latency on two FMA ports), 8 lanes with AVX2 (192 FLOPs per iteration), 16 lanes with
+/// AVX-512 (384).
+__attribute__((target("avx2,fma"), noinline)) float fma_loop_avx2(long n) {
   __m256 acc[12];
   for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(0.001f * static_cast<float>(i));
   const __m256 m = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-6f);
@@ -184,19 +187,37 @@ __attribute__((target("avx2,fma"), noinline)) float fma_loop(long n) {
   for (int i = 0; i < 12; ++i) out += _mm256_cvtss_f32(acc[i]);
   return out;
 }
+__attribute__((target("avx512f,avx2,fma"), noinline)) float fma_loop_avx512(long n) {
+  __m512 acc[12];
+  for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+  const __m512 m = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(1e-6f);
+  for (long k = 0; k < n; ++k)
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], m, c);
+  float out = 0;
+  for (int i = 0; i < 12; ++i) out += _mm512_cvtss_f32(acc[i]);
+  return out;
+}
+
+/// The FMA width of the kernels' build: AVX-512 when they run it, else AVX2.
+bool fma_peak_avx512() { return kn::active_isa() == kn::Isa::avx512; }
+const char* fma_peak_what() {
+  return fma_peak_avx512() ? "12 independent AVX-512 FMA chains" : "12 independent AVX2 FMA chains";
+}
 
 void BM_fma_peak(benchmark::State& state) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
     state.SkipWithError("no AVX2+FMA");
     return;
   }
+  const bool wide = fma_peak_avx512();
   const long n = 1 << 20;
   for (auto _ : state) {
     long opaque_n = n;  // the compiler must not hoist the (pure) loop out of the timing loop
     benchmark::DoNotOptimize(opaque_n);
-    benchmark::DoNotOptimize(fma_loop(opaque_n));
+    benchmark::DoNotOptimize(wide ? fma_loop_avx512(opaque_n) : fma_loop_avx2(opaque_n));
   }
-  state.counters["GFLOPS"] = benchmark::Counter(192.0 * n * 1e-9 * static_cast<double>(state.iterations()),
+  state.counters["GFLOPS"] = benchmark::Counter((wide ? 384.0 : 192.0) * n * 1e-9 *
+                                                    static_cast<double>(state.iterations()),
                                                 benchmark::Counter::kIsRate);
 }
 #endif
@@ -221,8 +242,11 @@ void register_type(const char* type) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The kernels and the GEMM yardstick run the same build (ATTN_KERNEL_ISA forces a lower one).
   benchmark::AddCustomContext("kernel_isa", kn::isa_name(kn::active_isa()));
+  benchmark::AddCustomContext("gemm_isa", kn::isa_name(kn::active_isa()));
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  benchmark::AddCustomContext("fma_peak_what", fma_peak_what());
   benchmark::RegisterBenchmark("f32/fma_peak", BM_fma_peak)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 #endif
   register_type<float>("f32");

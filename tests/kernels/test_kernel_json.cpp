@@ -75,8 +75,8 @@ TEST_CASE("json kernel tiled keeps the reference errors") {
 
 TEST_CASE("json kernel tiled gives the same bits whichever instruction set is active") {
   // The reply is what a learner sees, so it must not depend on the CPU: the JSON path runs the
-  // baseline build (as wasm does) even where the AVX2+FMA build is active. A 40×37 problem with
-  // d_k = 24 so that fused multiply-adds would round differently somewhere.
+  // baseline build (as wasm does) even where the AVX2 or AVX-512 build is active. A 40×37
+  // problem with d_k = 24 so that fused multiply-adds would round differently somewhere.
   attn::Rng rng(5);
   const Matrix q = uniform(rng, 40, 24), k = uniform(rng, 37, 24), v = uniform(rng, 37, 6);
   Json r = {{"op", "attention"}, {"kernel", "tiled"}, {"tile", 8}, {"mask", {{"causal", "top_left"}}}};

@@ -7,8 +7,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "attn/detmath.hpp"
 #include "attn/error.hpp"
@@ -32,22 +34,75 @@ bool cpu_has_avx2_fma() {
 #endif
 }
 
+/// The AVX-512 subsets isa_avx512.cpp is compiled with. libgcc's check also requires that the OS
+/// saves the zmm state (XCR0), so a kernel or hypervisor without it reports false.
+bool cpu_has_avx512() {
+#if defined(ATTN_HAVE_ISA_AVX512) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+#else
+  return false;
+#endif
+}
+
+bool isa_available(Isa isa) {
+  switch (isa) {
+    case Isa::generic: return true;
+    case Isa::avx2: return cpu_has_avx2_fma();
+    case Isa::avx512: return cpu_has_avx512();
+  }
+  return false;
+}
+
+/// The default build: the widest the CPU has.
+Isa widest_isa() {
+  if (cpu_has_avx512()) return Isa::avx512;
+  if (cpu_has_avx2_fma()) return Isa::avx2;
+  return Isa::generic;
+}
+
+/// The build at start-up: ATTN_KERNEL_ISA (generic, avx2, avx512) when it names a build this
+/// machine has — to compare builds or force a lower one without code — else the widest.
+Isa initial_isa() {
+  const char* env = std::getenv("ATTN_KERNEL_ISA");
+  const std::optional<Isa> wanted = env ? parse_isa(env) : std::nullopt;
+  return wanted && isa_available(*wanted) ? *wanted : widest_isa();
+}
+
 std::atomic<Isa>& current_isa() {
-  static std::atomic<Isa> isa{cpu_has_avx2_fma() ? Isa::avx2 : Isa::generic};
+  static std::atomic<Isa> isa{initial_isa()};
   return isa;
 }
 
-template <class T> void call_tiled(detail::KernelArgs<T>& a, [[maybe_unused]] bool portable) {
-#ifdef ATTN_HAVE_ISA_AVX2
-  if (!portable && current_isa().load() == Isa::avx2) return detail::isa_avx2::tiled(a);
+// Calls NS::CALL in the namespace of build ISA (generic when that build is not compiled in).
+#ifdef ATTN_HAVE_ISA_AVX512
+#define ATTN_CASE_AVX512(CALL) \
+  case Isa::avx512:            \
+    return detail::isa_avx512::CALL;
+#else
+#define ATTN_CASE_AVX512(CALL)
 #endif
-  detail::isa_generic::tiled(a);
+#ifdef ATTN_HAVE_ISA_AVX2
+#define ATTN_CASE_AVX2(CALL) \
+  case Isa::avx2:            \
+    return detail::isa_avx2::CALL;
+#else
+#define ATTN_CASE_AVX2(CALL)
+#endif
+#define ATTN_DISPATCH(ISA, CALL)            \
+  switch (ISA) {                            \
+    ATTN_CASE_AVX512(CALL)                  \
+    ATTN_CASE_AVX2(CALL)                    \
+    default:                                \
+      return detail::isa_generic::CALL;     \
+  }
+
+template <class T> void call_tiled(detail::KernelArgs<T>& a, bool portable) {
+  ATTN_DISPATCH(portable ? Isa::generic : current_isa().load(), tiled(a))
 }
-template <class T> void call_dense(detail::KernelArgs<T>& a, [[maybe_unused]] bool portable) {
-#ifdef ATTN_HAVE_ISA_AVX2
-  if (!portable && current_isa().load() == Isa::avx2) return detail::isa_avx2::dense(a);
-#endif
-  detail::isa_generic::dense(a);
+template <class T> void call_dense(detail::KernelArgs<T>& a, bool portable) {
+  ATTN_DISPATCH(portable ? Isa::generic : current_isa().load(), dense(a))
 }
 
 std::uint64_t now_ns() {
@@ -355,16 +410,10 @@ std::size_t tiled_workspace_bytes(Index tq, Index tk, Index d_k, Index d_v, std:
 }
 
 void exp_inplace(float* x, std::size_t n) {
-#ifdef ATTN_HAVE_ISA_AVX2
-  if (current_isa().load() == Isa::avx2) return detail::isa_avx2::exp_inplace(x, static_cast<std::ptrdiff_t>(n));
-#endif
-  detail::isa_generic::exp_inplace(x, static_cast<std::ptrdiff_t>(n));
+  ATTN_DISPATCH(current_isa().load(), exp_inplace(x, static_cast<std::ptrdiff_t>(n)))
 }
 void exp_inplace(double* x, std::size_t n) {
-#ifdef ATTN_HAVE_ISA_AVX2
-  if (current_isa().load() == Isa::avx2) return detail::isa_avx2::exp_inplace(x, static_cast<std::ptrdiff_t>(n));
-#endif
-  detail::isa_generic::exp_inplace(x, static_cast<std::ptrdiff_t>(n));
+  ATTN_DISPATCH(current_isa().load(), exp_inplace(x, static_cast<std::ptrdiff_t>(n)))
 }
 
 template <class T> void eigen_gemm(const RowMatrix<T>& a, const RowMatrix<T>& b, RowMatrix<T>& c) {
@@ -372,11 +421,7 @@ template <class T> void eigen_gemm(const RowMatrix<T>& a, const RowMatrix<T>& b,
     throw Error(ErrorCode::shape_mismatch, "eigen_gemm: inner sizes differ (" + shape_of(a.rows(), a.cols()) +
                                                " times " + shape_of(b.rows(), b.cols()) + ")");
   c.resize(a.rows(), b.cols());
-#ifdef ATTN_HAVE_ISA_AVX2
-  if (current_isa().load() == Isa::avx2)
-    return detail::isa_avx2::gemm(a.data(), b.data(), c.data(), a.rows(), b.cols(), a.cols());
-#endif
-  detail::isa_generic::gemm(a.data(), b.data(), c.data(), a.rows(), b.cols(), a.cols());
+  ATTN_DISPATCH(current_isa().load(), gemm(a.data(), b.data(), c.data(), a.rows(), b.cols(), a.cols()))
 }
 template void eigen_gemm<float>(const RowMatrix<float>&, const RowMatrix<float>&, RowMatrix<float>&);
 template void eigen_gemm<double>(const RowMatrix<double>&, const RowMatrix<double>&, RowMatrix<double>&);
@@ -384,22 +429,36 @@ template void eigen_gemm<double>(const RowMatrix<double>&, const RowMatrix<doubl
 Isa active_isa() { return current_isa().load(); }
 
 bool set_isa(Isa isa) {
-  if (isa == Isa::avx2 && !cpu_has_avx2_fma()) return false;
+  if (!isa_available(isa)) return false;
   current_isa().store(isa);
   return true;
 }
 
 std::vector<Isa> available_isas() {
-  std::vector<Isa> out{Isa::generic};
-  if (cpu_has_avx2_fma()) out.push_back(Isa::avx2);
+  std::vector<Isa> out;
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512})
+    if (isa_available(isa)) out.push_back(isa);
   return out;
 }
 
 const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::generic: return detail::isa_generic::build_name();
 #ifdef ATTN_HAVE_ISA_AVX2
-  if (isa == Isa::avx2) return detail::isa_avx2::build_name();
+    case Isa::avx2: return detail::isa_avx2::build_name();
 #endif
-  return isa == Isa::generic ? detail::isa_generic::build_name() : "unavailable";
+#ifdef ATTN_HAVE_ISA_AVX512
+    case Isa::avx512: return detail::isa_avx512::build_name();
+#endif
+    default: return "unavailable";
+  }
+}
+
+std::optional<Isa> parse_isa(std::string_view name) {
+  if (name == "generic") return Isa::generic;
+  if (name == "avx2") return Isa::avx2;
+  if (name == "avx512") return Isa::avx512;
+  return std::nullopt;
 }
 
 }  // namespace attn::kernels

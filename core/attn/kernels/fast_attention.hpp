@@ -23,15 +23,17 @@
 // to 1e-12 in float64 (tests/kernels), not to the bit. float32 against float64: within
 // 2e-6·sqrt(d_k) for unit-scale inputs (tests/kernels/test_float32.cpp); bench/ reports it too.
 //
-// Instruction sets: natively the kernels are compiled twice, for the x86-64 baseline and with
-// AVX2+FMA, and the AVX2 build is picked at run time when the CPU has both (active_isa());
-// under emscripten there is one build with wasm simd128.
+// Instruction sets: on x86-64 the kernels are compiled three times, for the baseline, with
+// AVX2+FMA and with AVX-512+FMA, and the widest build the CPU has is picked at run time
+// (active_isa(); ATTN_KERNEL_ISA or set_isa force another); under emscripten there is one build
+// with wasm simd128.
 #pragma once
 
 #include <Eigen/Core>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "attn/attention.hpp"
@@ -70,8 +72,8 @@ struct KernelOptions {
   bool keep_stats = false;                 ///< return row_max / row_sum
   KernelProfile* profile = nullptr;        ///< if set, phase times are added to it
   /// Run the baseline build (SSE2 natively, simd128 in wasm) whatever active_isa() says: it
-  /// gives the same bits natively and in the browser; the AVX2+FMA build fuses multiply-adds
-  /// and so rounds differently. Results a learner sees (the JSON op) use this.
+  /// gives the same bits natively and in the browser; the AVX2 and AVX-512 builds fuse
+  /// multiply-adds and so round differently. Results a learner sees (the JSON op) use this.
   bool portable = false;
 };
 
@@ -147,16 +149,22 @@ void exp_inplace(double* x, std::size_t n);
 template <class T>
 void eigen_gemm(const RowMatrix<T>& a, const RowMatrix<T>& b, RowMatrix<T>& c);
 
-/// Instruction-set builds of the kernels.
-enum class Isa { generic, avx2 };
-/// The build in use: avx2 natively when the CPU has AVX2 and FMA (override with
-/// set_isa), else generic (x86-64 baseline natively, simd128 in wasm).
+/// Instruction-set builds of the kernels (avx2 and avx512: x86-64 only).
+enum class Isa { generic, avx2, avx512 };
+/// The build in use. At start-up: the one named by the environment variable ATTN_KERNEL_ISA
+/// ("generic", "avx2", "avx512") if this machine has it, else the widest the CPU (and OS)
+/// supports — avx512 (AVX-512 F/DQ/VL/BW + FMA), avx2 (AVX2 + FMA), generic (x86-64 baseline
+/// natively, simd128 in wasm). Change it with set_isa.
 Isa active_isa();
-/// Select a build (tests run both); returns false (and changes nothing) if it is not available.
+/// Select a build (tests run every one, users may force a lower one); returns false (and changes
+/// nothing) if it is not available on this machine.
 bool set_isa(Isa isa);
-/// Builds usable on this machine.
+/// Builds usable on this machine, narrowest first.
 std::vector<Isa> available_isas();
-/// What a build was compiled for: "avx2+fma", "sse2", "wasm simd128", ...
+/// What a build was compiled for: "avx512+fma", "avx2+fma", "sse2", "wasm simd128", ...;
+/// "unavailable" for a build not compiled in.
 const char* isa_name(Isa isa);
+/// The Isa of a short name ("generic", "avx2", "avx512"; as ATTN_KERNEL_ISA), nullopt if unknown.
+std::optional<Isa> parse_isa(std::string_view name);
 
 }  // namespace attn::kernels

@@ -1,5 +1,6 @@
 // attn/kernels/isa.hpp — the plain-data interface between the kernel API (fast_attention.cpp)
-// and the kernels compiled once per instruction set (isa_generic.cpp, isa_avx2.cpp).
+// and the kernels compiled once per instruction set (isa_generic.cpp, isa_avx2.cpp,
+// isa_avx512.cpp).
 // Internal header: no Eigen, no std containers, no exceptions cross it, so that nothing inline
 // is shared between files compiled with different -m flags (see simd.hpp).
 #pragma once
@@ -47,14 +48,15 @@ struct KernelArgs {
   std::uint64_t ns_scores, ns_softmax, ns_values;
 };
 
-/// Query rows of a tile rounded up to this (the widest vector slab of any build: 2 × 8 floats).
-inline constexpr std::ptrdiff_t kQueryPad = 16;
-/// Keys of a tile are packed in blocks of the register-block height (<= this).
-inline constexpr std::ptrdiff_t kKeyPackRows = 8;
+/// Query rows of a tile rounded up to this (the widest vector slab of any build: 2 × 16 floats
+/// with AVX-512). One value for every build, so tiled_workspace_bytes() needs no instruction set.
+inline constexpr std::ptrdiff_t kQueryPad = 32;
+/// Keys of a tile are packed in blocks of the register-block height (<= this, in every build).
+inline constexpr std::ptrdiff_t kKeyPackRows = 16;
 
 /// Elements of T the tiled kernel needs as workspace for tile sizes (bq, bk):
 /// packed Qᵀ (bq'·d_k) + scores/probabilities Sᵀ (bk·(bq' + pad)) + output accumulator Oᵀ
-/// (d_v·(bq' + pad)) + 5 per-query vectors (bq') + the packed key tile ((bk + 8)·d_k), with
+/// (d_v·(bq' + pad)) + 5 per-query vectors (bq') + the packed key tile ((bk + 16)·d_k), with
 /// bq' = bq rounded up to kQueryPad and pad = kQueryPad (Sᵀ and Oᵀ rows are padded by one slab).
 static inline std::ptrdiff_t tiled_workspace_elems(std::ptrdiff_t bq, std::ptrdiff_t bk,
                                                    std::ptrdiff_t dk, std::ptrdiff_t dv) {
@@ -63,7 +65,7 @@ static inline std::ptrdiff_t tiled_workspace_elems(std::ptrdiff_t bq, std::ptrdi
 }
 
 // The entry points of one instruction-set build. Names are per namespace (isa_generic,
-// isa_avx2) so the builds never share a symbol.
+// isa_avx2, isa_avx512) so the builds never share a symbol.
 #define ATTN_DECLARE_ISA(NS)                                                      \
   namespace NS {                                                                \
   void tiled(KernelArgs<float>& a);                                             \
@@ -83,6 +85,10 @@ ATTN_DECLARE_ISA(isa_generic)
 #if defined(__x86_64__) || defined(__i386__)
 #define ATTN_HAVE_ISA_AVX2 1
 ATTN_DECLARE_ISA(isa_avx2)
+#if defined(__x86_64__)
+#define ATTN_HAVE_ISA_AVX512 1
+ATTN_DECLARE_ISA(isa_avx512)
+#endif
 #endif
 
 }  // namespace attn::kernels::detail

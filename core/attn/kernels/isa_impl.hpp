@@ -1,14 +1,14 @@
 // attn/kernels/isa_impl.hpp — the body of one instruction-set build of the fast kernels.
 //
-// Included by exactly one .cpp per instruction set (isa_generic.cpp, isa_avx2.cpp), after it
-// defines ATTN_ISA_NS (the namespace of its entry points) and ATTN_EIGEN_NS (a private name for
-// Eigen's namespace in that file). Everything below is internal to the including file; the
-// entry points are declared in isa.hpp. Errors are reported in KernelArgs (bad_i/bad_j), never
-// thrown: fast_attention.cpp turns them into attn::Error.
+// Included by exactly one .cpp per instruction set (isa_generic.cpp, isa_avx2.cpp,
+// isa_avx512.cpp), after it defines ATTN_ISA_NS (the namespace of its entry points) and
+// ATTN_EIGEN_NS (a private name for Eigen's namespace in that file). Everything below is
+// internal to the including file; the entry points are declared in isa.hpp. Errors are reported
+// in KernelArgs (bad_i/bad_j), never thrown: fast_attention.cpp turns them into attn::Error.
 //
-// Why Eigen is renamed: Eigen picks its SIMD path from the compiler flags (__AVX2__, __FMA__),
-// and its inline functions would otherwise be emitted under the same names in files compiled
-// with and without AVX2; the linker keeps one copy, which could be the AVX2 one.
+// Why Eigen is renamed: Eigen picks its SIMD path from the compiler flags (__AVX512F__, __AVX2__,
+// __FMA__), and its inline functions would otherwise be emitted under the same names in files
+// compiled with different flags; the linker keeps one copy, which could be the widest one.
 #ifndef ATTN_ISA_NS
 #error "define ATTN_ISA_NS before including attn/kernels/isa_impl.hpp"
 #endif
@@ -250,16 +250,22 @@ template <class T> void dense_impl(KernelArgs<T>& a) {
 
 /// Rows per register block: 6 with AVX2 (12 accumulators + 2 operands + 1 broadcast = 15 of 16
 /// ymm registers); 4 in wasm, where V8 keeps one of the 16 xmm registers as scratch and needs a
-/// temporary for each multiply before its add (6 rows spill).
+/// temporary for each multiply before its add (6 rows spill); 8 with AVX-512 (16 of 32 zmm
+/// accumulators: 10 and 12 rows measured no faster at T = 2048, d = 64, and 8 divides d_v = 64).
+#ifndef ATTN_KERNEL_ROWS_AVX512
+#define ATTN_KERNEL_ROWS_AVX512 8
+#endif
 #ifndef ATTN_KERNEL_ROWS
 #if defined(__wasm__)
 #define ATTN_KERNEL_ROWS 4
+#elif defined(__AVX512F__)
+#define ATTN_KERNEL_ROWS ATTN_KERNEL_ROWS_AVX512
 #else
 #define ATTN_KERNEL_ROWS 6
 #endif
 #endif
 inline constexpr int kRows = ATTN_KERNEL_ROWS;
-static_assert(kRows >= 1 && kRows <= 6 && kRows <= kKeyPackRows, "one switch case per remainder in rows_2w");
+static_assert(kRows >= 1 && kRows <= 12 && kRows <= kKeyPackRows, "one switch case per remainder in rows_2w");
 
 // In wasm each register block is its own (small) function: inlined into the large tile loop,
 // V8's register allocator spills the accumulators inside the k loop (2-3x slower).
@@ -287,7 +293,7 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   constexpr int W = kLanes<T>;
   if constexpr (UNIT) ars = 1;
   Vec<T> a0[R], a1[R];
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     if constexpr (ACC) {
       a0[r] = load<T>(c + r * ldc);
@@ -299,14 +305,14 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   ptrdiff_t k = 0;
   for (; k + 2 <= kdim; k += 2, a += 2 * acs, b += 2 * ldb) {
     const Vec<T> b0 = load<T>(b), b1 = load<T>(b + W);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const Vec<T> x = splat<T>(a[r * ars]);
       a0[r] += x * b0;
       a1[r] += x * b1;
     }
     const Vec<T> b2 = load<T>(b + ldb), b3 = load<T>(b + ldb + W);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const Vec<T> x = splat<T>(a[acs + r * ars]);
       a0[r] += x * b2;
@@ -315,7 +321,7 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   }
   if (k < kdim) {
     const Vec<T> b0 = load<T>(b), b1 = load<T>(b + W);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const Vec<T> x = splat<T>(a[r * ars]);
       a0[r] += x * b0;
@@ -324,7 +330,7 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   }
   if constexpr (FUSE) {
     Vec<T> m0 = load<T>(mt), m1 = load<T>(mt + W), z = chk;
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       a0[r] *= scale;
       a1[r] *= scale;
@@ -337,7 +343,7 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
     store<T>(mt + W, m1);
     chk = z;
   }
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     store<T>(c + r * ldc, a0[r]);
     store<T>(c + r * ldc + W, a1[r]);
@@ -354,6 +360,12 @@ ATTN_INLINE void rows_2w(ptrdiff_t rows, ptrdiff_t kdim, const T* a, ptrdiff_t a
   for (; r + R <= rows; r += R, a += ablock, c += R * ldc)
     block_2w<T, R, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk);
   switch (rows - r) {  // 0 <= rows − r < R
+    case 11: block_2w<T, 11, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
+    case 10: block_2w<T, 10, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
+    case 9: block_2w<T, 9, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
+    case 8: block_2w<T, 8, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
+    case 7: block_2w<T, 7, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
+    case 6: block_2w<T, 6, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
     case 5: block_2w<T, 5, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
     case 4: block_2w<T, 4, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
     case 3: block_2w<T, 3, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
@@ -639,6 +651,8 @@ const char* build_name() {
   return "wasm simd128";
 #elif defined(__wasm__)
   return "wasm (no SIMD)";
+#elif defined(__AVX512F__) && defined(__FMA__)
+  return "avx512+fma";
 #elif defined(__AVX2__) && defined(__FMA__)
   return "avx2+fma";
 #elif defined(__SSE2__)

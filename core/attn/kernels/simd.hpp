@@ -2,15 +2,16 @@
 //
 // Included only by the per-instruction-set kernel files (isa_*.cpp). It uses GCC/Clang vector
 // extensions (`__attribute__((vector_size(N)))`), which both g++ and em++ lower to the target's
-// SIMD: AVX2 + FMA when the file is compiled with -mavx2 -mfma, SSE2 pairs on plain x86-64,
-// wasm simd128 (v128 / f32x4 / f64x2) when em++ gets -msimd128.
+// SIMD: AVX-512 when the file is compiled with -mavx512f (and friends), AVX2 + FMA with -mavx2
+// -mfma, SSE2 pairs on plain x86-64, wasm simd128 (v128 / f32x4 / f64x2) when em++ gets -msimd128.
 //
 // Every function here is `static inline` (internal linkage) on purpose: the same header is
 // compiled once per instruction set, and a shared inline symbol could otherwise be merged by the
 // linker into the AVX2 copy and then run on a machine without AVX2.
 //
-// Vector width: 32 bytes natively (8 floats / 4 doubles: one AVX2 register), 16 bytes in wasm
-// (one v128: V8 maps it to one xmm register, and wider vectors would spill).
+// Vector width: 64 bytes in the AVX-512 build (16 floats / 8 doubles: one zmm register), 32 bytes
+// in the other native builds (one AVX2 register; SSE2 uses pairs), 16 bytes in wasm (one v128: V8
+// maps it to one xmm register, and wider vectors would spill).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,8 @@ namespace attn::kernels::simd {
 
 #if defined(__wasm__)
 inline constexpr int kVectorBytes = 16;
+#elif defined(__AVX512F__)
+inline constexpr int kVectorBytes = 64;
 #else
 inline constexpr int kVectorBytes = 32;
 #endif
