@@ -265,7 +265,7 @@ template <class T> void dense_impl(KernelArgs<T>& a) {
 #endif
 #endif
 inline constexpr int kRows = ATTN_KERNEL_ROWS;
-static_assert(kRows >= 1 && kRows <= 12 && kRows <= kKeyPackRows, "one switch case per remainder in rows_2w");
+static_assert(kRows >= 1 && kRows <= 12 && kRows <= kKeyPackRows, "a register block fits the packed key tile");
 
 // In wasm each register block is its own (small) function: inlined into the large tile loop,
 // V8's register allocator spills the accumulators inside the k loop (2-3x slower).
@@ -350,6 +350,19 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   }
 }
 
+/// One block of n rows, 0 <= n <= N: instantiates block_2w for 1..N rows only (so a build
+/// with few rows per block carries no code for the others).
+template <class T, int N, bool ACC, bool FUSE, bool UNIT>
+ATTN_INLINE void tail_2w(ptrdiff_t n, ptrdiff_t kdim, const T* a, ptrdiff_t ars, ptrdiff_t acs, const T* b,
+                         ptrdiff_t ldb, T* c, ptrdiff_t ldc, T scale, T* mt, Vec<T>& chk) {
+  if constexpr (N > 0) {
+    if (n == N)
+      block_2w<T, N, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk);
+    else
+      tail_2w<T, N - 1, ACC, FUSE, UNIT>(n, kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk);
+  }
+}
+
 /// block_2w over `rows` rows of A: blocks of kRows rows (block n starts at a + n·ablock), then
 /// one block of the remainder.
 template <class T, bool ACC, bool FUSE, bool UNIT>
@@ -359,20 +372,7 @@ ATTN_INLINE void rows_2w(ptrdiff_t rows, ptrdiff_t kdim, const T* a, ptrdiff_t a
   ptrdiff_t r = 0;
   for (; r + R <= rows; r += R, a += ablock, c += R * ldc)
     block_2w<T, R, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk);
-  switch (rows - r) {  // 0 <= rows − r < R
-    case 11: block_2w<T, 11, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 10: block_2w<T, 10, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 9: block_2w<T, 9, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 8: block_2w<T, 8, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 7: block_2w<T, 7, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 6: block_2w<T, 6, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 5: block_2w<T, 5, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 4: block_2w<T, 4, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 3: block_2w<T, 3, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 2: block_2w<T, 2, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    case 1: block_2w<T, 1, ACC, FUSE, UNIT>(kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk); break;
-    default: break;
-  }
+  tail_2w<T, R - 1, ACC, FUSE, UNIT>(rows - r, kdim, a, ars, acs, b, ldb, c, ldc, scale, mt, chk);  // 0 <= rows − r < R
 }
 
 /// Pack the key tile (ATTN_PACK_KEYS): a register block's keys side by side for each feature.
