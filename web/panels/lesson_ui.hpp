@@ -72,16 +72,35 @@ inline float check_width(const char* label) {
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
 }
 
+/// A rounded box sized by its content: begin_box() before the content, end_box() after it.
+/// The background goes behind the content (draw-list channel 0) once its height is known.
+struct Box {
+  ImDrawList* dl;
+  ImVec2 p0;
+  float width, indent;
+};
+inline Box begin_box(float width, float indent) {
+  Box b{ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), width, indent};
+  b.dl->ChannelsSplit(2);
+  b.dl->ChannelsSetCurrent(1);
+  ImGui::Indent(indent);
+  return b;
+}
+inline void end_box(const Box& b, float pad_bottom, ImU32 fill, ImU32 border) {
+  ImGui::Unindent(b.indent);
+  const ImVec2 p1(b.p0.x + b.width, ImGui::GetItemRectMax().y + pad_bottom);
+  b.dl->ChannelsSetCurrent(0);
+  b.dl->AddRectFilled(b.p0, p1, fill, 8.0f);
+  b.dl->AddRect(b.p0, p1, border, 8.0f);
+  b.dl->ChannelsMerge();
+}
+
 /// A caveat in a box of its own (so it is not skimmed past): a warning title in `bold`, then
 /// `text` wrapped inside `width`.
 inline void caveat_box(ImFont* bold, const char* title, const char* text, float width) {
   const float fs = ImGui::GetFontSize();
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->ChannelsSplit(2);
-  dl->ChannelsSetCurrent(1);
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Indent(fs * 0.7f);
+  const Box box = begin_box(width, fs * 0.7f);
   ImGui::Dummy(ImVec2(0, fs * 0.1f));
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - fs * 1.4f);
   ImGui::PushFont(bold);
@@ -90,12 +109,7 @@ inline void caveat_box(ImFont* bold, const char* title, const char* text, float 
   ImGui::TextWrapped("%s", text);
   ImGui::PopTextWrapPos();
   ImGui::Dummy(ImVec2(0, fs * 0.1f));
-  ImGui::Unindent(fs * 0.7f);
-  const ImVec2 p1(p0.x + width, ImGui::GetItemRectMax().y + fs * 0.2f);
-  dl->ChannelsSetCurrent(0);
-  dl->AddRectFilled(p0, p1, IM_COL32(255, 246, 229, 255), 8.0f);
-  dl->AddRect(p0, p1, IM_COL32(226, 180, 110, 255), 8.0f);
-  dl->ChannelsMerge();
+  end_box(box, fs * 0.2f, IM_COL32(255, 246, 229, 255), IM_COL32(226, 180, 110, 255));
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
 }
 

@@ -17,13 +17,8 @@ void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
 
   ImGui::Dummy(ImVec2(0, fs * 0.4f));
   ImGui::PushID("recall");
-  // A box sized by its content: the background goes behind (channel 0) once the height is known.
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->ChannelsSplit(2);
-  dl->ChannelsSetCurrent(1);
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float width = ImGui::GetContentRegionAvail().x;
-  ImGui::Indent(fs * 0.8f);
+  const widgets::Box box = widgets::begin_box(width, fs * 0.8f);
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
   ImGui::PushFont(ui.fonts.heading);
   ImGui::TextUnformatted("Check yourself");
@@ -31,7 +26,7 @@ void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("the lesson's recall questions, answered by running the core");
-  ImGui::PushTextWrapPos(p0.x - ImGui::GetWindowPos().x + width - fs * 0.8f);
+  ImGui::PushTextWrapPos(box.p0.x - ImGui::GetWindowPos().x + width - fs * 0.8f);
   for (int index : ids) {
     const attn::RecallTask& t = r.tasks[static_cast<size_t>(index)];
     RecallEntry& e = r.entries[t.id];
@@ -69,12 +64,7 @@ void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
   ImGui::PopTextWrapPos();
   if (r.error) style::error_box(r.error);
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
-  ImGui::Unindent(fs * 0.8f);
-  const ImVec2 p1(p0.x + width, ImGui::GetItemRectMax().y + fs * 0.3f);
-  dl->ChannelsSetCurrent(0);
-  dl->AddRectFilled(p0, p1, IM_COL32(241, 246, 251, 255), 8.0f);
-  dl->AddRect(p0, p1, IM_COL32(200, 216, 234, 255), 8.0f);
-  dl->ChannelsMerge();
+  widgets::end_box(box, fs * 0.3f, IM_COL32(241, 246, 251, 255), IM_COL32(200, 216, 234, 255));
   ImGui::PopID();
 }
 
