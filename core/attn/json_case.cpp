@@ -8,6 +8,7 @@
 #include "attn/json_lesson_ops.hpp"
 #include "attn/kernels/kernel_json.hpp"
 #include "attn/linalg.hpp"
+#include "learn/learn_json.hpp"
 
 namespace attn {
 namespace {
@@ -248,9 +249,10 @@ Json run_case(const Json& req) {
   if (name == "attention") return run_attention(req);
   if (name == "self_attention") return run_self_attention(req);
   if (name == "multi_head") return run_multi_head(req);
-  if (std::optional<Json> out = run_lesson_op(name, req)) return *out;  // issue 4's ops
+  if (std::optional<Json> out = run_lesson_op(name, req)) return *out;  // the lesson's claims
+  if (std::optional<Json> out = learn::run_learn_op(name, req)) return *out;  // backward passes, training
   fail(ErrorCode::unknown_op, "unknown op \"" + name + "\"; known ops: attention, self_attention, multi_head, " +
-                                  lesson_op_names());
+                                  lesson_op_names() + ", " + learn::learn_op_names());
 }
 
 namespace {

@@ -1,0 +1,480 @@
+#include "learn/layers.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "attn/det_tanh.hpp"
+#include "attn/detmath.hpp"
+
+namespace attn::learn {
+
+// ---------------------------------------------------------------- embedding
+void embedding_forward(double* out, const int* tokens, const double* table, int n, int c) {
+  for (int i = 0; i < n; ++i) {
+    const double* row = table + static_cast<long>(tokens[i]) * c;
+    double* o = out + static_cast<long>(i) * c;
+    for (int j = 0; j < c; ++j) o[j] = row[j];
+  }
+}
+
+void embedding_backward(double* dtable, const double* dout, const int* tokens, int n, int c) {
+  // Positions in ascending order: a token seen twice sums its gradients in a fixed order.
+  for (int i = 0; i < n; ++i) {
+    double* row = dtable + static_cast<long>(tokens[i]) * c;
+    const double* g = dout + static_cast<long>(i) * c;
+    for (int j = 0; j < c; ++j) row[j] += g[j];
+  }
+}
+
+// ---------------------------------------------------------------- linear
+void linear_forward(double* out, const double* inp, const double* weight, const double* bias, int n, int ic,
+                    int oc) {
+  if (n < 4) {
+    // Few rows: dot products straight from the torch layout.
+    for (int i = 0; i < n; ++i) {
+      const double* x = inp + static_cast<long>(i) * ic;
+      for (int o = 0; o < oc; ++o) {
+        const double* w = weight + static_cast<long>(o) * ic;
+        double acc = bias ? bias[o] : 0.0;
+        for (int k = 0; k < ic; ++k) acc += x[k] * w[k];
+        out[static_cast<long>(i) * oc + o] = acc;
+      }
+    }
+    return;
+  }
+  // Many rows: the same sums (bias, then k ascending) as row updates over a transposed weight,
+  // so that the inner loop runs across independent outputs and vectorises without reordering.
+  thread_local std::vector<double> wt;
+  wt.resize(static_cast<size_t>(ic) * oc);
+  for (int o = 0; o < oc; ++o)
+    for (int k = 0; k < ic; ++k) wt[static_cast<size_t>(k) * oc + o] = weight[static_cast<long>(o) * ic + k];
+  for (int i = 0; i < n; ++i) {
+    const double* x = inp + static_cast<long>(i) * ic;
+    double* y = out + static_cast<long>(i) * oc;
+    for (int o = 0; o < oc; ++o) y[o] = bias ? bias[o] : 0.0;
+    for (int k = 0; k < ic; ++k) {
+      const double a = x[k];
+      const double* w = wt.data() + static_cast<size_t>(k) * oc;
+      for (int o = 0; o < oc; ++o) y[o] += a * w[o];
+    }
+  }
+}
+
+void linear_backward(double* dinp, double* dweight, double* dbias, const double* dout, const double* inp,
+                     const double* weight, int n, int ic, int oc) {
+  for (int i = 0; i < n; ++i) {
+    const double* g = dout + static_cast<long>(i) * oc;
+    const double* x = inp + static_cast<long>(i) * ic;
+    if (dinp) {
+      double* dx = dinp + static_cast<long>(i) * ic;
+      for (int o = 0; o < oc; ++o) {
+        const double go = g[o];
+        const double* w = weight + static_cast<long>(o) * ic;
+        for (int k = 0; k < ic; ++k) dx[k] += go * w[k];
+      }
+    }
+    for (int o = 0; o < oc; ++o) {
+      const double go = g[o];
+      double* dw = dweight + static_cast<long>(o) * ic;
+      for (int k = 0; k < ic; ++k) dw[k] += go * x[k];
+      if (dbias) dbias[o] += go;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- ReLU, residual
+void relu_forward(double* out, const double* inp, int n) {
+  for (int i = 0; i < n; ++i) out[i] = inp[i] > 0.0 ? inp[i] : 0.0;
+}
+
+void relu_backward(double* dinp, const double* dout, const double* inp, int n) {
+  for (int i = 0; i < n; ++i)
+    if (inp[i] > 0.0) dinp[i] += dout[i];
+}
+
+void residual_forward(double* x, const double* y, int n) {
+  for (int i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void residual_backward(double* dy, const double* dx, int n) {
+  for (int i = 0; i < n; ++i) dy[i] += dx[i];
+}
+
+// ---------------------------------------------------------------- LayerNorm
+void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* weight,
+                       const double* bias, int n, int c, double eps) {
+  for (int i = 0; i < n; ++i) {
+    const double* x = inp + static_cast<long>(i) * c;
+    double m = 0.0;
+    for (int j = 0; j < c; ++j) m += x[j];
+    m /= c;
+    double var = 0.0;
+    for (int j = 0; j < c; ++j) {
+      const double d = x[j] - m;
+      var += d * d;
+    }
+    var /= c;
+    const double r = 1.0 / std::sqrt(var + eps);
+    double* y = out + static_cast<long>(i) * c;
+    for (int j = 0; j < c; ++j) y[j] = (x[j] - m) * r * weight[j] + bias[j];
+    mean[i] = m;
+    rstd[i] = r;
+  }
+}
+
+void layernorm_backward(double* dinp, double* dweight, double* dbias, const double* dout, const double* inp,
+                        const double* weight, const double* mean, const double* rstd, int n, int c) {
+  for (int i = 0; i < n; ++i) {
+    const double* g = dout + static_cast<long>(i) * c;
+    const double* x = inp + static_cast<long>(i) * c;
+    double* dx = dinp + static_cast<long>(i) * c;
+    const double m = mean[i], r = rstd[i];
+    // Two reductions: mean of dnorm and mean of dnorm·norm (the two projections the
+    // normalisation removes).
+    double mean_dnorm = 0.0, mean_dnorm_norm = 0.0;
+    for (int j = 0; j < c; ++j) {
+      const double norm = (x[j] - m) * r;
+      const double dnorm = weight[j] * g[j];
+      mean_dnorm += dnorm;
+      mean_dnorm_norm += dnorm * norm;
+    }
+    mean_dnorm /= c;
+    mean_dnorm_norm /= c;
+    for (int j = 0; j < c; ++j) {
+      const double norm = (x[j] - m) * r;
+      const double dnorm = weight[j] * g[j];
+      dbias[j] += g[j];
+      dweight[j] += norm * g[j];
+      dx[j] += (dnorm - mean_dnorm - norm * mean_dnorm_norm) * r;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- RoPE
+RopeTable rope_table(int t, int d, double base) {
+  RopeTable tab;
+  tab.t = t;
+  tab.d = d;
+  const int pairs = d / 2;
+  tab.cos.resize(static_cast<size_t>(t) * pairs);
+  tab.sin.resize(static_cast<size_t>(t) * pairs);
+  for (int i = 0; i < pairs; ++i) {
+    // θ_i = base^(−2i/d), written as attn::apply_rope writes it (same bits).
+    const double theta = 1.0 / det::pow(base, static_cast<double>(2 * i) / static_cast<double>(d));
+    for (int m = 0; m < t; ++m) {
+      const double angle = static_cast<double>(m) * theta;
+      tab.cos[static_cast<size_t>(m) * pairs + i] = det::cos(angle);
+      tab.sin[static_cast<size_t>(m) * pairs + i] = det::sin(angle);
+    }
+  }
+  return tab;
+}
+
+void rope_forward(double* x, const RopeTable& tab, int t, int stride) {
+  const int pairs = tab.d / 2;
+  for (int m = 0; m < t; ++m) {
+    double* row = x + static_cast<long>(m) * stride;
+    for (int i = 0; i < pairs; ++i) {
+      const double c = tab.cos[static_cast<size_t>(m) * pairs + i], s = tab.sin[static_cast<size_t>(m) * pairs + i];
+      const double a = row[2 * i], b = row[2 * i + 1];
+      row[2 * i] = a * c - b * s;
+      row[2 * i + 1] = a * s + b * c;
+    }
+  }
+}
+
+void rope_backward(double* dx, const RopeTable& tab, int t, int stride) {
+  const int pairs = tab.d / 2;
+  for (int m = 0; m < t; ++m) {
+    double* row = dx + static_cast<long>(m) * stride;
+    for (int i = 0; i < pairs; ++i) {
+      const double c = tab.cos[static_cast<size_t>(m) * pairs + i], s = tab.sin[static_cast<size_t>(m) * pairs + i];
+      const double ga = row[2 * i], gb = row[2 * i + 1];
+      // Transpose of [[c, −s], [s, c]].
+      row[2 * i] = ga * c + gb * s;
+      row[2 * i + 1] = -ga * s + gb * c;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- attention
+void attention_forward(double* out, double* weights, const double* q, const double* k, const double* v,
+                       const unsigned char* allowed, const AttentionShape& s) {
+  for (int i = 0; i < s.tq; ++i) {
+    const double* qi = q + static_cast<long>(i) * s.q_stride;
+    double* w = weights + static_cast<long>(i) * s.tk;
+    const unsigned char* ok = allowed ? allowed + static_cast<long>(i) * s.tk : nullptr;
+    // pass 1: scores of the allowed keys and their max (masked keys never enter it)
+    double mx = -std::numeric_limits<double>::infinity();
+    bool any = false;
+    for (int j = 0; j < s.tk; ++j) {
+      if (ok && !ok[j]) continue;
+      const double* kj = k + static_cast<long>(j) * s.k_stride;
+      double dot = 0.0;
+      for (int c = 0; c < s.dk; ++c) dot += qi[c] * kj[c];
+      w[j] = s.scale * dot;
+      if (!any || w[j] > mx) mx = w[j];
+      any = true;
+    }
+    double* o = out + static_cast<long>(i) * s.out_stride;
+    for (int c = 0; c < s.dv; ++c) o[c] = 0.0;
+    if (!any) {  // empty row: zero weights, zero output
+      for (int j = 0; j < s.tk; ++j) w[j] = 0.0;
+      continue;
+    }
+    // pass 2: exp(score − max) (subtracting the max only for stability) and the normaliser
+    double sum = 0.0;
+    for (int j = 0; j < s.tk; ++j) {
+      if (ok && !ok[j]) {
+        w[j] = 0.0;
+        continue;
+      }
+      w[j] = det::exp(w[j] - mx);
+      sum += w[j];
+    }
+    // pass 3: normalise and blend the values
+    for (int j = 0; j < s.tk; ++j) {
+      if (ok && !ok[j]) continue;
+      w[j] /= sum;
+      const double a = w[j];
+      const double* vj = v + static_cast<long>(j) * s.v_stride;
+      for (int c = 0; c < s.dv; ++c) o[c] += a * vj[c];
+    }
+  }
+}
+
+void attention_backward(double* dq, double* dk, double* dv, const double* dout, const double* weights,
+                        const double* q, const double* k, const double* v, const AttentionShape& s) {
+  thread_local std::vector<double> dw;
+  dw.resize(static_cast<size_t>(s.tk));
+  for (int i = 0; i < s.tq; ++i) {
+    const double* w = weights + static_cast<long>(i) * s.tk;
+    const double* g = dout + static_cast<long>(i) * s.out_stride;
+    const double* qi = q + static_cast<long>(i) * s.q_stride;
+    double* dqi = dq + static_cast<long>(i) * s.q_stride;
+    // dweights and dv; Σ_j w_j dw_j for the softmax backward
+    double wdw = 0.0;
+    for (int j = 0; j < s.tk; ++j) {
+      if (w[j] == 0.0) {  // masked key, empty row or an underflowed weight: no gradient either way
+        dw[j] = 0.0;
+        continue;
+      }
+      const double* vj = v + static_cast<long>(j) * s.v_stride;
+      double* dvj = dv + static_cast<long>(j) * s.v_stride;
+      double d = 0.0;
+      for (int c = 0; c < s.dv; ++c) {
+        d += g[c] * vj[c];
+        dvj[c] += w[j] * g[c];
+      }
+      dw[j] = d;
+      wdw += w[j] * d;
+    }
+    for (int j = 0; j < s.tk; ++j) {
+      if (w[j] == 0.0) continue;
+      const double ds = w[j] * (dw[j] - wdw) * s.scale;
+      const double* kj = k + static_cast<long>(j) * s.k_stride;
+      double* dkj = dk + static_cast<long>(j) * s.k_stride;
+      for (int c = 0; c < s.dk; ++c) {
+        dqi[c] += ds * kj[c];
+        dkj[c] += ds * qi[c];
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- GRU
+void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
+                      const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
+                      int in, int hid) {
+  thread_local std::vector<double> gi, gh;
+  const int g3 = 3 * hid;
+  gi.resize(static_cast<size_t>(n) * g3);
+  gh.resize(static_cast<size_t>(n) * g3);
+  linear_forward(gi.data(), x, w_ih, b_ih, n, in, g3);
+  linear_forward(gh.data(), h, w_hh, b_hh, n, hid, g3);
+  for (int b = 0; b < n; ++b) {
+    const double* a = gi.data() + static_cast<long>(b) * g3;
+    const double* c = gh.data() + static_cast<long>(b) * g3;
+    double* gt = gates + static_cast<long>(b) * g3;
+    double* hb = hn + static_cast<long>(b) * hid;
+    const double* hp = h + static_cast<long>(b) * hid;
+    double* ho = h_out + static_cast<long>(b) * hid;
+    for (int j = 0; j < hid; ++j) {
+      const double r = det::sigmoid(a[j] + c[j]);
+      const double z = det::sigmoid(a[hid + j] + c[hid + j]);
+      hb[j] = c[2 * hid + j];
+      const double nn = det::tanh(a[2 * hid + j] + r * hb[j]);
+      gt[j] = r;
+      gt[hid + j] = z;
+      gt[2 * hid + j] = nn;
+      ho[j] = (hp[j] - nn) * z + nn;  // ATen's GRUCell order of operations
+    }
+  }
+}
+
+void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
+                       const double* dh_out, const double* gates, const double* hn, const double* x,
+                       const double* h, const double* w_ih, const double* w_hh, int n, int in, int hid) {
+  thread_local std::vector<double> dgi, dgh;
+  const int g3 = 3 * hid;
+  dgi.assign(static_cast<size_t>(n) * g3, 0.0);
+  dgh.assign(static_cast<size_t>(n) * g3, 0.0);
+  for (int b = 0; b < n; ++b) {
+    const double* gt = gates + static_cast<long>(b) * g3;
+    const double* hb = hn + static_cast<long>(b) * hid;
+    const double* hp = h + static_cast<long>(b) * hid;
+    const double* go = dh_out + static_cast<long>(b) * hid;
+    double* dhp = dh + static_cast<long>(b) * hid;
+    double* di = dgi.data() + static_cast<long>(b) * g3;
+    double* dg = dgh.data() + static_cast<long>(b) * g3;
+    for (int j = 0; j < hid; ++j) {
+      const double r = gt[j], z = gt[hid + j], nn = gt[2 * hid + j];
+      const double g = go[j];
+      dhp[j] += g * z;
+      const double dz = g * (hp[j] - nn);
+      const double dn = g * (1.0 - z);
+      const double dn_pre = dn * (1.0 - nn * nn);
+      const double dr = dn_pre * hb[j];
+      const double dr_pre = dr * r * (1.0 - r);
+      const double dz_pre = dz * z * (1.0 - z);
+      di[j] = dr_pre;
+      di[hid + j] = dz_pre;
+      di[2 * hid + j] = dn_pre;
+      dg[j] = dr_pre;
+      dg[hid + j] = dz_pre;
+      dg[2 * hid + j] = dn_pre * r;
+    }
+  }
+  linear_backward(dx, dw_ih, db_ih, dgi.data(), x, w_ih, n, in, g3);
+  linear_backward(dh, dw_hh, db_hh, dgh.data(), h, w_hh, n, hid, g3);
+}
+
+void gru_sequence_forward(double* states, double* gates, double* hn, const double* x, const double* w_ih,
+                          const double* w_hh, const double* b_ih, const double* b_hh, int t, int in, int hid) {
+  const std::vector<double> h0(static_cast<size_t>(hid), 0.0);
+  for (int s = 0; s < t; ++s) {
+    const double* hprev = s == 0 ? h0.data() : states + static_cast<long>(s - 1) * hid;
+    gru_cell_forward(states + static_cast<long>(s) * hid, gates + static_cast<long>(s) * 3 * hid,
+                     hn + static_cast<long>(s) * hid, x + static_cast<long>(s) * in, hprev, w_ih, w_hh, b_ih,
+                     b_hh, 1, in, hid);
+  }
+}
+
+void gru_sequence_backward(double* dx, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
+                           double* dstates, const double* states, const double* gates, const double* hn,
+                           const double* x, const double* w_ih, const double* w_hh, int t, int in, int hid) {
+  const std::vector<double> h0(static_cast<size_t>(hid), 0.0);
+  std::vector<double> dh0(static_cast<size_t>(hid), 0.0);
+  for (int s = t - 1; s >= 0; --s) {
+    const double* hprev = s == 0 ? h0.data() : states + static_cast<long>(s - 1) * hid;
+    double* dhprev = s == 0 ? dh0.data() : dstates + static_cast<long>(s - 1) * hid;
+    gru_cell_backward(dx ? dx + static_cast<long>(s) * in : nullptr, dhprev, dw_ih, dw_hh, db_ih, db_hh,
+                      dstates + static_cast<long>(s) * hid, gates + static_cast<long>(s) * 3 * hid,
+                      hn + static_cast<long>(s) * hid, x + static_cast<long>(s) * in, hprev, w_ih, w_hh, 1, in,
+                      hid);
+  }
+}
+
+// ---------------------------------------------------------------- additive attention
+void additive_forward(double* context, double* weights, double* tanh_out, const double* s, const double* hs,
+                      const double* whh, const double* w_s, const double* v, int len, int hs_dim, int s_dim,
+                      int a) {
+  thread_local std::vector<double> ws;
+  ws.resize(static_cast<size_t>(a));
+  linear_forward(ws.data(), s, w_s, nullptr, 1, s_dim, a);
+  const int total = len;
+  double mx = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < total; ++j) {
+    double* th = tanh_out + static_cast<long>(j) * a;
+    const double* wh = whh + static_cast<long>(j) * a;
+    double e = 0.0;
+    for (int c = 0; c < a; ++c) {
+      th[c] = det::tanh(ws[c] + wh[c]);
+      e += v[c] * th[c];
+    }
+    weights[j] = e;
+    if (j == 0 || e > mx) mx = e;
+  }
+  double sum = 0.0;
+  for (int j = 0; j < total; ++j) {
+    weights[j] = det::exp(weights[j] - mx);
+    sum += weights[j];
+  }
+  for (int c = 0; c < hs_dim; ++c) context[c] = 0.0;
+  for (int j = 0; j < total; ++j) {
+    weights[j] /= sum;
+    const double* hj = hs + static_cast<long>(j) * hs_dim;
+    for (int c = 0; c < hs_dim; ++c) context[c] += weights[j] * hj[c];
+  }
+}
+
+void additive_backward(double* ds, double* dhs, double* dwhh, double* dw_s, double* dv, const double* dcontext,
+                       const double* weights, const double* tanh_out, const double* s, const double* hs,
+                       const double* w_s, const double* v, int len, int hs_dim, int s_dim, int a) {
+  thread_local std::vector<double> da, dws;
+  da.resize(static_cast<size_t>(len));
+  dws.assign(static_cast<size_t>(a), 0.0);
+  double ada = 0.0;
+  for (int j = 0; j < len; ++j) {
+    const double* hj = hs + static_cast<long>(j) * hs_dim;
+    double* dhj = dhs + static_cast<long>(j) * hs_dim;
+    double d = 0.0;
+    for (int c = 0; c < hs_dim; ++c) {
+      d += dcontext[c] * hj[c];
+      dhj[c] += weights[j] * dcontext[c];
+    }
+    da[j] = d;
+    ada += weights[j] * d;
+  }
+  for (int j = 0; j < len; ++j) {
+    const double de = weights[j] * (da[j] - ada);
+    const double* th = tanh_out + static_cast<long>(j) * a;
+    double* dwh = dwhh + static_cast<long>(j) * a;
+    for (int c = 0; c < a; ++c) {
+      dv[c] += de * th[c];
+      const double dpre = de * v[c] * (1.0 - th[c] * th[c]);
+      dwh[c] += dpre;
+      dws[c] += dpre;
+    }
+  }
+  linear_backward(ds, dw_s, nullptr, dws.data(), s, w_s, 1, s_dim, a);
+}
+
+// ---------------------------------------------------------------- cross-entropy
+double cross_entropy_forward(double* probs, const double* logits, const int* targets, int n, int v,
+                             int* counted) {
+  double total = 0.0;
+  int count = 0;
+  for (int i = 0; i < n; ++i) {
+    const double* z = logits + static_cast<long>(i) * v;
+    double* p = probs + static_cast<long>(i) * v;
+    double mx = z[0];
+    for (int j = 1; j < v; ++j)
+      if (z[j] > mx) mx = z[j];
+    double sum = 0.0;
+    for (int j = 0; j < v; ++j) {
+      p[j] = det::exp(z[j] - mx);
+      sum += p[j];
+    }
+    for (int j = 0; j < v; ++j) p[j] /= sum;
+    if (targets[i] == kIgnoreIndex) continue;
+    // −log softmax = log Σ exp(z − max) − (z_t − max)
+    total += det::log(sum) - (z[targets[i]] - mx);
+    ++count;
+  }
+  if (counted) *counted = count;
+  return count > 0 ? total / count : 0.0;
+}
+
+void cross_entropy_backward(double* dlogits, const double* probs, const int* targets, int n, int v, int counted) {
+  if (counted <= 0) return;
+  const double inv = 1.0 / counted;
+  for (int i = 0; i < n; ++i) {
+    if (targets[i] == kIgnoreIndex) continue;
+    const double* p = probs + static_cast<long>(i) * v;
+    double* d = dlogits + static_cast<long>(i) * v;
+    for (int j = 0; j < v; ++j) d[j] += (p[j] - (j == targets[i] ? 1.0 : 0.0)) * inv;
+  }
+}
+
+}  // namespace attn::learn

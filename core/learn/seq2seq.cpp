@@ -1,0 +1,280 @@
+#include "learn/seq2seq.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attn/error.hpp"
+#include "learn/layers.hpp"
+
+namespace attn::learn {
+namespace {
+
+[[noreturn]] void bad(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
+
+template <typename T>
+T* tensor(const ParamLayout& layout, T* base, const char* name) {
+  const long i = layout.find(name);
+  if (i < 0) bad(ErrorCode::invalid_field, std::string("the model has no parameter \"") + name + "\"");
+  return base + layout.at(static_cast<std::size_t>(i)).offset;
+}
+
+std::string at2(int b, int t) { return "[" + std::to_string(b) + "][" + std::to_string(t) + "]"; }
+
+}  // namespace
+
+ParamLayout seq2seq_layout(const Seq2SeqConfig& c) {
+  const int E = c.embed, H = c.hidden, A = c.attn_dim;
+  const InitLaw gru = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(H)));
+  ParamLayout p;
+  p.add_matrix("src_embed.weight", c.src_vocab, E, InitLaw::standard_normal());
+  p.add_matrix("tgt_embed.weight", c.tgt_vocab, E, InitLaw::standard_normal());
+  p.add_matrix("encoder.weight_ih_l0", 3 * H, E, gru);
+  p.add_matrix("encoder.weight_hh_l0", 3 * H, H, gru);
+  p.add_vector("encoder.bias_ih_l0", 3 * H, gru);
+  p.add_vector("encoder.bias_hh_l0", 3 * H, gru);
+  p.add_matrix("decoder.weight_ih", 3 * H, E + H, gru);
+  p.add_matrix("decoder.weight_hh", 3 * H, H, gru);
+  p.add_vector("decoder.bias_ih", 3 * H, gru);
+  p.add_vector("decoder.bias_hh", 3 * H, gru);
+  if (c.attention) {
+    const InitLaw lin_h = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(H)));
+    p.add_matrix("attn.w_s.weight", A, H, lin_h);
+    p.add_matrix("attn.w_h.weight", A, H, lin_h);
+    p.add_vector("attn.w_h.bias", A, lin_h);
+    p.add_matrix("attn.v.weight", 1, A, InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(A))));
+  }
+  const InitLaw lin_out = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(2 * H)));
+  p.add_matrix("out.weight", c.tgt_vocab, 2 * H, lin_out);
+  p.add_vector("out.bias", c.tgt_vocab, lin_out);
+  return p;
+}
+
+void validate_seq2seq_config(const Seq2SeqConfig& c) {
+  auto range = [](const char* f, int v, int lo, int hi) {
+    if (v < lo || v > hi)
+      bad(ErrorCode::invalid_field, std::string("model.") + f + " must be between " + std::to_string(lo) +
+                                        " and " + std::to_string(hi) + ", got " + std::to_string(v));
+  };
+  range("src_vocab", c.src_vocab, 1, 4096);
+  range("tgt_vocab", c.tgt_vocab, 1, 4096);
+  range("embed", c.embed, 1, 512);
+  range("hidden", c.hidden, 1, 512);
+  if (c.attention) range("attn_dim", c.attn_dim, 1, 512);
+}
+
+void validate_seq2seq_batch(const Seq2SeqConfig& c, const Seq2SeqBatch& b) {
+  if (b.batch < 1 || b.src_len < 1 || b.tgt_len < 1)
+    bad(ErrorCode::empty_sequence, "source, target_in and target_out need at least one row and one column");
+  if (b.batch > 512) bad(ErrorCode::too_large, "at most 512 pairs per batch, got " + std::to_string(b.batch));
+  if (b.src_len > 512 || b.tgt_len > 512)
+    bad(ErrorCode::too_large, "source and target are limited to 512 tokens each");
+  if (static_cast<long>(b.batch) * std::max(b.src_len, b.tgt_len) > 65536)
+    bad(ErrorCode::too_large, "at most 65536 tokens per batch (B·max(S, U))");
+  if (long(b.batch) * b.tgt_len * b.src_len * std::max(1, c.attention ? c.attn_dim : 1) > (1L << 22) ||
+      long(b.batch) * b.tgt_len * c.tgt_vocab > (1L << 22))
+    bad(ErrorCode::too_large, "batch too large for this model: B·U·S·attn_dim and B·U·tgt_vocab must each stay "
+                              "within 4194304 numbers");
+  if (b.source.size() != static_cast<size_t>(b.batch) * b.src_len)
+    bad(ErrorCode::shape_mismatch, "source must be " + std::to_string(b.batch) + "x" + std::to_string(b.src_len));
+  if (b.target_in.size() != static_cast<size_t>(b.batch) * b.tgt_len ||
+      b.target_out.size() != static_cast<size_t>(b.batch) * b.tgt_len)
+    bad(ErrorCode::shape_mismatch, "target_in and target_out must both be " + std::to_string(b.batch) + "x" +
+                                       std::to_string(b.tgt_len));
+  if (b.source_lengths.size() != static_cast<size_t>(b.batch))
+    bad(ErrorCode::shape_mismatch, "source_lengths has " + std::to_string(b.source_lengths.size()) +
+                                       " entries for " + std::to_string(b.batch) + " sources");
+  int counted = 0;
+  for (int i = 0; i < b.batch; ++i) {
+    const int len = b.source_lengths[static_cast<size_t>(i)];
+    if (len < 1 || len > b.src_len)
+      bad(ErrorCode::invalid_field, "source_lengths[" + std::to_string(i) + "] = " + std::to_string(len) +
+                                        " must be between 1 and the source width " + std::to_string(b.src_len));
+    for (int t = 0; t < len; ++t) {
+      const int tok = b.source[static_cast<size_t>(i) * b.src_len + t];
+      if (tok < 0 || tok >= c.src_vocab)
+        bad(ErrorCode::invalid_field, "source" + at2(i, t) + " = " + std::to_string(tok) +
+                                          " is outside the source vocabulary 0.." + std::to_string(c.src_vocab - 1));
+    }
+    for (int t = 0; t < b.tgt_len; ++t) {
+      const int ti = b.target_in[static_cast<size_t>(i) * b.tgt_len + t];
+      const int to = b.target_out[static_cast<size_t>(i) * b.tgt_len + t];
+      if (ti < 0 || ti >= c.tgt_vocab)
+        bad(ErrorCode::invalid_field, "target_in" + at2(i, t) + " = " + std::to_string(ti) +
+                                          " is outside the target vocabulary 0.." + std::to_string(c.tgt_vocab - 1));
+      if (to == kIgnoreIndex) continue;
+      if (to < 0 || to >= c.tgt_vocab)
+        bad(ErrorCode::invalid_field, "target_out" + at2(i, t) + " = " + std::to_string(to) +
+                                          " is outside the target vocabulary 0.." + std::to_string(c.tgt_vocab - 1) +
+                                          " (use -100 to ignore a position)");
+      ++counted;
+    }
+  }
+  if (counted == 0)
+    bad(ErrorCode::invalid_field, "every target_out of the batch is -100 (ignored): the loss would be undefined");
+}
+
+double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
+                       const Seq2SeqBatch& batch, Seq2SeqActivations& a) {
+  const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
+  const int V = c.tgt_vocab, I = E + H;
+  const double* enc_wih = tensor(layout, P, "encoder.weight_ih_l0");
+  const double* enc_whh = tensor(layout, P, "encoder.weight_hh_l0");
+  const double* enc_bih = tensor(layout, P, "encoder.bias_ih_l0");
+  const double* enc_bhh = tensor(layout, P, "encoder.bias_hh_l0");
+  // encoder, one sequence at a time over its valid tokens
+  a.enc.assign(static_cast<size_t>(B), {});
+  a.s0.assign(static_cast<size_t>(B) * H, 0.0);
+  for (int b = 0; b < B; ++b) {
+    Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
+    const int len = batch.source_lengths[static_cast<size_t>(b)];
+    e.len = len;
+    e.x.resize(static_cast<size_t>(len) * E);
+    e.states.resize(static_cast<size_t>(len) * H);
+    e.gates.resize(static_cast<size_t>(len) * 3 * H);
+    e.hn.resize(static_cast<size_t>(len) * H);
+    embedding_forward(e.x.data(), batch.source.data() + static_cast<size_t>(b) * S,
+                      tensor(layout, P, "src_embed.weight"), len, E);
+    gru_sequence_forward(e.states.data(), e.gates.data(), e.hn.data(), e.x.data(), enc_wih, enc_whh, enc_bih,
+                         enc_bhh, len, E, H);
+    for (int j = 0; j < H; ++j) a.s0[static_cast<size_t>(b) * H + j] = e.states[static_cast<size_t>(len - 1) * H + j];
+    if (c.attention) {
+      e.whh.resize(static_cast<size_t>(len) * A);
+      linear_forward(e.whh.data(), e.states.data(), tensor(layout, P, "attn.w_h.weight"),
+                     tensor(layout, P, "attn.w_h.bias"), len, H, A);
+    }
+  }
+  // decoder, all B sequences together, one step at a time
+  a.s_prev.assign(static_cast<size_t>(U), {});
+  a.cell_in.assign(static_cast<size_t>(U), {});
+  a.gates.assign(static_cast<size_t>(U), {});
+  a.hn.assign(static_cast<size_t>(U), {});
+  a.context.assign(static_cast<size_t>(U), {});
+  a.weights.assign(static_cast<size_t>(U), {});
+  a.tanh_out.assign(static_cast<size_t>(U), {});
+  a.out_in.assign(static_cast<size_t>(B) * U * 2 * H, 0.0);
+  std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H), emb(static_cast<size_t>(E));
+  std::vector<int> tok(static_cast<size_t>(B));
+  const double* tgt_embed = tensor(layout, P, "tgt_embed.weight");
+  for (int t = 0; t < U; ++t) {
+    a.s_prev[t] = s;
+    std::vector<double>& ctx = a.context[t];
+    ctx.assign(static_cast<size_t>(B) * H, 0.0);
+    if (c.attention) {
+      a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
+      a.tanh_out[t].assign(static_cast<size_t>(B) * S * A, 0.0);
+      for (int b = 0; b < B; ++b) {
+        const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
+        additive_forward(ctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
+                         a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, s.data() + static_cast<size_t>(b) * H,
+                         e.states.data(), e.whh.data(), tensor(layout, P, "attn.w_s.weight"),
+                         tensor(layout, P, "attn.v.weight"), e.len, H, H, A);
+      }
+    } else {
+      ctx = a.s0;
+    }
+    std::vector<double>& in = a.cell_in[t];
+    in.resize(static_cast<size_t>(B) * I);
+    for (int b = 0; b < B; ++b) {
+      const int y = batch.target_in[static_cast<size_t>(b) * U + t];
+      embedding_forward(in.data() + static_cast<size_t>(b) * I, &y, tgt_embed, 1, E);
+      for (int j = 0; j < H; ++j) in[static_cast<size_t>(b) * I + E + j] = ctx[static_cast<size_t>(b) * H + j];
+    }
+    a.gates[t].resize(static_cast<size_t>(B) * 3 * H);
+    a.hn[t].resize(static_cast<size_t>(B) * H);
+    gru_cell_forward(s_next.data(), a.gates[t].data(), a.hn[t].data(), in.data(), s.data(),
+                     tensor(layout, P, "decoder.weight_ih"), tensor(layout, P, "decoder.weight_hh"),
+                     tensor(layout, P, "decoder.bias_ih"), tensor(layout, P, "decoder.bias_hh"), B, I, H);
+    s = s_next;
+    for (int b = 0; b < B; ++b) {
+      double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * 2 * H;
+      for (int j = 0; j < H; ++j) {
+        row[j] = s[static_cast<size_t>(b) * H + j];
+        row[H + j] = ctx[static_cast<size_t>(b) * H + j];
+      }
+    }
+  }
+  const int N = B * U;
+  a.logits.resize(static_cast<size_t>(N) * V);
+  a.probs.resize(static_cast<size_t>(N) * V);
+  linear_forward(a.logits.data(), a.out_in.data(), tensor(layout, P, "out.weight"), tensor(layout, P, "out.bias"), N,
+                 2 * H, V);
+  a.loss = cross_entropy_forward(a.probs.data(), a.logits.data(), batch.target_out.data(), N, V, &a.counted);
+  return a.loss;
+}
+
+void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
+                      const Seq2SeqBatch& batch, const Seq2SeqActivations& a, double* G) {
+  const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
+  const int V = c.tgt_vocab, I = E + H, N = B * U;
+  std::vector<double> dlogits(static_cast<size_t>(N) * V, 0.0), dout_in(static_cast<size_t>(N) * 2 * H, 0.0);
+  cross_entropy_backward(dlogits.data(), a.probs.data(), batch.target_out.data(), N, V, a.counted);
+  linear_backward(dout_in.data(), tensor(layout, G, "out.weight"), tensor(layout, G, "out.bias"), dlogits.data(),
+                  a.out_in.data(), tensor(layout, P, "out.weight"), N, 2 * H, V);
+
+  std::vector<std::vector<double>> dstates(static_cast<size_t>(B));  // ∂loss/∂ encoder states
+  for (int b = 0; b < B; ++b) dstates[b].assign(static_cast<size_t>(a.enc[b].len) * H, 0.0);
+  std::vector<std::vector<double>> dwhh(static_cast<size_t>(B));
+  if (c.attention)
+    for (int b = 0; b < B; ++b) dwhh[b].assign(static_cast<size_t>(a.enc[b].len) * A, 0.0);
+  std::vector<double> ds(static_cast<size_t>(B) * H, 0.0);    // ∂loss/∂s_t, carried back
+  std::vector<double> ds0(static_cast<size_t>(B) * H, 0.0);   // fixed summary: c_t = s₀ at every step
+  std::vector<double> dsp(static_cast<size_t>(B) * H), din(static_cast<size_t>(B) * I), dctx(static_cast<size_t>(B) * H);
+  double* dtgt = tensor(layout, G, "tgt_embed.weight");
+  for (int t = U - 1; t >= 0; --t) {
+    // logits_t read [s_t; c_t]
+    for (int b = 0; b < B; ++b) {
+      const double* g = dout_in.data() + (static_cast<size_t>(b) * U + t) * 2 * H;
+      for (int j = 0; j < H; ++j) {
+        ds[static_cast<size_t>(b) * H + j] += g[j];
+        dctx[static_cast<size_t>(b) * H + j] = g[H + j];
+      }
+    }
+    std::fill(dsp.begin(), dsp.end(), 0.0);
+    std::fill(din.begin(), din.end(), 0.0);
+    gru_cell_backward(din.data(), dsp.data(), tensor(layout, G, "decoder.weight_ih"),
+                      tensor(layout, G, "decoder.weight_hh"), tensor(layout, G, "decoder.bias_ih"),
+                      tensor(layout, G, "decoder.bias_hh"), ds.data(), a.gates[t].data(), a.hn[t].data(),
+                      a.cell_in[t].data(), a.s_prev[t].data(), tensor(layout, P, "decoder.weight_ih"),
+                      tensor(layout, P, "decoder.weight_hh"), B, I, H);
+    for (int b = 0; b < B; ++b) {
+      const int y = batch.target_in[static_cast<size_t>(b) * U + t];
+      embedding_backward(dtgt, din.data() + static_cast<size_t>(b) * I, &y, 1, E);
+      for (int j = 0; j < H; ++j) dctx[static_cast<size_t>(b) * H + j] += din[static_cast<size_t>(b) * I + E + j];
+    }
+    if (c.attention) {
+      for (int b = 0; b < B; ++b) {
+        const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
+        additive_backward(dsp.data() + static_cast<size_t>(b) * H, dstates[b].data(), dwhh[b].data(),
+                          tensor(layout, G, "attn.w_s.weight"), tensor(layout, G, "attn.v.weight"),
+                          dctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
+                          a.tanh_out[t].data() + static_cast<size_t>(b) * S * A,
+                          a.s_prev[t].data() + static_cast<size_t>(b) * H, e.states.data(),
+                          tensor(layout, P, "attn.w_s.weight"), tensor(layout, P, "attn.v.weight"), e.len, H, H, A);
+      }
+    } else {
+      residual_backward(ds0.data(), dctx.data(), B * H);
+    }
+    ds = dsp;  // now ∂loss/∂s_{t−1}
+  }
+  // s₀ is the encoder state at the last valid token; ds holds ∂loss/∂s₀ through the recurrence.
+  const double* enc_wih = tensor(layout, P, "encoder.weight_ih_l0");
+  const double* enc_whh = tensor(layout, P, "encoder.weight_hh_l0");
+  for (int b = 0; b < B; ++b) {
+    const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
+    double* last = dstates[b].data() + static_cast<size_t>(e.len - 1) * H;
+    for (int j = 0; j < H; ++j) last[j] += ds[static_cast<size_t>(b) * H + j] + ds0[static_cast<size_t>(b) * H + j];
+    if (c.attention)
+      linear_backward(dstates[b].data(), tensor(layout, G, "attn.w_h.weight"), tensor(layout, G, "attn.w_h.bias"),
+                      dwhh[b].data(), e.states.data(), tensor(layout, P, "attn.w_h.weight"), e.len, H, A);
+    std::vector<double> dx(static_cast<size_t>(e.len) * E, 0.0);
+    gru_sequence_backward(dx.data(), tensor(layout, G, "encoder.weight_ih_l0"), tensor(layout, G, "encoder.weight_hh_l0"),
+                          tensor(layout, G, "encoder.bias_ih_l0"), tensor(layout, G, "encoder.bias_hh_l0"),
+                          dstates[b].data(), e.states.data(), e.gates.data(), e.hn.data(), e.x.data(), enc_wih,
+                          enc_whh, e.len, E, H);
+    embedding_backward(tensor(layout, G, "src_embed.weight"), dx.data(), batch.source.data() + static_cast<size_t>(b) * S,
+                       e.len, E);
+  }
+}
+
+}  // namespace attn::learn

@@ -1,0 +1,74 @@
+// learn/seq2seq.hpp — a GRU encoder-decoder, with Bahdanau additive attention or a fixed summary.
+//
+// {"kind":"seq2seq","src_vocab":Vs,"tgt_vocab":Vt,"embed":E,"hidden":H,"attention":"additive"|"none",
+//  "attn_dim":A}  (attn_dim required with "additive", absent with "none")
+// Parameters as PyTorch's state_dict (weights out × in):
+//   src_embed.weight Vs×E, tgt_embed.weight Vt×E;
+//   encoder = nn.GRU(E, H, batch_first=True): encoder.weight_ih_l0 3H×E, encoder.weight_hh_l0 3H×H,
+//     encoder.bias_ih_l0 3H, encoder.bias_hh_l0 3H;
+//   decoder = nn.GRUCell(E + H, H): decoder.weight_ih 3H×(E+H), decoder.weight_hh 3H×H,
+//     decoder.bias_ih 3H, decoder.bias_hh 3H;
+//   additive only: attn.w_s.weight A×H, attn.w_h.weight A×H, attn.w_h.bias A, attn.v.weight 1×A;
+//   out.weight Vt×2H, out.bias Vt.
+// Forward: h_j = the encoder's states (h₀ = 0) over the source_lengths[b] valid tokens (padding is
+// never read); s₀ = h at the last valid token. Step t: with attention
+// e_tj = v·tanh(W_s s_{t−1} + W_h h_j + b) over valid j, a_t = softmax(e_t), c_t = Σ_j a_tj h_j
+// (Bahdanau et al. 2015); without, c_t = s₀ at every step (the fixed summary of Cho et al. 2014).
+// s_t = GRUCell([tgt_embed(y_{t−1}); c_t], s_{t−1}); logits_t = out([s_t; c_t]).
+// Teacher forcing: target_in is fed as given (the callers shift the targets right by a BOS token).
+// Loss: cross-entropy over target_out, −100 ignored, averaged over the counted targets.
+#pragma once
+
+#include <vector>
+
+#include "learn/params.hpp"
+
+namespace attn::learn {
+
+struct Seq2SeqConfig {
+  int src_vocab = 16, tgt_vocab = 16, embed = 32, hidden = 32;
+  bool attention = true;  ///< "additive" (true) or "none"
+  int attn_dim = 32;      ///< A, additive only
+};
+
+/// B pairs: source B×S (row-major; positions ≥ source_lengths[b] are padding), target_in and
+/// target_out B×U.
+struct Seq2SeqBatch {
+  int batch = 0, src_len = 0, tgt_len = 0;
+  std::vector<int> source, source_lengths, target_in, target_out;
+};
+
+struct Seq2SeqActivations {
+  struct Encoded {
+    int len = 0;
+    std::vector<double> x, states, gates, hn;  ///< len×E, len×H, len×3H, len×H
+    std::vector<double> whh;                    ///< len×A, W_h h_j + b (additive)
+  };
+  std::vector<Encoded> enc;                     ///< one per sequence
+  std::vector<double> s0;                       ///< B×H
+  // per decoder step t (U of them), rows b = 0..B−1
+  std::vector<std::vector<double>> s_prev, cell_in, gates, hn, context;  ///< B×H, B×(E+H), B×3H, B×H, B×H
+  std::vector<std::vector<double>> weights, tanh_out;                   ///< B×S, B×S×A (additive)
+  std::vector<double> out_in;                   ///< (B·U)×2H, [s_t; c_t], row b·U + t
+  std::vector<double> logits, probs;            ///< (B·U)×Vt
+  double loss = 0.0;
+  int counted = 0;
+};
+
+/// Layout with PyTorch 1.13's default laws: Embedding N(0, 1); GRU and GRUCell U(±1/sqrt(H)) on every
+/// tensor; Linear weight and bias U(±1/sqrt(fan_in)) (attn.w_s, attn.w_h: fan_in H; attn.v: A; out: 2H).
+ParamLayout seq2seq_layout(const Seq2SeqConfig& cfg);
+
+/// vocabularies 1..4096, embed, hidden, attn_dim 1..512. Throws Error(invalid_field).
+void validate_seq2seq_config(const Seq2SeqConfig& cfg);
+
+/// B 1..512, S and U 1..512, B·max(S, U) <= 65536; lengths in 1..S; valid source tokens in [0, Vs),
+/// target_in in [0, Vt), target_out in [0, Vt) or −100, at least one counted target.
+void validate_seq2seq_batch(const Seq2SeqConfig& cfg, const Seq2SeqBatch& batch);
+
+double seq2seq_forward(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params,
+                       const Seq2SeqBatch& batch, Seq2SeqActivations& acts);
+void seq2seq_backward(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params,
+                      const Seq2SeqBatch& batch, const Seq2SeqActivations& acts, double* grads);
+
+}  // namespace attn::learn
