@@ -94,6 +94,21 @@ Json vec_json(const double* x, size_t n) {
   return a;
 }
 
+/// A loss, gradient or parameter that overflowed (huge inputs, a learning rate far too large) is
+/// refused with a message rather than written out as NaN or null.
+void require_finite(const std::vector<double>& x, const Model& model, const std::string& what) {
+  for (const ParamInfo& p : model.layout.params())
+    for (size_t i = 0; i < p.size(); ++i)
+      if (!std::isfinite(x[p.offset + i]))
+        fail(ErrorCode::non_finite, what + " of \"" + p.name + "\" (entry " + std::to_string(i) +
+                                        ") is not finite: the numbers overflowed");
+}
+
+void require_finite_loss(double loss, const std::string& where) {
+  if (!std::isfinite(loss))
+    fail(ErrorCode::non_finite, where + "the loss is not finite: the logits overflowed (inputs or parameters too large)");
+}
+
 Json attention_backward_op(const Json& req) {
   reject_unknown(req, {"op", "query", "key", "value", "grad_output", "mask", "scale", "empty_rows", "kernel", "dropout",
                        "tile"},
@@ -128,6 +143,8 @@ Json attention_backward_op(const Json& req) {
       dv = Matrix::Zero(s.tk, s.dv);
   attention_forward(out.data(), w.data(), q.data(), k.data(), v.data(), allowed.data(), s);
   attention_backward(dq.data(), dk.data(), dv.data(), g.data(), w.data(), q.data(), k.data(), v.data(), s);
+  if (!dq.allFinite() || !dk.allFinite() || !dv.allFinite())
+    fail(ErrorCode::non_finite, "a gradient overflowed: grad_output, query, key or value are too large");
   return Json{{"output", to_json(out)}, {"weights", to_json(w)}, {"grad_query", to_json(dq)},
               {"grad_key", to_json(dk)}, {"grad_value", to_json(dv)}, {"scale", fwd.scale}};
 }
@@ -149,6 +166,8 @@ Json model_gradients_op(const Json& req) {
   const Batch batch = batch_from_json(model, req);
   std::vector<double> grads;
   const double loss = loss_and_grads(model, params, batch, grads);
+  require_finite_loss(loss, "");
+  require_finite(grads, model, "the gradient");
   return Json{{"loss", loss}, {"grads", params_to_json(model, grads)}};
 }
 
@@ -211,7 +230,13 @@ Json train_steps_op(const Json& req) {
   AdamState state;
   std::vector<double> grads;
   Json losses = Json::array();
-  for (const Batch& b : batches) losses.push_back(train_step(model, params, state, adam, clip, b, grads));
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const double loss = train_step(model, params, state, adam, clip, batches[i], grads);
+    const std::string where = "training diverged at step " + std::to_string(i + 1) + ": ";
+    require_finite_loss(loss, where);
+    require_finite(params, model, where + "the parameter");
+    losses.push_back(loss);
+  }
   return Json{{"losses", losses}, {"params", params_to_json(model, params)}};
 }
 

@@ -18,9 +18,9 @@ Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& 
     m.seq2seq = s2s;
     m.layout = seq2seq_layout(s2s);
   }
-  if (m.layout.total() > (std::size_t{1} << 21))
+  if (m.layout.total() > kMaxParams)
     throw Error(ErrorCode::too_large, "the model has " + std::to_string(m.layout.total()) +
-                                          " parameters; at most 2097152 (2^21)");
+                                          " parameters; at most " + std::to_string(kMaxParams));
   return m;
 }
 

@@ -26,7 +26,11 @@ struct Model {
   ParamLayout layout;  ///< filled by make_model()
 };
 
-/// Validates the configuration and builds its layout. Throws Error(invalid_field).
+/// Parameters per model: 2^18 = 262,144 doubles (2 MiB; the lab's models are about 20,000).
+inline constexpr std::size_t kMaxParams = std::size_t{1} << 18;
+
+/// Validates the configuration and builds its layout. Throws Error(invalid_field), or
+/// Error(too_large) beyond kMaxParams.
 Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s);
 
 /// One batch of either kind (only the member matching the model's kind is read).

@@ -8,7 +8,9 @@
 //   - a success holds no NaN anywhere and serialises with attn::dump;
 //   - every "weights" row (attention: Tq×Tk, multi_head: h×Tq×Tk) sums to 1 within 1e-12
 //     or is all zero (an empty row under empty_rows = "zero"), and each weight whose
-//     "scores" entry is null (a masked pair) is exactly 0.
+//     "scores" entry is null (a masked pair) is exactly 0;
+//   - the learning ops: a "loss" and every entry of "losses" are finite and >= 0, and no
+//     gradient or parameter is infinite (written as null by the serialiser).
 #include <attn/json_case.hpp>
 
 #include <cmath>
@@ -88,6 +90,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (out.contains("error")) finding("success result carries an error", out.dump());
   no_nan(out, "result");
   (void)attn::dump(out);
+  if (out.contains("loss") && !(out["loss"].is_number() && out["loss"].get<double>() >= 0.0 &&
+                                std::isfinite(out["loss"].get<double>())))
+    finding("loss is not a finite number >= 0", out["loss"].dump());
+  if (out.contains("losses"))
+    for (const Json& l : out["losses"])
+      if (!(l.is_number() && l.get<double>() >= 0.0 && std::isfinite(l.get<double>())))
+        finding("a training loss is not a finite number >= 0", l.dump());
+  for (const char* named : {"grads", "params"})
+    if (out.contains(named))
+      for (auto it = out[named].begin(); it != out[named].end(); ++it)
+        if (it.value().dump().find("null") != std::string::npos)
+          finding("an infinite entry (null) in a named tensor", std::string(named) + "." + it.key());
   if (out.contains("weights")) check_rows(out["weights"], out.contains("scores") ? &out["scores"] : nullptr, "weights");
   return 0;
 }

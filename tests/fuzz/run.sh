@@ -7,7 +7,8 @@
 # Targets (tests/fuzz/*.cpp): fuzz_json_case (bytes -> run_case_text) and fuzz_attention
 # (attention with decoded shapes, masks, scales). Build: build/fuzz, configured from
 # tests/fuzz/CMakeLists.txt with CC=clang-14 CXX=clang++-14 (needs libclang-rt-14-dev).
-# Seeds: tests/cases/*.json, tests/reference/fixtures/*.json and tests/kernels/cases/*.json. Working corpus:
+# Seeds: tests/cases/*.json, tests/reference/fixtures/*.json, tests/kernels/cases/*.json and the request
+# objects of tests/learn/fixtures/*.json. Working corpus:
 # build/fuzz/corpus/<target> (wiped each run); crash inputs: build/fuzz/artifacts/.
 #
 # A longer run (e.g. before a release; one hour per target, both cores, keeping the corpus):
@@ -44,6 +45,14 @@ for target in fuzz_json_case fuzz_attention; do
   for f in tests/cases/*.json; do cp "$f" "$corpus/case-${f##*/}"; done
   for f in tests/reference/fixtures/*.json; do cp "$f" "$corpus/reference-${f##*/}"; done
   for f in tests/kernels/cases/*.json; do cp "$f" "$corpus/kernel-${f##*/}"; done  # "kernel":"tiled"
+  # The learning ops: each PyTorch fixture's request object alone (attention_backward, model_gradients,
+  # train_steps), small enough for -max_len.
+  for f in tests/learn/fixtures/*.json; do
+    node -e 'const f = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.stdout.write(JSON.stringify(f.case));' \
+      "$f" > "$corpus/learn-${f##*/}"
+  done
+  printf '%s' '{"op":"init_params","seed":3,"model":{"kind":"seq2seq","src_vocab":5,"tgt_vocab":6,"embed":3,"hidden":4,"attention":"additive","attn_dim":2}}' \
+    > "$corpus/learn-init-seq2seq.json"
   args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$build/artifacts/$target-")
   if [ "$target" = fuzz_json_case ]; then args+=(-dict=tests/fuzz/json_case.dict -max_len=65536); fi

@@ -30,7 +30,7 @@ void expect_error(const Json& c, const char* code, const char* fragment) {
 
 }  // namespace
 
-TEST_CASE("learn errors: parameters, tokens, lengths, ignored batches, optimiser", "[learn][errors]") {
+TEST_CASE("learn errors: parameters - tokens - lengths - ignored batches - optimiser", "[learn][errors]") {
   const Json good = decoder_case();
   CHECK(attn::run_case(good).contains("grads"));
 
@@ -78,6 +78,10 @@ TEST_CASE("learn errors: parameters, tokens, lengths, ignored batches, optimiser
   t["optimizer"] = nullptr;  // null means absent: torch's defaults
   t["clip"] = nullptr;
   CHECK(attn::run_case(t)["losses"].size() == 1);
+  t["optimizer"] = Json{{"name", "adam"}, {"lr", 1e300}};
+  t["batches"].push_back(t["batches"][0]);
+  expect_error(t, "non_finite", "training diverged at step 2");
+  t["optimizer"] = nullptr;
   t["batches"][0]["tokens"][0][0] = -1;
   expect_error(t, "invalid_field", "batches[0].");
 
@@ -94,7 +98,7 @@ TEST_CASE("learn errors: parameters, tokens, lengths, ignored batches, optimiser
   expect_error(big, "too_large", "parameters");
 }
 
-TEST_CASE("learn errors: attention_backward refuses the tiled kernel, dropout and a bad grad_output", "[learn][errors]") {
+TEST_CASE("learn errors: attention_backward refuses the tiled kernel - dropout and a bad grad_output", "[learn][errors]") {
   const Json base = Json::parse(R"({"op":"attention_backward","query":[[1,0]],"key":[[1,0],[0,1]],
                                     "value":[[1,2],[3,4]],"grad_output":[[1,1]]})");
   CHECK(attn::run_case(base).contains("grad_key"));

@@ -74,7 +74,7 @@ TEST_CASE("learn fd: embedding with a repeated token", "[learn][fd]") {
   }
 }
 
-TEST_CASE("learn fd: relu away from the kink, and the residual add", "[learn][fd]") {
+TEST_CASE("learn fd: relu away from the kink - and the residual add", "[learn][fd]") {
   std::vector<double> x = {-1.5, -0.3, 0.2, 0.9, 2.0, -0.7}, r = {0.3, -1.2, 0.8, 1.1, -0.4, 2.0}, out(6);
   auto f = [&] {
     relu_forward(out.data(), x.data(), 6);
@@ -112,7 +112,7 @@ TEST_CASE("learn fd: layernorm", "[learn][fd]") {
   LEARN_CHECK_GRADS(check_grads(f, b, db, all(c), "dbias"));
 }
 
-TEST_CASE("learn fd: rope, and its table matches apply_rope", "[learn][fd]") {
+TEST_CASE("learn fd: rope - and its table matches apply_rope", "[learn][fd]") {
   attn::Rng rng(5);
   const int t = 5, d = 6, stride = 8;
   std::vector<double> x = randn(rng, t * stride), r = randn(rng, t * stride);
@@ -136,7 +136,7 @@ TEST_CASE("learn fd: rope, and its table matches apply_rope", "[learn][fd]") {
     for (int j = 0; j < d; ++j) CHECK(y[i * stride + j] == ref(i, j));  // same bits as the core's RoPE
 }
 
-TEST_CASE("learn fd: attention with causal, key padding and an empty row", "[learn][fd]") {
+TEST_CASE("learn fd: attention with causal - key padding and an empty row", "[learn][fd]") {
   attn::Rng rng(6);
   const int tq = 4, tk = 5, dk = 3, dv = 2;
   std::vector<double> q = randn(rng, tq * dk), k = randn(rng, tk * dk), v = randn(rng, tk * dv), r = randn(rng, tq * dv);

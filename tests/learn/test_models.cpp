@@ -46,7 +46,7 @@ DecoderBatch decoder_batch(attn::Rng& rng, int b, int t, int vocab, int ignored_
 
 }  // namespace
 
-TEST_CASE("learn fd: decoder, every position signal, with and without MLP and LayerNorm", "[learn][fd]") {
+TEST_CASE("learn fd: decoder - every position signal - with and without MLP and LayerNorm", "[learn][fd]") {
   struct Variant {
     DecoderPositions pos;
     int mlp;
@@ -79,7 +79,7 @@ TEST_CASE("learn fd: decoder, every position signal, with and without MLP and La
   }
 }
 
-TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary, padded sources", "[learn][fd]") {
+TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary - padded sources", "[learn][fd]") {
   for (int attention = 0; attention < 2; ++attention) {
     Seq2SeqConfig c;
     c.src_vocab = 5;
@@ -181,7 +181,7 @@ TEST_CASE("learn: init laws have PyTorch's bounds and moments", "[learn]") {
   }
 }
 
-TEST_CASE("learn: Adam and clip_grad_norm follow torch's formulas, by hand", "[learn]") {
+TEST_CASE("learn: Adam and clip_grad_norm follow torch's formulas - by hand", "[learn]") {
   // Two parameters, two steps, lr 0.1, betas (0.9, 0.999), eps 1e-8, weight decay 0.01.
   std::vector<double> p = {1.0, -2.0};
   AdamState st;
@@ -220,7 +220,7 @@ TEST_CASE("learn: Adam and clip_grad_norm follow torch's formulas, by hand", "[l
   CHECK(small[1] == 0.4);
 }
 
-TEST_CASE("learn: training lowers the loss, and the same seed gives the same bits", "[learn]") {
+TEST_CASE("learn: training lowers the loss - and the same seed gives the same bits", "[learn]") {
   DecoderConfig c;
   c.vocab = 8;
   c.context = 8;
