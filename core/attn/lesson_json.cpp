@@ -130,10 +130,13 @@ Json to_json(const ScalingResult& r) {
                        {"max_weight", s.max_weight},
                        {"entropy", s.entropy},
                        {"scaled_max_weight", s.scaled_max_weight},
-                       {"scaled_entropy", s.scaled_entropy}});
+                       {"scaled_entropy", s.scaled_entropy},
+                       {"gradient_norm_unscaled", s.gradient_norm_unscaled},
+                       {"gradient_norm_scaled", s.gradient_norm_scaled}});
   return Json{{"samples", r.input.samples}, {"seed", r.input.seed},   {"keys", r.input.keys},
               {"rows", r.input.rows},       {"bin_edges", r.bin_edges}, {"dot", dot},
               {"saturation", sat},          {"uniform_entropy", r.uniform_entropy},
+              {"uniform_gradient_norm", r.uniform_gradient_norm},
               {"checks", to_json(r.checks)}};
 }
 
@@ -217,6 +220,7 @@ Json to_json(const TemperatureResult& r) {
   j["max_weight"] = nums(r.max_weight);
   j["entropy"] = nums(r.entropy);
   j["gradient_norm"] = nums(r.gradient_norm);
+  j["gradient_probed"] = bools(r.gradient_probed);
   j["hull"] = to_json(r.hull);
   j["hull_excess"] = nums(r.hull_excess);
   j["gradient_note"] = r.gradient_note;

@@ -8,6 +8,7 @@
 #include "attn/error.hpp"
 #include "attn/linalg.hpp"
 #include "attn/random.hpp"
+#include "attn/temperature.hpp"
 
 namespace attn {
 namespace {
@@ -75,15 +76,20 @@ ScalingResult scaling_study(const ScalingInput& in) {
   require_in("rows", in.rows, 1, 10000);
   double sum_d = 0.0;
   for (int d : in.d_ks) sum_d += d;
-  if (in.samples * sum_d > kMaxScalingWork || static_cast<double>(in.rows) * in.keys * sum_d > kMaxScalingWork)
-    throw Error(ErrorCode::too_large, "samples x sum(d_k) and rows x keys x sum(d_k) must each stay <= " +
+  const double jacobian_work = static_cast<double>(in.rows) * in.keys * in.keys * static_cast<double>(in.d_ks.size());
+  if (in.samples * sum_d > kMaxScalingWork || static_cast<double>(in.rows) * in.keys * sum_d > kMaxScalingWork ||
+      jacobian_work > kMaxScalingWork)
+    throw Error(ErrorCode::too_large, "samples x sum(d_k), rows x keys x sum(d_k) and rows x keys^2 x (number of "
+                                      "d_k) must each stay <= " +
                                           std::to_string(static_cast<long long>(kMaxScalingWork)) +
-                                          " (a few tenths of a second); lower samples, rows or d_k");
+                                          " (a few tenths of a second); lower samples, rows, keys or d_k");
 
   ScalingResult r;
   r.input = in;
   for (int b = 0; b <= in.bins; ++b) r.bin_edges.push_back(-in.range + 2.0 * in.range * b / in.bins);
   r.uniform_entropy = det::log(static_cast<double>(in.keys));
+  const std::vector<double> equal(static_cast<size_t>(in.keys), 0.0);
+  r.uniform_gradient_norm = softmax_jacobian_norm(equal.data(), nullptr, in.keys, 1.0);
   Rng rng(in.seed);
   const double n = in.samples;
   double worst_var = 0, worst_scaled = 0, worst_tied = 0;
@@ -149,6 +155,9 @@ ScalingResult scaling_study(const ScalingInput& in) {
       softmax_stats(row_scaled, mw, h);
       sat.scaled_max_weight += mw / in.rows;
       sat.scaled_entropy += h / in.rows;
+      // The softmax Jacobian at its input, by the backward pass (scale 1: the logits are given).
+      sat.gradient_norm_unscaled += softmax_jacobian_norm(row.data(), nullptr, in.keys, 1.0) / in.rows;
+      sat.gradient_norm_scaled += softmax_jacobian_norm(row_scaled.data(), nullptr, in.keys, 1.0) / in.rows;
     }
     r.saturation.push_back(sat);
   }

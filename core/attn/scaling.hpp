@@ -6,7 +6,9 @@
 //   variance     var(q·k) ≈ d_k and var(q·k/√d_k) ≈ 1, with histograms, for each d_k;
 //   tied Q = K   the assumption fails: the self-score q·q = ‖q‖² has mean d_k (chi-square), not 0;
 //   saturation   softmax over `keys` random keys: mean largest weight and mean entropy (nats)
-//                against d_k, with and without the scale;
+//                against d_k, with and without the scale, and the mean Frobenius norm of the
+//                softmax Jacobian ∂w/∂logits measured by the backward pass (a saturated row
+//                passes back little gradient);
 //   stability    softmax_stability(): exp(1000) overflows, subtracting the row max does not; the
 //                subtraction leaves the distribution unchanged, so it cannot undo saturation.
 // Sampling tolerances are statistical and derived in the docs of ScalingResult::checks.
@@ -47,6 +49,10 @@ struct SaturationStats {
   int d_k = 0;
   double max_weight = 0, entropy = 0;                ///< unscaled scores: means over rows
   double scaled_max_weight = 0, scaled_entropy = 0;  ///< scores/√d_k
+  /// Mean over the rows of ‖∂w/∂l‖_F, the softmax Jacobian at its input l (keys×keys), by
+  /// softmax_jacobian_norm (learn::attention_backward): l = q·k unscaled, l = q·k/√d_k scaled.
+  /// It equals ‖diag(w) − w wᵀ‖_F: √(keys − 1)/keys for a uniform row, 0 for a one-hot row.
+  double gradient_norm_unscaled = 0, gradient_norm_scaled = 0;
 };
 
 struct ScalingResult {
@@ -55,6 +61,7 @@ struct ScalingResult {
   std::vector<DotProductStats> dot;        ///< one per d_k, in input order
   std::vector<SaturationStats> saturation; ///< one per d_k
   double uniform_entropy = 0;              ///< ln(keys): the entropy of a uniform row
+  double uniform_gradient_norm = 0;        ///< softmax_jacobian_norm of equal logits: √(keys − 1)/keys
   /// Checks, each the worst over d_k of |estimate − target| / tolerance (<= 1 passes):
   /// var(q·k)/d_k and var(q·k/√d_k) vs 1 with tolerance 5·sqrt((2 + 6/d)/N) — for S = Σ q_i k_i,
   /// E S⁴ = 3d² + 6d (the fourth cumulant of q_i k_i is 6), so var(sample variance) ≈ (2d² + 6d)/N;
@@ -64,7 +71,8 @@ struct ScalingResult {
   std::vector<Check> checks;
 };
 
-/// Work limit of scaling_study: samples·Σd_k and rows·keys·Σd_k each at most this.
+/// Work limit of scaling_study: samples·Σd_k, rows·keys·Σd_k and rows·keys²·(number of d_k) (the
+/// Jacobians: keys backward passes of O(keys) per row, scaled and unscaled) each at most this.
 inline constexpr double kMaxScalingWork = 1e7;
 
 /// Samples in this order from one Rng(seed): for each d_k, N pairs (q then k), then N tied q,

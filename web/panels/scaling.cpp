@@ -151,10 +151,8 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   }
   ImGui::TextDisabled("N = %d pairs per d_k, seed %llu", cu.input.samples,
                       static_cast<unsigned long long>(cu.input.seed));
-  ImGui::EndGroup();
-  ImGui::SameLine(0, gap);
-  ImGui::BeginGroup();
-  std::vector<double> xs, mw, smw, ent, sent, uni;
+  std::vector<double> xs, mw, smw, ent, sent, uni, gu, gs, guni;
+  double gmax = cu.uniform_gradient_norm;
   for (const attn::SaturationStats& st : cu.saturation) {
     xs.push_back(st.d_k);
     mw.push_back(st.max_weight);
@@ -162,9 +160,16 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     ent.push_back(st.entropy);
     sent.push_back(st.scaled_entropy);
     uni.push_back(cu.uniform_entropy);
+    gu.push_back(st.gradient_norm_unscaled);
+    gs.push_back(st.gradient_norm_scaled);
+    guni.push_back(cu.uniform_gradient_norm);
+    gmax = std::max({gmax, st.gradient_norm_unscaled, st.gradient_norm_scaled});
   }
+  ImGui::EndGroup();
+  ImGui::SameLine(0, gap);
+  ImGui::BeginGroup();
   ImGui::TextDisabled("softmax over %d random keys, mean of %d rows", cu.input.keys, cu.input.rows);
-  const float plot_h = fs * 9.0f;
+  const float plot_h = fs * 6.0f;  // three stacked curves, as tall as the two of 9 they replace
   plot::line_plot("maxw", xs,
                   {plot::Series{"no scale", mw, IM_COL32(214, 120, 20, 255)}, plot::Series{"scaled by 1/\xE2\x88\x9A"
                                                                                            "d_k",
@@ -175,10 +180,28 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
       {plot::Series{"no scale", ent, IM_COL32(214, 120, 20, 255)}, plot::Series{"scaled", sent, style::accent_u32()},
        plot::Series{"uniform", uni, IM_COL32(150, 150, 150, 255), true}},
       true, 0.0, std::max(0.1, cu.uniform_entropy * 1.05), half, plot_h, "d_k", "entropy (nats)");
+  // The softmax Jacobian's norm, measured by the core's backward pass, under the saturation curves.
+  plot::line_plot("gradnorm", xs,
+                  {plot::Series{"no scale", gu, IM_COL32(214, 120, 20, 255)},
+                   plot::Series{"scaled", gs, style::accent_u32()},
+                   plot::Series{"uniform", guni, IM_COL32(150, 150, 150, 255), true}},
+                  true, 0.0, std::max(1e-3, gmax * 1.05), half, plot_h, "d_k",
+                  "\xE2\x80\x96" "dw/d logits\xE2\x80\x96");
   ImGui::EndGroup();
-  txt::note(
-      "Without the scale the largest weight climbs towards 1 and the entropy towards 0: the softmax "
-      "saturates, almost an argmax, and its gradients vanish. With the scale both stay level.");
+  if (!cu.saturation.empty()) {
+    const attn::SaturationStats& lo = cu.saturation.front();
+    const attn::SaturationStats& hi = cu.saturation.back();
+    txt::note(("At d_k = " + std::to_string(hi.d_k) + " without the scale: mean largest weight " +
+               short_number(hi.max_weight, 3) + ", entropy " + short_number(hi.entropy, 3) +
+               " nats, and the softmax's gradient norm \xE2\x80\x96" "dw/d logits\xE2\x80\x96 (Frobenius, by the "
+               "backward pass, mean over the same rows) " +
+               short_number(hi.gradient_norm_unscaled, 3) + "; scaled: " + short_number(hi.scaled_max_weight, 3) +
+               ", " + short_number(hi.scaled_entropy, 3) + " nats and " + short_number(hi.gradient_norm_scaled, 3) +
+               ". At d_k = " + std::to_string(lo.d_k) + " the gradient norms are " +
+               short_number(lo.gradient_norm_unscaled, 3) + " and " + short_number(lo.gradient_norm_scaled, 3) +
+               "; a uniform row gives " + short_number(cu.uniform_gradient_norm, 3) + ".")
+                  .c_str());
+  }
 
   // --- stability
   style::heading(ui.fonts, "Overflow is a different problem");

@@ -152,7 +152,8 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   if (!t.hard)
     txt::note(
         "Hard argmax is piecewise constant in the scores: its gradient is zero almost everywhere (and "
-        "undefined at ties), so training could not move the scores through it. That is why attention is soft.");
+        "undefined at ties), so training could not move the scores through it. That is why attention is soft. "
+        "Tick argmax to see a finite-difference probe measure it.");
   txt::end_column(right_w);
 
   style::heading(ui.fonts, "Checks");
