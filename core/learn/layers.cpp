@@ -1,5 +1,6 @@
 #include "learn/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -245,21 +246,27 @@ void rope_backward(double* dx, const RopeTable& tab, int t, int stride) {
 }
 
 // ---------------------------------------------------------------- attention
+// Each product below is a gemm_acc, whose sums run in the same ascending order as the plain
+// loops (over c for scores, over j for outputs and dq, over i for dk and dv); a masked key enters
+// those sums as an exact 0·x, which leaves every nonzero sum unchanged.
 void attention_forward(double* out, double* weights, const double* q, const double* k, const double* v,
                        const unsigned char* allowed, const AttentionShape& s) {
+  thread_local std::vector<double> kt;
+  kt.resize(static_cast<size_t>(s.dk) * s.tk);
+  for (int j = 0; j < s.tk; ++j)
+    for (int c = 0; c < s.dk; ++c) kt[static_cast<size_t>(c) * s.tk + j] = k[static_cast<long>(j) * s.k_stride + c];
+  // pass 1: dot products q·k of every pair (then scaled), as a tile product
+  std::fill(weights, weights + static_cast<long>(s.tq) * s.tk, 0.0);
+  gemm_acc(weights, s.tk, q, s.q_stride, 1, kt.data(), s.tk, s.tq, s.tk, s.dk);
   for (int i = 0; i < s.tq; ++i) {
-    const double* qi = q + static_cast<long>(i) * s.q_stride;
     double* w = weights + static_cast<long>(i) * s.tk;
     const unsigned char* ok = allowed ? allowed + static_cast<long>(i) * s.tk : nullptr;
-    // pass 1: scores of the allowed keys and their max (masked keys never enter it)
+    // pass 2: the max over the allowed keys only (masked keys never enter it)
     double mx = -std::numeric_limits<double>::infinity();
     bool any = false;
     for (int j = 0; j < s.tk; ++j) {
       if (ok && !ok[j]) continue;
-      const double* kj = k + static_cast<long>(j) * s.k_stride;
-      double dot = 0.0;
-      for (int c = 0; c < s.dk; ++c) dot += qi[c] * kj[c];
-      w[j] = s.scale * dot;
+      w[j] = s.scale * w[j];
       if (!any || w[j] > mx) mx = w[j];
       any = true;
     }
@@ -269,7 +276,7 @@ void attention_forward(double* out, double* weights, const double* q, const doub
       for (int j = 0; j < s.tk; ++j) w[j] = 0.0;
       continue;
     }
-    // pass 2: exp(score − max) (subtracting the max only for stability) and the normaliser
+    // pass 3: exp(score − max) (subtracting the max only for stability), the normaliser, normalise
     double sum = 0.0;
     for (int j = 0; j < s.tk; ++j) {
       if (ok && !ok[j]) {
@@ -279,54 +286,35 @@ void attention_forward(double* out, double* weights, const double* q, const doub
       w[j] = det::exp(w[j] - mx);
       sum += w[j];
     }
-    // pass 3: normalise and blend the values
-    for (int j = 0; j < s.tk; ++j) {
-      if (ok && !ok[j]) continue;
-      w[j] /= sum;
-      const double a = w[j];
-      const double* vj = v + static_cast<long>(j) * s.v_stride;
-      for (int c = 0; c < s.dv; ++c) o[c] += a * vj[c];
-    }
+    for (int j = 0; j < s.tk; ++j) w[j] /= sum;
   }
+  // pass 4: blend the values, out = weights · v
+  gemm_acc(out, s.out_stride, weights, s.tk, 1, v, s.v_stride, s.tq, s.dv, s.tk);
 }
 
 void attention_backward(double* dq, double* dk, double* dv, const double* dout, const double* weights,
                         const double* q, const double* k, const double* v, const AttentionShape& s) {
-  thread_local std::vector<double> dw;
-  dw.resize(static_cast<size_t>(s.tk));
+  thread_local std::vector<double> vt, dw;
+  vt.resize(static_cast<size_t>(s.dv) * s.tk);
+  dw.assign(static_cast<size_t>(s.tq) * s.tk, 0.0);
+  for (int j = 0; j < s.tk; ++j)
+    for (int c = 0; c < s.dv; ++c) vt[static_cast<size_t>(c) * s.tk + j] = v[static_cast<long>(j) * s.v_stride + c];
+  // dweights = dout · vᵀ, and dv += weightsᵀ · dout
+  gemm_acc(dw.data(), s.tk, dout, s.out_stride, 1, vt.data(), s.tk, s.tq, s.tk, s.dv);
+  gemm_acc(dv, s.v_stride, weights, 1, s.tk, dout, s.out_stride, s.tk, s.dv, s.tq);
+  // softmax backward, row by row: ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij') · scale, into dw
   for (int i = 0; i < s.tq; ++i) {
     const double* w = weights + static_cast<long>(i) * s.tk;
-    const double* g = dout + static_cast<long>(i) * s.out_stride;
-    const double* qi = q + static_cast<long>(i) * s.q_stride;
-    double* dqi = dq + static_cast<long>(i) * s.q_stride;
-    // dweights and dv; Σ_j w_j dw_j for the softmax backward
+    double* d = dw.data() + static_cast<size_t>(i) * s.tk;
     double wdw = 0.0;
-    for (int j = 0; j < s.tk; ++j) {
-      if (w[j] == 0.0) {  // masked key, empty row or an underflowed weight: no gradient either way
-        dw[j] = 0.0;
-        continue;
-      }
-      const double* vj = v + static_cast<long>(j) * s.v_stride;
-      double* dvj = dv + static_cast<long>(j) * s.v_stride;
-      double d = 0.0;
-      for (int c = 0; c < s.dv; ++c) {
-        d += g[c] * vj[c];
-        dvj[c] += w[j] * g[c];
-      }
-      dw[j] = d;
-      wdw += w[j] * d;
-    }
-    for (int j = 0; j < s.tk; ++j) {
-      if (w[j] == 0.0) continue;
-      const double ds = w[j] * (dw[j] - wdw) * s.scale;
-      const double* kj = k + static_cast<long>(j) * s.k_stride;
-      double* dkj = dk + static_cast<long>(j) * s.k_stride;
-      for (int c = 0; c < s.dk; ++c) {
-        dqi[c] += ds * kj[c];
-        dkj[c] += ds * qi[c];
-      }
-    }
+    for (int j = 0; j < s.tk; ++j)
+      if (w[j] != 0.0) wdw += w[j] * d[j];
+    for (int j = 0; j < s.tk; ++j)  // a masked key, an empty row, an underflowed weight: exactly 0
+      d[j] = w[j] == 0.0 ? 0.0 : w[j] * (d[j] - wdw) * s.scale;
   }
+  // dq += ds · k, dk += dsᵀ · q
+  gemm_acc(dq, s.q_stride, dw.data(), s.tk, 1, k, s.k_stride, s.tq, s.dk, s.tk);
+  gemm_acc(dk, s.k_stride, dw.data(), 1, s.tk, q, s.q_stride, s.tk, s.dk, s.tq);
 }
 
 // ---------------------------------------------------------------- GRU
