@@ -139,10 +139,24 @@ ParamLayout decoder_layout(const DecoderConfig& c) {
 }
 
 double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
-                       const DecoderBatch& batch, DecoderActivations& a) {
+                       const DecoderBatch& batch, DecoderActivations& a, const HeadIntervention* iv) {
   const int B = batch.batch, T = batch.t, d = c.d_model, h = c.heads, dk = d / h, m = c.mlp, V = c.vocab;
   const int N = B * T;
   const size_t nd = static_cast<size_t>(N) * d;
+  if (iv) {
+    const size_t lh = static_cast<size_t>(c.layers) * h;
+    if (iv->mode.size() != lh)
+      bad(ErrorCode::shape_mismatch, "the intervention names " + std::to_string(iv->mode.size()) +
+                                         " heads; the model has " + std::to_string(lh) + " (layers x heads)");
+    for (size_t i = 0; i < lh; ++i) {
+      if (iv->mode[i] == HeadIntervention::mean_of_batch && (iv->means.size() != lh || iv->means[i].size() != static_cast<size_t>(dk)))
+        bad(ErrorCode::shape_mismatch, "mean ablation needs d_k = " + std::to_string(dk) + " numbers per head");
+      if (iv->mode[i] == HeadIntervention::patch &&
+          (!iv->source || iv->source->batch != B || iv->source->t != T ||
+           iv->source->layers.size() != static_cast<size_t>(c.layers)))
+        bad(ErrorCode::shape_mismatch, "patching needs a source run of the same model on a batch of the same shape");
+    }
+  }
   a.batch = B;
   a.t = T;
   a.layers.resize(static_cast<size_t>(c.layers));
@@ -191,6 +205,21 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
         }
         attention_forward(L.heads_out.data() + static_cast<size_t>(b) * T * d + hh * dk,
                           L.weights.data() + (static_cast<size_t>(b) * h + hh) * T * T, q, k, v, allowed.data(), hs);
+      }
+    }
+    if (iv) {
+      for (int hh = 0; hh < h; ++hh) {
+        const size_t id = static_cast<size_t>(l) * h + hh;
+        const HeadIntervention::Mode mode = iv->mode[id];
+        if (mode == HeadIntervention::keep) continue;
+        for (int r = 0; r < N; ++r) {
+          double* o = L.heads_out.data() + static_cast<size_t>(r) * d + hh * dk;
+          for (int c2 = 0; c2 < dk; ++c2) {
+            if (mode == HeadIntervention::zero) o[c2] = 0.0;
+            else if (mode == HeadIntervention::mean_of_batch) o[c2] = iv->means[id][static_cast<size_t>(c2)];
+            else o[c2] = iv->source->layers[static_cast<size_t>(l)].heads_out[static_cast<size_t>(r) * d + hh * dk + c2];
+          }
+        }
       }
     }
     std::vector<double> proj(nd);

@@ -76,9 +76,25 @@ void validate_decoder_config(const DecoderConfig& cfg);
 /// shape_mismatch / too_large) naming the position.
 void validate_decoder_batch(const DecoderConfig& cfg, const DecoderBatch& batch);
 
+/// An intervention on head outputs (before out_proj), for ablation and activation patching
+/// (forward only). mode[l·heads + h] says what head h of layer l passes on:
+///   keep  — its own output;
+///   zero  — zeros (zero ablation);
+///   mean_of_batch — means[l·heads + h] (d_k numbers) at every position (mean ablation);
+///   patch — the same head's output in `source` (a forward of another batch of the same shape).
+struct HeadIntervention {
+  enum Mode { keep, zero, mean_of_batch, patch };
+  std::vector<Mode> mode;
+  std::vector<std::vector<double>> means;  ///< per head, d_k numbers (mean_of_batch)
+  const DecoderActivations* source = nullptr;
+};
+
 /// Forward pass; returns the mean loss (also in acts.loss). params in decoder_layout(cfg) order.
+/// With an intervention, acts.layers[l].heads_out holds what the heads passed on (after it).
+/// Throws Error(shape_mismatch) when the intervention does not fit the model or the batch.
 double decoder_forward(const DecoderConfig& cfg, const ParamLayout& layout, const double* params,
-                       const DecoderBatch& batch, DecoderActivations& acts);
+                       const DecoderBatch& batch, DecoderActivations& acts,
+                       const HeadIntervention* intervention = nullptr);
 
 /// Backward pass of the loss of the last decoder_forward: grads (layout order) += ∂loss/∂params.
 void decoder_backward(const DecoderConfig& cfg, const ParamLayout& layout, const double* params,

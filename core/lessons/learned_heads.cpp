@@ -1,0 +1,352 @@
+#include "lessons/learned_heads.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attn/detmath.hpp"
+#include "attn/error.hpp"
+#include "attn/positions.hpp"
+#include "learn/layers.hpp"
+#include "learn/params.hpp"
+
+namespace attn::lessons {
+namespace {
+
+using learn::kIgnoreIndex;
+
+[[noreturn]] void bad(const std::string& msg) { throw Error(ErrorCode::invalid_field, msg); }
+
+int draw(Rng& rng, int lo, int hi) { return lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo + 1))); }
+
+const double* tensor(const learn::ParamLayout& layout, const std::vector<double>& p, const std::string& name) {
+  const long i = layout.find(name);
+  if (i < 0) throw Error(ErrorCode::invalid_field, "the model has no parameter \"" + name + "\"");
+  return p.data() + layout.at(static_cast<size_t>(i)).offset;
+}
+
+std::string lname(int l, const char* rest) { return "layers." + std::to_string(l) + "." + rest; }
+
+/// Cross-entropy and argmax accuracy of the saved probabilities against a target list.
+void score_targets(const learn::DecoderActivations& a, const std::vector<int>& targets, int v, double* loss,
+                   double* acc, int* counted) {
+  double total = 0.0;
+  int n = 0, right = 0;
+  for (size_t r = 0; r < targets.size(); ++r) {
+    if (targets[r] == kIgnoreIndex) continue;
+    const double* p = a.probs.data() + r * v;
+    int best = 0;
+    for (int j = 1; j < v; ++j)
+      if (p[j] > p[best]) best = j;
+    right += best == targets[r];
+    // −log softmax from the logits (stable: the max subtracted)
+    const double* z = a.logits.data() + r * v;
+    double mx = z[0];
+    for (int j = 1; j < v; ++j) mx = std::max(mx, z[j]);
+    double se = 0.0;
+    for (int j = 0; j < v; ++j) se += det::exp(z[j] - mx);
+    total += det::log(se) - (z[targets[r]] - mx);
+    ++n;
+  }
+  *loss = n ? total / n : 0.0;
+  *acc = n ? static_cast<double>(right) / n : 0.0;
+  *counted = n;
+}
+
+}  // namespace
+
+void validate_task(const InductionTask& t) {
+  if (t.vocab < 2 || t.vocab > 4096) bad("vocab must be between 2 and 4096, got " + std::to_string(t.vocab));
+  if (t.run_min < 1 || t.run_max < t.run_min) bad("run lengths need 1 <= run_min <= run_max");
+  if (t.prefix_min < 0 || t.prefix_max < t.prefix_min) bad("prefix lengths need 0 <= prefix_min <= prefix_max");
+  if (t.context > 1024 || t.prefix_max + 2 * t.run_max > t.context)
+    bad("the longest layout (prefix_max + 2 run_max = " + std::to_string(t.prefix_max + 2 * t.run_max) +
+        ") must fit the context (" + std::to_string(t.context) + ", at most 1024)");
+}
+
+InductionBatch make_induction_batch(const InductionTask& t, Rng& rng, int batch) {
+  validate_task(t);
+  InductionBatch out;
+  learn::DecoderBatch& b = out.batch;
+  b.batch = batch;
+  b.t = t.context;
+  b.tokens.assign(static_cast<size_t>(batch) * t.context, 0);
+  b.targets.assign(b.tokens.size(), kIgnoreIndex);
+  out.other_targets.assign(b.tokens.size(), kIgnoreIndex);
+  for (int s = 0; s < batch; ++s) {
+    InductionLayout lay{draw(rng, t.prefix_min, t.prefix_max), draw(rng, t.run_min, t.run_max)};
+    int* tok = b.tokens.data() + static_cast<size_t>(s) * t.context;
+    for (int i = 0; i < t.context; ++i) tok[i] = static_cast<int>(rng.below(static_cast<std::uint64_t>(t.vocab)));
+    for (int k = 0; k < lay.run; ++k) tok[lay.repeat_start() + k] = tok[lay.prefix + k];
+    for (int i = 0; i + 1 < t.context; ++i) {
+      // position i predicts token i + 1; predictable when token i + 1 is in the repeat after its first token
+      const bool predictable = i >= lay.repeat_start() && i <= lay.repeat_start() + lay.run - 2;
+      (predictable ? b.targets : out.other_targets)[static_cast<size_t>(s) * t.context + i] = tok[i + 1];
+    }
+    out.layouts.push_back(lay);
+  }
+  return out;
+}
+
+InductionBatch corrupt_first_copy(const InductionBatch& clean, int vocab, Rng& rng) {
+  InductionBatch c = clean;
+  const int T = clean.batch.t;
+  for (size_t s = 0; s < clean.layouts.size(); ++s) {
+    const InductionLayout& lay = clean.layouts[s];
+    int* tok = c.batch.tokens.data() + s * T;
+    for (int k = 0; k < lay.run; ++k) {
+      const int old = tok[lay.prefix + k];
+      tok[lay.prefix + k] = (old + 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(vocab - 1)))) % vocab;
+    }
+    // targets stay those of the clean run: the repeat is unchanged, and that is what is scored
+    for (int i = 0; i + 1 < T; ++i)
+      if (c.other_targets[s * T + i] != kIgnoreIndex) c.other_targets[s * T + i] = tok[i + 1];
+  }
+  return c;
+}
+
+HeadScores head_scores(const double* w, int t, const InductionLayout& lay) {
+  if (lay.prefix < 0 || lay.run < 1 || lay.prefix + 2 * lay.run > t)
+    bad("the layout (prefix " + std::to_string(lay.prefix) + ", run " + std::to_string(lay.run) +
+        ") does not fit T = " + std::to_string(t));
+  HeadScores s;
+  for (int i = 0; i < t; ++i) {
+    const double* row = w + static_cast<long>(i) * t;
+    if (i >= 1) s.previous_token += row[i - 1];
+    s.diagonal += row[i];
+    s.first_token += row[0];
+  }
+  if (t > 1) s.previous_token /= (t - 1);
+  s.diagonal /= t;
+  s.first_token /= t;
+  for (int i = lay.repeat_start(); i < lay.repeat_start() + lay.run; ++i)
+    s.induction += w[static_cast<long>(i) * t + (i - lay.run + 1)];
+  s.induction /= lay.run;
+  return s;
+}
+
+std::vector<HeadScores> batch_head_scores(const learn::DecoderConfig& cfg, const learn::DecoderActivations& a,
+                                          const std::vector<InductionLayout>& layouts) {
+  const int T = a.t, h = cfg.heads;
+  std::vector<HeadScores> out(static_cast<size_t>(cfg.layers) * h);
+  for (int l = 0; l < cfg.layers; ++l)
+    for (int hh = 0; hh < h; ++hh) {
+      HeadScores& acc = out[static_cast<size_t>(l) * h + hh];
+      for (int b = 0; b < a.batch; ++b) {
+        const HeadScores s = head_scores(
+            a.layers[static_cast<size_t>(l)].weights.data() + (static_cast<size_t>(b) * h + hh) * T * T, T,
+            layouts[static_cast<size_t>(b)]);
+        acc.previous_token += s.previous_token;
+        acc.induction += s.induction;
+        acc.diagonal += s.diagonal;
+        acc.first_token += s.first_token;
+      }
+      acc.previous_token /= a.batch;
+      acc.induction /= a.batch;
+      acc.diagonal /= a.batch;
+      acc.first_token /= a.batch;
+    }
+  return out;
+}
+
+InductionEval evaluate(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                       const std::vector<double>& params, const InductionBatch& batch,
+                       const learn::HeadIntervention* iv, learn::DecoderActivations* acts_out) {
+  learn::DecoderActivations local;
+  learn::DecoderActivations& a = acts_out ? *acts_out : local;
+  learn::decoder_forward(cfg, layout, params.data(), batch.batch, a, iv);
+  InductionEval e;
+  score_targets(a, batch.batch.targets, cfg.vocab, &e.loss, &e.accuracy, &e.counted);
+  double acc_other = 0.0;
+  int n_other = 0;
+  score_targets(a, batch.other_targets, cfg.vocab, &e.other_loss, &acc_other, &n_other);
+  return e;
+}
+
+AblationStudy ablate_each_head(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                               const std::vector<double>& params, const InductionBatch& batch) {
+  AblationStudy st;
+  learn::DecoderActivations clean;
+  st.base = evaluate(cfg, layout, params, batch, nullptr, &clean);
+  const int h = cfg.heads, dk = cfg.d_model / cfg.heads, N = clean.batch * clean.t;
+  const size_t lh = static_cast<size_t>(cfg.layers) * h;
+  st.head_means.assign(lh, std::vector<double>(static_cast<size_t>(dk), 0.0));
+  for (int l = 0; l < cfg.layers; ++l)
+    for (int hh = 0; hh < h; ++hh) {
+      std::vector<double>& m = st.head_means[static_cast<size_t>(l) * h + hh];
+      for (int r = 0; r < N; ++r)
+        for (int c = 0; c < dk; ++c)
+          m[static_cast<size_t>(c)] += clean.layers[static_cast<size_t>(l)].heads_out[static_cast<size_t>(r) * cfg.d_model + hh * dk + c];
+      for (double& x : m) x /= N;
+    }
+  for (size_t id = 0; id < lh; ++id) {
+    learn::HeadIntervention iv;
+    iv.mode.assign(lh, learn::HeadIntervention::keep);
+    iv.means = st.head_means;
+    iv.mode[id] = learn::HeadIntervention::zero;
+    st.zero.push_back(evaluate(cfg, layout, params, batch, &iv));
+    iv.mode[id] = learn::HeadIntervention::mean_of_batch;
+    st.mean.push_back(evaluate(cfg, layout, params, batch, &iv));
+  }
+  return st;
+}
+
+PatchingStudy patch_each_head(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                              const std::vector<double>& params, const InductionBatch& clean,
+                              const InductionBatch& corrupt) {
+  PatchingStudy st;
+  learn::DecoderActivations clean_acts;
+  st.clean_loss = evaluate(cfg, layout, params, clean, nullptr, &clean_acts).loss;
+  st.corrupt_loss = evaluate(cfg, layout, params, corrupt).loss;
+  const size_t lh = static_cast<size_t>(cfg.layers) * cfg.heads;
+  for (size_t id = 0; id < lh; ++id) {
+    learn::HeadIntervention iv;
+    iv.mode.assign(lh, learn::HeadIntervention::keep);
+    iv.mode[id] = learn::HeadIntervention::patch;
+    iv.source = &clean_acts;
+    const double lp = evaluate(cfg, layout, params, corrupt, &iv).loss;
+    st.patched_loss.push_back(lp);
+    const double gap = st.corrupt_loss - st.clean_loss;
+    st.recovered.push_back(gap != 0.0 ? (st.corrupt_loss - lp) / gap : 0.0);
+  }
+  return st;
+}
+
+HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg) : cfg_(cfg), data_rng_(cfg.seed ^ 0x5eedda7aULL) {
+  validate_task(cfg.task);
+  model_ = cfg.model;
+  model_.vocab = cfg.task.vocab;
+  model_.context = cfg.task.context;
+  learn::validate_decoder_config(model_);
+  if (cfg.batch < 1 || cfg.batch > 256) bad("batch must be between 1 and 256");
+  if (cfg.steps < 0 || cfg.steps > 100000) bad("steps must be between 0 and 100000");
+  if (!(cfg.adam.lr > 0.0) || !(cfg.adam.lr <= 1.0)) bad("the learning rate must be in (0, 1]");
+  layout_ = learn::decoder_layout(model_);
+  params_ = learn::init_params(layout_, cfg.seed);
+}
+
+int HeadsTrainer::advance(int max_steps) {
+  int ran = 0;
+  while (ran < max_steps && step_ < cfg_.steps) {
+    const InductionBatch b = make_induction_batch(cfg_.task, data_rng_, cfg_.batch);
+    learn::DecoderActivations a;
+    grads_.assign(layout_.total(), 0.0);
+    const double loss = learn::decoder_forward(model_, layout_, params_.data(), b.batch, a);
+    learn::decoder_backward(model_, layout_, params_.data(), b.batch, a, grads_.data());
+    double other = 0.0, acc = 0.0;
+    int n = 0;
+    score_targets(a, b.other_targets, model_.vocab, &other, &acc, &n);
+    if (cfg_.clip > 0.0) learn::clip_grad_norm(grads_.data(), grads_.size(), cfg_.clip);
+    learn::adam_step(params_.data(), grads_.data(), params_.size(), adam_, cfg_.adam);
+    losses_.push_back(loss);
+    other_losses_.push_back(other);
+    ++step_;
+    ++ran;
+  }
+  return ran;
+}
+
+std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, const learn::ParamLayout& layout,
+                                               const std::vector<double>& P, const std::vector<int>& tokens,
+                                               int* steps) {
+  const int T = static_cast<int>(tokens.size()), d = c.d_model, h = c.heads, dk = d / h, V = c.vocab, m = c.mlp;
+  if (T < 1 || T > c.context) bad("the sequence must have 1.." + std::to_string(c.context) + " tokens");
+  for (int i = 0; i < T; ++i)
+    if (tokens[static_cast<size_t>(i)] < 0 || tokens[static_cast<size_t>(i)] >= V)
+      bad("token " + std::to_string(i) + " is outside the vocabulary");
+  const Matrix pe = c.positions == learn::DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
+  const learn::RopeTable rope = c.positions == learn::DecoderPositions::rope ? learn::rope_table(T, dk) : learn::RopeTable{};
+  // per layer: cached keys and values, T×d each (heads side by side)
+  std::vector<std::vector<double>> kcache(static_cast<size_t>(c.layers)), vcache(static_cast<size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l) {
+    kcache[l].assign(static_cast<size_t>(T) * d, 0.0);
+    vcache[l].assign(static_cast<size_t>(T) * d, 0.0);
+  }
+  std::vector<double> logits(static_cast<size_t>(T) * V);
+  std::vector<double> x(d), y(d), qkv(3 * d), heads(d), w(static_cast<size_t>(T)), mean(1), rstd(1), ln(d);
+  std::vector<double> hid(static_cast<size_t>(std::max(m, 1))), act(static_cast<size_t>(std::max(m, 1)));
+  for (int t = 0; t < T; ++t) {
+    learn::embedding_forward(x.data(), &tokens[static_cast<size_t>(t)], tensor(layout, P, "embed.weight"), 1, d);
+    if (c.positions == learn::DecoderPositions::learned)
+      learn::residual_forward(x.data(), tensor(layout, P, "pos.weight") + static_cast<size_t>(t) * d, d);
+    else if (c.positions == learn::DecoderPositions::sinusoidal)
+      learn::residual_forward(x.data(), pe.data() + static_cast<size_t>(t) * d, d);
+    for (int l = 0; l < c.layers; ++l) {
+      const double* in = x.data();
+      if (c.layer_norm) {
+        learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), tensor(layout, P, lname(l, "ln1.weight")),
+                                 tensor(layout, P, lname(l, "ln1.bias")), 1, d);
+        in = ln.data();
+      }
+      learn::linear_forward(qkv.data(), in, tensor(layout, P, lname(l, "attn.in_proj_weight")), nullptr, 1, d, 3 * d);
+      if (c.positions == learn::DecoderPositions::rope) {
+        // rotate this position's q and k: the table row t
+        for (int hh = 0; hh < h; ++hh)
+          for (int part = 0; part < 2; ++part) {
+            double* row = qkv.data() + part * d + hh * dk;
+            for (int i = 0; i < dk / 2; ++i) {
+              const double co = rope.cos[static_cast<size_t>(t) * (dk / 2) + i], si = rope.sin[static_cast<size_t>(t) * (dk / 2) + i];
+              const double a = row[2 * i], b = row[2 * i + 1];
+              row[2 * i] = a * co - b * si;
+              row[2 * i + 1] = a * si + b * co;
+            }
+          }
+      }
+      for (int j = 0; j < d; ++j) {
+        kcache[l][static_cast<size_t>(t) * d + j] = qkv[static_cast<size_t>(d + j)];
+        vcache[l][static_cast<size_t>(t) * d + j] = qkv[static_cast<size_t>(2 * d + j)];
+      }
+      learn::AttentionShape s;  // one query over the t + 1 cached keys: nothing to mask
+      s.tq = 1;
+      s.tk = t + 1;
+      s.dk = s.dv = dk;
+      s.q_stride = 3 * d;
+      s.k_stride = s.v_stride = d;
+      s.out_stride = d;
+      s.scale = 1.0 / std::sqrt(static_cast<double>(dk));
+      for (int hh = 0; hh < h; ++hh)
+        learn::attention_forward(heads.data() + hh * dk, w.data(), qkv.data() + hh * dk, kcache[l].data() + hh * dk,
+                                 vcache[l].data() + hh * dk, nullptr, s);
+      learn::linear_forward(y.data(), heads.data(), tensor(layout, P, lname(l, "attn.out_proj.weight")), nullptr, 1, d, d);
+      learn::residual_forward(x.data(), y.data(), d);
+      if (m > 0) {
+        const double* min = x.data();
+        if (c.layer_norm) {
+          learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), tensor(layout, P, lname(l, "ln2.weight")),
+                                   tensor(layout, P, lname(l, "ln2.bias")), 1, d);
+          min = ln.data();
+        }
+        learn::linear_forward(hid.data(), min, tensor(layout, P, lname(l, "mlp.0.weight")),
+                              tensor(layout, P, lname(l, "mlp.0.bias")), 1, d, m);
+        learn::relu_forward(act.data(), hid.data(), m);
+        learn::linear_forward(y.data(), act.data(), tensor(layout, P, lname(l, "mlp.2.weight")),
+                              tensor(layout, P, lname(l, "mlp.2.bias")), 1, m, d);
+        learn::residual_forward(x.data(), y.data(), d);
+      }
+    }
+    const double* head_in = x.data();
+    if (c.layer_norm) {
+      learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), tensor(layout, P, "ln_f.weight"),
+                               tensor(layout, P, "ln_f.bias"), 1, d);
+      head_in = ln.data();
+    }
+    learn::linear_forward(logits.data() + static_cast<size_t>(t) * V, head_in, tensor(layout, P, "unembed.weight"),
+                          nullptr, 1, d, V);
+  }
+  if (steps) *steps = T;
+  return logits;
+}
+
+std::vector<int> decoder_greedy(const learn::DecoderConfig& c, const learn::ParamLayout& layout,
+                                const std::vector<double>& params, std::vector<int> prompt, int n) {
+  for (int k = 0; k < n && static_cast<int>(prompt.size()) < c.context; ++k) {
+    const std::vector<double> lg = decoder_incremental_logits(c, layout, params, prompt);
+    const double* last = lg.data() + (prompt.size() - 1) * c.vocab;
+    int best = 0;
+    for (int j = 1; j < c.vocab; ++j)
+      if (last[j] > last[best]) best = j;
+    prompt.push_back(best);
+  }
+  return prompt;
+}
+
+}  // namespace attn::lessons

@@ -1,0 +1,157 @@
+// lessons/learned_heads.hpp — a tiny transformer trained on repeated runs, and what its heads do.
+//
+// The task: each sequence is a random-length prefix of random tokens, then a random run of random
+// length l, then the same run again, then random filler up to the context. Only the repeat after
+// its first token is predictable (position i predicts token i + 1), so the loss counts only those
+// positions. Random layouts matter: with a fixed layout a model can copy from a fixed offset with
+// no induction head at all.
+//
+// What is measured about each head (on its attention weights, row = query, column = key):
+//   previous-token score — mean weight of query i on key i − 1 (i >= 1);
+//   induction score      — over the repeat, mean weight of query i on key i − l + 1, the token after
+//                          the earlier copy of the current token (Olsson et al. 2022, "In-context
+//                          learning and induction heads", who studied models trained on text);
+//   diagonal score       — mean weight on key i; first-token score — mean weight on key 0.
+// A map alone is not an explanation: interventions test it. Zero ablation replaces a head's output
+// by zeros, mean ablation by its mean over a held-out batch; activation patching copies one head's
+// output from a clean run into a corrupted run (the first copy of the run replaced by other
+// tokens) and reports the recovered fraction (L_corrupt − L_patched) / (L_corrupt − L_clean).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/random.hpp"
+#include "learn/decoder.hpp"
+#include "learn/optim.hpp"
+
+namespace attn::lessons {
+
+struct InductionTask {
+  int vocab = 16;      ///< tokens 0..vocab−1, all random
+  int context = 32;    ///< sequence length T
+  int prefix_min = 0, prefix_max = 7;
+  int run_min = 6, run_max = 11;
+};
+
+/// Checks 2 <= vocab <= 4096, 1 <= run_min <= run_max, 0 <= prefix_min <= prefix_max, and that the
+/// longest layout fits: prefix_max + 2·run_max <= context <= 1024. Throws Error(invalid_field).
+void validate_task(const InductionTask& task);
+
+/// Where the run sits in one sequence: tokens prefix..prefix+run−1, repeated at prefix+run...
+struct InductionLayout {
+  int prefix = 0, run = 0;
+  int repeat_start() const { return prefix + run; }
+};
+
+struct InductionBatch {
+  learn::DecoderBatch batch;             ///< tokens B×T, targets at the predictable positions only
+  std::vector<InductionLayout> layouts;  ///< B
+  std::vector<int> other_targets;        ///< B×T: next tokens at the other positions (−100 elsewhere)
+};
+
+/// B sequences drawn with rng: prefix length, run length, then every token uniformly at random.
+InductionBatch make_induction_batch(const InductionTask& task, Rng& rng, int batch);
+
+/// The same sequences with the first copy of each run replaced by other random tokens (each
+/// position gets a token different from the original), for activation patching.
+InductionBatch corrupt_first_copy(const InductionBatch& clean, int vocab, Rng& rng);
+
+struct HeadScores {
+  double previous_token = 0.0, induction = 0.0, diagonal = 0.0, first_token = 0.0;
+};
+
+/// Scores of one head on one sequence from its T×T weights (row-major). Throws Error(invalid_field)
+/// when the layout does not fit T.
+HeadScores head_scores(const double* weights, int t, const InductionLayout& layout);
+
+/// Mean scores of every head (layers × heads, layer-major) over a forward's batch.
+std::vector<HeadScores> batch_head_scores(const learn::DecoderConfig& cfg, const learn::DecoderActivations& acts,
+                                          const std::vector<InductionLayout>& layouts);
+
+struct InductionEval {
+  double loss = 0.0;        ///< mean cross-entropy on the predictable positions
+  double accuracy = 0.0;    ///< fraction of predictable positions whose argmax is the target
+  double other_loss = 0.0;  ///< mean cross-entropy at the other positions (not trained on)
+  int counted = 0;
+};
+
+/// Loss and accuracy of params on a batch, optionally under a head intervention.
+InductionEval evaluate(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                       const std::vector<double>& params, const InductionBatch& batch,
+                       const learn::HeadIntervention* intervention = nullptr,
+                       learn::DecoderActivations* acts_out = nullptr);
+
+struct AblationStudy {
+  InductionEval base;
+  std::vector<InductionEval> zero, mean;  ///< one per head (layer-major): that head alone ablated
+  std::vector<std::vector<double>> head_means;  ///< layers·heads × d_k, from the held-out batch
+};
+
+/// Ablates each head alone (zero, then mean over `batch`'s positions and sequences).
+AblationStudy ablate_each_head(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                               const std::vector<double>& params, const InductionBatch& batch);
+
+struct PatchingStudy {
+  double clean_loss = 0.0, corrupt_loss = 0.0;
+  std::vector<double> patched_loss;  ///< per head: the corrupted run with that head patched from the clean run
+  std::vector<double> recovered;     ///< (L_corrupt − L_patched) / (L_corrupt − L_clean); NaN-free: 0 when the two runs tie
+};
+
+PatchingStudy patch_each_head(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                              const std::vector<double>& params, const InductionBatch& clean,
+                              const InductionBatch& corrupt);
+
+/// Training on the task in slices: advance(n) runs up to n Adam steps and can be called any number
+/// of times; the batches come from the trainer's own seeded stream, so the weights after k steps are
+/// the same bits however the k steps were sliced.
+struct HeadsTrainingConfig {
+  InductionTask task;
+  learn::DecoderConfig model;  ///< vocab and context are taken from the task
+  int batch = 16;
+  learn::AdamConfig adam{3e-3, 0.9, 0.999, 1e-8, 0.0};
+  double clip = 1.0;
+  std::uint64_t seed = 17;
+  int steps = 1800;
+};
+
+class HeadsTrainer {
+ public:
+  /// Validates the configuration (Error(invalid_field)) and draws the initial parameters.
+  explicit HeadsTrainer(const HeadsTrainingConfig& cfg);
+  /// Runs at most max_steps more steps (never beyond cfg.steps); returns how many ran.
+  int advance(int max_steps);
+  int step() const { return step_; }
+  bool done() const { return step_ >= cfg_.steps; }
+  const HeadsTrainingConfig& config() const { return cfg_; }
+  const learn::DecoderConfig& model() const { return model_; }
+  const learn::ParamLayout& layout() const { return layout_; }
+  const std::vector<double>& params() const { return params_; }
+  /// Per step: the training loss on the predictable positions, and at the other positions.
+  const std::vector<double>& losses() const { return losses_; }
+  const std::vector<double>& other_losses() const { return other_losses_; }
+
+ private:
+  HeadsTrainingConfig cfg_;
+  learn::DecoderConfig model_;
+  learn::ParamLayout layout_;
+  std::vector<double> params_, grads_;
+  learn::AdamState adam_;
+  Rng data_rng_;
+  int step_ = 0;
+  std::vector<double> losses_, other_losses_;
+};
+
+/// Logits of one sequence computed position by position with a growing K/V cache (each new query
+/// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does.
+/// tokens T' → logits T'×V, row-major; *steps receives the number of sequential steps (T').
+std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                               const std::vector<double>& params, const std::vector<int>& tokens,
+                                               int* steps = nullptr);
+
+/// Greedy generation: appends n tokens, each the argmax of the cached forward's last logits.
+std::vector<int> decoder_greedy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                const std::vector<double>& params, std::vector<int> prompt, int n);
+
+}  // namespace attn::lessons

@@ -1,0 +1,201 @@
+// The learned-heads lesson: the repeated-run task, head scores on maps with known answers,
+// interventions (zero ablation, activation patching), K/V-cache generation against the parallel
+// forward, and training in slices.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "learn/layers.hpp"
+#include "lessons/learned_heads.hpp"
+
+using namespace attn;
+using namespace attn::lessons;
+using learn::DecoderConfig;
+using learn::DecoderPositions;
+
+namespace {
+
+DecoderConfig small_model(DecoderPositions pos, int mlp = 0, bool ln = false) {
+  DecoderConfig c;
+  c.vocab = 8;
+  c.context = 16;
+  c.d_model = 8;
+  c.heads = 2;
+  c.layers = 2;
+  c.mlp = mlp;
+  c.positions = pos;
+  c.layer_norm = ln;
+  return c;
+}
+
+InductionTask small_task() {
+  InductionTask t;
+  t.vocab = 8;
+  t.context = 16;
+  t.prefix_min = 0;
+  t.prefix_max = 3;
+  t.run_min = 3;
+  t.run_max = 6;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("learned heads: the task repeats the run and scores only the predictable positions", "[lesson][heads]") {
+  Rng rng(3);
+  const InductionTask task = small_task();
+  const InductionBatch b = make_induction_batch(task, rng, 50);
+  REQUIRE(b.layouts.size() == 50);
+  int counted = 0;
+  for (int s = 0; s < 50; ++s) {
+    const InductionLayout& lay = b.layouts[static_cast<size_t>(s)];
+    CHECK(lay.prefix >= task.prefix_min);
+    CHECK(lay.prefix <= task.prefix_max);
+    CHECK(lay.run >= task.run_min);
+    CHECK(lay.run <= task.run_max);
+    const int* tok = b.batch.tokens.data() + s * task.context;
+    for (int k = 0; k < lay.run; ++k) CHECK(tok[lay.repeat_start() + k] == tok[lay.prefix + k]);
+    for (int i = 0; i < task.context; ++i) {
+      const int tg = b.batch.targets[static_cast<size_t>(s * task.context + i)];
+      const bool predictable = i >= lay.repeat_start() && i < lay.repeat_start() + lay.run - 1;
+      CHECK((tg != learn::kIgnoreIndex) == predictable);
+      if (predictable) CHECK(tg == tok[i + 1]);
+      counted += predictable;
+    }
+  }
+  // l − 1 predictable positions per sequence
+  int want = 0;
+  for (const InductionLayout& lay : b.layouts) want += lay.run - 1;
+  CHECK(counted == want);
+}
+
+TEST_CASE("learned heads: scores on constructed maps with known answers", "[lesson][heads]") {
+  const int T = 10;
+  const InductionLayout lay{2, 3};  // run at 2..4, repeat at 5..7
+  std::vector<double> prev(T * T, 0.0), induct(T * T, 0.0), first(T * T, 0.0);
+  prev[0] = 1.0;
+  for (int i = 1; i < T; ++i) prev[i * T + i - 1] = 1.0;
+  for (int i = 0; i < T; ++i) first[i * T] = 1.0;
+  for (int i = 0; i < T; ++i) induct[i * T + i] = 1.0;
+  for (int i = 5; i < 8; ++i) {
+    induct[i * T + i] = 0.0;
+    induct[i * T + (i - 3 + 1)] = 1.0;  // the token after the earlier copy
+  }
+  const HeadScores p = head_scores(prev.data(), T, lay);
+  CHECK(p.previous_token == 1.0);
+  CHECK(p.diagonal == Approx(0.1));  // only row 0 attends to itself
+  CHECK(p.induction == 0.0);
+  const HeadScores f = head_scores(first.data(), T, lay);
+  CHECK(f.first_token == 1.0);
+  CHECK(f.previous_token == Approx(1.0 / 9));  // row 1's previous key is key 0
+  const HeadScores ind = head_scores(induct.data(), T, lay);
+  CHECK(ind.induction == 1.0);
+  CHECK(ind.diagonal == Approx(7.0 / 10));
+  CHECK_THROWS_AS(head_scores(prev.data(), T, InductionLayout{6, 3}), Error);
+}
+
+TEST_CASE("learned heads: zero-ablating a head equals zeroing its columns of out_proj.weight", "[lesson][heads]") {
+  const DecoderConfig c = small_model(DecoderPositions::learned, 6);
+  const learn::ParamLayout layout = learn::decoder_layout(c);
+  const std::vector<double> params = learn::init_params(layout, 9);
+  Rng rng(4);
+  const InductionBatch b = make_induction_batch(small_task(), rng, 4);
+  for (int l = 0; l < c.layers; ++l)
+    for (int h = 0; h < c.heads; ++h) {
+      learn::HeadIntervention iv;
+      iv.mode.assign(static_cast<size_t>(c.layers * c.heads), learn::HeadIntervention::keep);
+      iv.mode[static_cast<size_t>(l * c.heads + h)] = learn::HeadIntervention::zero;
+      learn::DecoderActivations a1, a2;
+      learn::decoder_forward(c, layout, params.data(), b.batch, a1, &iv);
+      std::vector<double> p2 = params;
+      const learn::ParamInfo& w = layout.at(static_cast<size_t>(layout.find("layers." + std::to_string(l) + ".attn.out_proj.weight")));
+      const int dk = c.d_model / c.heads;
+      for (int o = 0; o < c.d_model; ++o)
+        for (int k = h * dk; k < (h + 1) * dk; ++k) p2[w.offset + static_cast<size_t>(o * c.d_model + k)] = 0.0;
+      learn::decoder_forward(c, layout, p2.data(), b.batch, a2);
+      double diff = 0.0;
+      for (size_t i = 0; i < a1.logits.size(); ++i) diff = std::max(diff, std::fabs(a1.logits[i] - a2.logits[i]));
+      INFO("layer " << l << " head " << h);
+      CHECK(diff == 0.0);
+    }
+}
+
+TEST_CASE("learned heads: patching every head restores the clean run and patching none leaves the corrupted one", "[lesson][heads]") {
+  const DecoderConfig c = small_model(DecoderPositions::rope, 5, true);
+  const learn::ParamLayout layout = learn::decoder_layout(c);
+  const std::vector<double> params = learn::init_params(layout, 10);
+  Rng rng(5);
+  const InductionBatch clean = make_induction_batch(small_task(), rng, 4);
+  const InductionBatch corrupt = corrupt_first_copy(clean, c.vocab, rng);
+  for (size_t s = 0; s < clean.layouts.size(); ++s)
+    for (int k = 0; k < clean.layouts[s].run; ++k) {
+      const size_t at = s * 16 + static_cast<size_t>(clean.layouts[s].prefix + k);
+      CHECK(corrupt.batch.tokens[at] != clean.batch.tokens[at]);
+    }
+  learn::DecoderActivations ca, xa, all_a, none_a;
+  learn::decoder_forward(c, layout, params.data(), clean.batch, ca);
+  learn::decoder_forward(c, layout, params.data(), corrupt.batch, xa);
+  learn::HeadIntervention all, none;
+  all.mode.assign(4, learn::HeadIntervention::patch);
+  all.source = &ca;
+  none.mode.assign(4, learn::HeadIntervention::keep);
+  learn::decoder_forward(c, layout, params.data(), corrupt.batch, all_a, &all);
+  learn::decoder_forward(c, layout, params.data(), corrupt.batch, none_a, &none);
+  CHECK(none_a.logits == xa.logits);
+  // Every position whose own token is unchanged (all but the corrupted first copy) gets the clean logits.
+  for (size_t s = 0; s < clean.layouts.size(); ++s)
+    for (int i = 0; i < 16; ++i) {
+      const InductionLayout& lay = clean.layouts[s];
+      if (i >= lay.prefix && i < lay.repeat_start()) continue;
+      for (int v = 0; v < c.vocab; ++v) {
+        const size_t at = (s * 16 + static_cast<size_t>(i)) * c.vocab + v;
+        CHECK(all_a.logits[at] == ca.logits[at]);
+      }
+    }
+  const PatchingStudy st = patch_each_head(c, layout, params, clean, corrupt);
+  REQUIRE(st.recovered.size() == 4);
+  for (double r : st.recovered) CHECK(std::isfinite(r));
+}
+
+TEST_CASE("learned heads: generation with a K/V cache reproduces the parallel forward for every position signal", "[lesson][heads]") {
+  for (DecoderPositions pos : {DecoderPositions::learned, DecoderPositions::sinusoidal, DecoderPositions::rope,
+                               DecoderPositions::none}) {
+    for (int variant = 0; variant < 2; ++variant) {
+      const DecoderConfig c = small_model(pos, variant ? 6 : 0, variant == 1);
+      const learn::ParamLayout layout = learn::decoder_layout(c);
+      const std::vector<double> params = learn::init_params(layout, 11 + variant);
+      Rng rng(6);
+      const InductionBatch b = make_induction_batch(small_task(), rng, 1);
+      learn::DecoderActivations a;
+      learn::decoder_forward(c, layout, params.data(), b.batch, a);
+      int steps = 0;
+      const std::vector<double> inc = decoder_incremental_logits(c, layout, params, b.batch.tokens, &steps);
+      CHECK(steps == 16);
+      double diff = 0.0;
+      for (size_t i = 0; i < inc.size(); ++i) diff = std::max(diff, std::fabs(inc[i] - a.logits[i]));
+      INFO("positions " << learn::decoder_positions_name(pos) << ", variant " << variant << ": max |diff| " << diff);
+      CHECK(diff <= 1e-12);
+    }
+  }
+}
+
+TEST_CASE("learned heads: training in slices gives the same bits as in one go", "[lesson][heads]") {
+  HeadsTrainingConfig cfg;
+  cfg.task = small_task();
+  cfg.model = small_model(DecoderPositions::learned);
+  cfg.batch = 4;
+  cfg.steps = 12;
+  HeadsTrainer one(cfg), sliced(cfg);
+  CHECK(one.advance(100) == 12);
+  CHECK(one.done());
+  CHECK(sliced.advance(5) == 5);
+  CHECK(sliced.advance(1) == 1);
+  CHECK(sliced.advance(6) == 6);
+  CHECK(sliced.advance(6) == 0);
+  CHECK(one.params() == sliced.params());
+  CHECK(one.losses() == sliced.losses());
+  HeadsTrainingConfig bad = cfg;
+  bad.task.context = 8;  // prefix_max + 2 run_max = 15 does not fit
+  CHECK_THROWS_AS(HeadsTrainer(bad), Error);
+}
