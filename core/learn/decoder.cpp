@@ -15,14 +15,6 @@ namespace {
 
 std::string lname(int l, const char* rest) { return "layers." + std::to_string(l) + "." + rest; }
 
-/// Pointer to a tensor of the flat buffer by state_dict name (the layout always has it).
-template <typename T>
-T* tensor(const ParamLayout& layout, T* base, const std::string& name) {
-  const long i = layout.find(name);
-  if (i < 0) bad(ErrorCode::invalid_field, "the model has no parameter \"" + name + "\"");
-  return base + layout.at(static_cast<std::size_t>(i)).offset;
-}
-
 /// Causal allowed mask T×T (query i sees keys j <= i).
 std::vector<unsigned char> causal_allowed(int t) {
   std::vector<unsigned char> m(static_cast<size_t>(t) * t, 0);
@@ -53,17 +45,12 @@ const char* decoder_positions_name(DecoderPositions p) {
 }
 
 void validate_decoder_config(const DecoderConfig& c) {
-  auto range = [](const char* f, int v, int lo, int hi) {
-    if (v < lo || v > hi)
-      bad(ErrorCode::invalid_field, std::string("model.") + f + " must be between " + std::to_string(lo) +
-                                        " and " + std::to_string(hi) + ", got " + std::to_string(v));
-  };
-  range("vocab", c.vocab, 1, 4096);
-  range("context", c.context, 1, 1024);
-  range("d_model", c.d_model, 1, 512);
-  range("heads", c.heads, 1, 64);
-  range("layers", c.layers, 0, 8);
-  range("mlp", c.mlp, 0, 2048);
+  require_model_range("vocab", c.vocab, 1, 4096);
+  require_model_range("context", c.context, 1, 1024);
+  require_model_range("d_model", c.d_model, 1, 512);
+  require_model_range("heads", c.heads, 1, 64);
+  require_model_range("layers", c.layers, 0, 8);
+  require_model_range("mlp", c.mlp, 0, 2048);
   if (c.d_model % c.heads != 0)
     bad(ErrorCode::invalid_field, "model.heads = " + std::to_string(c.heads) + " must divide model.d_model = " +
                                       std::to_string(c.d_model));
@@ -163,9 +150,9 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
 
   // x = embed[tokens] + positions
   std::vector<double> x(nd);
-  embedding_forward(x.data(), batch.tokens.data(), tensor(layout, params, "embed.weight"), N, d);
+  embedding_forward(x.data(), batch.tokens.data(), tensor_in(layout, params, "embed.weight"), N, d);
   if (c.positions == DecoderPositions::learned) {
-    const double* pos = tensor(layout, params, "pos.weight");
+    const double* pos = tensor_in(layout, params, "pos.weight");
     for (int b = 0; b < B; ++b) residual_forward(x.data() + static_cast<size_t>(b) * T * d, pos, T * d);
   } else if (c.positions == DecoderPositions::sinusoidal) {
     const Matrix pe = sinusoidal_positions(T, d);
@@ -184,12 +171,12 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
       L.ln1_mean.resize(N);
       L.ln1_rstd.resize(N);
       layernorm_forward(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x.data(),
-                        tensor(layout, params, lname(l, "ln1.weight")), tensor(layout, params, lname(l, "ln1.bias")),
+                        tensor_in(layout, params, lname(l, "ln1.weight")), tensor_in(layout, params, lname(l, "ln1.bias")),
                         N, d);
       attn_in = L.ln1.data();
     }
     L.qkv.resize(static_cast<size_t>(N) * 3 * d);
-    linear_forward(L.qkv.data(), attn_in, tensor(layout, params, lname(l, "attn.in_proj_weight")), nullptr, N, d,
+    linear_forward(L.qkv.data(), attn_in, tensor_in(layout, params, lname(l, "attn.in_proj_weight")), nullptr, N, d,
                    3 * d);
     L.weights.resize(static_cast<size_t>(B) * h * T * T);
     L.heads_out.resize(nd);
@@ -223,7 +210,7 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
       }
     }
     std::vector<double> proj(nd);
-    linear_forward(proj.data(), L.heads_out.data(), tensor(layout, params, lname(l, "attn.out_proj.weight")),
+    linear_forward(proj.data(), L.heads_out.data(), tensor_in(layout, params, lname(l, "attn.out_proj.weight")),
                    nullptr, N, d, d);
     residual_forward(x.data(), proj.data(), static_cast<int>(nd));
     L.x_mid = x;
@@ -234,17 +221,17 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
         L.ln2_mean.resize(N);
         L.ln2_rstd.resize(N);
         layernorm_forward(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), x.data(),
-                          tensor(layout, params, lname(l, "ln2.weight")),
-                          tensor(layout, params, lname(l, "ln2.bias")), N, d);
+                          tensor_in(layout, params, lname(l, "ln2.weight")),
+                          tensor_in(layout, params, lname(l, "ln2.bias")), N, d);
         mlp_in = L.ln2.data();
       }
       L.mlp_pre.resize(static_cast<size_t>(N) * m);
       L.mlp_act.resize(static_cast<size_t>(N) * m);
-      linear_forward(L.mlp_pre.data(), mlp_in, tensor(layout, params, lname(l, "mlp.0.weight")),
-                     tensor(layout, params, lname(l, "mlp.0.bias")), N, d, m);
+      linear_forward(L.mlp_pre.data(), mlp_in, tensor_in(layout, params, lname(l, "mlp.0.weight")),
+                     tensor_in(layout, params, lname(l, "mlp.0.bias")), N, d, m);
       relu_forward(L.mlp_act.data(), L.mlp_pre.data(), N * m);
-      linear_forward(proj.data(), L.mlp_act.data(), tensor(layout, params, lname(l, "mlp.2.weight")),
-                     tensor(layout, params, lname(l, "mlp.2.bias")), N, m, d);
+      linear_forward(proj.data(), L.mlp_act.data(), tensor_in(layout, params, lname(l, "mlp.2.weight")),
+                     tensor_in(layout, params, lname(l, "mlp.2.bias")), N, m, d);
       residual_forward(x.data(), proj.data(), static_cast<int>(nd));
     }
   }
@@ -255,12 +242,12 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
     a.lnf_mean.resize(N);
     a.lnf_rstd.resize(N);
     layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), x.data(),
-                      tensor(layout, params, "ln_f.weight"), tensor(layout, params, "ln_f.bias"), N, d);
+                      tensor_in(layout, params, "ln_f.weight"), tensor_in(layout, params, "ln_f.bias"), N, d);
     head_in = a.lnf.data();
   }
   a.logits.resize(static_cast<size_t>(N) * V);
   a.probs.resize(static_cast<size_t>(N) * V);
-  linear_forward(a.logits.data(), head_in, tensor(layout, params, "unembed.weight"), nullptr, N, d, V);
+  linear_forward(a.logits.data(), head_in, tensor_in(layout, params, "unembed.weight"), nullptr, N, d, V);
   a.loss = cross_entropy_forward(a.probs.data(), a.logits.data(), batch.targets.data(), N, V, &a.counted);
   return a.loss;
 }
@@ -276,14 +263,14 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
   std::vector<double> dx(nd, 0.0);  // ∂loss/∂(residual stream), walked back layer by layer
   if (c.layer_norm) {
     std::vector<double> dlnf(nd, 0.0);
-    linear_backward(dlnf.data(), tensor(layout, grads, "unembed.weight"), nullptr, dlogits.data(), a.lnf.data(),
-                    tensor(layout, params, "unembed.weight"), N, d, V);
-    layernorm_backward(dx.data(), tensor(layout, grads, "ln_f.weight"), tensor(layout, grads, "ln_f.bias"),
-                       dlnf.data(), a.x_final.data(), tensor(layout, params, "ln_f.weight"), a.lnf_mean.data(),
+    linear_backward(dlnf.data(), tensor_in(layout, grads, "unembed.weight"), nullptr, dlogits.data(), a.lnf.data(),
+                    tensor_in(layout, params, "unembed.weight"), N, d, V);
+    layernorm_backward(dx.data(), tensor_in(layout, grads, "ln_f.weight"), tensor_in(layout, grads, "ln_f.bias"),
+                       dlnf.data(), a.x_final.data(), tensor_in(layout, params, "ln_f.weight"), a.lnf_mean.data(),
                        a.lnf_rstd.data(), N, d);
   } else {
-    linear_backward(dx.data(), tensor(layout, grads, "unembed.weight"), nullptr, dlogits.data(), a.x_final.data(),
-                    tensor(layout, params, "unembed.weight"), N, d, V);
+    linear_backward(dx.data(), tensor_in(layout, grads, "unembed.weight"), nullptr, dlogits.data(), a.x_final.data(),
+                    tensor_in(layout, params, "unembed.weight"), N, d, V);
   }
 
   const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
@@ -294,27 +281,27 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
     if (m > 0) {
       // x_out = x_mid + mlp(in), in = ln2(x_mid) or x_mid
       std::vector<double> dact(static_cast<size_t>(N) * m, 0.0), dpre(static_cast<size_t>(N) * m, 0.0);
-      linear_backward(dact.data(), tensor(layout, grads, lname(l, "mlp.2.weight")),
-                      tensor(layout, grads, lname(l, "mlp.2.bias")), dx.data(), L.mlp_act.data(),
-                      tensor(layout, params, lname(l, "mlp.2.weight")), N, m, d);
+      linear_backward(dact.data(), tensor_in(layout, grads, lname(l, "mlp.2.weight")),
+                      tensor_in(layout, grads, lname(l, "mlp.2.bias")), dx.data(), L.mlp_act.data(),
+                      tensor_in(layout, params, lname(l, "mlp.2.weight")), N, m, d);
       relu_backward(dpre.data(), dact.data(), L.mlp_pre.data(), N * m);
       std::fill(tmp.begin(), tmp.end(), 0.0);
       const double* mlp_in = c.layer_norm ? L.ln2.data() : L.x_mid.data();
-      linear_backward(tmp.data(), tensor(layout, grads, lname(l, "mlp.0.weight")),
-                      tensor(layout, grads, lname(l, "mlp.0.bias")), dpre.data(), mlp_in,
-                      tensor(layout, params, lname(l, "mlp.0.weight")), N, d, m);
+      linear_backward(tmp.data(), tensor_in(layout, grads, lname(l, "mlp.0.weight")),
+                      tensor_in(layout, grads, lname(l, "mlp.0.bias")), dpre.data(), mlp_in,
+                      tensor_in(layout, params, lname(l, "mlp.0.weight")), N, d, m);
       if (c.layer_norm)
-        layernorm_backward(dx.data(), tensor(layout, grads, lname(l, "ln2.weight")),
-                           tensor(layout, grads, lname(l, "ln2.bias")), tmp.data(), L.x_mid.data(),
-                           tensor(layout, params, lname(l, "ln2.weight")), L.ln2_mean.data(), L.ln2_rstd.data(), N,
+        layernorm_backward(dx.data(), tensor_in(layout, grads, lname(l, "ln2.weight")),
+                           tensor_in(layout, grads, lname(l, "ln2.bias")), tmp.data(), L.x_mid.data(),
+                           tensor_in(layout, params, lname(l, "ln2.weight")), L.ln2_mean.data(), L.ln2_rstd.data(), N,
                            d);
       else
         residual_backward(dx.data(), tmp.data(), static_cast<int>(nd));
     }
     // x_mid = x_in + out_proj(heads(in_proj(in))), in = ln1(x_in) or x_in
     std::vector<double> dheads(nd, 0.0), dqkv(static_cast<size_t>(N) * 3 * d, 0.0);
-    linear_backward(dheads.data(), tensor(layout, grads, lname(l, "attn.out_proj.weight")), nullptr, dx.data(),
-                    L.heads_out.data(), tensor(layout, params, lname(l, "attn.out_proj.weight")), N, d, d);
+    linear_backward(dheads.data(), tensor_in(layout, grads, lname(l, "attn.out_proj.weight")), nullptr, dx.data(),
+                    L.heads_out.data(), tensor_in(layout, params, lname(l, "attn.out_proj.weight")), N, d, d);
     for (int b = 0; b < B; ++b) {
       const double* qkv = L.qkv.data() + static_cast<size_t>(b) * T * 3 * d;
       double* g = dqkv.data() + static_cast<size_t>(b) * T * 3 * d;
@@ -331,18 +318,18 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
     }
     std::fill(tmp.begin(), tmp.end(), 0.0);
     const double* attn_in = c.layer_norm ? L.ln1.data() : L.x_in.data();
-    linear_backward(tmp.data(), tensor(layout, grads, lname(l, "attn.in_proj_weight")), nullptr, dqkv.data(),
-                    attn_in, tensor(layout, params, lname(l, "attn.in_proj_weight")), N, d, 3 * d);
+    linear_backward(tmp.data(), tensor_in(layout, grads, lname(l, "attn.in_proj_weight")), nullptr, dqkv.data(),
+                    attn_in, tensor_in(layout, params, lname(l, "attn.in_proj_weight")), N, d, 3 * d);
     if (c.layer_norm)
-      layernorm_backward(dx.data(), tensor(layout, grads, lname(l, "ln1.weight")),
-                         tensor(layout, grads, lname(l, "ln1.bias")), tmp.data(), L.x_in.data(),
-                         tensor(layout, params, lname(l, "ln1.weight")), L.ln1_mean.data(), L.ln1_rstd.data(), N, d);
+      layernorm_backward(dx.data(), tensor_in(layout, grads, lname(l, "ln1.weight")),
+                         tensor_in(layout, grads, lname(l, "ln1.bias")), tmp.data(), L.x_in.data(),
+                         tensor_in(layout, params, lname(l, "ln1.weight")), L.ln1_mean.data(), L.ln1_rstd.data(), N, d);
     else
       residual_backward(dx.data(), tmp.data(), static_cast<int>(nd));
   }
-  embedding_backward(tensor(layout, grads, "embed.weight"), dx.data(), batch.tokens.data(), N, d);
+  embedding_backward(tensor_in(layout, grads, "embed.weight"), dx.data(), batch.tokens.data(), N, d);
   if (c.positions == DecoderPositions::learned) {
-    double* dpos = tensor(layout, grads, "pos.weight");
+    double* dpos = tensor_in(layout, grads, "pos.weight");
     for (int b = 0; b < B; ++b) residual_backward(dpos, dx.data() + static_cast<size_t>(b) * T * d, T * d);
   }
 }

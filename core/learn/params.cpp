@@ -1,5 +1,6 @@
 #include "learn/params.hpp"
 
+#include "attn/error.hpp"
 #include "attn/random.hpp"
 
 namespace attn::learn {
@@ -20,6 +21,28 @@ long ParamLayout::find(const std::string& name) const {
   for (std::size_t i = 0; i < params_.size(); ++i)
     if (params_[i].name == name) return static_cast<long>(i);
   return -1;
+}
+
+namespace {
+std::size_t offset_of(const ParamLayout& layout, const std::string& name) {
+  const long i = layout.find(name);
+  if (i < 0) throw Error(ErrorCode::invalid_field, "the model has no parameter \"" + name + "\"");
+  return layout.at(static_cast<std::size_t>(i)).offset;
+}
+}  // namespace
+
+double* tensor_in(const ParamLayout& layout, double* base, const std::string& name) {
+  return base + offset_of(layout, name);
+}
+
+const double* tensor_in(const ParamLayout& layout, const double* base, const std::string& name) {
+  return base + offset_of(layout, name);
+}
+
+void require_model_range(const char* field, int v, int lo, int hi) {
+  if (v < lo || v > hi)
+    throw Error(ErrorCode::invalid_field, std::string("model.") + field + " must be between " + std::to_string(lo) +
+                                              " and " + std::to_string(hi) + ", got " + std::to_string(v));
 }
 
 std::vector<double> init_params(const ParamLayout& layout, std::uint64_t seed) {

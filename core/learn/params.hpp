@@ -55,6 +55,14 @@ class ParamLayout {
   std::size_t total_ = 0;
 };
 
+/// Pointer to the tensor `name` inside a flat buffer laid out by `layout` (parameters, gradients).
+/// Throws Error(invalid_field) when the layout has no such tensor.
+double* tensor_in(const ParamLayout& layout, double* base, const std::string& name);
+const double* tensor_in(const ParamLayout& layout, const double* base, const std::string& name);
+
+/// Throws Error(invalid_field) "model.FIELD must be between LO and HI, got V" unless lo <= v <= hi.
+void require_model_range(const char* field, int v, int lo, int hi);
+
 /// Parameters drawn from each tensor's law with the core's seeded sampler (attn::Rng on
 /// std::mt19937_64), tensor after tensor in layout order, row by row: the same seed gives the same
 /// bits natively and in wasm. The laws are PyTorch's; the numbers are not torch.manual_seed's.

@@ -12,13 +12,6 @@ namespace {
 
 [[noreturn]] void bad(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
 
-template <typename T>
-T* tensor(const ParamLayout& layout, T* base, const char* name) {
-  const long i = layout.find(name);
-  if (i < 0) bad(ErrorCode::invalid_field, std::string("the model has no parameter \"") + name + "\"");
-  return base + layout.at(static_cast<std::size_t>(i)).offset;
-}
-
 std::string at2(int b, int t) { return "[" + std::to_string(b) + "][" + std::to_string(t) + "]"; }
 
 }  // namespace
@@ -51,16 +44,11 @@ ParamLayout seq2seq_layout(const Seq2SeqConfig& c) {
 }
 
 void validate_seq2seq_config(const Seq2SeqConfig& c) {
-  auto range = [](const char* f, int v, int lo, int hi) {
-    if (v < lo || v > hi)
-      bad(ErrorCode::invalid_field, std::string("model.") + f + " must be between " + std::to_string(lo) +
-                                        " and " + std::to_string(hi) + ", got " + std::to_string(v));
-  };
-  range("src_vocab", c.src_vocab, 1, 4096);
-  range("tgt_vocab", c.tgt_vocab, 1, 4096);
-  range("embed", c.embed, 1, 512);
-  range("hidden", c.hidden, 1, 512);
-  if (c.attention) range("attn_dim", c.attn_dim, 1, 512);
+  require_model_range("src_vocab", c.src_vocab, 1, 4096);
+  require_model_range("tgt_vocab", c.tgt_vocab, 1, 4096);
+  require_model_range("embed", c.embed, 1, 512);
+  require_model_range("hidden", c.hidden, 1, 512);
+  if (c.attention) require_model_range("attn_dim", c.attn_dim, 1, 512);
 }
 
 void validate_seq2seq_batch(const Seq2SeqConfig& c, const Seq2SeqBatch& b) {
@@ -118,10 +106,10 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
                        const Seq2SeqBatch& batch, Seq2SeqActivations& a) {
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
   const int V = c.tgt_vocab, I = E + H;
-  const double* enc_wih = tensor(layout, P, "encoder.weight_ih_l0");
-  const double* enc_whh = tensor(layout, P, "encoder.weight_hh_l0");
-  const double* enc_bih = tensor(layout, P, "encoder.bias_ih_l0");
-  const double* enc_bhh = tensor(layout, P, "encoder.bias_hh_l0");
+  const double* enc_wih = tensor_in(layout, P, "encoder.weight_ih_l0");
+  const double* enc_whh = tensor_in(layout, P, "encoder.weight_hh_l0");
+  const double* enc_bih = tensor_in(layout, P, "encoder.bias_ih_l0");
+  const double* enc_bhh = tensor_in(layout, P, "encoder.bias_hh_l0");
   // encoder, one sequence at a time over its valid tokens
   a.enc.assign(static_cast<size_t>(B), {});
   a.s0.assign(static_cast<size_t>(B) * H, 0.0);
@@ -134,14 +122,14 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     e.gates.resize(static_cast<size_t>(len) * 3 * H);
     e.hn.resize(static_cast<size_t>(len) * H);
     embedding_forward(e.x.data(), batch.source.data() + static_cast<size_t>(b) * S,
-                      tensor(layout, P, "src_embed.weight"), len, E);
+                      tensor_in(layout, P, "src_embed.weight"), len, E);
     gru_sequence_forward(e.states.data(), e.gates.data(), e.hn.data(), e.x.data(), enc_wih, enc_whh, enc_bih,
                          enc_bhh, len, E, H);
     for (int j = 0; j < H; ++j) a.s0[static_cast<size_t>(b) * H + j] = e.states[static_cast<size_t>(len - 1) * H + j];
     if (c.attention) {
       e.whh.resize(static_cast<size_t>(len) * A);
-      linear_forward(e.whh.data(), e.states.data(), tensor(layout, P, "attn.w_h.weight"),
-                     tensor(layout, P, "attn.w_h.bias"), len, H, A);
+      linear_forward(e.whh.data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"),
+                     tensor_in(layout, P, "attn.w_h.bias"), len, H, A);
     }
   }
   // decoder, all B sequences together, one step at a time
@@ -155,7 +143,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   a.out_in.assign(static_cast<size_t>(B) * U * 2 * H, 0.0);
   std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H), emb(static_cast<size_t>(E));
   std::vector<int> tok(static_cast<size_t>(B));
-  const double* tgt_embed = tensor(layout, P, "tgt_embed.weight");
+  const double* tgt_embed = tensor_in(layout, P, "tgt_embed.weight");
   for (int t = 0; t < U; ++t) {
     a.s_prev[t] = s;
     std::vector<double>& ctx = a.context[t];
@@ -167,8 +155,8 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
         additive_forward(ctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
                          a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, s.data() + static_cast<size_t>(b) * H,
-                         e.states.data(), e.whh.data(), tensor(layout, P, "attn.w_s.weight"),
-                         tensor(layout, P, "attn.v.weight"), e.len, H, H, A);
+                         e.states.data(), e.whh.data(), tensor_in(layout, P, "attn.w_s.weight"),
+                         tensor_in(layout, P, "attn.v.weight"), e.len, H, H, A);
       }
     } else {
       ctx = a.s0;
@@ -183,8 +171,8 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     a.gates[t].resize(static_cast<size_t>(B) * 3 * H);
     a.hn[t].resize(static_cast<size_t>(B) * H);
     gru_cell_forward(s_next.data(), a.gates[t].data(), a.hn[t].data(), in.data(), s.data(),
-                     tensor(layout, P, "decoder.weight_ih"), tensor(layout, P, "decoder.weight_hh"),
-                     tensor(layout, P, "decoder.bias_ih"), tensor(layout, P, "decoder.bias_hh"), B, I, H);
+                     tensor_in(layout, P, "decoder.weight_ih"), tensor_in(layout, P, "decoder.weight_hh"),
+                     tensor_in(layout, P, "decoder.bias_ih"), tensor_in(layout, P, "decoder.bias_hh"), B, I, H);
     s = s_next;
     for (int b = 0; b < B; ++b) {
       double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * 2 * H;
@@ -197,7 +185,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   const int N = B * U;
   a.logits.resize(static_cast<size_t>(N) * V);
   a.probs.resize(static_cast<size_t>(N) * V);
-  linear_forward(a.logits.data(), a.out_in.data(), tensor(layout, P, "out.weight"), tensor(layout, P, "out.bias"), N,
+  linear_forward(a.logits.data(), a.out_in.data(), tensor_in(layout, P, "out.weight"), tensor_in(layout, P, "out.bias"), N,
                  2 * H, V);
   a.loss = cross_entropy_forward(a.probs.data(), a.logits.data(), batch.target_out.data(), N, V, &a.counted);
   return a.loss;
@@ -209,8 +197,8 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
   const int V = c.tgt_vocab, I = E + H, N = B * U;
   std::vector<double> dlogits(static_cast<size_t>(N) * V, 0.0), dout_in(static_cast<size_t>(N) * 2 * H, 0.0);
   cross_entropy_backward(dlogits.data(), a.probs.data(), batch.target_out.data(), N, V, a.counted);
-  linear_backward(dout_in.data(), tensor(layout, G, "out.weight"), tensor(layout, G, "out.bias"), dlogits.data(),
-                  a.out_in.data(), tensor(layout, P, "out.weight"), N, 2 * H, V);
+  linear_backward(dout_in.data(), tensor_in(layout, G, "out.weight"), tensor_in(layout, G, "out.bias"), dlogits.data(),
+                  a.out_in.data(), tensor_in(layout, P, "out.weight"), N, 2 * H, V);
 
   std::vector<std::vector<double>> dstates(static_cast<size_t>(B));  // ∂loss/∂ encoder states
   for (int b = 0; b < B; ++b) dstates[b].assign(static_cast<size_t>(a.enc[b].len) * H, 0.0);
@@ -220,7 +208,7 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
   std::vector<double> ds(static_cast<size_t>(B) * H, 0.0);    // ∂loss/∂s_t, carried back
   std::vector<double> ds0(static_cast<size_t>(B) * H, 0.0);   // fixed summary: c_t = s₀ at every step
   std::vector<double> dsp(static_cast<size_t>(B) * H), din(static_cast<size_t>(B) * I), dctx(static_cast<size_t>(B) * H);
-  double* dtgt = tensor(layout, G, "tgt_embed.weight");
+  double* dtgt = tensor_in(layout, G, "tgt_embed.weight");
   for (int t = U - 1; t >= 0; --t) {
     // logits_t read [s_t; c_t]
     for (int b = 0; b < B; ++b) {
@@ -232,11 +220,11 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
     }
     std::fill(dsp.begin(), dsp.end(), 0.0);
     std::fill(din.begin(), din.end(), 0.0);
-    gru_cell_backward(din.data(), dsp.data(), tensor(layout, G, "decoder.weight_ih"),
-                      tensor(layout, G, "decoder.weight_hh"), tensor(layout, G, "decoder.bias_ih"),
-                      tensor(layout, G, "decoder.bias_hh"), ds.data(), a.gates[t].data(), a.hn[t].data(),
-                      a.cell_in[t].data(), a.s_prev[t].data(), tensor(layout, P, "decoder.weight_ih"),
-                      tensor(layout, P, "decoder.weight_hh"), B, I, H);
+    gru_cell_backward(din.data(), dsp.data(), tensor_in(layout, G, "decoder.weight_ih"),
+                      tensor_in(layout, G, "decoder.weight_hh"), tensor_in(layout, G, "decoder.bias_ih"),
+                      tensor_in(layout, G, "decoder.bias_hh"), ds.data(), a.gates[t].data(), a.hn[t].data(),
+                      a.cell_in[t].data(), a.s_prev[t].data(), tensor_in(layout, P, "decoder.weight_ih"),
+                      tensor_in(layout, P, "decoder.weight_hh"), B, I, H);
     for (int b = 0; b < B; ++b) {
       const int y = batch.target_in[static_cast<size_t>(b) * U + t];
       embedding_backward(dtgt, din.data() + static_cast<size_t>(b) * I, &y, 1, E);
@@ -246,11 +234,11 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
       for (int b = 0; b < B; ++b) {
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
         additive_backward(dsp.data() + static_cast<size_t>(b) * H, dstates[b].data(), dwhh[b].data(),
-                          tensor(layout, G, "attn.w_s.weight"), tensor(layout, G, "attn.v.weight"),
+                          tensor_in(layout, G, "attn.w_s.weight"), tensor_in(layout, G, "attn.v.weight"),
                           dctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
                           a.tanh_out[t].data() + static_cast<size_t>(b) * S * A,
                           a.s_prev[t].data() + static_cast<size_t>(b) * H, e.states.data(),
-                          tensor(layout, P, "attn.w_s.weight"), tensor(layout, P, "attn.v.weight"), e.len, H, H, A);
+                          tensor_in(layout, P, "attn.w_s.weight"), tensor_in(layout, P, "attn.v.weight"), e.len, H, H, A);
       }
     } else {
       residual_backward(ds0.data(), dctx.data(), B * H);
@@ -258,21 +246,21 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
     ds = dsp;  // now ∂loss/∂s_{t−1}
   }
   // s₀ is the encoder state at the last valid token; ds holds ∂loss/∂s₀ through the recurrence.
-  const double* enc_wih = tensor(layout, P, "encoder.weight_ih_l0");
-  const double* enc_whh = tensor(layout, P, "encoder.weight_hh_l0");
+  const double* enc_wih = tensor_in(layout, P, "encoder.weight_ih_l0");
+  const double* enc_whh = tensor_in(layout, P, "encoder.weight_hh_l0");
   for (int b = 0; b < B; ++b) {
     const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
     double* last = dstates[b].data() + static_cast<size_t>(e.len - 1) * H;
     for (int j = 0; j < H; ++j) last[j] += ds[static_cast<size_t>(b) * H + j] + ds0[static_cast<size_t>(b) * H + j];
     if (c.attention)
-      linear_backward(dstates[b].data(), tensor(layout, G, "attn.w_h.weight"), tensor(layout, G, "attn.w_h.bias"),
-                      dwhh[b].data(), e.states.data(), tensor(layout, P, "attn.w_h.weight"), e.len, H, A);
+      linear_backward(dstates[b].data(), tensor_in(layout, G, "attn.w_h.weight"), tensor_in(layout, G, "attn.w_h.bias"),
+                      dwhh[b].data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"), e.len, H, A);
     std::vector<double> dx(static_cast<size_t>(e.len) * E, 0.0);
-    gru_sequence_backward(dx.data(), tensor(layout, G, "encoder.weight_ih_l0"), tensor(layout, G, "encoder.weight_hh_l0"),
-                          tensor(layout, G, "encoder.bias_ih_l0"), tensor(layout, G, "encoder.bias_hh_l0"),
+    gru_sequence_backward(dx.data(), tensor_in(layout, G, "encoder.weight_ih_l0"), tensor_in(layout, G, "encoder.weight_hh_l0"),
+                          tensor_in(layout, G, "encoder.bias_ih_l0"), tensor_in(layout, G, "encoder.bias_hh_l0"),
                           dstates[b].data(), e.states.data(), e.gates.data(), e.hn.data(), e.x.data(), enc_wih,
                           enc_whh, e.len, E, H);
-    embedding_backward(tensor(layout, G, "src_embed.weight"), dx.data(), batch.source.data() + static_cast<size_t>(b) * S,
+    embedding_backward(tensor_in(layout, G, "src_embed.weight"), dx.data(), batch.source.data() + static_cast<size_t>(b) * S,
                        e.len, E);
   }
 }

@@ -18,12 +18,6 @@ using learn::kIgnoreIndex;
 
 int draw(Rng& rng, int lo, int hi) { return lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo + 1))); }
 
-const double* tensor(const learn::ParamLayout& layout, const std::vector<double>& p, const std::string& name) {
-  const long i = layout.find(name);
-  if (i < 0) throw Error(ErrorCode::invalid_field, "the model has no parameter \"" + name + "\"");
-  return p.data() + layout.at(static_cast<size_t>(i)).offset;
-}
-
 std::string lname(int l, const char* rest) { return "layers." + std::to_string(l) + "." + rest; }
 
 /// Cross-entropy and argmax accuracy of the saved probabilities against a target list.
@@ -265,19 +259,19 @@ std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, co
   std::vector<double> x(d), y(d), qkv(3 * d), heads(d), w(static_cast<size_t>(T)), mean(1), rstd(1), ln(d);
   std::vector<double> hid(static_cast<size_t>(std::max(m, 1))), act(static_cast<size_t>(std::max(m, 1)));
   for (int t = 0; t < T; ++t) {
-    learn::embedding_forward(x.data(), &tokens[static_cast<size_t>(t)], tensor(layout, P, "embed.weight"), 1, d);
+    learn::embedding_forward(x.data(), &tokens[static_cast<size_t>(t)], learn::tensor_in(layout, P.data(), "embed.weight"), 1, d);
     if (c.positions == learn::DecoderPositions::learned)
-      learn::residual_forward(x.data(), tensor(layout, P, "pos.weight") + static_cast<size_t>(t) * d, d);
+      learn::residual_forward(x.data(), learn::tensor_in(layout, P.data(), "pos.weight") + static_cast<size_t>(t) * d, d);
     else if (c.positions == learn::DecoderPositions::sinusoidal)
       learn::residual_forward(x.data(), pe.data() + static_cast<size_t>(t) * d, d);
     for (int l = 0; l < c.layers; ++l) {
       const double* in = x.data();
       if (c.layer_norm) {
-        learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), tensor(layout, P, lname(l, "ln1.weight")),
-                                 tensor(layout, P, lname(l, "ln1.bias")), 1, d);
+        learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), learn::tensor_in(layout, P.data(), lname(l, "ln1.weight")),
+                                 learn::tensor_in(layout, P.data(), lname(l, "ln1.bias")), 1, d);
         in = ln.data();
       }
-      learn::linear_forward(qkv.data(), in, tensor(layout, P, lname(l, "attn.in_proj_weight")), nullptr, 1, d, 3 * d);
+      learn::linear_forward(qkv.data(), in, learn::tensor_in(layout, P.data(), lname(l, "attn.in_proj_weight")), nullptr, 1, d, 3 * d);
       if (c.positions == learn::DecoderPositions::rope) {
         // rotate this position's q and k: the table row t
         for (int hh = 0; hh < h; ++hh)
@@ -306,30 +300,30 @@ std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, co
       for (int hh = 0; hh < h; ++hh)
         learn::attention_forward(heads.data() + hh * dk, w.data(), qkv.data() + hh * dk, kcache[l].data() + hh * dk,
                                  vcache[l].data() + hh * dk, nullptr, s);
-      learn::linear_forward(y.data(), heads.data(), tensor(layout, P, lname(l, "attn.out_proj.weight")), nullptr, 1, d, d);
+      learn::linear_forward(y.data(), heads.data(), learn::tensor_in(layout, P.data(), lname(l, "attn.out_proj.weight")), nullptr, 1, d, d);
       learn::residual_forward(x.data(), y.data(), d);
       if (m > 0) {
         const double* min = x.data();
         if (c.layer_norm) {
-          learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), tensor(layout, P, lname(l, "ln2.weight")),
-                                   tensor(layout, P, lname(l, "ln2.bias")), 1, d);
+          learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), learn::tensor_in(layout, P.data(), lname(l, "ln2.weight")),
+                                   learn::tensor_in(layout, P.data(), lname(l, "ln2.bias")), 1, d);
           min = ln.data();
         }
-        learn::linear_forward(hid.data(), min, tensor(layout, P, lname(l, "mlp.0.weight")),
-                              tensor(layout, P, lname(l, "mlp.0.bias")), 1, d, m);
+        learn::linear_forward(hid.data(), min, learn::tensor_in(layout, P.data(), lname(l, "mlp.0.weight")),
+                              learn::tensor_in(layout, P.data(), lname(l, "mlp.0.bias")), 1, d, m);
         learn::relu_forward(act.data(), hid.data(), m);
-        learn::linear_forward(y.data(), act.data(), tensor(layout, P, lname(l, "mlp.2.weight")),
-                              tensor(layout, P, lname(l, "mlp.2.bias")), 1, m, d);
+        learn::linear_forward(y.data(), act.data(), learn::tensor_in(layout, P.data(), lname(l, "mlp.2.weight")),
+                              learn::tensor_in(layout, P.data(), lname(l, "mlp.2.bias")), 1, m, d);
         learn::residual_forward(x.data(), y.data(), d);
       }
     }
     const double* head_in = x.data();
     if (c.layer_norm) {
-      learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), tensor(layout, P, "ln_f.weight"),
-                               tensor(layout, P, "ln_f.bias"), 1, d);
+      learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), learn::tensor_in(layout, P.data(), "ln_f.weight"),
+                               learn::tensor_in(layout, P.data(), "ln_f.bias"), 1, d);
       head_in = ln.data();
     }
-    learn::linear_forward(logits.data() + static_cast<size_t>(t) * V, head_in, tensor(layout, P, "unembed.weight"),
+    learn::linear_forward(logits.data() + static_cast<size_t>(t) * V, head_in, learn::tensor_in(layout, P.data(), "unembed.weight"),
                           nullptr, 1, d, V);
   }
   if (steps) *steps = T;
