@@ -216,6 +216,7 @@ HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg) : cfg_(cfg), data_rng
   if (!(cfg.adam.lr > 0.0) || !(cfg.adam.lr <= 1.0)) bad("the learning rate must be in (0, 1]");
   layout_ = learn::decoder_layout(model_);
   params_ = learn::init_params(layout_, cfg.seed);
+  initial_ = params_;
 }
 
 int HeadsTrainer::advance(int max_steps) {
@@ -328,6 +329,52 @@ std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, co
   }
   if (steps) *steps = T;
   return logits;
+}
+
+InductionBatch heldout_batch(const InductionTask& task, std::uint64_t seed, int batch) {
+  Rng rng(seed ^ 0x4e1d0a7ULL);  // a stream no trainer draws from
+  return make_induction_batch(task, rng, batch);
+}
+
+HeadsSnapshot take_snapshot(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                            const std::vector<double>& params, int step, const InductionBatch& heldout) {
+  HeadsSnapshot snap;
+  snap.step = step;
+  learn::DecoderActivations a;
+  snap.eval = evaluate(cfg, layout, params, heldout, nullptr, &a);
+  snap.scores = batch_head_scores(cfg, a, heldout.layouts);
+  const int T = a.t, h = cfg.heads;
+  for (int l = 0; l < cfg.layers; ++l)
+    for (int hh = 0; hh < h; ++hh) {
+      const double* w = a.layers[static_cast<size_t>(l)].weights.data() + static_cast<size_t>(hh) * T * T;  // sequence 0
+      snap.maps.emplace_back(w, w + static_cast<size_t>(T) * T);
+    }
+  return snap;
+}
+
+DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                  const std::vector<double>& params, const InductionBatch& heldout) {
+  DecodeComparison d;
+  const int T = heldout.batch.t;
+  d.tokens.assign(heldout.batch.tokens.begin(), heldout.batch.tokens.begin() + T);
+  learn::DecoderBatch one;
+  one.batch = 1;
+  one.t = T;
+  one.tokens = d.tokens;
+  one.targets.assign(static_cast<size_t>(T), learn::kIgnoreIndex);
+  one.targets[0] = d.tokens[1 % T];
+  learn::DecoderActivations a;
+  learn::decoder_forward(cfg, layout, params.data(), one, a);
+  const std::vector<double> inc = decoder_incremental_logits(cfg, layout, params, d.tokens, &d.sequential_steps);
+  for (size_t i = 0; i < inc.size(); ++i) d.max_logit_diff = std::max(d.max_logit_diff, std::fabs(inc[i] - a.logits[i]));
+  const InductionLayout& lay = heldout.layouts[0];
+  d.prompt.assign(d.tokens.begin(), d.tokens.begin() + lay.repeat_start() + 1);
+  d.expected.assign(d.tokens.begin() + lay.repeat_start() + 1, d.tokens.begin() + lay.repeat_start() + lay.run);
+  const std::vector<int> out =
+      decoder_greedy(cfg, layout, params, d.prompt, static_cast<int>(d.expected.size()));
+  d.generated.assign(out.begin() + static_cast<long>(d.prompt.size()), out.end());
+  for (size_t i = 0; i < d.generated.size() && i < d.expected.size(); ++i) d.correct += d.generated[i] == d.expected[i];
+  return d;
 }
 
 std::vector<int> decoder_greedy(const learn::DecoderConfig& c, const learn::ParamLayout& layout,

@@ -128,6 +128,7 @@ class HeadsTrainer {
   const learn::DecoderConfig& model() const { return model_; }
   const learn::ParamLayout& layout() const { return layout_; }
   const std::vector<double>& params() const { return params_; }
+  const std::vector<double>& initial_params() const { return initial_; }
   /// Per step: the training loss on the predictable positions, and at the other positions.
   const std::vector<double>& losses() const { return losses_; }
   const std::vector<double>& other_losses() const { return other_losses_; }
@@ -136,12 +137,46 @@ class HeadsTrainer {
   HeadsTrainingConfig cfg_;
   learn::DecoderConfig model_;
   learn::ParamLayout layout_;
-  std::vector<double> params_, grads_;
+  std::vector<double> params_, initial_, grads_;
   learn::AdamState adam_;
   Rng data_rng_;
   int step_ = 0;
   std::vector<double> losses_, other_losses_;
 };
+
+/// What the panel shows at one step of a run, computed from the parameters on held-out data that
+/// the trainer never draws (its own seeded stream): maps of every head on one display sequence,
+/// mean head scores and the accuracy on a held-out batch.
+struct HeadsSnapshot {
+  int step = 0;
+  InductionEval eval;                    ///< on the held-out batch
+  std::vector<HeadScores> scores;        ///< layers·heads, on the held-out batch
+  std::vector<std::vector<double>> maps; ///< layers·heads maps T×T (row-major) of the display sequence
+};
+
+/// Held-out data for a task: `batch` sequences for scores and accuracy, and one display sequence
+/// (the first of them), from a stream seeded apart from any training stream.
+InductionBatch heldout_batch(const InductionTask& task, std::uint64_t seed, int batch = 32);
+
+HeadsSnapshot take_snapshot(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                            const std::vector<double>& params, int step, const InductionBatch& heldout);
+
+/// Training is parallel, generation is sequential: the teacher-forced forward computes every
+/// position of the display sequence at once; the cached generation reproduces each position's
+/// logits one step at a time; greedy generation from the sequence cut after the first token of the
+/// repeat continues the run (or not), token by token.
+struct DecodeComparison {
+  std::vector<int> tokens;          ///< the display sequence
+  double max_logit_diff = 0.0;      ///< parallel vs cached, over all positions and logits
+  int parallel_passes = 1;          ///< forwards the teacher-forced pass needed
+  int sequential_steps = 0;         ///< steps the cached generation needed (T)
+  std::vector<int> prompt, generated;  ///< greedy: prompt = up to the repeat's first token; then the model's tokens
+  std::vector<int> expected;        ///< the run's continuation the generation should reproduce
+  int correct = 0;                  ///< generated tokens equal to expected
+};
+
+DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                  const std::vector<double>& params, const InductionBatch& heldout);
 
 /// Logits of one sequence computed position by position with a growing K/V cache (each new query
 /// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does.

@@ -199,3 +199,31 @@ TEST_CASE("learned heads: training in slices gives the same bits as in one go", 
   bad.task.context = 8;  // prefix_max + 2 run_max = 15 does not fit
   CHECK_THROWS_AS(HeadsTrainer(bad), Error);
 }
+
+TEST_CASE("learned heads: a snapshot and the decoding comparison on held-out data", "[lesson][heads]") {
+  const DecoderConfig c = small_model(DecoderPositions::rope, 4, true);
+  const learn::ParamLayout layout = learn::decoder_layout(c);
+  const std::vector<double> params = learn::init_params(layout, 12);
+  const InductionBatch held = heldout_batch(small_task(), 7, 8);
+  const HeadsSnapshot snap = take_snapshot(c, layout, params, 0, held);
+  REQUIRE(snap.maps.size() == 4);
+  for (const std::vector<double>& m : snap.maps) {
+    REQUIRE(m.size() == 256);
+    for (int i = 0; i < 16; ++i) {
+      double sum = 0.0;
+      for (int j = 0; j < 16; ++j) {
+        if (j > i) CHECK(m[static_cast<size_t>(i * 16 + j)] == 0.0);  // causal: no future key
+        sum += m[static_cast<size_t>(i * 16 + j)];
+      }
+      CHECK(sum == Approx(1.0).margin(1e-12));
+    }
+  }
+  CHECK(snap.scores.size() == 4);
+  CHECK(snap.eval.counted > 0);
+  const DecodeComparison d = compare_decoding(c, layout, params, held);
+  CHECK(d.max_logit_diff <= 1e-12);
+  CHECK(d.sequential_steps == 16);
+  CHECK(d.parallel_passes == 1);
+  CHECK(d.generated.size() == d.expected.size());
+  CHECK(d.prompt.size() == static_cast<size_t>(held.layouts[0].repeat_start() + 1));
+}
