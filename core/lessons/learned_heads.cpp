@@ -205,7 +205,8 @@ PatchingStudy patch_each_head(const learn::DecoderConfig& cfg, const learn::Para
   return st;
 }
 
-HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg) : cfg_(cfg), data_rng_(cfg.seed ^ 0x5eedda7aULL) {
+HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg)
+    : cfg_(cfg), train_task_(cfg.task), data_rng_(cfg.seed ^ 0x5eedda7aULL) {
   validate_task(cfg.task);
   model_ = cfg.model;
   model_.vocab = cfg.task.vocab;
@@ -214,6 +215,12 @@ HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg) : cfg_(cfg), data_rng
   if (cfg.batch < 1 || cfg.batch > 256) bad("batch must be between 1 and 256");
   if (cfg.steps < 0 || cfg.steps > 100000) bad("steps must be between 0 and 100000");
   if (!(cfg.adam.lr > 0.0) || !(cfg.adam.lr <= 1.0)) bad("the learning rate must be in (0, 1]");
+  if (cfg.train_length != 0) {
+    if (cfg.train_length < cfg.task.prefix_max + 2 * cfg.task.run_max || cfg.train_length > cfg.task.context)
+      bad("train_length must fit the longest layout (" + std::to_string(cfg.task.prefix_max + 2 * cfg.task.run_max) +
+          ") and the context (" + std::to_string(cfg.task.context) + ")");
+    train_task_.context = cfg.train_length;
+  }
   layout_ = learn::decoder_layout(model_);
   params_ = learn::init_params(layout_, cfg.seed);
   initial_ = params_;
@@ -222,7 +229,7 @@ HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg) : cfg_(cfg), data_rng
 int HeadsTrainer::advance(int max_steps) {
   int ran = 0;
   while (ran < max_steps && step_ < cfg_.steps) {
-    const InductionBatch b = make_induction_batch(cfg_.task, data_rng_, cfg_.batch);
+    const InductionBatch b = make_induction_batch(train_task_, data_rng_, cfg_.batch);
     learn::DecoderActivations a;
     grads_.assign(layout_.total(), 0.0);
     const double loss = learn::decoder_forward(model_, layout_, params_.data(), b.batch, a);
@@ -329,6 +336,65 @@ std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, co
   }
   if (steps) *steps = T;
   return logits;
+}
+
+PositionAccuracy accuracy_by_position(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                      const std::vector<double>& params, const InductionTask& task,
+                                      int train_length, int test_length, std::uint64_t seed, int sequences) {
+  if (test_length < task.run_max * 2 || test_length > 1024) bad("test_length must fit a repeated run and be <= 1024");
+  learn::DecoderConfig c = cfg;
+  if (test_length > cfg.context) {
+    if (cfg.positions == learn::DecoderPositions::learned)
+      bad("learned positions have no row beyond the context (" + std::to_string(cfg.context) +
+          "): test_length must be <= context");
+    c.context = test_length;  // sinusoidal, RoPE and none have no table to run out of
+  }
+  PositionAccuracy out;
+  out.test_length = test_length;
+  out.train_length = train_length;
+  out.counted.assign(static_cast<size_t>(test_length), 0);
+  out.correct.assign(static_cast<size_t>(test_length), 0);
+  Rng rng(seed ^ 0xe7a401a7ULL);
+  InductionBatch b;
+  b.batch.batch = sequences;
+  b.batch.t = test_length;
+  b.batch.tokens.resize(static_cast<size_t>(sequences) * test_length);
+  b.batch.targets.assign(b.batch.tokens.size(), learn::kIgnoreIndex);
+  for (int s = 0; s < sequences; ++s) {
+    const int run = draw(rng, task.run_min, task.run_max);
+    InductionLayout lay{draw(rng, 0, test_length - 2 * run), run};
+    int* tok = b.batch.tokens.data() + static_cast<size_t>(s) * test_length;
+    for (int i = 0; i < test_length; ++i) tok[i] = static_cast<int>(rng.below(static_cast<std::uint64_t>(task.vocab)));
+    for (int k = 0; k < run; ++k) tok[lay.repeat_start() + k] = tok[lay.prefix + k];
+    for (int i = lay.repeat_start(); i <= lay.repeat_start() + run - 2; ++i)
+      b.batch.targets[static_cast<size_t>(s) * test_length + i] = tok[i + 1];
+    b.layouts.push_back(lay);
+  }
+  learn::DecoderActivations a;
+  learn::decoder_forward(c, layout, params.data(), b.batch, a);
+  int within = 0, within_ok = 0, beyond = 0, beyond_ok = 0;
+  for (size_t r = 0; r < b.batch.targets.size(); ++r) {
+    const int tg = b.batch.targets[r];
+    if (tg == learn::kIgnoreIndex) continue;
+    const double* p = a.probs.data() + r * cfg.vocab;
+    int best = 0;
+    for (int j = 1; j < cfg.vocab; ++j)
+      if (p[j] > p[best]) best = j;
+    const int pos = static_cast<int>(r % test_length);
+    out.counted[static_cast<size_t>(pos)]++;
+    out.correct[static_cast<size_t>(pos)] += best == tg;
+    // the target sits at pos + 1: "within" when the whole input and target were seen in training
+    if (pos + 1 < train_length) {
+      ++within;
+      within_ok += best == tg;
+    } else {
+      ++beyond;
+      beyond_ok += best == tg;
+    }
+  }
+  out.accuracy_within = within ? static_cast<double>(within_ok) / within : 0.0;
+  out.accuracy_beyond = beyond ? static_cast<double>(beyond_ok) / beyond : 0.0;
+  return out;
 }
 
 InductionBatch heldout_batch(const InductionTask& task, std::uint64_t seed, int batch) {

@@ -114,7 +114,25 @@ struct HeadsTrainingConfig {
   double clip = 1.0;
   std::uint64_t seed = 17;
   int steps = 1800;
+  int train_length = 0;  ///< training sequences' length (0 = the task's context); layouts fit it
 };
+
+/// Positions do not guarantee extrapolation. Accuracy on the predictable positions of held-out
+/// sequences whose repeat is placed anywhere up to test_length (prefix uniform in
+/// 0..test_length − 2·run), counted per target position. Train on shorter sequences
+/// (HeadsTrainingConfig::train_length) and the rows of a learned position table beyond that length
+/// never get a gradient; sinusoidal and RoPE positions can be evaluated beyond the model's context
+/// (test_length > context), learned ones cannot (Error(invalid_field)).
+struct PositionAccuracy {
+  int test_length = 0, train_length = 0;
+  std::vector<int> counted, correct;  ///< per target position 0..test_length−1
+  double accuracy_within = 0.0;       ///< over positions < train_length
+  double accuracy_beyond = 0.0;       ///< over positions >= train_length (0 if none counted)
+};
+
+PositionAccuracy accuracy_by_position(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                      const std::vector<double>& params, const InductionTask& task,
+                                      int train_length, int test_length, std::uint64_t seed, int sequences = 64);
 
 class HeadsTrainer {
  public:
@@ -135,6 +153,7 @@ class HeadsTrainer {
 
  private:
   HeadsTrainingConfig cfg_;
+  InductionTask train_task_;  ///< the task with context = train_length
   learn::DecoderConfig model_;
   learn::ParamLayout layout_;
   std::vector<double> params_, initial_, grads_;

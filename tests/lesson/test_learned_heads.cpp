@@ -227,3 +227,34 @@ TEST_CASE("learned heads: a snapshot and the decoding comparison on held-out dat
   CHECK(d.generated.size() == d.expected.size());
   CHECK(d.prompt.size() == static_cast<size_t>(held.layouts[0].repeat_start() + 1));
 }
+
+TEST_CASE("learned heads: accuracy by position - learned rows past the training length get no gradient", "[lesson][heads]") {
+  HeadsTrainingConfig cfg;
+  cfg.task = small_task();
+  cfg.task.context = 24;
+  cfg.model = small_model(DecoderPositions::learned);
+  cfg.batch = 4;
+  cfg.steps = 6;
+  cfg.train_length = 16;
+  HeadsTrainer tr(cfg);
+  tr.advance(6);
+  // pos.weight rows 16..23 were never used in training: still exactly their initial values
+  const learn::ParamInfo& pos = tr.layout().at(static_cast<size_t>(tr.layout().find("pos.weight")));
+  for (size_t i = 0; i < pos.size(); ++i) {
+    const bool beyond = i / static_cast<size_t>(pos.cols) >= 16;
+    if (beyond) CHECK(tr.params()[pos.offset + i] == tr.initial_params()[pos.offset + i]);
+  }
+  const PositionAccuracy acc = accuracy_by_position(tr.model(), tr.layout(), tr.params(), cfg.task, 16, 24, 3, 16);
+  int counted = 0;
+  for (size_t p = 0; p < acc.counted.size(); ++p) {
+    counted += acc.counted[p];
+    CHECK(acc.correct[p] <= acc.counted[p]);
+  }
+  CHECK(counted > 0);
+  CHECK_THROWS_AS(accuracy_by_position(tr.model(), tr.layout(), tr.params(), cfg.task, 16, 40, 3), Error);
+  learn::DecoderConfig rope = tr.model();
+  rope.positions = DecoderPositions::rope;
+  const learn::ParamLayout rl = learn::decoder_layout(rope);
+  const PositionAccuracy far = accuracy_by_position(rope, rl, learn::init_params(rl, 1), cfg.task, 16, 40, 3, 8);
+  CHECK(far.counted.size() == 40);  // beyond the context: RoPE has no table to run out of
+}
