@@ -32,6 +32,7 @@ const NavEntry kNav[] = {
     {Panel::additive, "9", "Additive", "Bahdanau's scores, stepped"},
     {Panel::script, "10", "Lesson script", "torch replica, timing"},
     {Panel::cost, "11", "Cost", "FLOPs, bytes, caches, kernels"},
+    {Panel::learned_heads, "12", "Learned heads", "trained here: maps, ablations"},
 };
 
 const char* panel_title(Panel p) {
@@ -47,6 +48,7 @@ const char* panel_title(Panel p) {
     case Panel::additive: return "Additive attention (Bahdanau et al. 2015)";
     case Panel::script: return "The lesson's script: replica and timing";
     case Panel::cost: return "Cost: what dense attention spends";
+    case Panel::learned_heads: return "Learned heads: what a trained model's heads do";
   }
   return "";
 }
@@ -75,7 +77,7 @@ void App::frame_presented(double now_seconds) {
 bool App::needs_frame(bool had_input, double now) const {
   if (had_input) busy_until_ = now + 0.4;
   const ImGuiIO& io = ImGui::GetIO();
-  return frame_requested_ || now < busy_until_ || state_.generation != drawn_generation_ ||
+  return frame_requested_ || now < busy_until_ || state_.learned_heads.running || state_.generation != drawn_generation_ ||
          state_.panel != drawn_panel_ || io.WantTextInput || (ImGui::IsAnyItemActive() && !heatmap_cell_mode_active()) || last_frame_at_ < 0 ||
          now - last_frame_at_ > 0.5;
 }
@@ -179,6 +181,9 @@ void App::draw_top_nav() {
 
 void App::frame() {
   if (!fonts_ready_) ensure_fonts(1.0f);
+  // The Learned heads panel's training slice (a time budget of Adam steps), before anything is
+  // drawn: the frame then draws the state as it stands (learned_heads_state.hpp).
+  tick_learned_heads(state_);
   gpu_.begin_frame();
   view::begin_frame(panel_name(state_.panel), panel_title(state_.panel));  // the DOM mirror's record
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -252,6 +257,7 @@ void App::frame() {
     case Panel::additive: draw_additive_panel(state_, ui); break;
     case Panel::script: draw_script_panel(state_, ui); break;
     case Panel::cost: draw_cost_panel(state_, ui); break;
+    case Panel::learned_heads: draw_learned_heads_panel(state_, ui); break;
   }
   ImGui::PopID();
   ImGui::Dummy(ImVec2(0, fs));

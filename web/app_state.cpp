@@ -30,13 +30,15 @@ const char* panel_name(Panel p) {
     case Panel::additive: return "additive";
     case Panel::script: return "script";
     case Panel::cost: return "cost";
+    case Panel::learned_heads: return "learned_heads";
   }
   return "alignment";
 }
 
 bool panel_from_name(const std::string& name, Panel* out) {
   for (Panel p : {Panel::alignment, Panel::heads, Panel::permutation, Panel::masks, Panel::attribution, Panel::scaling,
-                  Panel::temperature, Panel::dropout, Panel::additive, Panel::script, Panel::cost})
+                  Panel::temperature, Panel::dropout, Panel::additive, Panel::script, Panel::cost,
+                  Panel::learned_heads})
     if (name == panel_name(p)) {
       *out = p;
       return true;
@@ -81,6 +83,7 @@ AppState make_default_state() {
   attn::CostInput cost;
   cost.window = 1024;  // a window shorter than the default T = 4096, so it hides something
   set_cost_input(s, cost);  // the weights map waits for ensure_cost_panel
+  init_learned_heads(s);    // step 0 of the default run (training waits for Train)
   return s;
 }
 
@@ -447,6 +450,7 @@ Json state_json(const AppState& s) {
   };
   out.update(lesson_state_json(s));  // masks, attribution, scaling, ... (lesson_state.cpp)
   out["cost"] = cost_state_json(s);  // cost_state.cpp
+  out["learned_heads"] = learned_heads_state_json(s);  // learned_heads_state.cpp
   return out;
 }
 
@@ -465,7 +469,7 @@ Json apply_json(AppState& s, const Json& patch) {
         if (!it->is_string() || !panel_from_name(it->get<std::string>(), &panel))
           return fail("invalid_field",
                       "panel must be one of alignment, heads, permutation, masks, attribution, scaling, "
-                      "temperature, dropout, additive, script, cost");
+                      "temperature, dropout, additive, script, cost, learned_heads");
         s.panel = panel;
         ensure_lesson_panel(s);  // a panel's heavy first computation (lesson_state.hpp)
         ensure_cost_panel(s);
@@ -485,12 +489,15 @@ Json apply_json(AppState& s, const Json& patch) {
       } else if (k == "cost") {
         ok = apply_cost_json(s, *it);
         last_error = &s.cost.error;
+      } else if (k == "learned_heads") {
+        ok = apply_learned_heads_json(s, *it);
+        last_error = &s.learned_heads.error;
       } else if (is_lesson_key(k)) {
         ok = apply_lesson_json(s, k, *it, &last_error);
       } else {
         return fail("invalid_field", "unknown key '" + k +
                                          "' (expected panel, alignment, heads, permutation, masks, attribution, "
-                                         "scaling, temperature, dropout, additive, script, recall, cost)");
+                                         "scaling, temperature, dropout, additive, script, recall, cost, learned_heads)");
       }
       if (!ok && last_error && *last_error) return fail((*last_error)->code, (*last_error)->message);
     }

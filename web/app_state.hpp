@@ -20,14 +20,15 @@
 #include "attn/rope.hpp"
 #include "cost_state.hpp"
 #include "error_info.hpp"
+#include "learned_heads_state.hpp"
 #include "lesson_state.hpp"
 
 namespace app {
 
-enum class Panel { alignment, heads, permutation, masks, attribution, scaling, temperature, dropout, additive, script, cost };
+enum class Panel { alignment, heads, permutation, masks, attribution, scaling, temperature, dropout, additive, script, cost, learned_heads };
 
 /// "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" | "temperature" |
-/// "dropout" | "additive" | "script" | "cost".
+/// "dropout" | "additive" | "script" | "cost" | "learned_heads".
 const char* panel_name(Panel p);
 /// Inverse of panel_name; false for an unknown name.
 bool panel_from_name(const std::string& name, Panel* out);
@@ -77,6 +78,7 @@ struct AppState {
   PermutationState permutation;
   LessonState lesson;               ///< the lesson-claim panels (lesson_state.hpp)
   CostState cost;                   ///< the Cost panel (cost_state.hpp)
+  LearnedHeadsState learned_heads;  ///< the Learned heads panel (learned_heads_state.hpp)
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)

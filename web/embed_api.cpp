@@ -46,6 +46,7 @@ attn::Json link_inputs(const AppState& s) {
     if (!in.empty()) out[it.key()] = std::move(in);
   }
   out["cost"] = cost_state_json(s)["inputs"];  // the Cost panel: every input set() takes back
+  out["learned_heads"] = learned_heads_inputs_json(s.learned_heads.input);  // inputs only, never the run
   return out;
 }
 

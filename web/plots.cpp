@@ -84,7 +84,8 @@ void histogram(const char* id, const std::vector<int>& counts, double lo, double
 }
 
 void line_plot(const char* id, const std::vector<double>& xs, const std::vector<Series>& series, bool log2_x,
-               double ymin, double ymax, float width, float height, const char* x_label, const char* y_label) {
+               double ymin, double ymax, float width, float height, const char* x_label, const char* y_label,
+               int max_ticks, bool markers) {
   ImGui::PushID(id);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
@@ -117,7 +118,14 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
     dl->AddText(ImVec2(a0.x - ts.x - 5, q.y - ts.y * 0.5f), dim_text(), t.c_str());
   }
   float last_label_x = -1e9f;
-  for (double x : xs) {
+  std::vector<double> ticks = xs;
+  if (max_ticks > 0 && static_cast<int>(xs.size()) > max_ticks) {
+    // Evenly spaced round-ish ticks from the first to the last x.
+    ticks.clear();
+    const double lo = xs.front(), hi = xs.back();
+    for (int k = 0; k < max_ticks; ++k) ticks.push_back(lo + (hi - lo) * k / (max_ticks - 1));
+  }
+  for (double x : ticks) {
     const ImVec2 q = to_px(x, ymin);
     dl->AddLine(ImVec2(q.x, a1.y), ImVec2(q.x, a1.y + 4), IM_COL32(120, 120, 120, 255));
     const std::string t = short_number(x, 4);
@@ -142,7 +150,8 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
                       ImVec2(a.x + (b.x - a.x) * (k + 1) / 8, a.y + (b.y - a.y) * (k + 1) / 8), s.color, 2.0f);
       }
     }
-    for (size_t i = 0; i < n; ++i) dl->AddCircleFilled(to_px(xs[i], s.y[i]), 3.0f, s.color);
+    if (markers)
+      for (size_t i = 0; i < n; ++i) dl->AddCircleFilled(to_px(xs[i], s.y[i]), 3.0f, s.color);
   }
   // Header strip: the y label on the left, then one legend entry per series.
   float lx = p0.x + 8;
@@ -166,6 +175,89 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
     ImGui::Text("%s = %s", x_label, short_number(xs[best], 6).c_str());
     for (const Series& s : series)
       if (best < s.y.size()) ImGui::Text("%s: %s", s.name.c_str(), short_number(s.y[best], 6).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+}
+
+void scatter(const char* id, const std::vector<double>& xs, const std::vector<double>& ys,
+             const std::vector<std::string>& labels, float width, float height, const char* x_label,
+             const char* y_label, ImU32 color) {
+  ImGui::PushID(id);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##scatter", ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 p1(p0.x + width, p0.y + height);
+  const float strip = fs * 1.6f;
+  const ImVec2 a0(p0.x + fs * 3.2f, p0.y + strip + 6), a1(p1.x - 14, p1.y - fs * 2.4f);
+  dl->AddRectFilled(p0, p1, kBg, 6.0f);
+  dl->AddRect(p0, p1, kFrame, 6.0f);
+  dl->AddText(ImVec2(p0.x + 8, p0.y + (strip - fs) * 0.5f + 2), ImGui::GetColorU32(ImGuiCol_Text), y_label);
+  const size_t n = std::min(xs.size(), ys.size());
+  if (n == 0) {
+    ImGui::PopID();
+    return;
+  }
+  double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
+    x_lo = std::min(x_lo, xs[i]), x_hi = std::max(x_hi, xs[i]);
+    y_lo = std::min(y_lo, ys[i]), y_hi = std::max(y_hi, ys[i]);
+  }
+  auto pad = [](double& lo, double& hi) {
+    const double span = hi - lo > 1e-12 ? hi - lo : 1.0;
+    hi += span * 0.08;
+    if (lo < 0) lo -= span * 0.08;
+  };
+  pad(x_lo, x_hi);
+  pad(y_lo, y_hi);
+  auto to_px = [&](double x, double y) {
+    return ImVec2(a0.x + static_cast<float>((x - x_lo) / (x_hi - x_lo)) * (a1.x - a0.x),
+                  a1.y - static_cast<float>((y - y_lo) / (y_hi - y_lo)) * (a1.y - a0.y));
+  };
+  for (int k = 0; k <= 4; ++k) {
+    const double y = y_lo + (y_hi - y_lo) * k / 4.0;
+    const float py = to_px(x_lo, y).y;
+    dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), kGrid);
+    const std::string t = short_number(y, 2);
+    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+    dl->AddText(ImVec2(a0.x - ts.x - 5, py - ts.y * 0.5f), dim_text(), t.c_str());
+  }
+  for (int k = 0; k <= 4; ++k) {
+    const double x = x_lo + (x_hi - x_lo) * k / 4.0;
+    const float px = to_px(x, y_lo).x;
+    dl->AddLine(ImVec2(px, a0.y), ImVec2(px, a1.y), kGrid);
+    const std::string t = short_number(x, 2);
+    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+    dl->AddText(ImVec2(std::max(p0.x + 2, std::min(p1.x - ts.x - 2, px - ts.x * 0.5f)), a1.y + 5), dim_text(), t.c_str());
+  }
+  if (y_lo < 0 && y_hi > 0) {
+    const float py = to_px(x_lo, 0.0).y;
+    dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), IM_COL32(150, 150, 150, 255));
+  }
+  dl->AddLine(ImVec2(a0.x, a1.y), ImVec2(a1.x, a1.y), IM_COL32(120, 120, 120, 255));
+  dl->AddLine(ImVec2(a0.x, a0.y), ImVec2(a0.x, a1.y), IM_COL32(120, 120, 120, 255));
+  text_centered(dl, 0.5f * (a0.x + a1.x), a1.y + fs * 1.2f, dim_text(), x_label);
+  int best = -1;
+  float best_d = fs * 1.5f;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
+    const ImVec2 q = to_px(xs[i], ys[i]);
+    dl->AddCircleFilled(q, 4.5f, color);
+    if (i < labels.size() && n <= 12) dl->AddText(ImVec2(q.x + 6, q.y - fs * 0.55f), dim_text(), labels[i].c_str());
+    const float d = std::hypot(q.x - mouse.x, q.y - mouse.y);
+    if (hovered && d < best_d) best_d = d, best = static_cast<int>(i);
+  }
+  if (best >= 0) {
+    const ImVec2 q = to_px(xs[static_cast<size_t>(best)], ys[static_cast<size_t>(best)]);
+    dl->AddCircle(q, 7.0f, IM_COL32(214, 120, 20, 255), 0, 2.0f);
+    ImGui::BeginTooltip();
+    if (static_cast<size_t>(best) < labels.size()) ImGui::TextUnformatted(labels[static_cast<size_t>(best)].c_str());
+    ImGui::Text("%s: %s", x_label, exact_number(xs[static_cast<size_t>(best)]).c_str());
+    ImGui::Text("%s: %s", y_label, exact_number(ys[static_cast<size_t>(best)]).c_str());
     ImGui::EndTooltip();
   }
   ImGui::PopID();

@@ -23,9 +23,17 @@ struct Series {
 };
 
 /// Lines through (x_i, y_i) per series, x on a log2 axis when log2_x (x > 0), y from ymin to ymax.
-/// Ticks at every x given; a legend in the top-left corner; hover shows the values at the nearest x.
+/// Ticks at every x given (or, with max_ticks > 0, at most that many evenly spaced ones); a legend
+/// in the top-left corner; hover shows the values at the nearest x. `markers`: a dot per point.
 void line_plot(const char* id, const std::vector<double>& xs, const std::vector<Series>& series, bool log2_x,
-               double ymin, double ymax, float width, float height, const char* x_label, const char* y_label);
+               double ymin, double ymax, float width, float height, const char* x_label, const char* y_label,
+               int max_ticks = 0, bool markers = true);
+
+/// Points (x_i, y_i) with a label each, axes from the data's range (0 included); hover shows the
+/// nearest point's label and values. `highlight` (-1 none) draws one point larger.
+void scatter(const char* id, const std::vector<double>& xs, const std::vector<double>& ys,
+             const std::vector<std::string>& labels, float width, float height, const char* x_label,
+             const char* y_label, ImU32 color = IM_COL32(31, 111, 178, 255));
 
 /// One row per label with up to three bars side by side, each scaled to its own maximum `max[k]`
 /// (so each column of bars compares keys with one another). `values[k][row]`; NaN draws "n/a".

@@ -558,6 +558,55 @@ int main() {
     const Json bad = Json::parse(attn_app_compute(R"({"op":"attention","query":[]})"));
     expect(bad.contains("error"), "compute reports a bad case as an error object");
 
+    // --- the Learned heads panel: training in per-frame slices, snapshots, interventions, refusals
+    g_step = "learned heads";
+    {
+      expect(Json::parse(attn_app_show_panel("learned_heads"))["ok"] == true, "showPanel learned_heads");
+      d.sweep(71);  // step 0: maps, no interventions yet
+      expect_accepted({{"learned_heads", {{"steps", 130}, {"seed", 5}}}});
+      Json lh = api_state()["learned_heads"];
+      expect(lh["step"] == 0 && lh["status"] == "idle", "a new input starts over at step 0, not running");
+      d.click("Train");
+      expect(api_state()["learned_heads"]["running"] == true, "Train starts a run");
+      d.frames(3);
+      expect_accepted({{"learned_heads", {{"pause", true}}}});
+      const int paused_at = api_state()["learned_heads"]["step"].get<int>();
+      expect(paused_at >= 1, "the slices advanced the run");
+      d.frames(5);
+      expect(api_state()["learned_heads"]["step"].get<int>() == paused_at, "paused: the step stays");
+      // Bad inputs are refused and keep the run.
+      for (const Json& bad : {Json{{"heads", 3}}, Json{{"steps", 0}}, Json{{"layers", 4}}, Json{{"mlp", 7}},
+                              Json{{"lr", -1}}, Json{{"positions", "alibi"}}}) {
+        const Json reply = api_set({{"learned_heads", bad}});
+        expect(reply.value("ok", true) == false, "accepted bad learned_heads input " + attn::dump(bad));
+        const Json after = api_state()["learned_heads"];
+        expect(after["step"].get<int>() == paused_at && after["inputs"]["heads"] == 4 && after["inputs"]["steps"] == 130,
+               "a bad input keeps the run: " + attn::dump(bad));
+      }
+      expect(!api_state()["learned_heads"]["error"].is_null(), "the refusal is shown");
+      expect_accepted({{"learned_heads", {{"interventions", true}, {"ablate", {0, 1}}, {"ablate_mode", "mean"}}}});
+      lh = api_state()["learned_heads"];
+      expect(lh["interventions"].is_object() && lh["interventions"]["step"] == paused_at, "interventions on demand");
+      expect(lh["combined"].is_object() && lh["combined"]["heads"].size() == 2, "two heads ablated together");
+      d.sweep(71);
+      d.click("Continue");
+      int guard = 0;
+      while (api_state()["learned_heads"]["running"] == true && ++guard < 2000) d.frames(1);
+      lh = api_state()["learned_heads"];
+      expect(lh["step"] == 130 && lh["status"] == "done", "the run finishes: " + attn::dump(lh["step"]));
+      expect(lh["snapshot_steps"] == Json({0, 100, 130}), "snapshots at 0, 100 and the end: " + attn::dump(lh["snapshot_steps"]));
+      expect(lh["interventions"].is_object() && lh["interventions"]["step"] == 130, "interventions once at the end");
+      expect(lh["decoding"]["max_logit_diff"].get<double>() < 1e-9, "parallel = cached logits");
+      expect(lh["losses"]["train"].size() == 130, "every step's loss");
+      expect_accepted({{"learned_heads", {{"snapshot", 1}}}});
+      expect(api_state()["learned_heads"]["snapshot"]["step"] == 100, "the scrubber shows step 100");
+      d.sweep(71);
+      expect_state_finite();
+      expect_accepted({{"learned_heads", {{"heads", 8}, {"layers", 3}, {"mlp", 64}, {"positions", "rope"}}}});
+      d.sweep(71);
+      expect_accepted({{"learned_heads", {{"heads", 4}, {"layers", 2}, {"mlp", 0}, {"positions", "learned"}, {"steps", 1800}, {"seed", 17}}}});
+    }
+
     // --- idle frames are skipped, changes and requests are not
     g_step = "idle";
     io.MousePos = ImVec2(-1000, -1000);
@@ -580,7 +629,7 @@ int main() {
     for (const ImVec2 size : {ImVec2(640, 480), ImVec2(1280, 800)}) {
       io.DisplaySize = size;
       for (const char* p : {"alignment", "heads", "permutation", "masks", "attribution", "scaling", "temperature",
-                            "dropout", "additive", "script"}) {
+                            "dropout", "additive", "script", "learned_heads"}) {
         attn_app_show_panel(p);
         d.sweep(61);
       }

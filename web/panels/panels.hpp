@@ -41,6 +41,9 @@ void draw_additive_panel(AppState& s, Ui& ui);
 void draw_script_panel(AppState& s, Ui& ui);
 /// Issue 6: FLOPs, stored bytes, K/V cache, sliding window; dense vs tiled timing; the T×T map.
 void draw_cost_panel(AppState& s, Ui& ui);
+/// A tiny transformer trained here on repeated runs: loss curve, every head's map, scores,
+/// ablation and patching, parallel training vs sequential generation.
+void draw_learned_heads_panel(AppState& s, Ui& ui);
 
 /// The "check yourself" strip of one panel (tasks of attn::recall_tasks() whose panel is `panel`).
 void draw_recall_strip(AppState& s, Ui& ui, const char* panel);

@@ -1,0 +1,124 @@
+// web/learned_heads_state.hpp — inputs and results of the "Learned heads" panel.
+//
+// Same one-way flow as app_state.hpp: inputs change only through the setters below, which
+// validate through the core (attn::lessons::HeadsTrainer) and keep the last good inputs and
+// results on attn::Error. Training runs in slices from tick_learned_heads(), called once per
+// frame by App::frame() *before* anything is drawn, with a time budget; snapshots (maps and
+// scores on held-out data) are taken every 100 steps, and the interventions (ablation, patching,
+// decoding) run only when asked or once at the end of a run — never per frame, never while
+// drawing. The core makes the weights after k steps the same bits however the steps are sliced.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "attn/json_case.hpp"
+#include "attn/types.hpp"
+#include "error_info.hpp"
+#include "lessons/learned_heads.hpp"
+
+namespace app {
+
+struct AppState;
+
+struct LearnedHeadsInput {
+  std::uint64_t seed = 17;
+  int steps = 1800;      ///< 1..20000
+  double lr = 3e-3;      ///< Adam's learning rate, (0, 1]
+  int heads = 4;         ///< 1, 2, 4 or 8 (dividing d_model 32)
+  int layers = 2;        ///< 1..3
+  int mlp = 0;           ///< 0 or 64
+  attn::learn::DecoderPositions positions = attn::learn::DecoderPositions::learned;
+  bool operator==(const LearnedHeadsInput& o) const {
+    return seed == o.seed && steps == o.steps && lr == o.lr && heads == o.heads && layers == o.layers &&
+           mlp == o.mlp && positions == o.positions;
+  }
+};
+
+/// The core's training configuration for the panel's inputs (task and the rest at their defaults).
+attn::lessons::HeadsTrainingConfig learned_heads_config(const LearnedHeadsInput& in);
+
+struct LearnedHeadsInterventions {
+  int step = 0;
+  attn::lessons::AblationStudy ablation;
+  attn::lessons::PatchingStudy patching;
+  attn::lessons::DecodeComparison decoding;
+};
+
+struct LearnedHeadsCombined {
+  int step = 0;
+  std::vector<int> heads;  ///< layer-major indices ablated together
+  bool mean = false;       ///< mean ablation (else zero)
+  attn::lessons::InductionEval eval;
+};
+
+struct LearnedHeadsState {
+  LearnedHeadsInput input;  ///< last good
+  std::shared_ptr<attn::lessons::HeadsTrainer> trainer;  ///< the run (step 0 after a reset)
+  attn::lessons::InductionBatch heldout;                  ///< heldout_batch(task, seed, 32)
+  bool running = false;
+  int runs = 0;  ///< Train presses (a fresh run each)
+
+  std::vector<attn::lessons::HeadsSnapshot> snapshots;  ///< step 0, every 100 steps, the last step
+  int shown = 0;        ///< snapshot the scrubber shows
+  bool follow = true;   ///< the scrubber follows the newest snapshot
+
+  // Display copies of the shown snapshot's maps and of the step-0 maps (layer-major), the
+  // causal mask and the display sequence's tokens; rebuilt when the shown snapshot changes.
+  std::vector<attn::Matrix> maps, maps_initial;
+  attn::BoolMatrix allowed;
+  std::vector<std::string> tokens;
+  std::uint64_t maps_version = 1;
+
+  // The loss curve as drawn: means over buckets of `curve_stride` steps (at most ~300 points).
+  std::vector<double> curve_x, curve_train, curve_other;
+  int curve_stride = 1;
+
+  double steps_per_second = 0.0;  ///< wall-clock rate over the last second of training
+  double rate_t0 = 0.0;           ///< steady-clock seconds where the rate window starts
+  int rate_step0 = 0;
+
+  std::optional<LearnedHeadsInterventions> interventions;
+  std::vector<bool> combo;        ///< heads ticked for ablation together
+  bool combo_mean = false;
+  std::optional<LearnedHeadsCombined> combined;
+
+  std::optional<ErrorInfo> error;
+};
+
+/// The default run at step 0 (cannot fail).
+void init_learned_heads(AppState& s);
+/// Validate and take new inputs; a change starts over at step 0 (not running). Returns false
+/// (error recorded, last good inputs and run kept) on bad input.
+bool set_learned_heads_input(AppState& s, const LearnedHeadsInput& in);
+/// A fresh run from step 0 with the current inputs, running.
+void learned_heads_train(AppState& s);
+void learned_heads_pause(AppState& s);
+/// Resume the current run where it stopped (a finished run stays finished).
+void learned_heads_continue(AppState& s);
+/// Back to step 0, not running.
+void learned_heads_reset(AppState& s);
+/// One frame's slice: while running, Adam steps until `budget_seconds` are spent (at least one),
+/// snapshots at every 100th step, and at the end the interventions. True when anything changed.
+bool tick_learned_heads(AppState& s, double budget_seconds = 0.008);
+/// Ablation, patching and the decoding comparison at the current step (not while running).
+bool run_learned_heads_interventions(AppState& s);
+/// Show snapshot `index` (clamped); the last one makes the scrubber follow new snapshots.
+void select_learned_heads_snapshot(AppState& s, int index);
+/// Heads to ablate together (layer-major flags) and the mode; evaluated when not running.
+void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool mean);
+
+/// {"inputs", "status", "step", "total", "progress", "running", "steps_per_second", "losses":{stride,
+///  train, other}, "uniform_loss", "snapshot_steps", "shown", "snapshot" (shown), "latest",
+///  "interventions", "combined", "decoding", "error"}.
+attn::Json learned_heads_state_json(const AppState& s);
+/// The inputs alone (link parameters; a valid set() patch).
+attn::Json learned_heads_inputs_json(const LearnedHeadsInput& in);
+/// set({learned_heads: {seed, steps, lr, heads, layers, positions, mlp, train, pause, continue,
+///  reset, interventions, snapshot, ablate: [indices], ablate_mode: "zero"|"mean"}}). Returns false
+/// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
+bool apply_learned_heads_json(AppState& s, const attn::Json& patch);
+
+}  // namespace app

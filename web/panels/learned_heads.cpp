@@ -1,0 +1,408 @@
+// Learned heads panel: a tiny decoder trained here, in slices, on sequences that repeat a random
+// run of tokens; its loss curve, every head's attention map (trained beside step 0) with four
+// scores, zero/mean ablation and activation patching per head, any set of heads ablated
+// together, and the parallel teacher-forced pass against K/V-cache generation.
+// Every number comes from core/lessons/learned_heads.hpp through learned_heads_state.hpp (the
+// training slice runs before the frame is drawn); this file only formats and forwards edits.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lesson_ui.hpp"
+#include "panels.hpp"
+#include "plots.hpp"
+
+namespace app {
+
+namespace {
+
+namespace lh = attn::lessons;
+using attn::learn::DecoderPositions;
+
+std::string head_name(int index, int heads) {
+  return "L" + std::to_string(index / heads + 1) + " H" + std::to_string(index % heads + 1);
+}
+
+std::string pct(double v) { return short_number(100.0 * v, 3) + " %"; }
+
+std::string tokens_text(const std::vector<int>& t) {
+  std::string s;
+  for (size_t i = 0; i < t.size(); ++i) s += (i ? " " : "") + std::to_string(t[i]);
+  return s;
+}
+
+// A grid of layers × heads maps, each with its label and four scores.
+void map_grid(const char* id, const std::vector<attn::Matrix>& maps, const std::vector<lh::HeadScores>& scores,
+              const LearnedHeadsState& h, int heads, float width, HeatmapGpu& gpu) {
+  const float fs = ImGui::GetFontSize();
+  const float gap = fs * 0.6f;
+  const int n = static_cast<int>(maps.size());
+  int cols = heads;
+  while (cols > 1 && (width - gap * (cols - 1)) / cols < fs * 5.5f) cols = (cols + 1) / 2;
+  const float cell_w = std::floor((width - gap * (cols - 1)) / cols);
+  ImGui::PushID(id);
+  for (int i = 0; i < n; ++i) {
+    if (i % cols != 0) ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + cell_w);
+    ImGui::TextUnformatted(head_name(i, heads).c_str());
+    HeatmapSpec spec;
+    spec.values = &maps[static_cast<size_t>(i)];
+    spec.allowed = &h.allowed;
+    if (cell_w >= fs * 11) {
+      spec.row_labels = &h.tokens;
+      spec.col_labels = &h.tokens;
+    }
+    spec.version = h.maps_version;
+    spec.vmin = 0.0;
+    spec.vmax = 1.0;
+    spec.legend = false;
+    spec.width = cell_w;
+    spec.max_cell = 12.0f;
+    ImGui::PushID(i);
+    heatmap((std::string(id) + " " + head_name(i, heads)).c_str(), spec, gpu);
+    ImGui::PopID();
+    if (i < static_cast<int>(scores.size())) {
+      const lh::HeadScores& sc = scores[static_cast<size_t>(i)];
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("prev %s  ind %s\ndiag %s  first %s", short_number(sc.previous_token, 2).c_str(),
+                         short_number(sc.induction, 2).c_str(), short_number(sc.diagonal, 2).c_str(),
+                         short_number(sc.first_token, 2).c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::Dummy(ImVec2(cell_w, 0));
+    ImGui::EndGroup();
+  }
+  ImGui::PopID();
+}
+
+bool int_field(const char* label, int* v, float width) {
+  ImGui::SetNextItemWidth(width);
+  ImGui::InputInt(label, v, 0, 0);
+  return ImGui::IsItemDeactivatedAfterEdit();
+}
+
+}  // namespace
+
+void draw_learned_heads_panel(AppState& s, Ui& ui) {
+  LearnedHeadsState& h = s.learned_heads;
+  const float fs = ImGui::GetFontSize();
+  const LearnedHeadsInput& cur = h.input;
+  const lh::HeadsTrainer* tr = h.trainer.get();
+  const int heads = tr ? tr->model().heads : cur.heads;
+
+  txt::para(
+      "A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on "
+      "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
+      "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
+      "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
+      "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
+      "does, whatever it does.");
+  style::error_box(h.error);
+
+  // --- inputs (a change starts over at step 0)
+  {
+    LearnedHeadsInput e = cur;
+    bool changed = false;
+    const auto next = [&](float w) { widgets::same_line_if_fits(w, fs); };
+    int seed = static_cast<int>(std::min<std::uint64_t>(e.seed, 2000000000));
+    if (int_field("seed", &seed, fs * 4.5f)) e.seed = static_cast<std::uint64_t>(std::max(0, seed)), changed = true;
+    next(widgets::labeled_width(fs * 4.5f, "steps"));
+    if (int_field("steps", &e.steps, fs * 4.5f)) changed = true;
+    next(widgets::labeled_width(fs * 5.0f, "learning rate"));
+    ImGui::SetNextItemWidth(fs * 5.0f);
+    ImGui::InputDouble("learning rate", &e.lr, 0, 0, "%.4g");
+    if (ImGui::IsItemDeactivatedAfterEdit()) changed = true;
+
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("heads:");
+    for (int v : {1, 2, 4, 8}) {
+      ImGui::SameLine();
+      ImGui::PushID(v);
+      if (ImGui::RadioButton(std::to_string(v).c_str(), e.heads == v)) e.heads = v, changed = true;
+      ImGui::PopID();
+    }
+    next(ImGui::CalcTextSize("layers:").x + 3 * widgets::check_width("3") + fs);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("layers:");
+    for (int v : {1, 2, 3}) {
+      ImGui::SameLine();
+      ImGui::PushID(100 + v);
+      if (ImGui::RadioButton(std::to_string(v).c_str(), e.layers == v)) e.layers = v, changed = true;
+      ImGui::PopID();
+    }
+    next(ImGui::CalcTextSize("MLP:").x + widgets::check_width("none") + widgets::check_width("64") + fs);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("MLP:");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("none", e.mlp == 0)) e.mlp = 0, changed = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("64", e.mlp == 64)) e.mlp = 64, changed = true;
+
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("positions:");
+    for (const auto& [kind, label] :
+         {std::pair{DecoderPositions::learned, "learned"}, std::pair{DecoderPositions::sinusoidal, "sinusoidal"},
+          std::pair{DecoderPositions::rope, "RoPE"}, std::pair{DecoderPositions::none, "no positions"}}) {
+      widgets::same_line_if_fits(widgets::check_width(label));
+      if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
+    }
+    if (changed) set_learned_heads_input(s, e);
+  }
+
+  // --- Train / Pause / Continue / Reset, progress
+  {
+    const bool running = h.running;
+    const bool can_continue = tr && !running && !tr->done() && tr->step() > 0;
+    if (ImGui::Button("Train")) learned_heads_train(s);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!running);
+    if (ImGui::Button("Pause")) learned_heads_pause(s);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!can_continue);
+    if (ImGui::Button("Continue")) learned_heads_continue(s);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) learned_heads_reset(s);
+    tr = h.trainer.get();
+    const int step = tr ? tr->step() : 0, total = tr ? tr->config().steps : cur.steps;
+    char overlay[96];
+    std::snprintf(overlay, sizeof overlay, "step %d / %d", step, total);
+    widgets::same_line_if_fits(fs * 12, fs);
+    ImGui::ProgressBar(total > 0 ? static_cast<float>(step) / total : 0.0f,
+                       ImVec2(std::max(fs * 10, ImGui::GetContentRegionAvail().x), 0), overlay);
+    const char* state = h.running ? "training" : (tr && tr->done() ? "done" : (step > 0 ? "paused" : "not started"));
+    ImGui::TextDisabled("%s; %s steps/s; batch 16 sequences of 32 tokens, Adam, clip 1; run %d", state,
+                        h.steps_per_second > 0 ? short_number(h.steps_per_second, 3).c_str() : "-", h.runs);
+  }
+  if (!tr) return;
+
+  const txt::TwoColumns col = txt::two_columns(0.55f);
+  // --- loss curve
+  txt::begin_column(col.left_w);
+  style::heading(ui.fonts, "Loss while training");
+  {
+    const double uniform = std::log(static_cast<double>(tr->model().vocab));
+    double ymax = uniform * 1.15;
+    for (double v : h.curve_other) ymax = std::max(ymax, v * 1.05);
+    for (double v : h.curve_train) ymax = std::max(ymax, v * 1.05);
+    std::vector<plot::Series> series;
+    series.push_back(plot::Series{"predictable positions", h.curve_train, IM_COL32(31, 111, 178, 255), false});
+    series.push_back(plot::Series{"other positions", h.curve_other, IM_COL32(214, 120, 20, 255), false});
+    std::vector<double> xs = h.curve_x;
+    if (xs.empty()) xs.push_back(0);
+    series.push_back(plot::Series{"log V (uniform guess)", std::vector<double>(xs.size(), uniform),
+                                  IM_COL32(120, 120, 120, 255), true});
+    if (h.curve_x.size() < 2) {
+      xs = {0.0, static_cast<double>(tr->config().steps)};
+      series.resize(1);
+      series[0] = plot::Series{"log V (uniform guess)", {uniform, uniform}, IM_COL32(120, 120, 120, 255), true};
+    }
+    plot::line_plot("loss", xs, series, false, 0.0, ymax, col.left_w, fs * 13, "step", "cross-entropy", 6, false);
+    txt::note(("Training loss of each step's batch" +
+               std::string(h.curve_stride > 1 ? ", averaged over " + std::to_string(h.curve_stride) + " steps" : "") +
+               ". The other positions are random tokens: nothing there can be predicted, so their loss should stay "
+               "near log V = " + short_number(uniform, 3) + ".")
+                  .c_str());
+  }
+  txt::end_column(col.left_w);
+  if (col.two) ImGui::SameLine(col.x0 + col.left_w + col.gap);
+  txt::begin_column(col.right_w);
+  style::heading(ui.fonts, "Held-out data");
+  const lh::HeadsSnapshot* snap = h.snapshots.empty() ? nullptr : &h.snapshots[static_cast<size_t>(h.shown)];
+  if (!h.snapshots.empty()) {
+    int idx = h.shown;
+    ImGui::SetNextItemWidth(std::max(fs * 8, col.right_w - widgets::labeled_width(0, "snapshot")));
+    char fmt[64];
+    std::snprintf(fmt, sizeof fmt, "step %d", snap->step);
+    if (ImGui::SliderInt("snapshot", &idx, 0, static_cast<int>(h.snapshots.size()) - 1, fmt))
+      select_learned_heads_snapshot(s, idx);
+    snap = &h.snapshots[static_cast<size_t>(h.shown)];
+    ImGui::Text("At step %d: accuracy %s, loss %s", snap->step, pct(snap->eval.accuracy).c_str(),
+                short_number(snap->eval.loss, 3).c_str());
+    ImGui::TextDisabled("%d predictable positions in 32 held-out sequences; other positions' loss %s", snap->eval.counted,
+                        short_number(snap->eval.other_loss, 3).c_str());
+    txt::note("Snapshots every 100 steps (and at step 0 and the last step), on sequences the training never "
+              "draws. Drag the slider to see the maps and scores of that step.");
+  }
+  const lh::InductionLayout& lay = h.heldout.layouts.front();
+  txt::note(("The display sequence (" + std::to_string(h.tokens.size()) + " tokens): the run of " +
+             std::to_string(lay.run) + " starts at position " + std::to_string(lay.prefix) +
+             " and repeats at position " + std::to_string(lay.repeat_start()) + ".")
+                .c_str());
+  ImGui::TextWrapped("%s", tokens_text(std::vector<int>(h.heldout.batch.tokens.begin(),
+                                                        h.heldout.batch.tokens.begin() + h.heldout.batch.t))
+                               .c_str());
+  txt::end_column(col.right_w);
+
+  // --- every head's map: trained beside step 0
+  if (snap) {
+    style::heading(ui.fonts, "Every head's map on the display sequence");
+    const txt::TwoColumns mc = txt::two_columns(0.5f);
+    txt::begin_column(mc.left_w);
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::Text("Step %d", snap->step);
+    ImGui::PopFont();
+    map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu);
+    txt::end_column(mc.left_w);
+    if (mc.two) ImGui::SameLine(mc.x0 + mc.left_w + mc.gap);
+    txt::begin_column(mc.right_w);
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted("Step 0 (initial weights)");
+    ImGui::PopFont();
+    map_grid("initial", h.maps_initial, h.snapshots.front().scores, h, heads, mc.right_w, ui.gpu);
+    txt::end_column(mc.right_w);
+    txt::note("Rows are queries, columns keys; weights from 0 (dark) to 1 (yellow), hatched cells are masked "
+              "(causal). Scores on the 32 held-out sequences: prev = mean weight on the previous token, ind = over "
+              "the repeat, mean weight on the token after the earlier copy of the current token, diag = on itself, "
+              "first = on position 0.");
+
+    // --- per-head table
+    style::heading(ui.fonts, "Per-head scores and interventions");
+    const lh::HeadsTrainer& t = *tr;
+    const bool fresh = h.interventions && h.interventions->step == t.step();
+    if (!h.running) {
+      if (ImGui::Button(fresh ? "Run interventions again" : "Run interventions at this step"))
+        run_learned_heads_interventions(s);
+    } else {
+      ImGui::TextDisabled("Interventions run when training is paused or done (and once at the end).");
+    }
+    if (h.interventions) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("ablation and patching at step %d, held-out loss %s, accuracy %s", h.interventions->step,
+                          short_number(h.interventions->ablation.base.loss, 3).c_str(),
+                          pct(h.interventions->ablation.base.accuracy).c_str());
+    }
+    const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp |
+                               ImGuiTableFlags_ScrollX;
+    const int n = static_cast<int>(snap->scores.size());
+    const float table_h = ImGui::GetTextLineHeightWithSpacing() * (n + 1.6f) + fs * 1.2f;
+    const bool narrow = ImGui::GetContentRegionAvail().x < fs * 40;
+    if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, narrow ? table_h : 0))) {
+      const float inner = narrow ? fs * 44 : 0.0f;
+      (void)inner;
+      ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
+      for (const char* c : {"prev", "ind", "diag", "first", "\xCE\x94loss zero", "acc zero", "\xCE\x94loss mean",
+                            "acc mean", "patch recov."})
+        ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthFixed, fs * (std::string(c).size() > 6 ? 5.2f : 3.4f));
+      ImGui::TableHeadersRow();
+      const LearnedHeadsInterventions* iv = h.interventions ? &*h.interventions : nullptr;
+      for (int i = 0; i < n; ++i) {
+        const lh::HeadScores& sc = snap->scores[static_cast<size_t>(i)];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(head_name(i, heads).c_str());
+        for (double v : {sc.previous_token, sc.induction, sc.diagonal, sc.first_token}) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(short_number(v, 2).c_str());
+        }
+        if (iv && i < static_cast<int>(iv->ablation.zero.size())) {
+          const double base = iv->ablation.base.loss;
+          const size_t k = static_cast<size_t>(i);
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(short_number(iv->ablation.zero[k].loss - base, 3).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(pct(iv->ablation.zero[k].accuracy).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(short_number(iv->ablation.mean[k].loss - base, 3).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(pct(iv->ablation.mean[k].accuracy).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(
+              k < iv->patching.recovered.size() ? short_number(iv->patching.recovered[k], 3).c_str() : "-");
+        } else {
+          for (int c = 0; c < 5; ++c) {
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("-");
+          }
+        }
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("scores at step %d%s", snap->step,
+                        h.interventions && h.interventions->step != snap->step
+                            ? (", interventions at step " + std::to_string(h.interventions->step)).c_str()
+                            : "");
+    txt::note("\xCE\x94loss: held-out loss with that head alone removed minus the loss with every head "
+              "(zero: its output replaced by zeros; mean: by its mean output over the held-out batch). Patching: "
+              "the first copy of each run is replaced by other tokens, then that head's output is copied from the "
+              "clean run; recovered = (L_corrupt \xE2\x88\x92 L_patched) / (L_corrupt \xE2\x88\x92 L_clean).");
+
+    if (h.interventions) {
+      const LearnedHeadsInterventions& iv = *h.interventions;
+      // Scores of the snapshot the interventions ran at (the last one at or before that step).
+      const lh::HeadsSnapshot* at = &h.snapshots.front();
+      for (const lh::HeadsSnapshot& sn : h.snapshots)
+        if (sn.step <= iv.step) at = &sn;
+      std::vector<double> xs, ys;
+      std::vector<std::string> labels;
+      for (size_t i = 0; i < iv.ablation.zero.size() && i < at->scores.size(); ++i) {
+        xs.push_back(at->scores[i].induction);
+        ys.push_back(iv.ablation.zero[i].loss - iv.ablation.base.loss);
+        labels.push_back(head_name(static_cast<int>(i), heads));
+      }
+      const txt::TwoColumns sc = txt::two_columns(0.5f);
+      txt::begin_column(sc.left_w);
+      plot::scatter("induction vs ablation", xs, ys, labels, sc.left_w, fs * 13, "induction score",
+                    "\xCE\x94loss when zero-ablated");
+      txt::note(("One point per head (induction score at step " + std::to_string(at->step) +
+                 ", ablation at step " + std::to_string(iv.step) +
+                 "). A head whose map looks like induction need not be the one whose removal costs most, and a "
+                 "large \xCE\x94loss says the model relies on that head here, not what the head computes.")
+                    .c_str());
+      txt::end_column(sc.left_w);
+      if (sc.two) ImGui::SameLine(sc.x0 + sc.left_w + sc.gap);
+      txt::begin_column(sc.right_w);
+      ImGui::PushFont(ui.fonts.bold);
+      ImGui::TextUnformatted("Ablate several heads together");
+      ImGui::PopFont();
+      std::vector<bool> combo = h.combo;
+      combo.resize(static_cast<size_t>(n), false);
+      bool mean = h.combo_mean, changed = false;
+      ImGui::BeginDisabled(h.running);
+      if (ImGui::RadioButton("zero", !mean)) mean = false, changed = true;
+      ImGui::SameLine();
+      if (ImGui::RadioButton("mean", mean)) mean = true, changed = true;
+      for (int i = 0; i < n; ++i) {
+        if (i % heads != 0) widgets::same_line_if_fits(widgets::check_width("L1 H1"));
+        bool on = combo[static_cast<size_t>(i)];
+        if (ImGui::Checkbox(head_name(i, heads).c_str(), &on)) combo[static_cast<size_t>(i)] = on, changed = true;
+      }
+      ImGui::EndDisabled();
+      if (changed) set_learned_heads_combo(s, combo, mean);
+      if (h.combined) {
+        const double base = h.interventions ? h.interventions->ablation.base.loss : 0.0;
+        ImGui::Text("%zu heads %s-ablated: loss %s (\xCE\x94 %s), accuracy %s", h.combined->heads.size(),
+                    h.combined->mean ? "mean" : "zero", short_number(h.combined->eval.loss, 3).c_str(),
+                    short_number(h.combined->eval.loss - base, 3).c_str(), pct(h.combined->eval.accuracy).c_str());
+        ImGui::TextDisabled("at step %d, on the held-out batch", h.combined->step);
+      } else {
+        txt::note(h.running ? "Pause to ablate." : "Tick heads to remove them together.");
+      }
+      txt::end_column(sc.right_w);
+
+      // --- parallel vs sequential
+      style::heading(ui.fonts, "Training is parallel, generation is sequential");
+      const lh::DecodeComparison& d = iv.decoding;
+      ImGui::Text("1 parallel pass vs %d sequential steps: max |logit difference| %s", d.sequential_steps,
+                  exact_number(d.max_logit_diff).c_str());
+      txt::note("The teacher-forced forward computes all positions of the display sequence at once (that is why "
+                "training is parallel); generation with a K/V cache must produce one position after another, "
+                "each new query attending to the cached keys. Both give the same logits up to rounding.");
+      ImGui::TextWrapped("prompt (up to the repeat's first token): %s", tokens_text(d.prompt).c_str());
+      ImGui::TextWrapped("greedy continuation: %s", tokens_text(d.generated).c_str());
+      ImGui::TextWrapped("the run's continuation:  %s", tokens_text(d.expected).c_str());
+      ImGui::TextDisabled("%d of %zu generated tokens equal the run (model at step %d)", d.correct, d.expected.size(),
+                          iv.step);
+    } else {
+      txt::note("No interventions yet: they run once at the end of a run, or with the button when paused.");
+    }
+  }
+}
+
+}  // namespace app
