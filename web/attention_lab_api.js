@@ -7,9 +7,11 @@
 //                              heads:{inputs, sentence_text, result, row_sums, error},
 //                              permutation:{inputs, sentence_text, permutation_text, result, symmetry, error},
 //                              masks, attribution, scaling, temperature, dropout, additive, script, cost:
-//                              {inputs, result:{..., checks}, error}, recall:{tasks, result:{answers}, error}}
+//                              {inputs, result:{..., checks}, error}, recall:{tasks, result:{answers}, error},
+//                              learned_heads:{inputs, status, step, total, losses, latest, interventions,
+//                              decoding, combined, error}}
 //   showPanel(name)           "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" |
-//                             "temperature" | "dropout" | "additive" | "script" | "cost"
+//                             "temperature" | "dropout" | "additive" | "script" | "cost" | "learned_heads"
 //   set(patch)                e.g. {heads: {seed: 3, causal: true}, permutation: {permutation: [1,0,2]}}
 //   setSentence(s)            heads and permutation panels      setSeed(n)      both panels
 //   setHeads(n)               setCausal(panel, on)              setPositions(panel, on)
