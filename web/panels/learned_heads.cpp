@@ -282,10 +282,8 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
                                ImGuiTableFlags_ScrollX;
     const int n = static_cast<int>(snap->scores.size());
     const float table_h = ImGui::GetTextLineHeightWithSpacing() * (n + 1.6f) + fs * 1.2f;
-    const bool narrow = ImGui::GetContentRegionAvail().x < fs * 40;
-    if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, narrow ? table_h : 0))) {
-      const float inner = narrow ? fs * 44 : 0.0f;
-      (void)inner;
+    // ScrollX: on a narrow screen the table scrolls sideways instead of squeezing its columns.
+    if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, table_h))) {
       ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
       for (const char* c : {"prev", "ind", "diag", "first", "\xCE\x94loss zero", "acc zero", "\xCE\x94loss mean",
                             "acc mean", "patch recov."})
