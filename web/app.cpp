@@ -48,7 +48,7 @@ const char* panel_title(Panel p) {
     case Panel::additive: return "Additive attention (Bahdanau et al. 2015)";
     case Panel::script: return "The lesson's script: replica and timing";
     case Panel::cost: return "Cost: what dense attention spends";
-    case Panel::learned_heads: return "Learned heads: what a trained model's heads do";
+    case Panel::learned_heads: return "Learned heads, trained here";
   }
   return "";
 }

@@ -225,6 +225,8 @@ void learned_heads_pause(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.running) return;
   h.running = false;
+  // The maps and scores of the step it stopped at (besides the every-100-steps ones).
+  guarded(h.error, [&] { add_snapshot(s); });
   ++s.generation;
 }
 

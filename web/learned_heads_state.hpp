@@ -61,7 +61,7 @@ struct LearnedHeadsState {
   bool running = false;
   int runs = 0;  ///< Train presses (a fresh run each)
 
-  std::vector<attn::lessons::HeadsSnapshot> snapshots;  ///< step 0, every 100 steps, the last step
+  std::vector<attn::lessons::HeadsSnapshot> snapshots;  ///< step 0, every 100 steps, where paused, the last step
   int shown = 0;        ///< snapshot the scrubber shows
   bool follow = true;   ///< the scrubber follows the newest snapshot
 

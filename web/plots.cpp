@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "heatmap.hpp"  // short_number
+#include "imgui_internal.h"  // ImRect
 
 namespace app::plot {
 
@@ -243,11 +244,22 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
   int best = -1;
   float best_d = fs * 1.5f;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
+  std::vector<ImRect> placed;  // labels drawn so far: a label that would overlap one is left out (hover names it)
   for (size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
     const ImVec2 q = to_px(xs[i], ys[i]);
     dl->AddCircleFilled(q, 4.5f, color);
-    if (i < labels.size() && n <= 12) dl->AddText(ImVec2(q.x + 6, q.y - fs * 0.55f), dim_text(), labels[i].c_str());
+    if (i < labels.size()) {
+      const ImVec2 ts = ImGui::CalcTextSize(labels[i].c_str());
+      ImRect r(ImVec2(q.x + 6, q.y - fs * 0.55f), ImVec2(q.x + 6 + ts.x, q.y - fs * 0.55f + ts.y));
+      if (r.Max.x > p1.x - 2) r.Translate(ImVec2(-(ts.x + 12), 0));
+      bool clash = false;
+      for (const ImRect& o : placed) clash = clash || o.Overlaps(r);
+      if (!clash) {
+        dl->AddText(r.Min, dim_text(), labels[i].c_str());
+        placed.push_back(r);
+      }
+    }
     const float d = std::hypot(q.x - mouse.x, q.y - mouse.y);
     if (hovered && d < best_d) best_d = d, best = static_cast<int>(i);
   }

@@ -26,6 +26,13 @@ std::string head_name(int index, int heads) {
   return "L" + std::to_string(index / heads + 1) + " H" + std::to_string(index % heads + 1);
 }
 
+// "0.07", "1.00": two decimals, for the small score lines under each map.
+std::string two(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+
 std::string pct(double v) { return short_number(100.0 * v, 3) + " %"; }
 
 std::string tokens_text(const std::vector<int>& t) {
@@ -36,12 +43,12 @@ std::string tokens_text(const std::vector<int>& t) {
 
 // A grid of layers × heads maps, each with its label and four scores.
 void map_grid(const char* id, const std::vector<attn::Matrix>& maps, const std::vector<lh::HeadScores>& scores,
-              const LearnedHeadsState& h, int heads, float width, HeatmapGpu& gpu) {
+              const LearnedHeadsState& h, int heads, float width, HeatmapGpu& gpu, ImFont* small) {
   const float fs = ImGui::GetFontSize();
   const float gap = fs * 0.6f;
   const int n = static_cast<int>(maps.size());
   int cols = heads;
-  while (cols > 1 && (width - gap * (cols - 1)) / cols < fs * 5.5f) cols = (cols + 1) / 2;
+  while (cols > 1 && (width - gap * (cols - 1)) / cols < fs * 4.5f) cols = (cols + 1) / 2;
   const float cell_w = std::floor((width - gap * (cols - 1)) / cols);
   ImGui::PushID(id);
   for (int i = 0; i < n; ++i) {
@@ -67,11 +74,12 @@ void map_grid(const char* id, const std::vector<attn::Matrix>& maps, const std::
     ImGui::PopID();
     if (i < static_cast<int>(scores.size())) {
       const lh::HeadScores& sc = scores[static_cast<size_t>(i)];
+      ImGui::PushFont(small);
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped("prev %s  ind %s\ndiag %s  first %s", short_number(sc.previous_token, 2).c_str(),
-                         short_number(sc.induction, 2).c_str(), short_number(sc.diagonal, 2).c_str(),
-                         short_number(sc.first_token, 2).c_str());
+      ImGui::TextWrapped("prev %s ind %s", two(sc.previous_token).c_str(), two(sc.induction).c_str());
+      ImGui::TextWrapped("diag %s first %s", two(sc.diagonal).c_str(), two(sc.first_token).c_str());
       ImGui::PopStyleColor();
+      ImGui::PopFont();
     }
     ImGui::PopTextWrapPos();
     ImGui::Dummy(ImVec2(cell_w, 0));
@@ -192,19 +200,20 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
     for (double v : h.curve_other) ymax = std::max(ymax, v * 1.05);
     for (double v : h.curve_train) ymax = std::max(ymax, v * 1.05);
     std::vector<plot::Series> series;
-    series.push_back(plot::Series{"predictable positions", h.curve_train, IM_COL32(31, 111, 178, 255), false});
-    series.push_back(plot::Series{"other positions", h.curve_other, IM_COL32(214, 120, 20, 255), false});
+    series.push_back(plot::Series{"predictable", h.curve_train, IM_COL32(31, 111, 178, 255), false});
+    series.push_back(plot::Series{"other", h.curve_other, IM_COL32(214, 120, 20, 255), false});
     std::vector<double> xs = h.curve_x;
     if (xs.empty()) xs.push_back(0);
-    series.push_back(plot::Series{"log V (uniform guess)", std::vector<double>(xs.size(), uniform),
+    series.push_back(plot::Series{"log V", std::vector<double>(xs.size(), uniform),
                                   IM_COL32(120, 120, 120, 255), true});
     if (h.curve_x.size() < 2) {
       xs = {0.0, static_cast<double>(tr->config().steps)};
       series.resize(1);
-      series[0] = plot::Series{"log V (uniform guess)", {uniform, uniform}, IM_COL32(120, 120, 120, 255), true};
+      series[0] = plot::Series{"log V", {uniform, uniform}, IM_COL32(120, 120, 120, 255), true};
     }
     plot::line_plot("loss", xs, series, false, 0.0, ymax, col.left_w, fs * 13, "step", "cross-entropy", 6, false);
-    txt::note(("Training loss of each step's batch" +
+    txt::note(("Training loss of each step's batch at the predictable positions (the second copy of the run) and "
+               "at the other positions, against log V, the loss of a uniform guess" +
                std::string(h.curve_stride > 1 ? ", averaged over " + std::to_string(h.curve_stride) + " steps" : "") +
                ". The other positions are random tokens: nothing there can be predicted, so their loss should stay "
                "near log V = " + short_number(uniform, 3) + ".")
@@ -242,20 +251,20 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
 
   // --- every head's map: trained beside step 0
   if (snap) {
-    style::heading(ui.fonts, "Every head's map on the display sequence");
+    style::heading(ui.fonts, "Every head's map");
     const txt::TwoColumns mc = txt::two_columns(0.5f);
     txt::begin_column(mc.left_w);
     ImGui::PushFont(ui.fonts.bold);
     ImGui::Text("Step %d", snap->step);
     ImGui::PopFont();
-    map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu);
+    map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu, ui.fonts.small);
     txt::end_column(mc.left_w);
     if (mc.two) ImGui::SameLine(mc.x0 + mc.left_w + mc.gap);
     txt::begin_column(mc.right_w);
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted("Step 0 (initial weights)");
     ImGui::PopFont();
-    map_grid("initial", h.maps_initial, h.snapshots.front().scores, h, heads, mc.right_w, ui.gpu);
+    map_grid("initial", h.maps_initial, h.snapshots.front().scores, h, heads, mc.right_w, ui.gpu, ui.fonts.small);
     txt::end_column(mc.right_w);
     txt::note("Rows are queries, columns keys; weights from 0 (dark) to 1 (yellow), hatched cells are masked "
               "(causal). Scores on the 32 held-out sequences: prev = mean weight on the previous token, ind = over "
@@ -263,7 +272,7 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
               "first = on position 0.");
 
     // --- per-head table
-    style::heading(ui.fonts, "Per-head scores and interventions");
+    style::heading(ui.fonts, "Scores and interventions");
     const lh::HeadsTrainer& t = *tr;
     const bool fresh = h.interventions && h.interventions->step == t.step();
     if (!h.running) {
@@ -278,12 +287,15 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
                           short_number(h.interventions->ablation.base.loss, 3).c_str(),
                           pct(h.interventions->ablation.base.accuracy).c_str());
     }
-    const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp |
-                               ImGuiTableFlags_ScrollX;
     const int n = static_cast<int>(snap->scores.size());
-    const float table_h = ImGui::GetTextLineHeightWithSpacing() * (n + 1.6f) + fs * 1.2f;
-    // ScrollX: on a narrow screen the table scrolls sideways instead of squeezing its columns.
-    if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, table_h))) {
+    // Narrow screens: the table scrolls sideways (ScrollX, which needs an explicit height)
+    // instead of squeezing its columns.
+    const bool narrow = ImGui::GetContentRegionAvail().x < fs * 46;
+    const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp |
+                               (narrow ? ImGuiTableFlags_ScrollX : 0);
+    const float row_h = ImGui::GetTextLineHeight() + 2.0f * ImGui::GetStyle().CellPadding.y;
+    const float table_h = row_h * (n + 1) + (narrow ? ImGui::GetStyle().ScrollbarSize + 2.0f : 0.0f);
+    if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, narrow ? table_h : 0.0f))) {
       ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
       for (const char* c : {"prev", "ind", "diag", "first", "\xCE\x94loss zero", "acc zero", "\xCE\x94loss mean",
                             "acc mean", "patch recov."})
@@ -385,7 +397,10 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
       txt::end_column(sc.right_w);
 
       // --- parallel vs sequential
-      style::heading(ui.fonts, "Training is parallel, generation is sequential");
+      style::heading(ui.fonts, "Parallel vs sequential");
+      ImGui::PushFont(ui.fonts.bold);
+      ImGui::TextWrapped("Training is parallel, generation is sequential.");
+      ImGui::PopFont();
       const lh::DecodeComparison& d = iv.decoding;
       ImGui::Text("1 parallel pass vs %d sequential steps: max |logit difference| %s", d.sequential_steps,
                   exact_number(d.max_logit_diff).c_str());
