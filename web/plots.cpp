@@ -192,7 +192,8 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 p1(p0.x + width, p0.y + height);
   const float strip = fs * 1.6f;
-  const ImVec2 a0(p0.x + fs * 3.2f, p0.y + strip + 6), a1(p1.x - 14, p1.y - fs * 2.4f);
+  ImVec2 a0(p0.x + fs * 3.2f, p0.y + strip + 6);
+  const ImVec2 a1(p1.x - 14, p1.y - fs * 2.4f);
   dl->AddRectFilled(p0, p1, kBg, 6.0f);
   dl->AddRect(p0, p1, kFrame, 6.0f);
   dl->AddText(ImVec2(p0.x + 8, p0.y + (strip - fs) * 0.5f + 2), ImGui::GetColorU32(ImGuiCol_Text), y_label);
@@ -214,6 +215,8 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
   };
   pad(x_lo, x_hi);
   pad(y_lo, y_hi);
+  for (int k = 0; k <= 4; ++k)  // room on the left for the widest y tick label
+    a0.x = std::max(a0.x, p0.x + 10 + ImGui::CalcTextSize(short_number(y_lo + (y_hi - y_lo) * k / 4.0, 2).c_str()).x);
   auto to_px = [&](double x, double y) {
     return ImVec2(a0.x + static_cast<float>((x - x_lo) / (x_hi - x_lo)) * (a1.x - a0.x),
                   a1.y - static_cast<float>((y - y_lo) / (y_hi - y_lo)) * (a1.y - a0.y));

@@ -76,8 +76,18 @@ void map_grid(const char* id, const std::vector<attn::Matrix>& maps, const std::
       const lh::HeadScores& sc = scores[static_cast<size_t>(i)];
       ImGui::PushFont(small);
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped("prev %s ind %s", two(sc.previous_token).c_str(), two(sc.induction).c_str());
-      ImGui::TextWrapped("diag %s first %s", two(sc.diagonal).c_str(), two(sc.first_token).c_str());
+      // Two scores on a line when they fit the map's width, else one per line (never cut mid-number).
+      const auto pair_line = [cell_w](const std::string& a, const std::string& b) {
+        const std::string both = a + "  " + b;
+        if (ImGui::CalcTextSize(both.c_str()).x <= cell_w) {
+          ImGui::TextUnformatted(both.c_str());
+        } else {
+          ImGui::TextUnformatted(a.c_str());
+          ImGui::TextUnformatted(b.c_str());
+        }
+      };
+      pair_line("prev " + two(sc.previous_token), "ind " + two(sc.induction));
+      pair_line("diag " + two(sc.diagonal), "first " + two(sc.first_token));
       ImGui::PopStyleColor();
       ImGui::PopFont();
     }
