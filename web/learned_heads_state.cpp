@@ -52,6 +52,16 @@ void validate(const LearnedHeadsInput& in) {
   if (!(in.lr > 0.0) || !(in.lr <= 1.0) || !std::isfinite(in.lr)) invalid("the learning rate must be in (0, 1]");
 }
 
+// Like guarded(), but a success leaves an earlier input error on show: training slices, snapshots
+// and interventions must not clear the message of a refused input.
+template <typename F>
+bool computed(std::optional<ErrorInfo>& error, F&& compute) {
+  std::optional<ErrorInfo> e;
+  if (guarded(e, std::forward<F>(compute))) return true;
+  error = e;
+  return false;
+}
+
 const char* status(const LearnedHeadsState& h) {
   if (!h.trainer) return "idle";
   if (h.running) return "training";
@@ -140,7 +150,7 @@ void update_combined(AppState& s) {
   if (!h.interventions || h.interventions->step != h.trainer->step()) run_learned_heads_interventions(s);
   if (!h.interventions) return;
   const lh::HeadsTrainer& tr = *h.trainer;
-  guarded(h.error, [&] {
+  computed(h.error, [&] {
     attn::learn::HeadIntervention iv;
     iv.mode.assign(h.combo.size(), attn::learn::HeadIntervention::keep);
     for (int i : picked)
@@ -226,7 +236,7 @@ void learned_heads_pause(AppState& s) {
   if (!h.running) return;
   h.running = false;
   // The maps and scores of the step it stopped at (besides the every-100-steps ones).
-  guarded(h.error, [&] { add_snapshot(s); });
+  computed(h.error, [&] { add_snapshot(s); });
   ++s.generation;
 }
 
@@ -247,7 +257,7 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
   if (!h.running || !h.trainer) return false;
   lh::HeadsTrainer& tr = *h.trainer;
   const double t0 = now_seconds();
-  const bool ok = guarded(h.error, [&] {
+  const bool ok = computed(h.error, [&] {
     do {
       if (tr.advance(1) == 0) break;
       if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
@@ -274,7 +284,7 @@ bool run_learned_heads_interventions(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.trainer || h.running) return false;
   const lh::HeadsTrainer& tr = *h.trainer;
-  const bool ok = guarded(h.error, [&] {
+  const bool ok = computed(h.error, [&] {
     LearnedHeadsInterventions iv;
     iv.step = tr.step();
     iv.ablation = lh::ablate_each_head(tr.model(), tr.layout(), tr.params(), h.heldout);
