@@ -3,10 +3,13 @@
 // headless Chromium and write its results as a JSON array.
 //
 //   node bench/run_wasm.mjs --dir build/bench-web/bench --where node|chromium --out FILE [--args "..."]
+//                           [--js attn_bench_wasm.js --page wasm_bench.html]
 //
 // node: `node --no-experimental-fetch attn_bench_wasm.js ARGS`. chromium: the folder is served on
 // 127.0.0.1 and wasm_bench.html opened in Debian's Chromium through playwright-core (launched as
 // tests/e2e/lib.mjs does); the page's console lines are collected. Lines "BENCH {json}" are results.
+// --js / --page pick another program built the same way (the training benchmark: train_bench_wasm.js
+// and train_bench.html).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +24,8 @@ const where = opt('--where', 'node');
 const out = opt('--out', null);
 const args = opt('--args', '');
 const timeoutMs = Number(opt('--timeout-min', 40)) * 60000;
+const jsName = opt('--js', 'attn_bench_wasm.js');
+const pageName = opt('--page', 'wasm_bench.html');
 
 function parse(lines) {
   const results = [];
@@ -35,7 +40,7 @@ function parse(lines) {
 
 let parsed;
 if (where === 'node') {
-  const js = path.join(dir, 'attn_bench_wasm.js');
+  const js = path.join(dir, jsName);
   const r = spawnSync(process.execPath, ['--no-experimental-fetch', js, ...args.split(' ').filter(Boolean)], {
     encoding: 'utf8', maxBuffer: 64 << 20, timeout: timeoutMs, stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -56,10 +61,10 @@ if (where === 'node') {
       const t = m.text();
       lines.push(t);
       if (t.startsWith('BENCH ')) process.stderr.write('.');
-      if (t.trim() === 'BENCH_DONE') finished();
+      if (t.trim() === 'BENCH_DONE' || t.startsWith('BENCH_ERROR')) finished();
     });
     page.on('pageerror', (e) => { lines.push('page error: ' + e.message); finished(); });
-    await page.goto(`${server.url}wasm_bench.html?args=${encodeURIComponent(args)}`, { waitUntil: 'load' });
+    await page.goto(`${server.url}${pageName}?args=${encodeURIComponent(args)}`, { waitUntil: 'load' });
     const timer = new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), timeoutMs));
     await Promise.race([doneP, timer]);
     process.stderr.write('\n');
