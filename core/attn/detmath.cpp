@@ -1,6 +1,8 @@
 #include "attn/detmath.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace attn::det {
@@ -18,7 +20,11 @@ double exp(double x) {
   if (x > 709.782712893384) return kInf;
   if (x < -745.1332191019412) return 0.0;
   // 1. x = k·ln2 + r with |r| <= ln2/2.
-  const double k = std::nearbyint(x * kInvLn2);
+  // Round to nearest even by the 1.5·2^52 shift (|x·kInvLn2| < 1100 here): what std::nearbyint gives
+  // in the default rounding mode, without a libm call. volatile-free: -ffp-contract=off and no
+  // -ffast-math keep the two additions.
+  constexpr double kShift = 6755399441055744.0;  // 1.5 · 2^52
+  const double k = (x * kInvLn2 + kShift) - kShift;
   const double r = (x - k * kLn2Hi) - k * kLn2Lo;
   // 2. e^r by its Taylor series to r^17/17! (< 2^-60 relative for |r| <= 0.35), Horner form.
   double p = 1.0 / 355687428096000.0;  // 1/17!
@@ -28,7 +34,14 @@ double exp(double x) {
       1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
   for (double c : kInvFact) p = p * r + c;
   // 3. scale by 2^k exactly (ldexp rounds once if the result is subnormal).
-  return std::ldexp(p, static_cast<int>(k));
+  const int ki = static_cast<int>(k);
+  if (ki >= -1021 && ki <= 1023) {  // p·2^k is normal: multiplying by an exact power of two is exact
+    const std::uint64_t bits = static_cast<std::uint64_t>(ki + 1023) << 52;
+    double scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+  }
+  return std::ldexp(p, ki);
 }
 
 double log(double x) {

@@ -33,12 +33,12 @@ double loss_and_grads(const Model& model, const std::vector<double>& params, con
                       std::vector<double>& grads) {
   grads.assign(model.layout.total(), 0.0);
   if (model.kind == ModelKind::decoder) {
-    DecoderActivations acts;
+    thread_local DecoderActivations acts;  // reused: its buffers keep their capacity across steps
     const double loss = decoder_forward(model.decoder, model.layout, params.data(), batch.decoder, acts);
     decoder_backward(model.decoder, model.layout, params.data(), batch.decoder, acts, grads.data());
     return loss;
   }
-  Seq2SeqActivations acts;
+  thread_local Seq2SeqActivations acts;
   const double loss = seq2seq_forward(model.seq2seq, model.layout, params.data(), batch.seq2seq, acts);
   seq2seq_backward(model.seq2seq, model.layout, params.data(), batch.seq2seq, acts, grads.data());
   return loss;
