@@ -151,7 +151,7 @@ TEST_CASE("temperature: the backward pass's gradient norm - finite differences a
   }
 }
 
-TEST_CASE("temperature: softmax_jacobian_norm by the backward pass - masks, scale, one key",
+TEST_CASE("temperature: softmax_jacobian_norm by the backward pass - masks - scale - one key",
           "[lesson][temperature][gradient]") {
   // Two allowed keys of three, scores (0.4, masked, −1.1), scale 2: w = softmax(0.8, −2.2) = (p, 0, 1 − p),
   // ∂w/∂s = 2·[[p(1−p), −p(1−p)], [−p(1−p), p(1−p)]] on the allowed keys: norm 4·p(1−p).
