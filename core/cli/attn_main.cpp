@@ -1,6 +1,9 @@
 // attn — run one JSON attention case (README: "The JSON contract").
 //
 //   attn run FILE     read the case from FILE ("-" for standard input)
+//   attn checkpoint learned_heads FILE
+//                     train the Learned heads panel's default run from its seed and write its
+//                     checkpoint (checkpoints/learned_heads.ckpt; learn/checkpoint.hpp's layout)
 //
 // Writes one JSON result on stdout. Exit 0 on success; on bad input exit 2
 // with {"error":{"code":...,"message":...}} on stdout and the message on
@@ -12,12 +15,16 @@
 #include <sstream>
 #include <string>
 
+#include "attn/error.hpp"
 #include "attn/json_case.hpp"
+#include "learn/checkpoint.hpp"
+#include "lessons/learned_heads.hpp"
 
 namespace {
 
 int usage() {
   std::cerr << "usage: attn run FILE   (FILE may be - for standard input)\n"
+               "       attn checkpoint learned_heads FILE   (train the shipped run, write its checkpoint)\n"
                "Reads one JSON case, e.g. {\"op\":\"attention\",\"query\":[[1,0]],\"key\":[[1,0]],"
                "\"value\":[[2]]},\nand prints the result as JSON. Ops: attention, self_attention, "
                "multi_head.\n";
@@ -26,7 +33,34 @@ int usage() {
 
 }  // namespace
 
+int write_checkpoint(const std::string& name, const std::string& path) {
+  if (name != "learned_heads") {
+    std::cerr << "attn: no shipped checkpoint named '" << name << "' (learned_heads)\n";
+    return 64;
+  }
+  try {
+    const attn::lessons::HeadsTrainingConfig cfg;  // the panel's default inputs
+    const attn::lessons::HeadsRun run = attn::lessons::record_heads_run(cfg);
+    const std::string bytes = attn::learn::encode_checkpoint(attn::lessons::heads_run_checkpoint(run));
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      std::cerr << "attn: cannot write " << path << "\n";
+      return 73;
+    }
+    const attn::lessons::HeadsSnapshot& last = run.snapshots.back();
+    std::cerr << "attn: " << path << ": " << bytes.size() << " bytes, step " << run.step << ", held-out accuracy "
+              << last.eval.accuracy << ", params fnv1a "
+              << attn::learn::hex64(attn::learn::fnv1a_doubles(run.params)) << "\n";
+    return 0;
+  } catch (const attn::Error& e) {
+    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "checkpoint") return write_checkpoint(argv[2], argv[3]);
   if (argc != 3 || std::string(argv[1]) != "run") return usage();
   const std::string path = argv[2];
   std::string text;

@@ -457,3 +457,153 @@ std::vector<int> decoder_greedy(const learn::DecoderConfig& c, const learn::Para
 }
 
 }  // namespace attn::lessons
+
+namespace attn::lessons {
+
+HeadsTrainer::HeadsTrainer(const HeadsRun& run) : HeadsTrainer(run.config) {
+  if (run.step != cfg_.steps)
+    bad("a restored run must be finished: step " + std::to_string(run.step) + " of " + std::to_string(cfg_.steps) +
+        " (Adam's moments are not recorded, so it could not continue)");
+  if (run.params.size() != layout_.total())
+    bad("the record has " + std::to_string(run.params.size()) + " parameters; the configuration needs " +
+        std::to_string(layout_.total()));
+  if (run.losses.size() != static_cast<size_t>(run.step) || run.other_losses.size() != run.losses.size())
+    bad("the record needs one loss per step (" + std::to_string(run.step) + ")");
+  params_ = run.params;
+  losses_ = run.losses;
+  other_losses_ = run.other_losses;
+  step_ = run.step;
+}
+
+Json heads_config_json(const HeadsTrainingConfig& c) {
+  return Json{{"task", {{"vocab", c.task.vocab}, {"context", c.task.context}, {"prefix_min", c.task.prefix_min},
+                        {"prefix_max", c.task.prefix_max}, {"run_min", c.task.run_min}, {"run_max", c.task.run_max}}},
+              {"model", {{"d_model", c.model.d_model}, {"heads", c.model.heads}, {"layers", c.model.layers},
+                         {"mlp", c.model.mlp}, {"positions", learn::decoder_positions_name(c.model.positions)},
+                         {"layer_norm", c.model.layer_norm}}},
+              {"batch", c.batch},
+              {"adam", {{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
+                        {"weight_decay", c.adam.weight_decay}}},
+              {"clip", c.clip},
+              {"seed", c.seed},
+              {"steps", c.steps},
+              {"train_length", c.train_length}};
+}
+
+namespace {
+
+HeadsTrainingConfig config_from_json(const Json& j) {
+  auto num = [](const Json& o, const char* key) -> const Json& {
+    if (!o.is_object() || !o.contains(key) || !o[key].is_number()) bad(std::string("checkpoint config: '") + key + "' missing");
+    return o[key];
+  };
+  HeadsTrainingConfig c;
+  const Json& t = j.contains("task") ? j["task"] : Json();
+  c.task.vocab = num(t, "vocab").get<int>();
+  c.task.context = num(t, "context").get<int>();
+  c.task.prefix_min = num(t, "prefix_min").get<int>();
+  c.task.prefix_max = num(t, "prefix_max").get<int>();
+  c.task.run_min = num(t, "run_min").get<int>();
+  c.task.run_max = num(t, "run_max").get<int>();
+  const Json& m = j.contains("model") ? j["model"] : Json();
+  c.model.d_model = num(m, "d_model").get<int>();
+  c.model.heads = num(m, "heads").get<int>();
+  c.model.layers = num(m, "layers").get<int>();
+  c.model.mlp = num(m, "mlp").get<int>();
+  const std::string pos = m.is_object() && m.contains("positions") && m["positions"].is_string() ? m["positions"].get<std::string>() : "";
+  bool found = false;
+  for (learn::DecoderPositions p : {learn::DecoderPositions::learned, learn::DecoderPositions::sinusoidal,
+                                    learn::DecoderPositions::rope, learn::DecoderPositions::none})
+    if (pos == learn::decoder_positions_name(p)) c.model.positions = p, found = true;
+  if (!found) bad("checkpoint config: unknown positions '" + pos + "'");
+  c.model.layer_norm = m.contains("layer_norm") && m["layer_norm"].is_boolean() && m["layer_norm"].get<bool>();
+  c.batch = num(j, "batch").get<int>();
+  const Json& a = j.contains("adam") ? j["adam"] : Json();
+  c.adam = {num(a, "lr").get<double>(), num(a, "beta1").get<double>(), num(a, "beta2").get<double>(),
+            num(a, "eps").get<double>(), num(a, "weight_decay").get<double>()};
+  c.clip = num(j, "clip").get<double>();
+  c.seed = num(j, "seed").get<std::uint64_t>();
+  c.steps = num(j, "steps").get<int>();
+  c.train_length = num(j, "train_length").get<int>();
+  return c;
+}
+
+}  // namespace
+
+HeadsRun record_heads_run(const HeadsTrainingConfig& cfg) {
+  HeadsTrainer tr(cfg);
+  const InductionBatch heldout = heldout_batch(cfg.task, cfg.seed, kHeadsHeldout);
+  HeadsRun run;
+  run.config = cfg;
+  run.snapshots.push_back(take_snapshot(tr.model(), tr.layout(), tr.params(), 0, heldout));
+  while (!tr.done()) {
+    tr.advance(1);
+    if (tr.step() % kHeadsSnapshotEvery == 0 || tr.done())
+      run.snapshots.push_back(take_snapshot(tr.model(), tr.layout(), tr.params(), tr.step(), heldout));
+  }
+  run.step = tr.step();
+  run.params = tr.params();
+  run.losses = tr.losses();
+  run.other_losses = tr.other_losses();
+  return run;
+}
+
+learn::Checkpoint heads_run_checkpoint(const HeadsRun& run) {
+  learn::Checkpoint c;
+  c.meta = Json{{"model", "decoder"},
+                {"task", "induction"},
+                {"config", heads_config_json(run.config)},
+                {"step", run.step},
+                {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(run.params))}};
+  c.add("params", run.params);
+  c.add("losses", run.losses);
+  c.add("other_losses", run.other_losses);
+  std::vector<double> steps, evals, scores;
+  for (const HeadsSnapshot& s : run.snapshots) {
+    steps.push_back(s.step);
+    evals.insert(evals.end(), {s.eval.loss, s.eval.accuracy, s.eval.other_loss, static_cast<double>(s.eval.counted)});
+    for (const HeadScores& h : s.scores)
+      scores.insert(scores.end(), {h.previous_token, h.induction, h.diagonal, h.first_token});
+  }
+  c.add("snapshot_steps", steps);
+  c.add("snapshot_eval", evals);
+  c.add("snapshot_scores", scores);
+  return c;
+}
+
+HeadsRun heads_run_from_checkpoint(const learn::Checkpoint& ck) {
+  const Json& m = ck.meta;
+  if (!m.is_object() || m.value("model", "") != "decoder" || m.value("task", "") != "induction")
+    bad("checkpoint: not a decoder trained on the induction task");
+  if (!m.contains("config") || !m.contains("step") || !m["step"].is_number_integer())
+    bad("checkpoint: the meta needs a config and a step");
+  HeadsRun run;
+  run.config = config_from_json(m["config"]);
+  run.step = m["step"].get<int>();
+  run.params = ck.array("params");
+  run.losses = ck.array("losses");
+  run.other_losses = ck.array("other_losses");
+  if (m.value("params_fnv1a", "") != learn::hex64(learn::fnv1a_doubles(run.params)))
+    bad("checkpoint: the parameters' hash differs from the one recorded");
+  const HeadsTrainer check(run);  // config, sizes and step
+  const int n_heads = check.model().layers * check.model().heads;
+  const std::vector<double>& steps = ck.array("snapshot_steps");
+  const std::vector<double>& evals = ck.array("snapshot_eval");
+  const std::vector<double>& scores = ck.array("snapshot_scores");
+  if (evals.size() != steps.size() * 4 || scores.size() != steps.size() * 4 * static_cast<size_t>(n_heads))
+    bad("checkpoint: the snapshot arrays do not fit " + std::to_string(steps.size()) + " snapshots of " +
+        std::to_string(n_heads) + " heads");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    HeadsSnapshot s;
+    s.step = static_cast<int>(steps[i]);
+    s.eval = {evals[4 * i], evals[4 * i + 1], evals[4 * i + 2], static_cast<int>(evals[4 * i + 3])};
+    for (int h = 0; h < n_heads; ++h) {
+      const double* x = scores.data() + (i * static_cast<size_t>(n_heads) + static_cast<size_t>(h)) * 4;
+      s.scores.push_back({x[0], x[1], x[2], x[3]});
+    }
+    run.snapshots.push_back(std::move(s));
+  }
+  return run;
+}
+
+}  // namespace attn::lessons

@@ -22,7 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "attn/json_case.hpp"
 #include "attn/random.hpp"
+#include "learn/checkpoint.hpp"
 #include "learn/decoder.hpp"
 #include "learn/optim.hpp"
 
@@ -134,10 +136,16 @@ PositionAccuracy accuracy_by_position(const learn::DecoderConfig& cfg, const lea
                                       const std::vector<double>& params, const InductionTask& task,
                                       int train_length, int test_length, std::uint64_t seed, int sequences = 64);
 
+struct HeadsRun;
+
 class HeadsTrainer {
  public:
   /// Validates the configuration (Error(invalid_field)) and draws the initial parameters.
   explicit HeadsTrainer(const HeadsTrainingConfig& cfg);
+  /// A finished run restored from its record (a checkpoint): parameters, losses and step. Adam's
+  /// moments are not recorded, so a restored run cannot continue; its step must equal its
+  /// configuration's steps. Throws Error(invalid_field) when the record does not fit its config.
+  explicit HeadsTrainer(const HeadsRun& run);
   /// Runs at most max_steps more steps (never beyond cfg.steps); returns how many ran.
   int advance(int max_steps);
   int step() const { return step_; }
@@ -203,6 +211,40 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
 std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                                                const std::vector<double>& params, const std::vector<int>& tokens,
                                                int* steps = nullptr);
+
+/// The record of a run as the panel keeps it: snapshots (held-out loss, accuracy and head scores)
+/// at step 0, at every kHeadsSnapshotEvery steps and at the last step, on
+/// heldout_batch(task, seed, kHeadsHeldout). A checkpoint stores the parameters, the per-step
+/// losses and the snapshots' figures, not their maps (take_snapshot recomputes any map from
+/// parameters; only step 0's and the last step's parameters are known after a restore).
+constexpr int kHeadsSnapshotEvery = 100;
+constexpr int kHeadsHeldout = 32;
+
+struct HeadsRun {
+  HeadsTrainingConfig config;
+  int step = 0;
+  std::vector<double> params, losses, other_losses;
+  std::vector<HeadsSnapshot> snapshots;
+};
+
+/// Every field of a training configuration; two configurations are the same run iff their JSON
+/// is equal.
+Json heads_config_json(const HeadsTrainingConfig& cfg);
+
+/// Trains cfg from its seed to its last step, taking the snapshots of the record (what the
+/// panel's Train does, in one call). Throws Error(invalid_field) on a bad configuration.
+HeadsRun record_heads_run(const HeadsTrainingConfig& cfg);
+
+/// The run as a checkpoint: meta {model: "decoder", task: "induction", config, step,
+/// params_fnv1a}, arrays "params", "losses", "other_losses", "snapshot_steps", "snapshot_eval"
+/// (loss, accuracy, other_loss, counted per snapshot) and "snapshot_scores" (previous_token,
+/// induction, diagonal, first_token per head per snapshot).
+learn::Checkpoint heads_run_checkpoint(const HeadsRun& run);
+
+/// Reads a run back (snapshots without maps). Throws Error(invalid_field) naming what does not
+/// fit: another model or task, a configuration the trainer refuses, array sizes that do not match
+/// the configuration, a parameter hash that differs from the meta's.
+HeadsRun heads_run_from_checkpoint(const learn::Checkpoint& ckpt);
 
 /// Greedy generation: appends n tokens, each the argmax of the cached forward's last logits.
 std::vector<int> decoder_greedy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "attn/error.hpp"
 #include "learn/layers.hpp"
@@ -257,4 +260,161 @@ TEST_CASE("learned heads: accuracy by position - learned rows past the training 
   const learn::ParamLayout rl = learn::decoder_layout(rope);
   const PositionAccuracy far = accuracy_by_position(rope, rl, learn::init_params(rl, 1), cfg.task, 16, 40, 3, 8);
   CHECK(far.counted.size() == 40);  // beyond the context: RoPE has no table to run out of
+}
+
+// --- the shipped checkpoint ---------------------------------------------------------------------
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string& shipped_bytes() {
+  static const std::string bytes = read_bytes(std::string(ATTN_TESTS_DIR) + "/../checkpoints/learned_heads.ckpt");
+  return bytes;
+}
+
+HeadsRun shipped_run() {
+  const std::string& b = shipped_bytes();
+  return heads_run_from_checkpoint(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size()));
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("learned heads: a checkpoint keeps every bit and refuses damaged files", "[lesson][heads][checkpoint]") {
+  learn::Checkpoint c;
+  c.meta = Json{{"what", "test"}};
+  c.add("a", {1.0, -0.0, 5e-324, std::nextafter(1.0, 2.0), 1e308});
+  c.add("empty", {});
+  const std::string bytes = learn::encode_checkpoint(c);
+  // 8 magic + 4 version + 4 header length + header + 5 doubles + checksum
+  const learn::Checkpoint back = learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  CHECK(back.meta == c.meta);
+  CHECK(same_bits(back.array("a"), c.array("a")));
+  CHECK(back.array("empty").empty());
+  CHECK(std::signbit(back.array("a")[1]));
+  CHECK_THROWS_WITH(back.array("b"), Catch::Contains("no array named 'b'"));
+
+  auto refused = [](std::string b, const char* what) {
+    try {
+      learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size());
+      FAIL("accepted a damaged checkpoint: " << what);
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_field);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  CHECK_THAT(refused(flipped, "a flipped bit"), Catch::Contains("checksum mismatch"));
+  CHECK_THAT(refused(bytes.substr(0, bytes.size() - 9), "truncated"), Catch::Contains("checksum mismatch"));
+  std::string magic = bytes;
+  magic[0] = 'X';
+  CHECK_THAT(refused(magic, "magic"), Catch::Contains("not a checkpoint"));
+  CHECK_THAT(refused("short", "short"), Catch::Contains("too short"));
+  learn::Checkpoint twice;
+  twice.add("a", {1});
+  twice.add("a", {2});
+  CHECK_THROWS_WITH(learn::encode_checkpoint(twice), Catch::Contains("appears twice"));
+}
+
+TEST_CASE("learned heads: a run record survives its checkpoint and a restored trainer refuses to continue", "[lesson][heads][checkpoint]") {
+  HeadsTrainingConfig cfg;
+  cfg.task = small_task();
+  cfg.model = small_model(DecoderPositions::rope);
+  cfg.steps = 120;
+  cfg.batch = 4;
+  const HeadsRun run = record_heads_run(cfg);
+  REQUIRE(run.snapshots.size() == 3);  // steps 0, 100 and 120
+  CHECK(run.snapshots[1].step == 100);
+  const std::string bytes = learn::encode_checkpoint(heads_run_checkpoint(run));
+  const HeadsRun back = heads_run_from_checkpoint(
+      learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  CHECK(heads_config_json(back.config) == heads_config_json(cfg));
+  CHECK(same_bits(back.params, run.params));
+  CHECK(same_bits(back.losses, run.losses));
+  REQUIRE(back.snapshots.size() == run.snapshots.size());
+  for (size_t i = 0; i < run.snapshots.size(); ++i) {
+    CHECK(back.snapshots[i].eval.accuracy == run.snapshots[i].eval.accuracy);
+    CHECK(back.snapshots[i].scores.back().induction == run.snapshots[i].scores.back().induction);
+    CHECK(back.snapshots[i].maps.empty());
+  }
+  HeadsTrainer restored(back);
+  CHECK(restored.done());
+  CHECK(restored.advance(10) == 0);
+  CHECK(same_bits(restored.initial_params(), HeadsTrainer(cfg).params()));  // step 0 comes from the seed
+
+  HeadsRun unfinished = back;
+  unfinished.step = 60;
+  CHECK_THROWS_WITH(HeadsTrainer(unfinished), Catch::Contains("must be finished"));
+  learn::Checkpoint tampered = heads_run_checkpoint(run);
+  tampered.arrays[0].second[3] += 1e-9;
+  CHECK_THROWS_WITH(heads_run_from_checkpoint(tampered), Catch::Contains("hash differs"));
+}
+
+TEST_CASE("learned heads: the shipped checkpoint is what training the default run from its seed gives", "[lesson][heads][checkpoint]") {
+  const HeadsRun shipped = shipped_run();
+  const HeadsTrainingConfig cfg;  // the panel's default inputs
+  REQUIRE(heads_config_json(shipped.config) == heads_config_json(cfg));
+  if (kSanitized) {
+    // Under the sanitizers (a slow build) the first 200 steps, loss for loss.
+    HeadsTrainingConfig part = cfg;
+    part.steps = 200;
+    HeadsTrainer tr(part);
+    tr.advance(200);
+    CHECK(same_bits(tr.losses(), std::vector<double>(shipped.losses.begin(), shipped.losses.begin() + 200)));
+    return;
+  }
+  const HeadsRun fresh = record_heads_run(cfg);
+  CHECK(fresh.step == shipped.step);
+  CHECK(same_bits(fresh.params, shipped.params));
+  CHECK(same_bits(fresh.losses, shipped.losses));
+  CHECK(same_bits(fresh.other_losses, shipped.other_losses));
+  REQUIRE(fresh.snapshots.size() == shipped.snapshots.size());
+  for (size_t i = 0; i < fresh.snapshots.size(); ++i) {
+    CHECK(fresh.snapshots[i].step == shipped.snapshots[i].step);
+    CHECK(fresh.snapshots[i].eval.loss == shipped.snapshots[i].eval.loss);
+    for (size_t h = 0; h < fresh.snapshots[i].scores.size(); ++h)
+      CHECK(fresh.snapshots[i].scores[h].induction == shipped.snapshots[i].scores[h].induction);
+  }
+}
+
+TEST_CASE("learned heads: the shipped checkpoint reaches 90 percent on held-out layouts and has an induction head", "[lesson][heads][checkpoint]") {
+  const HeadsRun shipped = shipped_run();
+  const HeadsTrainer tr(shipped);
+  // 512 held-out sequences from a stream the trainer never draws, random prefix and run lengths
+  const InductionBatch heldout = heldout_batch(shipped.config.task, shipped.config.seed + 1000, 512);
+  const HeadsSnapshot snap = take_snapshot(tr.model(), tr.layout(), tr.params(), tr.step(), heldout);
+  INFO("held-out accuracy " << snap.eval.accuracy << " over " << snap.eval.counted << " predictable positions");
+  CHECK(snap.eval.counted > 2000);
+  CHECK(snap.eval.accuracy >= 0.9);
+  double best = 0.0;
+  for (const HeadScores& s : snap.scores) best = std::max(best, s.induction);
+  INFO("best induction score " << best);
+  CHECK(best >= 0.3);
+  // and the untrained model is at chance: the accuracy is learned
+  const HeadsSnapshot at0 = take_snapshot(tr.model(), tr.layout(), tr.initial_params(), 0, heldout);
+  CHECK(at0.eval.accuracy < 0.2);
 }
