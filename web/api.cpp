@@ -1,5 +1,7 @@
 #include "api.hpp"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "app.hpp"
@@ -22,6 +24,26 @@ const char* no_app() {
 namespace app {
 void set_api_app(App* a) { g_app = a; }
 App* api_app() { return g_app; }
+
+void fetch_checkpoint(const char* url) {
+#ifdef __EMSCRIPTEN__
+  EM_ASM({
+    if (Module["attnFetchCheckpoint"]) Module["attnFetchCheckpoint"](UTF8ToString($0));
+    else Module["_attn_app_checkpoint_failed"]($0, 0);
+  }, url);
+#else
+  const std::string path = std::string(ATTN_SOURCE_DIR) + "/" + url;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    attn_app_checkpoint_failed(url, ("cannot open " + path).c_str());
+    return;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  attn_app_checkpoint_loaded(url, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+#endif
+}
 }  // namespace app
 
 extern "C" {
@@ -52,6 +74,19 @@ int attn_app_frames() { return g_app ? static_cast<int>(g_app->state().frames) :
 
 void attn_app_request_frame() {
   if (g_app) g_app->request_frame();
+}
+
+void attn_app_checkpoint_loaded(const char* url, const unsigned char* data, int size) {
+  if (!g_app || !url || std::string(url) != app::kLearnedHeadsCheckpointUrl) return;
+  app::learned_heads_install_checkpoint(g_app->state(), data, size > 0 ? static_cast<std::size_t>(size) : 0);
+  g_app->request_frame();
+}
+
+void attn_app_checkpoint_failed(const char* url, const char* message) {
+  if (!g_app || !url || std::string(url) != app::kLearnedHeadsCheckpointUrl) return;
+  app::learned_heads_checkpoint_failed(g_app->state(), std::string("the checkpoint could not be fetched: ") +
+                                                           (message ? message : "no fetch in this page"));
+  g_app->request_frame();
 }
 
 }  // extern "C"

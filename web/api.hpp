@@ -13,6 +13,11 @@ class App;
 void set_api_app(App* app);
 /// The App set above (null before).
 App* api_app();
+/// Fetch a shipped checkpoint (a URL relative to the page, e.g. kLearnedHeadsCheckpointUrl): in
+/// the browser asynchronously (Module.attnFetchCheckpoint in attention_lab_api.js, which answers
+/// through attn_app_checkpoint_loaded / _failed); natively the file is read from the source
+/// tree's checkpoints/ folder at once.
+void fetch_checkpoint(const char* url);
 }  // namespace app
 
 extern "C" {
@@ -28,4 +33,8 @@ ATTN_EXPORT const char* attn_app_compute(const char* case_json);
 ATTN_EXPORT int attn_app_frames();
 /// Ask for a frame on the next tick even if nothing changed (the app skips idle frames).
 ATTN_EXPORT void attn_app_request_frame();
+/// The bytes of the checkpoint fetched for `url` (copied by the page into the wasm heap).
+ATTN_EXPORT void attn_app_checkpoint_loaded(const char* url, const unsigned char* data, int size);
+/// The fetch of `url` failed with `message` (HTTP status, network error).
+ATTN_EXPORT void attn_app_checkpoint_failed(const char* url, const char* message);
 }

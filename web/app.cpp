@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "api.hpp"
 #include "heatmap_cursor.hpp"
 #include "page_tools.hpp"
 #include "page_view.hpp"
@@ -184,6 +185,10 @@ void App::frame() {
   // The Learned heads panel's training slice (a time budget of Adam steps), before anything is
   // drawn: the frame then draws the state as it stands (learned_heads_state.hpp).
   tick_learned_heads(state_);
+  if (learned_heads_wants_checkpoint(state_)) {  // fetched when the panel first opens, not with the page
+    learned_heads_checkpoint_requested(state_);
+    fetch_checkpoint(kLearnedHeadsCheckpointUrl);
+  }
   gpu_.begin_frame();
   view::begin_frame(panel_name(state_.panel), panel_title(state_.panel));  // the DOM mirror's record
   const ImGuiViewport* vp = ImGui::GetMainViewport();

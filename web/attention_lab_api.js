@@ -121,6 +121,28 @@
     }
     while (frameWaiters.length) frameWaiters.shift()(frames);
   };
+  // Shipped checkpoints (web/api.hpp fetch_checkpoint): fetched relative to the page when a
+  // panel asks, copied into the wasm heap, handed to the app; a failure is reported, not thrown.
+  Module['attnFetchCheckpoint'] = function (url) {
+    const report = function (message) {
+      const u = lengthBytesUTF8(url) + 1, m = lengthBytesUTF8(message) + 1;
+      const pu = _malloc(u), pm = _malloc(m);
+      stringToUTF8(url, pu, u);
+      stringToUTF8(message, pm, m);
+      try { Module['_attn_app_checkpoint_failed'](pu, pm); } finally { _free(pu); _free(pm); }
+    };
+    fetch(url).then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + url);
+      return r.arrayBuffer();
+    }).then(function (buf) {
+      const bytes = new Uint8Array(buf);
+      const u = lengthBytesUTF8(url) + 1;
+      const pu = _malloc(u), pd = _malloc(Math.max(1, bytes.length));
+      stringToUTF8(url, pu, u);
+      HEAPU8.set(bytes, pd);
+      try { Module['_attn_app_checkpoint_loaded'](pu, pd, bytes.length); } finally { _free(pu); _free(pd); }
+    }).catch(function (e) { report(String(e && e.message || e)); });
+  };
   Module['attnFatal'] = function (message) { rejectReady(new Error(message)); };
   const previousAbort = Module['onAbort'];
   Module['onAbort'] = function (what) {

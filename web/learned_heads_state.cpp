@@ -17,8 +17,8 @@ namespace lh = attn::lessons;
 
 namespace {
 
-constexpr int kSnapshotEvery = 100;
-constexpr int kHeldout = 32;
+constexpr int kSnapshotEvery = lh::kHeadsSnapshotEvery;
+constexpr int kHeldout = lh::kHeadsHeldout;
 constexpr int kCurvePoints = 300;
 
 [[noreturn]] void invalid(const std::string& message) { throw attn::Error(attn::ErrorCode::invalid_field, message); }
@@ -72,6 +72,7 @@ const char* status(const LearnedHeadsState& h) {
 void rebuild_maps(LearnedHeadsState& h) {
   h.maps.clear();
   h.maps_initial.clear();
+  ++h.maps_version;
   if (h.snapshots.empty()) return;
   const int t = h.heldout.batch.t;
   auto to_matrices = [t](const lh::HeadsSnapshot& snap, std::vector<attn::Matrix>& out) {
@@ -82,9 +83,8 @@ void rebuild_maps(LearnedHeadsState& h) {
     }
   };
   h.shown = std::max(0, std::min(h.shown, static_cast<int>(h.snapshots.size()) - 1));
-  to_matrices(h.snapshots[static_cast<size_t>(h.shown)], h.maps);
+  to_matrices(h.snapshots[static_cast<size_t>(h.shown)], h.maps);  // none for a restored run's middle steps
   to_matrices(h.snapshots.front(), h.maps_initial);
-  ++h.maps_version;
 }
 
 void add_snapshot(AppState& s) {
@@ -123,6 +123,7 @@ void start_over(AppState& s) {
   h.trainer = std::make_shared<lh::HeadsTrainer>(cfg);
   h.heldout = lh::heldout_batch(cfg.task, cfg.seed, kHeldout);
   h.running = false;
+  h.from_checkpoint = false;
   h.snapshots.clear();
   h.shown = 0;
   h.follow = true;
@@ -252,6 +253,76 @@ void learned_heads_continue(AppState& s) {
 
 void learned_heads_reset(AppState& s) { start_over(s); }
 
+bool learned_heads_wants_checkpoint(const AppState& s) {
+  const LearnedHeadsState& h = s.learned_heads;
+  return s.panel == Panel::learned_heads && h.checkpoint.status == LearnedHeadsCheckpoint::Status::not_requested &&
+         h.input == LearnedHeadsInput{} && h.trainer && h.trainer->step() == 0 && !h.running;
+}
+
+void learned_heads_checkpoint_requested(AppState& s) {
+  s.learned_heads.checkpoint.status = LearnedHeadsCheckpoint::Status::requested;
+  ++s.generation;
+}
+
+void learned_heads_checkpoint_failed(AppState& s, const std::string& message) {
+  LearnedHeadsCheckpoint& c = s.learned_heads.checkpoint;
+  c.status = LearnedHeadsCheckpoint::Status::failed;
+  c.message = message;
+  ++s.generation;
+}
+
+bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size) {
+  LearnedHeadsState& h = s.learned_heads;
+  LearnedHeadsCheckpoint& c = h.checkpoint;
+  c.bytes = size;
+  ++s.generation;
+  try {
+    lh::HeadsRun run = lh::heads_run_from_checkpoint(attn::learn::decode_checkpoint(data, size));
+    if (lh::heads_config_json(run.config) != lh::heads_config_json(learned_heads_config(LearnedHeadsInput{})))
+      throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint is of another configuration than the default run");
+    if (run.snapshots.size() < 2 || run.snapshots.front().step != 0 || run.snapshots.back().step != run.step)
+      throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint lacks the snapshots of step 0 and its last step");
+    if (!(h.input == LearnedHeadsInput{}) || !h.trainer || h.trainer->step() != 0 || h.running) {
+      c.status = LearnedHeadsCheckpoint::Status::declined;
+      c.message = "not installed: the inputs changed or a run started before it arrived";
+      return false;
+    }
+    auto trainer = std::make_shared<lh::HeadsTrainer>(run);
+    // The first and last snapshots again, from parameters, with their maps; this build must give
+    // the recorded figures to the bit, or the checkpoint is not this page's run.
+    const lh::HeadsSnapshot first = lh::take_snapshot(trainer->model(), trainer->layout(), trainer->initial_params(), 0, h.heldout);
+    const lh::HeadsSnapshot last = lh::take_snapshot(trainer->model(), trainer->layout(), trainer->params(), run.step, h.heldout);
+    const auto same = [](const lh::HeadsSnapshot& a, const lh::HeadsSnapshot& b) {
+      if (a.eval.loss != b.eval.loss || a.eval.accuracy != b.eval.accuracy || a.scores.size() != b.scores.size()) return false;
+      for (size_t i = 0; i < a.scores.size(); ++i)
+        if (a.scores[i].induction != b.scores[i].induction || a.scores[i].previous_token != b.scores[i].previous_token)
+          return false;
+      return true;
+    };
+    if (!same(first, run.snapshots.front()) || !same(last, run.snapshots.back()))
+      throw attn::Error(attn::ErrorCode::invalid_field,
+                        "this build computes other held-out figures than the checkpoint records");
+    run.snapshots.front() = first;
+    run.snapshots.back() = last;
+    h.trainer = std::move(trainer);
+    h.snapshots = std::move(run.snapshots);
+    h.shown = static_cast<int>(h.snapshots.size()) - 1;
+    h.follow = true;
+    h.from_checkpoint = true;
+    rebuild_maps(h);
+    rebuild_curve(h);
+    c.status = LearnedHeadsCheckpoint::Status::installed;
+    c.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params()));
+    c.message.clear();
+    run_learned_heads_interventions(s);
+    return true;
+  } catch (const attn::Error& e) {
+    c.status = LearnedHeadsCheckpoint::Status::failed;
+    c.message = e.what();
+    return false;
+  }
+}
+
 bool tick_learned_heads(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.running || !h.trainer) return false;
@@ -341,6 +412,16 @@ Json learned_heads_state_json(const AppState& s) {
   out["total"] = total;
   out["progress"] = total > 0 ? static_cast<double>(step) / total : 0.0;
   out["steps_per_second"] = h.steps_per_second;
+  out["source"] = h.from_checkpoint ? "checkpoint" : (step > 0 ? "trained here" : "untrained");
+  out["params_fnv1a"] = h.trainer ? attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params())) : "";
+  {
+    const char* names[] = {"not_requested", "requested", "installed", "declined", "failed"};
+    out["checkpoint"] = Json{{"url", kLearnedHeadsCheckpointUrl},
+                             {"status", names[static_cast<int>(h.checkpoint.status)]},
+                             {"bytes", h.checkpoint.bytes},
+                             {"params_fnv1a", h.checkpoint.params_fnv1a},
+                             {"message", h.checkpoint.message}};
+  }
   const int heads = h.trainer ? h.trainer->model().heads : h.input.heads;
   const int vocab = h.trainer ? h.trainer->model().vocab : 16;
   out["uniform_loss"] = std::log(static_cast<double>(vocab));

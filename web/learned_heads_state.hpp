@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attn/json_case.hpp"
@@ -54,12 +55,27 @@ struct LearnedHeadsCombined {
   attn::lessons::InductionEval eval;
 };
 
+/// The shipped checkpoint of the default run (checkpoints/learned_heads.ckpt, made by
+/// `attn checkpoint learned_heads`): fetched when the panel is first shown with the default inputs
+/// at step 0 — never part of the first download — and installed only if the inputs are still the
+/// defaults and nothing was trained meanwhile. Train reproduces it to the bit.
+struct LearnedHeadsCheckpoint {
+  enum class Status { not_requested, requested, installed, declined, failed };
+  Status status = Status::not_requested;
+  std::size_t bytes = 0;
+  std::string params_fnv1a;  ///< of the installed parameters
+  std::string message;       ///< why it failed or was declined
+};
+inline constexpr const char* kLearnedHeadsCheckpointUrl = "checkpoints/learned_heads.ckpt";
+
 struct LearnedHeadsState {
   LearnedHeadsInput input;  ///< last good
   std::shared_ptr<attn::lessons::HeadsTrainer> trainer;  ///< the run (step 0 after a reset)
   attn::lessons::InductionBatch heldout;                  ///< heldout_batch(task, seed, 32)
   bool running = false;
   int runs = 0;  ///< Train presses (a fresh run each)
+  LearnedHeadsCheckpoint checkpoint;
+  bool from_checkpoint = false;  ///< the run shown was installed from the checkpoint, not trained here
 
   std::vector<attn::lessons::HeadsSnapshot> snapshots;  ///< step 0, every 100 steps, where paused, the last step
   int shown = 0;        ///< snapshot the scrubber shows
@@ -109,6 +125,18 @@ bool run_learned_heads_interventions(AppState& s);
 void select_learned_heads_snapshot(AppState& s, int index);
 /// Heads to ablate together (layer-major flags) and the mode; evaluated when not running.
 void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool mean);
+
+/// True when the panel is on screen, the checkpoint was never asked for, and the run is the
+/// default one at step 0, not running: App::frame then fetches it (once).
+bool learned_heads_wants_checkpoint(const AppState& s);
+void learned_heads_checkpoint_requested(AppState& s);
+/// The fetched bytes: decoded and checked by the core (checksum, configuration, sizes, hash); the
+/// figures of step 0 and of the last step are recomputed here and must equal the recorded ones to
+/// the bit. Installs the finished run when the inputs are still the defaults at step 0 (else
+/// declined). False, with the reason in checkpoint.message, when it could not be used.
+bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size);
+/// The fetch failed (network, missing file): the panel says so and Train still works.
+void learned_heads_checkpoint_failed(AppState& s, const std::string& message);
 
 /// {"inputs", "status", "step", "total", "progress", "running", "steps_per_second", "losses":{stride,
 ///  train, other}, "uniform_loss", "snapshot_steps", "shown", "snapshot" (shown), "latest",

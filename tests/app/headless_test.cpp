@@ -562,6 +562,22 @@ int main() {
     g_step = "learned heads";
     {
       expect(Json::parse(attn_app_show_panel("learned_heads"))["ok"] == true, "showPanel learned_heads");
+      d.frames(2);  // opening the panel fetches the default run's checkpoint (natively: read at once)
+      Json ck = api_state()["learned_heads"];
+      expect(ck["checkpoint"]["status"] == "installed" && ck["source"] == "checkpoint",
+             "the default run opens trained from its checkpoint: " + attn::dump(ck["checkpoint"]));
+      expect(ck["step"] == 1800 && ck["status"] == "done", "the checkpoint is the finished run");
+      expect(ck["params_fnv1a"] == ck["checkpoint"]["params_fnv1a"], "the installed parameters are the checkpoint's");
+      expect(ck["latest"]["accuracy"].get<double>() >= 0.9, "the shipped run predicts the repeat");
+      expect(ck["snapshot_steps"].size() == 19 && ck["interventions"]["step"] == 1800,
+             "its 19 snapshots and the interventions at step 1800");
+      d.sweep(71);  // the trained run: maps of step 1800 beside step 0, interventions
+      expect_accepted({{"learned_heads", {{"snapshot", 5}}}});
+      d.sweep(71);  // a middle step: scores only (its maps were not shipped)
+      expect_accepted({{"learned_heads", {{"reset", true}}}});
+      ck = api_state()["learned_heads"];
+      expect(ck["step"] == 0 && ck["source"] == "untrained" && ck["checkpoint"]["status"] == "installed",
+             "Reset goes back to step 0 and does not fetch again");
       d.sweep(71);  // step 0: maps, no interventions yet
       expect_accepted({{"learned_heads", {{"steps", 130}, {"seed", 5}}}});
       Json lh = api_state()["learned_heads"];

@@ -197,6 +197,20 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
     const char* state = h.running ? "training" : (tr && tr->done() ? "done" : (step > 0 ? "paused" : "not started"));
     ImGui::TextDisabled("%s; %s steps/s; batch 16 sequences of 32 tokens, Adam, clip 1; run %d", state,
                         h.steps_per_second > 0 ? short_number(h.steps_per_second, 3).c_str() : "-", h.runs);
+    using CS = LearnedHeadsCheckpoint::Status;
+    if (h.from_checkpoint) {
+      txt::note(("Opened trained: the default run's weights after " + std::to_string(tr ? tr->step() : 0) +
+                 " steps, from the shipped checkpoint (" + short_number(h.checkpoint.bytes / 1000.0, 3) +
+                 " kB, fetched when this panel opened; parameters' FNV-1a " + h.checkpoint.params_fnv1a +
+                 "). Train runs the same seed here and gives the same bits.")
+                    .c_str());
+    } else if (h.checkpoint.status == CS::requested) {
+      txt::note("Fetching the trained checkpoint of the default run...");
+    } else if (h.checkpoint.status == CS::failed) {
+      txt::note(("The trained checkpoint is not available (" + h.checkpoint.message +
+                 "); press Train to train the default run here.")
+                    .c_str());
+    }
   }
   if (!tr) return;
 
@@ -248,6 +262,23 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
                         short_number(snap->eval.other_loss, 3).c_str());
     txt::note("Snapshots every 100 steps (and at step 0 and the last step), on sequences the training never "
               "draws. Drag the slider to see the maps and scores of that step.");
+    // When each pattern appears, and whether the accuracy comes with it.
+    std::vector<double> xs, acc, ind, prev;
+    for (const lh::HeadsSnapshot& sn : h.snapshots) {
+      double bi = 0, bp = 0;
+      for (const lh::HeadScores& sc : sn.scores) bi = std::max(bi, sc.induction), bp = std::max(bp, sc.previous_token);
+      xs.push_back(sn.step);
+      acc.push_back(sn.eval.accuracy);
+      ind.push_back(bi);
+      prev.push_back(bp);
+    }
+    if (xs.size() >= 2) {
+      std::vector<plot::Series> series{
+          plot::Series{"accuracy", acc, IM_COL32(31, 111, 178, 255), false},
+          plot::Series{"best induction", ind, IM_COL32(200, 60, 40, 255), false},
+          plot::Series{"best prev-token", prev, IM_COL32(60, 150, 60, 255), true}};
+      plot::line_plot("scores by step", xs, series, false, 0.0, 1.0, col.right_w, fs * 10, "step", "held-out", 5, false);
+    }
   }
   const lh::InductionLayout& lay = h.heldout.layouts.front();
   txt::note(("The display sequence (" + std::to_string(h.tokens.size()) + " tokens): the run of " +
@@ -267,7 +298,21 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
     ImGui::PushFont(ui.fonts.bold);
     ImGui::Text("Step %d", snap->step);
     ImGui::PopFont();
-    map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu, ui.fonts.small);
+    if (!h.maps.empty()) {
+      map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu, ui.fonts.small);
+    } else {
+      txt::note(("The shipped checkpoint records every snapshot's scores and accuracy, but the maps only of step 0 "
+                 "and step " + std::to_string(h.snapshots.back().step) +
+                 " (their weights are known). Train records the maps of every saved step (the same run, bit for "
+                 "bit). Scores at step " + std::to_string(snap->step) + ":")
+                    .c_str());
+      for (size_t i = 0; i < snap->scores.size(); ++i) {
+        const lh::HeadScores& sc = snap->scores[i];
+        ImGui::TextDisabled("%s  prev %s  ind %s  diag %s  first %s", head_name(static_cast<int>(i), heads).c_str(),
+                            two(sc.previous_token).c_str(), two(sc.induction).c_str(), two(sc.diagonal).c_str(),
+                            two(sc.first_token).c_str());
+      }
+    }
     txt::end_column(mc.left_w);
     if (mc.two) ImGui::SameLine(mc.x0 + mc.left_w + mc.gap);
     txt::begin_column(mc.right_w);
