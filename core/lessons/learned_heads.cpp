@@ -607,3 +607,57 @@ HeadsRun heads_run_from_checkpoint(const learn::Checkpoint& ck) {
 }
 
 }  // namespace attn::lessons
+
+namespace attn::lessons {
+
+ExtrapolationStudy::ExtrapolationStudy(const ExtrapolationConfig& cfg) : cfg_(cfg) {
+  if (cfg.signals.empty() || cfg.signals.size() > 4) bad("the extrapolation study needs 1 to 4 position signals");
+  if (cfg.test_length < 2 * cfg.task.run_max || cfg.test_length > 1024)
+    bad("test_length must hold a repeated run (>= " + std::to_string(2 * cfg.task.run_max) + ") and be <= 1024");
+  if (cfg.train_length == 0 || cfg.train_length >= cfg.task.context)
+    bad("train_length must be below the context (" + std::to_string(cfg.task.context) + ") to test longer sequences");
+  if (cfg.sequences < 1 || cfg.sequences > 1024) bad("sequences must be between 1 and 1024");
+  for (learn::DecoderPositions p : cfg.signals) HeadsTrainer probe(model_config(p));  // the trainer's own checks
+  trainer_ = std::make_shared<HeadsTrainer>(model_config(cfg.signals.front()));
+}
+
+HeadsTrainingConfig ExtrapolationStudy::model_config(learn::DecoderPositions p) const {
+  HeadsTrainingConfig c;
+  c.task = cfg_.task;
+  c.model = cfg_.model;
+  c.model.positions = p;
+  c.batch = cfg_.batch;
+  c.adam.lr = cfg_.lr;
+  c.seed = cfg_.seed;
+  c.steps = cfg_.steps;
+  c.train_length = cfg_.train_length;
+  return c;
+}
+
+int ExtrapolationStudy::test_length(learn::DecoderPositions p) const {
+  return p == learn::DecoderPositions::learned ? std::min(cfg_.test_length, cfg_.task.context) : cfg_.test_length;
+}
+
+int ExtrapolationStudy::advance(int max_steps) {
+  int ran = 0;
+  while (!done() && ran < max_steps) {
+    ran += trainer_->advance(max_steps - ran);
+    if (!trainer_->done()) break;
+    const learn::DecoderPositions p = cfg_.signals[results_.size()];
+    ExtrapolationResult r;
+    r.positions = p;
+    r.accuracy = accuracy_by_position(trainer_->model(), trainer_->layout(), trainer_->params(), cfg_.task,
+                                      cfg_.train_length, test_length(p), cfg_.seed, cfg_.sequences);
+    const std::vector<double>& l = trainer_->losses();
+    const size_t k = std::min<size_t>(50, l.size());
+    double sum = 0.0;
+    for (size_t i = l.size() - k; i < l.size(); ++i) sum += l[i];
+    r.final_loss = k ? sum / static_cast<double>(k) : 0.0;
+    results_.push_back(std::move(r));
+    if (!done()) trainer_ = std::make_shared<HeadsTrainer>(model_config(cfg_.signals[results_.size()]));
+  }
+  steps_done_ += ran;
+  return ran;
+}
+
+}  // namespace attn::lessons

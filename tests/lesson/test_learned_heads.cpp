@@ -418,3 +418,57 @@ TEST_CASE("learned heads: the shipped checkpoint reaches 90 percent on held-out 
   const HeadsSnapshot at0 = take_snapshot(tr.model(), tr.layout(), tr.initial_params(), 0, heldout);
   CHECK(at0.eval.accuracy < 0.2);
 }
+
+TEST_CASE("learned heads: the extrapolation study trains each position signal and tests past the training length", "[lesson][heads]") {
+  ExtrapolationConfig cfg;
+  cfg.task = InductionTask{8, 16, 0, 2, 2, 4};
+  cfg.model = small_model(DecoderPositions::learned);
+  cfg.train_length = 10;
+  cfg.test_length = 24;
+  cfg.steps = 30;
+  cfg.batch = 4;
+  cfg.sequences = 16;
+  ExtrapolationStudy whole(cfg), sliced(cfg);
+  while (!whole.done()) whole.advance(1000);
+  while (!sliced.done()) sliced.advance(7);  // slices cross the boundary between models
+  CHECK(whole.steps_done() == whole.steps_total());
+  CHECK(whole.steps_total() == 90);
+  REQUIRE(whole.results().size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    const ExtrapolationResult& a = whole.results()[i];
+    const ExtrapolationResult& b = sliced.results()[i];
+    CHECK(a.positions == cfg.signals[i]);
+    CHECK(a.final_loss == b.final_loss);
+    CHECK(a.accuracy.correct == b.accuracy.correct);
+    // learned positions stop at the context; the others are tested up to test_length
+    CHECK(a.accuracy.test_length == (a.positions == DecoderPositions::learned ? 16 : 24));
+    int counted_beyond = 0;
+    for (size_t p = 9; p < a.accuracy.counted.size(); ++p) counted_beyond += a.accuracy.counted[p];
+    CHECK(counted_beyond > 0);
+  }
+  // the study trains exactly what HeadsTrainer trains with that configuration
+  HeadsTrainingConfig one;
+  one.task = cfg.task;
+  one.model = cfg.model;
+  one.model.positions = DecoderPositions::rope;
+  one.batch = 4;
+  one.adam.lr = cfg.lr;
+  one.seed = cfg.seed;
+  one.steps = 30;
+  one.train_length = 10;
+  HeadsTrainer tr(one);
+  tr.advance(30);
+  const PositionAccuracy direct =
+      accuracy_by_position(tr.model(), tr.layout(), tr.params(), cfg.task, 10, 24, cfg.seed, 16);
+  CHECK(direct.correct == whole.results()[2].accuracy.correct);
+
+  ExtrapolationConfig bad = cfg;
+  bad.train_length = 16;
+  CHECK_THROWS_WITH(ExtrapolationStudy(bad), Catch::Contains("below the context"));
+  bad = cfg;
+  bad.train_length = 6;  // prefix_max + 2 run_max = 10 does not fit
+  CHECK_THROWS_WITH(ExtrapolationStudy(bad), Catch::Contains("train_length must fit"));
+  bad = cfg;
+  bad.signals.clear();
+  CHECK_THROWS_WITH(ExtrapolationStudy(bad), Catch::Contains("1 to 4 position signals"));
+}

@@ -23,6 +23,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
       "A random head already routes: its rows are uneven because its projections are random, not because "
       "it knows any syntax. Differences between these heads are differences between random draws, not "
       "specialisation. Even for trained heads a map is a hypothesis to test by intervening, not an explanation.");
+  if (ImGui::Button("See heads that learned something: Learned heads (12)")) s.panel = Panel::learned_heads;
   style::error_box(h.error);
 
   // --- inputs: every change goes through set_heads_input (the core validates ranges)
