@@ -78,7 +78,7 @@ void App::frame_presented(double now_seconds) {
 bool App::needs_frame(bool had_input, double now) const {
   if (had_input) busy_until_ = now + 0.4;
   const ImGuiIO& io = ImGui::GetIO();
-  return frame_requested_ || now < busy_until_ || state_.learned_heads.running || state_.generation != drawn_generation_ ||
+  return frame_requested_ || now < busy_until_ || state_.learned_heads.running || state_.learned_heads.extrapolation_running || state_.generation != drawn_generation_ ||
          state_.panel != drawn_panel_ || io.WantTextInput || (ImGui::IsAnyItemActive() && !heatmap_cell_mode_active()) || last_frame_at_ < 0 ||
          now - last_frame_at_ > 0.5;
 }

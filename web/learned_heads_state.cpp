@@ -219,8 +219,41 @@ bool set_learned_heads_input(AppState& s, const LearnedHeadsInput& in) {
   });
   if (!ok) return false;
   h.input = in;
+  h.extrapolation.reset();
+  h.extrapolation_running = false;
   start_over(s);
   return true;
+}
+
+lh::ExtrapolationConfig learned_heads_extrapolation_config(const LearnedHeadsInput& in) {
+  lh::ExtrapolationConfig c;
+  c.model.d_model = 32;
+  c.model.heads = in.heads;
+  c.model.layers = in.layers;
+  c.model.mlp = in.mlp;
+  c.lr = in.lr;
+  c.seed = in.seed;
+  return c;
+}
+
+void learned_heads_extrapolation_start(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  computed(h.error, [&] {
+    h.extrapolation = std::make_shared<lh::ExtrapolationStudy>(learned_heads_extrapolation_config(h.input));
+    h.extrapolation_running = true;
+  });
+  ++s.generation;
+}
+
+void learned_heads_extrapolation_pause(AppState& s) {
+  s.learned_heads.extrapolation_running = false;
+  ++s.generation;
+}
+
+void learned_heads_extrapolation_continue(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  if (h.extrapolation && !h.extrapolation->done()) h.extrapolation_running = true;
+  ++s.generation;
 }
 
 void learned_heads_train(AppState& s) {
@@ -323,9 +356,27 @@ bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* data, std
   }
 }
 
+namespace {
+// The study's slice, when the main run is not training (one slice per frame in all).
+bool tick_extrapolation(AppState& s, double budget_seconds) {
+  LearnedHeadsState& h = s.learned_heads;
+  if (!h.extrapolation_running || !h.extrapolation) return false;
+  lh::ExtrapolationStudy& st = *h.extrapolation;
+  const double t0 = now_seconds();
+  const bool ok = computed(h.error, [&] {
+    do {
+      if (st.advance(1) == 0) break;
+    } while (!st.done() && now_seconds() - t0 < budget_seconds);
+  });
+  if (!ok || st.done()) h.extrapolation_running = false;
+  ++s.generation;
+  return true;
+}
+}  // namespace
+
 bool tick_learned_heads(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
-  if (!h.running || !h.trainer) return false;
+  if (!h.running || !h.trainer) return tick_extrapolation(s, budget_seconds);
   lh::HeadsTrainer& tr = *h.trainer;
   const double t0 = now_seconds();
   const bool ok = computed(h.error, [&] {
@@ -467,7 +518,10 @@ Json learned_heads_state_json(const AppState& s) {
                            {"prompt", d.prompt},
                            {"generated", d.generated},
                            {"expected", d.expected},
-                           {"correct", d.correct}};
+                           {"correct", d.correct},
+                           {"future_edits", d.future_edits},
+                           {"future_edit_max_diff", d.future_edit_max_diff},
+                           {"target_edit_max_diff", d.target_edit_max_diff}};
   } else {
     out["interventions"] = nullptr;
     out["decoding"] = nullptr;
@@ -486,6 +540,35 @@ Json learned_heads_state_json(const AppState& s) {
   } else {
     out["combined"] = nullptr;
   }
+  if (h.extrapolation) {
+    const lh::ExtrapolationStudy& st = *h.extrapolation;
+    Json signals = Json::array();
+    for (const lh::ExtrapolationResult& r : st.results()) {
+      Json acc = Json::array();
+      for (size_t p = 0; p < r.accuracy.counted.size(); ++p)
+        acc.push_back(r.accuracy.counted[p] ? Json(static_cast<double>(r.accuracy.correct[p]) / r.accuracy.counted[p])
+                                            : Json(nullptr));
+      signals.push_back(Json{{"positions", attn::learn::decoder_positions_name(r.positions)},
+                             {"test_length", r.accuracy.test_length},
+                             {"accuracy_within", r.accuracy.accuracy_within},
+                             {"accuracy_beyond", r.accuracy.accuracy_beyond},
+                             {"final_loss", r.final_loss},
+                             {"accuracy_by_position", acc},
+                             {"counted", r.accuracy.counted}});
+    }
+    const lh::ExtrapolationConfig& c = st.config();
+    out["extrapolation"] = Json{{"status", st.done() ? "done" : (h.extrapolation_running ? "training" : "paused")},
+                                {"step", st.steps_done()},
+                                {"total", st.steps_total()},
+                                {"progress", static_cast<double>(st.steps_done()) / std::max(1, st.steps_total())},
+                                {"train_length", c.train_length},
+                                {"test_length", c.test_length},
+                                {"context", c.task.context},
+                                {"steps_per_signal", c.steps},
+                                {"signals", signals}};
+  } else {
+    out["extrapolation"] = nullptr;
+  }
   out["ablate"] = combo;
   out["ablate_mode"] = h.combo_mean ? "mean" : "zero";
   out["error"] = h.error ? Json{{"code", h.error->code}, {"message", h.error->message}} : Json(nullptr);
@@ -497,6 +580,7 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
   LearnedHeadsInput in = h.input;
   bool inputs = false, train = false, pause = false, resume = false, reset = false, interventions = false;
   bool has_snapshot = false, has_combo = false;
+  std::string extrapolation;
   int snapshot = 0;
   std::vector<bool> combo = h.combo;
   bool combo_mean = h.combo_mean;
@@ -540,6 +624,11 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
       }
       (void)n;
       has_combo = true;
+    } else if (k == "extrapolation") {
+      const std::string a = v.is_string() ? v.get<std::string>() : "";
+      if (a != "start" && a != "pause" && a != "continue")
+        invalid("extrapolation must be \"start\", \"pause\" or \"continue\"");
+      extrapolation = a;
     } else if (k == "ablate_mode") {
       const std::string m = v.is_string() ? v.get<std::string>() : "";
       if (m != "zero" && m != "mean") invalid("ablate_mode must be \"zero\" or \"mean\"");
@@ -547,7 +636,7 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
     } else {
       invalid("unknown learned_heads input '" + k +
               "' (seed, steps, lr, heads, layers, positions, mlp, train, pause, continue, reset, interventions, "
-              "snapshot, ablate, ablate_mode)");
+              "snapshot, ablate, ablate_mode, extrapolation)");
     }
   }
   if (inputs && !set_learned_heads_input(s, in)) return false;
@@ -561,6 +650,9 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
     if (h.error) return false;
   }
   if (has_combo) set_learned_heads_combo(s, combo, combo_mean);
+  if (extrapolation == "start") learned_heads_extrapolation_start(s);
+  if (extrapolation == "pause") learned_heads_extrapolation_pause(s);
+  if (extrapolation == "continue") learned_heads_extrapolation_continue(s);
   return true;
 }
 

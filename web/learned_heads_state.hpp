@@ -101,8 +101,21 @@ struct LearnedHeadsState {
   bool combo_mean = false;
   std::optional<LearnedHeadsCombined> combined;
 
+  // The extrapolation study (one model per position signal, trained on shorter sequences), run on
+  // request in slices after the main run's slice; an input change drops it.
+  std::shared_ptr<attn::lessons::ExtrapolationStudy> extrapolation;
+  bool extrapolation_running = false;
+
   std::optional<ErrorInfo> error;
 };
+
+/// The study's configuration for the panel's inputs: their architecture, seed and learning rate,
+/// 1,000 steps per signal on 20-token sequences, tested up to 48 tokens.
+attn::lessons::ExtrapolationConfig learned_heads_extrapolation_config(const LearnedHeadsInput& in);
+/// Start the study afresh (running), pause it, or continue it.
+void learned_heads_extrapolation_start(AppState& s);
+void learned_heads_extrapolation_pause(AppState& s);
+void learned_heads_extrapolation_continue(AppState& s);
 
 /// The default run at step 0 (cannot fail).
 void init_learned_heads(AppState& s);
@@ -145,7 +158,8 @@ attn::Json learned_heads_state_json(const AppState& s);
 /// The inputs alone (link parameters; a valid set() patch).
 attn::Json learned_heads_inputs_json(const LearnedHeadsInput& in);
 /// set({learned_heads: {seed, steps, lr, heads, layers, positions, mlp, train, pause, continue,
-///  reset, interventions, snapshot, ablate: [indices], ablate_mode: "zero"|"mean"}}). Returns false
+///  reset, interventions, snapshot, ablate: [indices], ablate_mode: "zero"|"mean",
+///  extrapolation: "start"|"pause"|"continue"}}). Returns false
 /// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
 bool apply_learned_heads_json(AppState& s, const attn::Json& patch);
 

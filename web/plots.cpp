@@ -122,9 +122,13 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
   std::vector<double> ticks = xs;
   if (max_ticks > 0 && static_cast<int>(xs.size()) > max_ticks) {
     // Evenly spaced round-ish ticks from the first to the last x.
+    // Round ticks (1, 2 or 5 times a power of ten apart) inside the x range.
     ticks.clear();
     const double lo = xs.front(), hi = xs.back();
-    for (int k = 0; k < max_ticks; ++k) ticks.push_back(lo + (hi - lo) * k / (max_ticks - 1));
+    const double raw = (hi - lo) / std::max(1, max_ticks - 1);
+    const double mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-300))));
+    const double step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
+    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push_back(t);
   }
   for (double x : ticks) {
     const ImVec2 q = to_px(x, ymin);
@@ -142,6 +146,7 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
   for (const Series& s : series) {
     const size_t n = std::min(xs.size(), s.y.size());
     for (size_t i = 0; i + 1 < n; ++i) {
+      if (!std::isfinite(s.y[i]) || !std::isfinite(s.y[i + 1])) continue;  // a gap: no measurement there
       const ImVec2 a = to_px(xs[i], s.y[i]), b = to_px(xs[i + 1], s.y[i + 1]);
       if (!s.dashed) {
         dl->AddLine(a, b, s.color, 2.0f);
@@ -152,7 +157,8 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
       }
     }
     if (markers)
-      for (size_t i = 0; i < n; ++i) dl->AddCircleFilled(to_px(xs[i], s.y[i]), 3.0f, s.color);
+      for (size_t i = 0; i < n; ++i)
+        if (std::isfinite(s.y[i])) dl->AddCircleFilled(to_px(xs[i], s.y[i]), 3.0f, s.color);
   }
   // Header strip: the y label on the left, then one legend entry per series.
   float lx = p0.x + 8;
@@ -175,7 +181,8 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
     ImGui::BeginTooltip();
     ImGui::Text("%s = %s", x_label, short_number(xs[best], 6).c_str());
     for (const Series& s : series)
-      if (best < s.y.size()) ImGui::Text("%s: %s", s.name.c_str(), short_number(s.y[best], 6).c_str());
+      if (best < s.y.size())
+        ImGui::Text("%s: %s", s.name.c_str(), std::isfinite(s.y[best]) ? short_number(s.y[best], 6).c_str() : "n/a");
     ImGui::EndTooltip();
   }
   ImGui::PopID();

@@ -440,6 +440,20 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
       decoder_greedy(cfg, layout, params, d.prompt, static_cast<int>(d.expected.size()));
   d.generated.assign(out.begin() + static_cast<long>(d.prompt.size()), out.end());
   for (size_t i = 0; i < d.generated.size() && i < d.expected.size(); ++i) d.correct += d.generated[i] == d.expected[i];
+  // Shifted targets: position i is trained on token i + 1. Edit every token after position c
+  // (the targets of positions c.. and beyond) and compare the logits of positions 0..c.
+  const int V = cfg.vocab;
+  for (int c = 0; c + 1 < T; ++c) {
+    learn::DecoderBatch edited = one;
+    for (int j = c + 1; j < T; ++j) edited.tokens[static_cast<size_t>(j)] = (edited.tokens[static_cast<size_t>(j)] + 1) % V;
+    learn::DecoderActivations e;
+    learn::decoder_forward(cfg, layout, params.data(), edited, e);
+    for (size_t i = 0; i < static_cast<size_t>(c + 1) * V; ++i)
+      d.future_edit_max_diff = std::max(d.future_edit_max_diff, std::fabs(e.logits[i] - a.logits[i]));
+    for (size_t i = static_cast<size_t>(c + 1) * V; i < static_cast<size_t>(c + 2) * V; ++i)
+      d.target_edit_max_diff = std::max(d.target_edit_max_diff, std::fabs(e.logits[i] - a.logits[i]));
+    ++d.future_edits;
+  }
   return d;
 }
 

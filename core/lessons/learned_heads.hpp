@@ -251,6 +251,14 @@ struct DecodeComparison {
   std::vector<int> prompt, generated;  ///< greedy: prompt = up to the repeat's first token; then the model's tokens
   std::vector<int> expected;        ///< the run's continuation the generation should reproduce
   int correct = 0;                  ///< generated tokens equal to expected
+  /// Shifting targets by one makes the diagonal legal: query i may see key i (its own token)
+  /// because it is trained on token i + 1, which the causal mask hides. Measured: for each cut c,
+  /// every token after c is edited (each is the target of the position before it) and the logits of
+  /// positions 0..c must not move (future_edit_max_diff, exactly 0 in exact causal attention), while
+  /// position c + 1, which now reads an edited token, may (target_edit_max_diff: the first
+  /// edited token is read by its own position).
+  double future_edit_max_diff = 0.0, target_edit_max_diff = 0.0;
+  int future_edits = 0;
 };
 
 DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,

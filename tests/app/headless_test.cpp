@@ -622,6 +622,24 @@ int main() {
       expect_accepted({{"learned_heads", {{"heads", 8}, {"layers", 3}, {"mlp", 64}, {"positions", "rope"}}}});
       d.sweep(71);
       expect_accepted({{"learned_heads", {{"heads", 4}, {"layers", 2}, {"mlp", 0}, {"positions", "learned"}, {"steps", 1800}, {"seed", 17}}}});
+      // The extrapolation study: slices across frames, pause holds, continue resumes, it finishes.
+      expect_accepted({{"learned_heads", {{"extrapolation", "start"}}}});
+      d.frames(3);
+      expect_accepted({{"learned_heads", {{"extrapolation", "pause"}}}});
+      Json ex = api_state()["learned_heads"]["extrapolation"];
+      const int ex_at = ex["step"].get<int>();
+      expect(ex["status"] == "paused" && ex_at >= 1 && ex["total"] == 3000, "the study ran in slices: " + attn::dump(ex["step"]));
+      d.frames(3);
+      expect(api_state()["learned_heads"]["extrapolation"]["step"] == ex_at, "paused: the study's step stays");
+      expect(api_set({{"learned_heads", {{"extrapolation", "go"}}}}).value("ok", true) == false, "a bad study action is refused");
+      expect_accepted({{"learned_heads", {{"extrapolation", "continue"}}}});
+      guard = 0;
+      while (api_state()["learned_heads"]["extrapolation"]["status"] != "done" && ++guard < 5000) d.frames(1);
+      ex = api_state()["learned_heads"]["extrapolation"];
+      expect(ex["signals"].size() == 3 && ex["signals"][0]["test_length"] == 32 && ex["signals"][2]["test_length"] == 48,
+             "three signals, learned tested to the context, RoPE beyond it");
+      d.sweep(71);
+      expect_state_finite();
     }
 
     // --- idle frames are skipped, changes and requests are not

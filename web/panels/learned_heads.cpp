@@ -104,6 +104,69 @@ bool int_field(const char* label, int* v, float width) {
   return ImGui::IsItemDeactivatedAfterEdit();
 }
 
+// Positions do not guarantee extrapolation: one model per position signal trained on shorter
+// sequences, accuracy by target position past the training length.
+void draw_extrapolation(AppState& s, Ui& ui) {
+  LearnedHeadsState& h = s.learned_heads;
+  const float fs = ImGui::GetFontSize();
+  style::heading(ui.fonts, "Positions do not guarantee extrapolation");
+  const lh::ExtrapolationConfig cfg = h.extrapolation ? h.extrapolation->config() : learned_heads_extrapolation_config(h.input);
+  txt::note(("Three models with this panel's heads, layers, MLP, seed and learning rate, one per position signal "
+             "(learned, sinusoidal, RoPE), each trained " + std::to_string(cfg.steps) + " steps on sequences of " +
+             std::to_string(cfg.train_length) + " tokens (runs of " + std::to_string(cfg.task.run_min) + " to " +
+             std::to_string(cfg.task.run_max) + "), then tested on " + std::to_string(cfg.sequences) +
+             " held-out sequences with the repeat placed anywhere: up to the context (" +
+             std::to_string(cfg.task.context) + ") for learned positions, whose table rows from " +
+             std::to_string(cfg.train_length) + " on never got a gradient, and up to " +
+             std::to_string(cfg.test_length) + " tokens for the others.")
+                .c_str());
+  const lh::ExtrapolationStudy* st = h.extrapolation.get();
+  if (ImGui::Button(st ? "Run the study again" : "Run the extrapolation study")) learned_heads_extrapolation_start(s);
+  st = h.extrapolation.get();
+  if (st && !st->done()) {
+    ImGui::SameLine();
+    if (h.extrapolation_running) {
+      if (ImGui::Button("Pause##extrapolation")) learned_heads_extrapolation_pause(s);
+    } else if (ImGui::Button("Continue##extrapolation")) {
+      learned_heads_extrapolation_continue(s);
+    }
+  }
+  if (!st) return;
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "step %d / %d (%zu of %zu models done)", st->steps_done(), st->steps_total(),
+                st->results().size(), st->config().signals.size());
+  widgets::same_line_if_fits(fs * 14, fs);
+  ImGui::ProgressBar(static_cast<float>(st->steps_done()) / std::max(1, st->steps_total()),
+                     ImVec2(std::max(fs * 12, ImGui::GetContentRegionAvail().x), 0), overlay);
+  if (h.running) ImGui::TextDisabled("Waits while the main run trains.");
+  if (st->results().empty()) return;
+  const int n = cfg.test_length;
+  std::vector<double> xs;
+  for (int p = 0; p < n; ++p) xs.push_back(p);
+  const ImU32 colors[] = {IM_COL32(31, 111, 178, 255), IM_COL32(214, 120, 20, 255), IM_COL32(60, 150, 60, 255),
+                          IM_COL32(150, 60, 160, 255)};
+  std::vector<plot::Series> series;
+  std::string summary;
+  for (size_t k = 0; k < st->results().size(); ++k) {
+    const lh::ExtrapolationResult& r = st->results()[k];
+    std::vector<double> y(static_cast<size_t>(n), std::nan(""));
+    for (size_t p = 0; p < r.accuracy.counted.size() && p < y.size(); ++p)
+      if (r.accuracy.counted[p] > 0) y[p] = static_cast<double>(r.accuracy.correct[p]) / r.accuracy.counted[p];
+    const char* name = attn::learn::decoder_positions_name(r.positions);
+    series.push_back(plot::Series{name, y, colors[k % 4], false});
+    summary += std::string(summary.empty() ? "" : "; ") + name + " " + pct(r.accuracy.accuracy_within) + " within, " +
+               pct(r.accuracy.accuracy_beyond) + " beyond (tested to " + std::to_string(r.accuracy.test_length) + ")";
+  }
+  plot::line_plot("extrapolation", xs, series, false, 0.0, 1.0, ImGui::GetContentRegionAvail().x, fs * 13,
+                  "target position", "accuracy", 9, false);
+  ImGui::TextWrapped("Accuracy on the predictable positions: %s.", summary.c_str());
+  txt::note(("\"Within\" counts targets inside the first " + std::to_string(cfg.train_length) +
+             " positions, the length every model was trained on; \"beyond\" the rest. Positions with no "
+             "predictable target are gaps. What a signal does here is what this small model learned in " +
+             std::to_string(cfg.steps) + " steps on this task, not a law of that signal.")
+                .c_str());
+}
+
 }  // namespace
 
 void draw_learned_heads_panel(AppState& s, Ui& ui) {
@@ -467,10 +530,24 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
       ImGui::TextWrapped("the run's continuation:  %s", tokens_text(d.expected).c_str());
       ImGui::TextDisabled("%d of %zu generated tokens equal the run (model at step %d)", d.correct, d.expected.size(),
                           iv.step);
+
+      ImGui::PushFont(ui.fonts.bold);
+      ImGui::TextWrapped("Shifting the targets by one makes the diagonal legal.");
+      ImGui::PopFont();
+      txt::note("Position i is trained to predict token i + 1: the input is the sequence, the target the same "
+                "sequence shifted left by one. So query i may attend to key i, its own token (the diagonal of the "
+                "causal mask), because its answer sits at key i + 1, which the mask hides. Without the shift the "
+                "answer would be on the diagonal and the model could copy it.");
+      ImGui::TextWrapped("Measured on the display sequence: for each cut c (%d cuts), every token after c was edited; "
+                         "the logits of positions 0..c moved by at most %s (the targets never reach their own "
+                         "prediction), while position c + 1, which reads the first edited token, moved by up to %s.",
+                         d.future_edits, exact_number(d.future_edit_max_diff).c_str(),
+                         short_number(d.target_edit_max_diff, 3).c_str());
     } else {
       txt::note("No interventions yet: they run once at the end of a run, or with the button when paused.");
     }
   }
+  draw_extrapolation(s, ui);
 }
 
 }  // namespace app
