@@ -10,7 +10,8 @@
 // Inputs: the "BENCH {json}" lines of train_bench and bench/train_torch.py, and bench/run_wasm.mjs's
 // JSON for Chromium; several files per engine are turns of the same run, and each model's best turn
 // is reported (every turn's figure is listed under the table). The section replaces the file's "## Training" section (up to the next "## "
-// heading), or is appended; it is also printed.
+// heading), or is appended; it is also printed. The "### Learned heads: time to train in the page" subsection of the old
+// section is kept (bench/heads_train_report.mjs writes it).
 import fs from 'node:fs';
 import os from 'node:os';
 
@@ -140,6 +141,7 @@ push(`Engines: ${eng.join('; ') || 'native only'}. Native time per step (best ro
   '`build/bench-results/train-*`; the dumps the torch script reads: `build/bench-results/train-dump/`.');
 push();
 const section = lines.join('\n');
+const HEADS_PAGE_HEADING = '### Learned heads: time to train in the page';
 
 if (resultsFile) {
   let text = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, 'utf8') : '';
@@ -148,7 +150,10 @@ if (resultsFile) {
     const rest = text.slice(start + 3);
     const next = rest.search(/^## /m);
     const end = next >= 0 ? start + 3 + next : text.length;
-    text = text.slice(0, start) + section + (next >= 0 ? '\n' : '') + text.slice(end);
+    // bench/heads_train_report.mjs's subsection is written separately: it stays until that script replaces it.
+    const old = text.slice(start, end), heads = old.indexOf('\n' + HEADS_PAGE_HEADING + '\n');
+    const kept = heads >= 0 ? '\n' + old.slice(heads + 1).replace(/\n*$/, '\n') : '';
+    text = text.slice(0, start) + section + kept + (next >= 0 ? '\n' : '') + text.slice(end);
   } else {
     text = text.replace(/\s*$/, '\n\n') + section;
   }

@@ -21,6 +21,12 @@
 # parameters, batches and optimiser; skipped with a note when torch is absent). bench/train_report.mjs
 # writes the "Training" section of bench/RESULTS.md (replacing the old one). The three take turns,
 # BENCH_TRAIN_REPEATS times (default 2; each engine's best turn is reported). ~3-5 minutes plus builds.
+# Then the Learned heads panel's default configuration trained in the built page (build/web/site or
+# ATTN_SITE_DIR; not rebuilt here: cmake --build --preset web) in headless Chromium at 1280x800:
+# bench/heads_train_page.mjs times set({learned_heads: {train: true}}) until "done" (target <= 60 s),
+# with steps/s, held-out accuracy and the best induction / previous-token scores, into
+# build/bench-results/heads_train_page.json; bench/heads_train_report.mjs writes the "Learned heads:
+# time to train in the page" subsection of the Training section. ~1-2 minutes.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +41,7 @@ for a in "$@"; do
     --no-chromium) CHROMIUM=0 ;;
     --training) ONLY_TRAINING=1 ;;
     --no-training) TRAINING=0 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $a" >&2; exit 64 ;;
   esac
 done
@@ -64,8 +70,28 @@ configure_web() {
   "${BUILD_NICE[@]}" cmake --build "$WEB" --target "$@" -j "$JOBS"
 }
 
+# The Learned heads panel trained in the built page; its subsection of the Training section is
+# written even when it does not run, so no older figures stand for this run.
+run_heads_page() {  # COMMAND
+  local site=${ATTN_SITE_DIR:-build/web/site} out="$RESULTS/heads_train_page.json" why=()
+  rm -f "$out"
+  if [ "$CHROMIUM" = 0 ]; then
+    why=(--failed "skipped (--no-chromium)")
+  elif [ ! -f "$site/index.html" ]; then
+    why=(--failed "no built page in $site (cmake --build --preset web builds it)")
+    say "training: no built page in $site: the Learned heads page benchmark is skipped"
+  else
+    say "training: the Learned heads panel in the page (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    if ! node bench/heads_train_page.mjs --site "$site" --out "$out" >&2; then
+      why=(--failed "bench/heads_train_page.mjs failed (its output is above)")
+    fi
+  fi
+  node bench/heads_train_report.mjs --in "$out" --results bench/RESULTS.md --command "$1" "${why[@]}"
+}
+
 # The training section: build, run native (writing the dump), torch on the dump, wasm in Chromium;
-# then bench/train_report.mjs replaces the "Training" section of bench/RESULTS.md.
+# then bench/train_report.mjs replaces the "Training" section of bench/RESULTS.md; last, the
+# Learned heads panel in the page.
 run_training() {
   configure_native train_bench
   if [ "$CHROMIUM" = 1 ]; then configure_web train_bench_wasm; fi
@@ -115,6 +141,7 @@ run_training() {
   if [ "$QUICK" = 1 ]; then cmd="$cmd --quick"; fi
   node bench/train_report.mjs --native "$(IFS=,; echo "${natives[*]}")" "${chromium_arg[@]}" "${torch_arg[@]}" \
     --results bench/RESULTS.md --load-before "$load_before" --load-after "$load_after" --command "$cmd"
+  run_heads_page "$cmd"
 }
 
 if [ "$ONLY_TRAINING" = 1 ]; then
