@@ -131,7 +131,9 @@ void learned_heads_continue(AppState& s);
 void learned_heads_reset(AppState& s);
 /// One frame's slice: while running, Adam steps until `budget_seconds` are spent (at least one),
 /// snapshots at every 100th step, and at the end the interventions. True when anything changed.
-bool tick_learned_heads(AppState& s, double budget_seconds = 0.008);
+/// 20 ms: with a software-rendered frame of ~30 ms (headless Chromium) a frame stays under ~50 ms
+/// while training gets 2-3 steps per frame instead of one.
+bool tick_learned_heads(AppState& s, double budget_seconds = 0.020);
 /// Ablation, patching and the decoding comparison at the current step (not while running).
 bool run_learned_heads_interventions(AppState& s);
 /// Show snapshot `index` (clamped); the last one makes the scrubber follow new snapshots.

@@ -311,6 +311,10 @@ bool check_recall_task(AppState& s, const std::string& task_id) {
       if (field == "key") attempt.key = s.lesson.model.attention.key;
       if (field == "value") attempt.value = s.lesson.model.attention.value;
       if (field == "mask") attempt.mask.allowed = s.lesson.masks.empty_allowed;
+      if (field == "heads_model") {  // the Learned heads panel's model as it stands
+        attempt.heads_model = s.learned_heads.trainer.get();
+        attempt.heads_heldout = &s.learned_heads.heldout;
+      }
     }
     attn::RecallVerdict v = attn::check_recall(task_id, attempt);
     e.verdict = std::move(v);

@@ -18,6 +18,11 @@
 
 namespace attn {
 
+namespace lessons {
+class HeadsTrainer;
+struct InductionBatch;
+}  // namespace lessons
+
 enum class RecallKind { construct, predict };
 
 struct RecallTask {
@@ -40,6 +45,10 @@ struct RecallAttempt {
   std::optional<Matrix> values;    ///< Tk×d_v
   std::optional<Matrix> query, key, value;
   MaskSpec mask;                   ///< allowed mask (true = may attend)
+  /// The Learned heads panel's model as it stands and its held-out batch ("heads_model"): the
+  /// truth of a task that reads them is measured on that model (not owned; must outlive the call).
+  const lessons::HeadsTrainer* heads_model = nullptr;
+  const lessons::InductionBatch* heads_heldout = nullptr;
 };
 
 struct RecallVerdict {
@@ -52,7 +61,7 @@ struct RecallVerdict {
 /// Checks one attempt. A malformed construct attempt (say, weights that are not a distribution)
 /// is a failed verdict carrying the core's error message, not an exception.
 /// Errors (thrown): invalid_field (unknown task id; a predict task without a choice, or a
-/// choice out of range), missing_field (a construct task without a field it reads).
+/// choice out of range), missing_field (a task without a field it reads, e.g. "heads_model").
 RecallVerdict check_recall(const std::string& task_id, const RecallAttempt& attempt);
 
 }  // namespace attn

@@ -10,6 +10,7 @@
 
 #include "attn/error.hpp"
 #include "learn/layers.hpp"
+#include "attn/recall.hpp"
 #include "lessons/learned_heads.hpp"
 
 using namespace attn;
@@ -476,4 +477,42 @@ TEST_CASE("learned heads: the extrapolation study trains each position signal an
   bad = cfg;
   bad.signals.clear();
   CHECK_THROWS_WITH(ExtrapolationStudy(bad), Catch::Contains("1 to 4 position signals"));
+}
+
+TEST_CASE("learned heads: the redundancy question is answered on the model as it stands", "[lesson][heads][checkpoint]") {
+  const HeadsRun shipped = shipped_run();
+  const HeadsTrainer trained(shipped);
+  const InductionBatch held = heldout_batch(shipped.config.task, shipped.config.seed, kHeadsHeldout);
+  RecallAttempt a;
+  a.choice = 0;
+  CHECK_THROWS_WITH(check_recall("learned_heads.redundancy", a), Catch::Contains("heads_model"));
+  a.heads_model = &trained;
+  a.heads_heldout = &held;
+  // The answer, derived here from the ablations themselves: the best last-layer induction head
+  // alone against the whole last layer.
+  const AblationStudy st = ablate_each_head(trained.model(), trained.layout(), trained.params(), held);
+  learn::DecoderActivations acts;
+  evaluate(trained.model(), trained.layout(), trained.params(), held, nullptr, &acts);
+  const std::vector<HeadScores> sc = batch_head_scores(trained.model(), acts, held.layouts);
+  int best = 4;
+  for (int i = 4; i < 8; ++i)
+    if (sc[static_cast<size_t>(i)].induction > sc[static_cast<size_t>(best)].induction) best = i;
+  learn::HeadIntervention all;
+  all.mode.assign(8, learn::HeadIntervention::keep);
+  for (int i = 4; i < 8; ++i) all.mode[static_cast<size_t>(i)] = learn::HeadIntervention::zero;
+  const double drop_all = st.base.accuracy - evaluate(trained.model(), trained.layout(), trained.params(), held, &all).accuracy;
+  const double drop1 = st.base.accuracy - st.zero[static_cast<size_t>(best)].accuracy;
+  const int expected = drop_all < 0.05 ? 2 : (drop1 >= 0.5 * drop_all ? 0 : 1);
+  INFO("drop alone " << drop1 << ", drop of the last layer " << drop_all);
+  a.choice = expected;
+  const RecallVerdict v = check_recall("learned_heads.redundancy", a);
+  INFO(v.feedback);
+  CHECK(v.pass);
+  a.choice = (expected + 1) % 3;
+  CHECK_FALSE(check_recall("learned_heads.redundancy", a).pass);
+  // at step 0 nothing has been learned: removing heads changes little
+  const HeadsTrainer fresh(shipped.config);
+  a.heads_model = &fresh;
+  a.choice = 2;
+  CHECK(check_recall("learned_heads.redundancy", a).pass);
 }

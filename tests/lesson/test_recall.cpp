@@ -17,7 +17,7 @@ TEST_CASE("recall: tasks cover every panel with unique ids", "[lesson][recall]")
     else CHECK_FALSE(t.reads.empty());
   }
   CHECK(panels == std::set<std::string>{"masking", "attribution", "scaling", "additive", "positions", "temperature",
-                                        "dropout", "timing"});
+                                        "dropout", "timing", "learned_heads"});
 }
 
 TEST_CASE("recall: predict tasks accept the answer the core computes", "[lesson][recall]") {
@@ -25,7 +25,7 @@ TEST_CASE("recall: predict tasks accept the answer the core computes", "[lesson]
   const std::vector<std::pair<std::string, int>> right = {
       {"masking.future_leak", 0}, {"scaling.variance", 2},  {"scaling.row_max", 0},     {"additive.padding", 0},
       {"positions.causal", 1},    {"positions.pooling", 0}, {"temperature.hull", 0},    {"temperature.gradient", 0},
-      {"dropout.row_sums", 1},    {"timing.parallelism", 1}};
+      {"dropout.row_sums", 1},    {"timing.parallelism", 1}, {"learned_heads.generation_steps", 1}};
   for (const auto& [id, answer] : right) {
     attn::RecallAttempt a;
     a.choice = answer;

@@ -548,6 +548,7 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
     }
   }
   draw_extrapolation(s, ui);
+  draw_recall_strip(s, ui, "learned_heads");
 }
 
 }  // namespace app
