@@ -519,6 +519,8 @@ Json learned_heads_state_json(const AppState& s) {
                            {"generated", d.generated},
                            {"expected", d.expected},
                            {"correct", d.correct},
+                           {"batch", {{"sequences", d.batch_sequences}, {"correct", d.batch_correct},
+                                      {"expected", d.batch_expected}, {"complete", d.batch_complete}}},
                            {"future_edits", d.future_edits},
                            {"future_edit_max_diff", d.future_edit_max_diff},
                            {"target_edit_max_diff", d.target_edit_max_diff}};

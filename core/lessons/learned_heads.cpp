@@ -440,6 +440,19 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
       decoder_greedy(cfg, layout, params, d.prompt, static_cast<int>(d.expected.size()));
   d.generated.assign(out.begin() + static_cast<long>(d.prompt.size()), out.end());
   for (size_t i = 0; i < d.generated.size() && i < d.expected.size(); ++i) d.correct += d.generated[i] == d.expected[i];
+  for (int b = 0; b < heldout.batch.batch; ++b) {
+    const InductionLayout& L = heldout.layouts[static_cast<size_t>(b)];
+    const int* tok = heldout.batch.tokens.data() + static_cast<size_t>(b) * T;
+    const std::vector<int> prompt(tok, tok + L.repeat_start() + 1);
+    const std::vector<int> expected(tok + L.repeat_start() + 1, tok + L.repeat_start() + L.run);
+    const std::vector<int> gen = decoder_greedy(cfg, layout, params, prompt, static_cast<int>(expected.size()));
+    int right = 0;
+    for (size_t i = 0; i < expected.size() && prompt.size() + i < gen.size(); ++i) right += gen[prompt.size() + i] == expected[i];
+    d.batch_correct += right;
+    d.batch_expected += static_cast<int>(expected.size());
+    d.batch_complete += right == static_cast<int>(expected.size());
+    ++d.batch_sequences;
+  }
   // Shifted targets: position i is trained on token i + 1. Edit every token after position c
   // (the targets of positions c.. and beyond) and compare the logits of positions 0..c.
   const int V = cfg.vocab;

@@ -251,6 +251,9 @@ struct DecodeComparison {
   std::vector<int> prompt, generated;  ///< greedy: prompt = up to the repeat's first token; then the model's tokens
   std::vector<int> expected;        ///< the run's continuation the generation should reproduce
   int correct = 0;                  ///< generated tokens equal to expected
+  /// The same greedy generation for every held-out sequence: tokens generated equal to the run's
+  /// continuation, out of all expected, and sequences whose whole continuation was right.
+  int batch_correct = 0, batch_expected = 0, batch_complete = 0, batch_sequences = 0;
   /// Shifting targets by one makes the diagonal legal: query i may see key i (its own token)
   /// because it is trained on token i + 1, which the causal mask hides. Measured: for each cut c,
   /// every token after c is edited (each is the target of the position before it) and the logits of

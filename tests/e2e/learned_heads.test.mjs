@@ -3,7 +3,9 @@
 // slices while the page keeps drawing; the loss of steps 41–50 is below that of steps 1–10;
 // pausing holds the step, continuing resumes from the same step with the same losses; a bad input
 // (heads 3) is refused with the last good state kept; the interventions run on demand when
-// paused. Screenshots at 1280 and 390 CSS pixels wide: test-artifacts/e2e-learned-heads-*.png.
+// paused. The default run opens trained from its checkpoint, fetched only when the panel opens,
+// and Train reproduces it to the bit; the extrapolation study runs in slices and pauses.
+// Screenshots at 1280 and 390 CSS pixels wide: test-artifacts/e2e-learned-heads-*.png.
 // Run: node --test tests/e2e/learned_heads.test.mjs  (CTest does, in the web build).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -138,16 +140,108 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
   await context.close();
 });
 
+async function waitCheckpoint(page, timeoutMs = 30000) {
+  const t0 = Date.now();
+  for (;;) {
+    const c = await page.evaluate(() => window.attentionLab.state().learned_heads.checkpoint);
+    if (c.status !== 'requested' && c.status !== 'not_requested') return c;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`checkpoint still ${c.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+test('learned heads: opens trained from the checkpoint fetched with the panel, and Train reproduces it to the bit', async () => {
+  const lab = await openLab(browser, server.url + '?panel=alignment');
+  const { page, context, problems } = lab;
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().includes('checkpoints/')) fetched.push(r.url()); });
+  await frames(page, 6);
+  assert.deepEqual(fetched, [], 'the checkpoint is not part of the first download');
+  let s = await page.evaluate(() => window.attentionLab.state().learned_heads);
+  assert.equal(s.checkpoint.status, 'not_requested');
+
+  await page.evaluate(() => window.attentionLab.showPanel('learned_heads'));
+  const c = await waitCheckpoint(page);
+  assert.equal(c.status, 'installed', JSON.stringify(c));
+  assert.equal(fetched.length, 1, 'fetched once, when the panel opened');
+  const h = api(page);
+  s = await h.state();
+  assert.equal(s.source, 'checkpoint');
+  assert.equal(s.status, 'done');
+  assert.equal(s.step, 1800);
+  assert.equal(s.params_fnv1a, c.params_fnv1a);
+  assert.ok(s.latest.accuracy >= 0.9, `shipped accuracy ${s.latest.accuracy}`);
+  assert.ok(Math.max(...s.latest.scores.map((x) => x.induction)) >= 0.3, 'an induction head');
+  assert.equal(s.snapshot_steps.length, 19);
+  assert.equal(s.interventions.step, 1800, 'the interventions of the shipped run');
+  assert.equal(s.decoding.future_edit_max_diff, 0, 'edited targets never reach their own prediction');
+  assert.ok(s.decoding.target_edit_max_diff > 0);
+  const shipped = { latest: s.latest, losses: s.losses, interventions: s.interventions };
+
+  // Recall 7, on the model as it stands: the core's verdict names the measured accuracies.
+  let r = await page.evaluate(() => window.attentionLab.set({ recall: { task: 'learned_heads.redundancy', choice: 1 } }));
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const verdict = (await page.evaluate(() => window.attentionLab.state().recall.result.answers))['learned_heads.redundancy'].verdict;
+  assert.match(verdict.feedback, /step 1800/);
+  await frames(page, 3);
+  await scrolled(page, 'e2e-learned-heads-checkpoint-1280', 6);
+
+  // Train: the same seed here, in slices, gives the checkpoint's bits.
+  const t0 = Date.now();
+  r = await h.set({ train: true });
+  assert.equal(r.ok, true);
+  for (;;) {
+    s = await h.state();
+    if (s.status === 'done') break;
+    assert.ok(s.running, `training stopped at step ${s.step}`);
+    assert.ok(Date.now() - t0 < 400000, `step ${s.step} after 400 s`);
+    await sleep(500);
+  }
+  assert.equal(s.source, 'trained here');
+  assert.equal(s.params_fnv1a, c.params_fnv1a, 'Train reproduced the checkpoint to the bit');
+  assert.deepEqual(s.losses, shipped.losses, 'every loss of the run');
+  assert.deepEqual(s.latest, shipped.latest, 'the held-out figures of step 1800');
+  assert.deepEqual(s.interventions, shipped.interventions, 'ablation and patching figures');
+  console.log(`# trained the default run in the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('learned heads: the extrapolation study runs in slices, pauses and continues', async () => {
+  const lab = await openLab(browser, server.url + '?panel=learned_heads&learned_heads.seed=3');
+  const { page, context, problems } = lab;
+  const h = api(page);
+  let r = await h.set({ extrapolation: 'start' });
+  assert.equal(r.ok, true);
+  let s;
+  for (let i = 0; i < 200; ++i) {
+    s = (await h.state()).extrapolation;
+    if (s.step >= 20) break;
+    await sleep(100);
+  }
+  assert.ok(s.step >= 20, `the study advanced: ${s.step}`);
+  await h.set({ extrapolation: 'pause' });
+  const at = (await h.state()).extrapolation.step;
+  await h.frames(5);
+  assert.equal((await h.state()).extrapolation.step, at, 'paused: the study step stays');
+  assert.equal((await h.state()).extrapolation.status, 'paused');
+  r = await h.set({ extrapolation: 'later' });
+  assert.equal(r.ok, false);
+  assert.match(r.error.message, /extrapolation/);
+  await h.set({ extrapolation: 'continue' });
+  await sleep(300);
+  assert.ok((await h.state()).extrapolation.step > at, 'continued');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('learned heads: phone width (390 px)', async () => {
   const lab = await openLab(browser, server.url + '?panel=learned_heads', { width: 390, height: 844 });
   const { page, context, problems } = lab;
-  const h = api(page);
-  await h.set({ train: true });
-  await h.waitStep(30);
-  await h.set({ pause: true });
-  await h.set({ interventions: true });
+  const c = await waitCheckpoint(page);
+  assert.equal(c.status, 'installed');
   await frames(page, 4);
-  await scrolled(page, 'e2e-learned-heads-390', 9);
+  await scrolled(page, 'e2e-learned-heads-390', 12);
   assert.deepEqual(problems, []);
   await context.close();
 });

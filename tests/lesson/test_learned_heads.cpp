@@ -232,6 +232,11 @@ TEST_CASE("learned heads: a snapshot and the decoding comparison on held-out dat
   CHECK(d.prompt.size() == static_cast<size_t>(held.layouts[0].repeat_start() + 1));
   // Editing the tokens after position c (the targets of positions c..) leaves positions 0..c alone
   // to the bit; position c + 1 reads an edited token, so its logits move.
+  CHECK(d.batch_sequences == held.batch.batch);
+  int expected_total = 0;
+  for (const InductionLayout& L : held.layouts) expected_total += L.run - 1;
+  CHECK(d.batch_expected == expected_total);
+  CHECK(d.batch_correct <= d.batch_expected);
   CHECK(d.future_edits == 15);
   CHECK(d.future_edit_max_diff == 0.0);
   CHECK(d.target_edit_max_diff > 1e-6);

@@ -109,7 +109,7 @@ bool int_field(const char* label, int* v, float width) {
 void draw_extrapolation(AppState& s, Ui& ui) {
   LearnedHeadsState& h = s.learned_heads;
   const float fs = ImGui::GetFontSize();
-  style::heading(ui.fonts, "Positions do not guarantee extrapolation");
+  style::heading(ui.fonts, "Do positions extrapolate?");
   const lh::ExtrapolationConfig cfg = h.extrapolation ? h.extrapolation->config() : learned_heads_extrapolation_config(h.input);
   txt::note(("Three models with this panel's heads, layers, MLP, seed and learning rate, one per position signal "
              "(learned, sinusoidal, RoPE), each trained " + std::to_string(cfg.steps) + " steps on sequences of " +
@@ -167,9 +167,20 @@ void draw_extrapolation(AppState& s, Ui& ui) {
                 .c_str());
 }
 
+void draw_body(AppState& s, Ui& ui);
+
 }  // namespace
 
 void draw_learned_heads_panel(AppState& s, Ui& ui) {
+  // Every line wraps at the panel's right edge (narrow frames, phones) unless a column sets its own.
+  ImGui::PushTextWrapPos(0.0f);
+  draw_body(s, ui);
+  ImGui::PopTextWrapPos();
+}
+
+namespace {
+
+void draw_body(AppState& s, Ui& ui) {
   LearnedHeadsState& h = s.learned_heads;
   const float fs = ImGui::GetFontSize();
   const LearnedHeadsInput& cur = h.input;
@@ -258,8 +269,10 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
     ImGui::ProgressBar(total > 0 ? static_cast<float>(step) / total : 0.0f,
                        ImVec2(std::max(fs * 10, ImGui::GetContentRegionAvail().x), 0), overlay);
     const char* state = h.running ? "training" : (tr && tr->done() ? "done" : (step > 0 ? "paused" : "not started"));
-    ImGui::TextDisabled("%s; %s steps/s; batch 16 sequences of 32 tokens, Adam, clip 1; run %d", state,
-                        h.steps_per_second > 0 ? short_number(h.steps_per_second, 3).c_str() : "-", h.runs);
+    txt::note((std::string(h.from_checkpoint ? "done (the shipped run)" : state) + "; " +
+               (h.steps_per_second > 0 ? short_number(h.steps_per_second, 3) : std::string("-")) +
+               " steps/s; batch 16 sequences of 32 tokens, Adam, clip 1; run " + std::to_string(h.runs))
+                  .c_str());
     using CS = LearnedHeadsCheckpoint::Status;
     if (h.from_checkpoint) {
       txt::note(("Opened trained: the default run's weights after " + std::to_string(tr ? tr->step() : 0) +
@@ -338,9 +351,11 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
     if (xs.size() >= 2) {
       std::vector<plot::Series> series{
           plot::Series{"accuracy", acc, IM_COL32(31, 111, 178, 255), false},
-          plot::Series{"best induction", ind, IM_COL32(200, 60, 40, 255), false},
-          plot::Series{"best prev-token", prev, IM_COL32(60, 150, 60, 255), true}};
+          plot::Series{"ind", ind, IM_COL32(200, 60, 40, 255), false},
+          plot::Series{"prev", prev, IM_COL32(60, 150, 60, 255), true}};
       plot::line_plot("scores by step", xs, series, false, 0.0, 1.0, col.right_w, fs * 10, "step", "held-out", 5, false);
+      txt::note("Held-out accuracy and the best head's induction (ind) and previous-token (prev) scores at each "
+                "snapshot: when each pattern appears, and whether the accuracy comes with it.");
     }
   }
   const lh::InductionLayout& lay = h.heldout.layouts.front();
@@ -520,16 +535,21 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
       ImGui::TextWrapped("Training is parallel, generation is sequential.");
       ImGui::PopFont();
       const lh::DecodeComparison& d = iv.decoding;
-      ImGui::Text("1 parallel pass vs %d sequential steps: max |logit difference| %s", d.sequential_steps,
-                  exact_number(d.max_logit_diff).c_str());
+      ImGui::TextWrapped("1 parallel pass vs %d sequential steps: max |logit difference| %s", d.sequential_steps,
+                         exact_number(d.max_logit_diff).c_str());
       txt::note("The teacher-forced forward computes all positions of the display sequence at once (that is why "
                 "training is parallel); generation with a K/V cache must produce one position after another, "
                 "each new query attending to the cached keys. Both give the same logits up to rounding.");
       ImGui::TextWrapped("prompt (up to the repeat's first token): %s", tokens_text(d.prompt).c_str());
       ImGui::TextWrapped("greedy continuation: %s", tokens_text(d.generated).c_str());
       ImGui::TextWrapped("the run's continuation:  %s", tokens_text(d.expected).c_str());
-      ImGui::TextDisabled("%d of %zu generated tokens equal the run (model at step %d)", d.correct, d.expected.size(),
-                          iv.step);
+      txt::note((std::to_string(d.correct) + " of " + std::to_string(d.expected.size()) +
+                 " generated tokens equal the run (model at step " + std::to_string(iv.step) + "). Over all " +
+                 std::to_string(d.batch_sequences) + " held-out sequences: " + std::to_string(d.batch_correct) +
+                 " of " + std::to_string(d.batch_expected) + " generated tokens right (" +
+                 pct(d.batch_expected ? static_cast<double>(d.batch_correct) / d.batch_expected : 0.0) + "), " +
+                 std::to_string(d.batch_complete) + " continuations right to the end. Generation feeds back its "
+                 "own tokens, so one wrong token can derail the rest.").c_str());
 
       ImGui::PushFont(ui.fonts.bold);
       ImGui::TextWrapped("Shifting the targets by one makes the diagonal legal.");
@@ -550,5 +570,7 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
   draw_extrapolation(s, ui);
   draw_recall_strip(s, ui, "learned_heads");
 }
+
+}  // namespace
 
 }  // namespace app

@@ -23,10 +23,13 @@ void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
   ImGui::PushFont(ui.fonts.heading);
   ImGui::TextUnformatted("Check yourself");
   ImGui::PopFont();
-  ImGui::SameLine();
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextDisabled("the lesson's recall questions, answered by running the core");
   ImGui::PushTextWrapPos(box.p0.x - ImGui::GetWindowPos().x + width - fs * 0.8f);
+  const char* subtitle = "the lesson's recall questions, answered by running the core";
+  widgets::same_line_if_fits(ImGui::CalcTextSize(subtitle).x, fs);
+  ImGui::AlignTextToFramePadding();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", subtitle);
+  ImGui::PopStyleColor();
   for (int index : ids) {
     const attn::RecallTask& t = r.tasks[static_cast<size_t>(index)];
     RecallEntry& e = r.entries[t.id];
@@ -37,7 +40,7 @@ void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
     ImGui::PopFont();
     if (t.kind == attn::RecallKind::predict) {
       for (size_t c = 0; c < t.choices.size(); ++c) {
-        if (c) ImGui::SameLine(0, fs * 1.2f);
+        if (c) widgets::same_line_if_fits(widgets::check_width(t.choices[c].c_str()), fs * 1.2f);
         ImGui::PushID(static_cast<int>(c));
         if (ImGui::RadioButton(t.choices[c].c_str(), e.choice == static_cast<int>(c)))
           answer_recall(s, t.id, static_cast<int>(c));
