@@ -50,6 +50,8 @@ void validate(const LearnedHeadsInput& in) {
   if (in.layers < 1 || in.layers > 3) invalid("layers must be between 1 and 3, got " + std::to_string(in.layers));
   if (in.mlp != 0 && in.mlp != 64) invalid("mlp must be 0 (attention only) or 64, got " + std::to_string(in.mlp));
   if (!(in.lr > 0.0) || !(in.lr <= 1.0) || !std::isfinite(in.lr)) invalid("the learning rate must be in (0, 1]");
+  if (in.vocab < 2 || in.vocab > 64) invalid("vocab must be between 2 and 64, got " + std::to_string(in.vocab));
+  if (in.run_min < 2) invalid("run_min must be at least 2 (a run of 1 has nothing to predict), got " + std::to_string(in.run_min));
 }
 
 // Like guarded(), but a success leaves an earlier input error on show: training slices, snapshots
@@ -198,6 +200,10 @@ lh::HeadsTrainingConfig learned_heads_config(const LearnedHeadsInput& in) {
   cfg.model.layers = in.layers;
   cfg.model.mlp = in.mlp;
   cfg.model.positions = in.positions;
+  cfg.task.vocab = in.vocab;
+  cfg.task.prefix_max = in.prefix_max;
+  cfg.task.run_min = in.run_min;
+  cfg.task.run_max = in.run_max;
   cfg.adam.lr = in.lr;
   cfg.seed = in.seed;
   cfg.steps = in.steps;
@@ -233,6 +239,7 @@ lh::ExtrapolationConfig learned_heads_extrapolation_config(const LearnedHeadsInp
   c.model.mlp = in.mlp;
   c.lr = in.lr;
   c.seed = in.seed;
+  c.task.vocab = in.vocab;  // its own lengths: layouts must fit the 20-token training sequences
   return c;
 }
 
@@ -447,7 +454,8 @@ void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool m
 Json learned_heads_inputs_json(const LearnedHeadsInput& in) {
   return Json{{"seed", in.seed},     {"steps", in.steps},   {"lr", in.lr},
               {"heads", in.heads},   {"layers", in.layers}, {"positions", attn::learn::decoder_positions_name(in.positions)},
-              {"mlp", in.mlp}};
+              {"mlp", in.mlp},       {"vocab", in.vocab},   {"prefix_max", in.prefix_max},
+              {"run_min", in.run_min}, {"run_max", in.run_max}};
 }
 
 Json learned_heads_state_json(const AppState& s) {
@@ -597,6 +605,10 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
     else if (k == "heads") in.heads = clamp_int(get_integer(v, k)), inputs = true;
     else if (k == "layers") in.layers = clamp_int(get_integer(v, k)), inputs = true;
     else if (k == "mlp") in.mlp = clamp_int(get_integer(v, k)), inputs = true;
+    else if (k == "vocab") in.vocab = clamp_int(get_integer(v, k)), inputs = true;
+    else if (k == "prefix_max") in.prefix_max = clamp_int(get_integer(v, k)), inputs = true;
+    else if (k == "run_min") in.run_min = clamp_int(get_integer(v, k)), inputs = true;
+    else if (k == "run_max") in.run_max = clamp_int(get_integer(v, k)), inputs = true;
     else if (k == "lr") {
       if (!v.is_number() || !std::isfinite(v.get<double>())) invalid("lr must be a number");
       in.lr = v.get<double>(), inputs = true;
@@ -637,7 +649,7 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
       combo_mean = m == "mean", has_combo = true;
     } else {
       invalid("unknown learned_heads input '" + k +
-              "' (seed, steps, lr, heads, layers, positions, mlp, train, pause, continue, reset, interventions, "
+              "' (seed, steps, lr, heads, layers, positions, mlp, vocab, prefix_max, run_min, run_max, train, pause, continue, reset, interventions, "
               "snapshot, ablate, ablate_mode, extrapolation)");
     }
   }

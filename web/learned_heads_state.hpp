@@ -32,9 +32,15 @@ struct LearnedHeadsInput {
   int layers = 2;        ///< 1..3
   int mlp = 0;           ///< 0 or 64
   attn::learn::DecoderPositions positions = attn::learn::DecoderPositions::learned;
+  // The task (context 32): vocabulary, random prefix 0..prefix_max, run length run_min..run_max;
+  // the longest layout, prefix_max + 2 run_max, must fit the context.
+  int vocab = 16;      ///< 2..64
+  int prefix_max = 7;
+  int run_min = 6, run_max = 11;
   bool operator==(const LearnedHeadsInput& o) const {
     return seed == o.seed && steps == o.steps && lr == o.lr && heads == o.heads && layers == o.layers &&
-           mlp == o.mlp && positions == o.positions;
+           mlp == o.mlp && positions == o.positions && vocab == o.vocab && prefix_max == o.prefix_max &&
+           run_min == o.run_min && run_max == o.run_max;
   }
 };
 
@@ -159,7 +165,7 @@ void learned_heads_checkpoint_failed(AppState& s, const std::string& message);
 attn::Json learned_heads_state_json(const AppState& s);
 /// The inputs alone (link parameters; a valid set() patch).
 attn::Json learned_heads_inputs_json(const LearnedHeadsInput& in);
-/// set({learned_heads: {seed, steps, lr, heads, layers, positions, mlp, train, pause, continue,
+/// set({learned_heads: {seed, steps, lr, heads, layers, positions, mlp, vocab, prefix_max, run_min, run_max, train, pause, continue,
 ///  reset, interventions, snapshot, ablate: [indices], ablate_mode: "zero"|"mean",
 ///  extrapolation: "start"|"pause"|"continue"}}). Returns false
 /// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).

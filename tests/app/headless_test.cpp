@@ -592,7 +592,8 @@ int main() {
       expect(api_state()["learned_heads"]["step"].get<int>() == paused_at, "paused: the step stays");
       // Bad inputs are refused and keep the run.
       for (const Json& bad : {Json{{"heads", 3}}, Json{{"steps", 0}}, Json{{"layers", 4}}, Json{{"mlp", 7}},
-                              Json{{"lr", -1}}, Json{{"positions", "alibi"}}}) {
+                              Json{{"lr", -1}}, Json{{"positions", "alibi"}}, Json{{"vocab", 1}},
+                              Json{{"run_max", 20}}, Json{{"run_min", 1}}, Json{{"run_min", 9}, {"run_max", 8}}}) {
         const Json reply = api_set({{"learned_heads", bad}});
         expect(reply.value("ok", true) == false, "accepted bad learned_heads input " + attn::dump(bad));
         const Json after = api_state()["learned_heads"];
@@ -621,6 +622,11 @@ int main() {
       expect_state_finite();
       expect_accepted({{"learned_heads", {{"heads", 8}, {"layers", 3}, {"mlp", 64}, {"positions", "rope"}}}});
       d.sweep(71);
+      expect_accepted({{"learned_heads", {{"vocab", 8}, {"prefix_max", 3}, {"run_min", 3}, {"run_max", 5}}}});
+      lh = api_state()["learned_heads"];
+      expect(lh["inputs"]["vocab"] == 8 && lh["uniform_loss"].get<double>() == std::log(8.0), "the task inputs reach the model");
+      d.sweep(71);
+      expect_accepted({{"learned_heads", {{"vocab", 16}, {"prefix_max", 7}, {"run_min", 6}, {"run_max", 11}}}});
       expect_accepted({{"learned_heads", {{"heads", 4}, {"layers", 2}, {"mlp", 0}, {"positions", "learned"}, {"steps", 1800}, {"seed", 17}}}});
       // The extrapolation study: slices across frames, pause holds, continue resumes, it finishes.
       expect_accepted({{"learned_heads", {{"extrapolation", "start"}}}});

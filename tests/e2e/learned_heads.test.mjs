@@ -109,6 +109,8 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
   assert.equal(s.decoding.parallel_passes, 1);
   assert.equal(s.decoding.sequential_steps, 32);
   assert.equal(s.combined.heads.length, 2);
+  assert.notEqual(s.combined.delta_loss, 0, 'ablating two heads changes the reported loss');
+  assert.equal(s.combined.loss, s.interventions.base.loss + s.combined.delta_loss);
 
   // Continue: resumes from the same step, the losses so far unchanged.
   r = await h.set({ continue: true });
@@ -231,6 +233,23 @@ test('learned heads: the extrapolation study runs in slices, pauses and continue
   await h.set({ extrapolation: 'continue' });
   await sleep(300);
   assert.ok((await h.state()).extrapolation.step > at, 'continued');
+
+  // A link reproduces the view: the inputs travel in the address, the run starts from them.
+  r = await h.set({ heads: 2, positions: 'rope', lr: 0.002 });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  await frames(page, 3);
+  await page.evaluate(() => window.attentionLabPage.sync());
+  const want = await h.state();
+  assert.equal(want.extrapolation, null, 'an input change drops the study');
+  const u = new URL(page.url());
+  assert.equal(u.searchParams.get('learned_heads.positions'), 'rope');
+  const other = await openLab(browser, server.url + u.search);
+  const got = await other.page.evaluate(() => window.attentionLab.state().learned_heads);
+  assert.deepEqual(got.inputs, want.inputs);
+  assert.deepEqual(got.latest, want.latest, 'the same step-0 maps and scores, bit for bit');
+  assert.equal(got.params_fnv1a, want.params_fnv1a);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -243,6 +243,16 @@ void draw_body(AppState& s, Ui& ui) {
       widgets::same_line_if_fits(widgets::check_width(label));
       if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
     }
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("task:");
+    ImGui::SameLine();
+    if (int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
+    next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
+    if (int_field("prefix up to", &e.prefix_max, fs * 3.0f)) changed = true;
+    next(widgets::labeled_width(fs * 3.0f, "run from"));
+    if (int_field("run from", &e.run_min, fs * 3.0f)) changed = true;
+    next(widgets::labeled_width(fs * 3.0f, "to"));
+    if (int_field("to", &e.run_max, fs * 3.0f)) changed = true;
     if (changed) set_learned_heads_input(s, e);
   }
 
@@ -271,7 +281,10 @@ void draw_body(AppState& s, Ui& ui) {
     const char* state = h.running ? "training" : (tr && tr->done() ? "done" : (step > 0 ? "paused" : "not started"));
     txt::note((std::string(h.from_checkpoint ? "done (the shipped run)" : state) + "; " +
                (h.steps_per_second > 0 ? short_number(h.steps_per_second, 3) : std::string("-")) +
-               " steps/s; batch 16 sequences of 32 tokens, Adam, clip 1; run " + std::to_string(h.runs))
+               " steps/s; batch 16 sequences of 32 tokens (a random prefix of 0 to " + std::to_string(cur.prefix_max) +
+               " tokens, a run of " + std::to_string(cur.run_min) + " to " + std::to_string(cur.run_max) +
+               " tokens twice, then filler; " + std::to_string(cur.vocab) + " token values), Adam, clip 1; run " +
+               std::to_string(h.runs))
                   .c_str());
     using CS = LearnedHeadsCheckpoint::Status;
     if (h.from_checkpoint) {
