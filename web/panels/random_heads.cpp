@@ -23,7 +23,6 @@ void draw_heads_panel(AppState& s, Ui& ui) {
       "A random head already routes: its rows are uneven because its projections are random, not because "
       "it knows any syntax. Differences between these heads are differences between random draws, not "
       "specialisation. Even for trained heads a map is a hypothesis to test by intervening, not an explanation.");
-  if (ImGui::Button("See heads that learned something: Learned heads (12)")) s.panel = Panel::learned_heads;
   style::error_box(h.error);
 
   // --- inputs: every change goes through set_heads_input (the core validates ranges)
@@ -173,6 +172,9 @@ void draw_heads_panel(AppState& s, Ui& ui) {
 
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
+  style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
+              "patched, is in the Learned heads panel.");
+  if (ImGui::Button("See heads that learned something: Learned heads (12)")) s.panel = Panel::learned_heads;
 }
 
 }  // namespace app
