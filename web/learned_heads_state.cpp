@@ -193,12 +193,21 @@ Json sampled(const std::vector<double>& v, int stride) {
 
 }  // namespace
 
+namespace {
+// The panel's architecture (d_model 32); the position signal is the caller's.
+attn::learn::DecoderConfig panel_model(const LearnedHeadsInput& in) {
+  attn::learn::DecoderConfig m;
+  m.d_model = 32;
+  m.heads = in.heads;
+  m.layers = in.layers;
+  m.mlp = in.mlp;
+  return m;
+}
+}  // namespace
+
 lh::HeadsTrainingConfig learned_heads_config(const LearnedHeadsInput& in) {
   lh::HeadsTrainingConfig cfg;
-  cfg.model.d_model = 32;
-  cfg.model.heads = in.heads;
-  cfg.model.layers = in.layers;
-  cfg.model.mlp = in.mlp;
+  cfg.model = panel_model(in);
   cfg.model.positions = in.positions;
   cfg.task.vocab = in.vocab;
   cfg.task.prefix_max = in.prefix_max;
@@ -233,10 +242,7 @@ bool set_learned_heads_input(AppState& s, const LearnedHeadsInput& in) {
 
 lh::ExtrapolationConfig learned_heads_extrapolation_config(const LearnedHeadsInput& in) {
   lh::ExtrapolationConfig c;
-  c.model.d_model = 32;
-  c.model.heads = in.heads;
-  c.model.layers = in.layers;
-  c.model.mlp = in.mlp;
+  c.model = panel_model(in);
   c.lr = in.lr;
   c.seed = in.seed;
   c.task.vocab = in.vocab;  // its own lengths: layouts must fit the 20-token training sequences
