@@ -25,7 +25,7 @@ if(EMSCRIPTEN)
   set(ATTN_WASM_PREFIX "wasm: ")
 else()
   # Catch.cmake from Debian's catch2 package (/usr/lib/cmake/Catch2).
-  find_package(Catch2 2 REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+  find_package(Catch2 ${ATTN_CATCH2_VERSION} REQUIRED NO_CMAKE_FIND_ROOT_PATH)
   list(APPEND CMAKE_MODULE_PATH "${Catch2_DIR}")
   include(Catch)
   set(ATTN_CLI_COMMAND "$<TARGET_FILE:attn>")

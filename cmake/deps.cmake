@@ -1,25 +1,26 @@
 # cmake/deps.cmake — third-party GUI dependencies, taken from the setup cache.
 #
-# Included by the top-level CMakeLists.txt only when the GUI app is built. Nothing here is
+# Included once, by the top-level CMakeLists.txt, when the GUI app is built. Nothing here is
 # committed third-party code: scripts/setup.sh fetches it into
 #   ${ATTN_CACHE_DIR}/<name>-<version>       (default ~/.cache/attention-lab, or $XDG_CACHE_HOME)
-# and this file finds it there by the same convention. The versions must match scripts/setup.sh.
+# and this file finds it there by the same convention. Versions: cmake/versions.env (read by
+# cmake/thirdparty.cmake and by scripts/setup.sh).
 #
 # Defines
 #   ATTN_CACHE_DIR             cache root (override with -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
-#   ATTN_IMGUI_DIR             Dear ImGui 1.86 sources (Debian source package imgui)
-#   ATTN_SDL2_WASM_PREFIX      SDL2 2.26.5 built for wasm (web builds only)
-#   ATTN_PLAYWRIGHT_NODE_PATH  NODE_PATH holding playwright-core, for browser tests
-#   ATTN_CHROMIUM              the Chromium that browser tests drive
+#   ATTN_IMGUI_DIR             Dear ImGui sources (Debian source package imgui)
+#   ATTN_SDL2_WASM_PREFIX      SDL2 built for wasm (web builds only)
 #   attn_sdl2   INTERFACE target: SDL2 (native: Debian's libsdl2-dev; web: the cache's wasm build)
 #   attn_imgui  STATIC target: ImGui core + SDL2 and OpenGL3 backends, linked to attn_sdl2 and GL
 #               (native: desktop GL 3.3 core through ImGui's own loader, "#version 330 core";
 #                web: WebGL2 = GLES 3.0, IMGUI_IMPL_OPENGL_ES3 defined, "#version 300 es")
 include_guard(GLOBAL)
 
-set(ATTN_IMGUI_VERSION "1.86")
-set(ATTN_SDL2_VERSION "2.26.5")
-set(ATTN_PLAYWRIGHT_VERSION "1.65.1")
+foreach(_v ATTN_IMGUI_VERSION ATTN_SDL2_VERSION)
+  if(NOT ${_v})
+    message(FATAL_ERROR "${_v} unset: cmake/thirdparty.cmake reads it from cmake/versions.env")
+  endif()
+endforeach()
 
 if(DEFINED ENV{ATTN_CACHE_DIR} AND NOT "$ENV{ATTN_CACHE_DIR}" STREQUAL "")
   set(_attn_cache_default "$ENV{ATTN_CACHE_DIR}")
@@ -41,8 +42,6 @@ function(_attn_require_dep what stamp)
 endfunction()
 
 set(ATTN_IMGUI_DIR "${ATTN_CACHE_DIR}/imgui-${ATTN_IMGUI_VERSION}" CACHE INTERNAL "Dear ImGui sources")
-set(ATTN_PLAYWRIGHT_NODE_PATH "${ATTN_CACHE_DIR}/playwright-core-${ATTN_PLAYWRIGHT_VERSION}/node_modules" CACHE INTERNAL "playwright-core")
-set(ATTN_CHROMIUM "/usr/bin/chromium" CACHE INTERNAL "Debian's Chromium")
 _attn_require_dep("Dear ImGui ${ATTN_IMGUI_VERSION} sources" "${ATTN_IMGUI_DIR}/.attn-ok")
 
 # ------------------------------------------------------------------ SDL2

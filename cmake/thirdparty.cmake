@@ -1,4 +1,5 @@
-# Header-only third-party libraries from Debian's packages.
+# Third-party versions (cmake/versions.env, shared with scripts/setup.sh) and the header-only
+# libraries from Debian's packages.
 #
 # Under emscripten the toolchain confines find_package to its sysroot, and we
 # must never put /usr/include itself on an emscripten include path (it would
@@ -6,7 +7,19 @@
 # own directory: Eigen's is /usr/include/eigen3 already; nlohmann and catch2
 # sit directly in /usr/include, so we symlink them into a private folder.
 
-find_package(Eigen3 3.4 REQUIRED NO_MODULE NO_CMAKE_FIND_ROOT_PATH)
+# Each KEY=VALUE line of cmake/versions.env becomes ATTN_KEY (e.g. ATTN_IMGUI_VERSION).
+set(_attn_versions "${CMAKE_CURRENT_LIST_DIR}/versions.env")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_attn_versions}")
+file(STRINGS "${_attn_versions}" _attn_version_lines REGEX "^[A-Z0-9_]+=")
+foreach(_line IN LISTS _attn_version_lines)
+  string(REGEX MATCH "^([A-Z0-9_]+)=([^ \t#]*)[ \t]*$" _ok "${_line}")
+  if(NOT _ok)
+    message(FATAL_ERROR "cmake/versions.env: cannot read '${_line}' (KEY=VALUE, no spaces)")
+  endif()
+  set(ATTN_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+endforeach()
+
+find_package(Eigen3 ${ATTN_EIGEN3_VERSION} REQUIRED NO_MODULE NO_CMAKE_FIND_ROOT_PATH)
 
 set(ATTN_THIRDPARTY_INCLUDE "${CMAKE_BINARY_DIR}/thirdparty-include")
 file(MAKE_DIRECTORY "${ATTN_THIRDPARTY_INCLUDE}")
