@@ -12,7 +12,7 @@
 //   fma_peak  the float32 FMA peak of this machine for that instruction set (12 independent AVX2
 //          or AVX-512 FMA chains)
 // Counters (time is CPU time, the default of Google Benchmark, so that a shared machine's other
-// processes distort it less; GFLOP/s counts 4·T²·d per forward as the issue does):
+// processes distort it less; GFLOP/s counts 4·T²·d per forward as the targets do):
 //   GFLOPS         forward FLOPs / CPU time
 //   softmax_share  fraction of one profiled forward spent in scale/mask/max/exp/sums (KernelProfile)
 //   extra_MB       growth of the peak resident set during one call (VmHWM after a reset − VmRSS

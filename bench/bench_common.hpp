@@ -13,13 +13,13 @@ namespace attn_bench {
 
 namespace kn = attn::kernels;
 
-/// The issue's shapes: T ∈ {128, 512, 2048, 8192} (Tq = Tk = T), d ∈ {64, 128} (d_k = d_v = d).
+/// The benchmark shapes: T ∈ {128, 512, 2048, 8192} (Tq = Tk = T), d ∈ {64, 128} (d_k = d_v = d).
 inline constexpr int kTs[] = {128, 512, 2048, 8192};
 inline constexpr int kDs[] = {64, 128};
 /// Naive loops above this T would take minutes (O(T²·d) scalar work with std::exp): skipped.
 inline constexpr int kNaiveMaxT = 2048;
 
-/// FLOPs of one forward as the issue counts them: 4·Tq·Tk·d (2·Tq·Tk·d_k for Q·Kᵀ, 2·Tq·Tk·d_v
+/// FLOPs of one forward as the targets count them: 4·Tq·Tk·d (2·Tq·Tk·d_k for Q·Kᵀ, 2·Tq·Tk·d_v
 /// for P·V; the softmax is not counted).
 inline double attention_flops(double t, double d) { return 4.0 * t * t * d; }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // bench/report.mjs — merge the native (Google Benchmark JSON) and wasm (run_wasm.mjs JSON) results
-// into one Markdown report with issue 6's targets marked pass/short.
+// into one Markdown report with the fast kernels' targets marked pass/short.
 //
 //   node bench/report.mjs --native native.json [--node node.json] [--chromium chromium.json]
 //                         [--load-before "..."] [--load-after "..."] > bench/RESULTS.md
@@ -129,7 +129,7 @@ targets.push(['Page: JS + wasm <= 700 KB gzip; first frame <= 1.5 s; median fram
 
 // ---------------------------------------------------------------------------
 // Output
-// CPU identity (the issue's targets were set on a Zen 4 at 3.66 GHz; say what ran here).
+// CPU identity (the targets were set on a Zen 4 at 3.66 GHz; say what ran here).
 let cpuId = os.cpus()[0]?.model ?? '?';
 try {
   const info = fs.readFileSync('/proc/cpuinfo', 'utf8');
@@ -148,7 +148,7 @@ out.push('Single thread. Tq = Tk = T, d_k = d_v = d, no mask, Q/K/V uniform in [
   `"x GEMM" divides by Eigen's GEMM (1024³, same run, Eigen compiled for the kernels' instruction set: ${gemmIsa}). ` +
   'Native times: Google Benchmark CPU time per forward (mean). ' +
   'wasm times: minimum wall time per forward after warm-up (node and Chromium); "wasm/native" divides it by the native time.', '');
-out.push('## Targets (issue 6)', '', '| target | measured | result |', '| --- | --- | --- |');
+out.push('## Targets (fast kernels)', '', '| target | measured | result |', '| --- | --- | --- |');
 for (const [t, m, r] of targets) out.push(`| ${t} | ${m} | ${r} |`);
 out.push('');
 

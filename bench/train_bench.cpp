@@ -1,5 +1,5 @@
 // bench/train_bench.cpp — training speed of the two learning models (core/learn/): Adam steps per
-// second at the sizes of the learning issues. One source for the native program (train_bench) and
+// second at the sizes of the learning targets. One source for the native program (train_bench) and
 // the em++ build (train_bench_wasm, run in headless Chromium by bench/run_wasm.mjs with
 // train_bench.html); bench/train_torch.py times PyTorch on the same model, data and optimiser.
 //

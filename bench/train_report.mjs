@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/train_report.mjs — the "Training" section of bench/RESULTS.md: Adam steps per second of the
 // learning models natively, as wasm in headless Chromium and in PyTorch (eager, one thread,
-// float64) on the identical model, data and optimiser, with the learning issue's targets marked.
+// float64) on the identical model, data and optimiser, with the learning targets marked.
 //
 //   node bench/train_report.mjs --native train-native-1.txt[,...] [--chromium train-chromium-1.json[,...]]
 //        [--torch train-torch-1.txt[,...] | --torch-absent "why"] [--results bench/RESULTS.md]
@@ -99,7 +99,7 @@ push('Adam steps per second (lr 3e-3, betas 0.9/0.999, eps 1e-8, clip_grad_norm 
   'attention with a padding mask — with torch.optim.Adam and clip_grad_norm_. Warm-up ≥ 1 s, then ' +
   `${native.results[0].rounds} rounds (≈ 0.4 s each); each cell is steps/s of the best round (median round in parentheses), ` +
   `from the best of ${native.turns} turn(s) in which native, torch and Chromium ran one after the other. Targets of the ` +
-  `learning issue: native ≥ ${TARGET_NATIVE}× torch's steps/s; wasm in Chromium ≥ torch native.`);
+  `learning targets: native ≥ ${TARGET_NATIVE}× torch's steps/s; wasm in Chromium ≥ torch native.`);
 push();
 const torchHead = torch?.env?.torch ? `torch ${torch.env.torch} steps/s` : 'torch steps/s';
 push(`| model | params | native steps/s | wasm Chromium steps/s | ${torchHead} | native / torch | wasm / torch | native ≥ ${TARGET_NATIVE}× torch | wasm ≥ torch |`);

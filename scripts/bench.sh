@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attention Lab: build and run the kernel benchmark suite (issue 6); write bench/RESULTS.md.
+# Attention Lab: build and run the kernel benchmark suite (the fast kernels' targets); write bench/RESULTS.md.
 #
 #   scripts/bench.sh              # everything: native (Google Benchmark), wasm under node and in Chromium
 #   scripts/bench.sh --quick      # the target shapes only (T = 512 and 2048, d = 64, float32) + GEMM
@@ -10,11 +10,11 @@
 #   build/bench-native/bench/attn_bench        (bench/attn_bench.cpp)
 #   node bench/run_wasm.mjs --where node|chromium   (bench/wasm_bench.cpp)
 # and merges the results with bench/report.mjs into bench/RESULTS.md (also printed), every target of
-# the issue marked pass/short. Raw results: build/bench-results/*.json. Takes ~15-25 minutes on
+# the fast kernels marked pass/short. Raw results: build/bench-results/*.json. Takes ~15-25 minutes on
 # 2 cores (most of it the naive loops and float64 at T = 8192); run it on a quiet machine, the
 # report records the load average.
 #
-# Training (the learning issue): Adam steps per second of the decoder and the seq2seq model, natively
+# Training (the learning targets): Adam steps per second of the decoder and the seq2seq model, natively
 # (build/bench-native/bench/train_bench, bench/train_bench.cpp), as wasm in headless Chromium
 # (train_bench_wasm + bench/train_bench.html through bench/run_wasm.mjs) and in PyTorch eager on one
 # thread, float64 (bench/train_torch.py with /usr/bin/python3, on the dump train_bench writes: the same
@@ -46,7 +46,7 @@ for a in "$@"; do
   esac
 done
 
-# Debian's emscripten imports acorn from there (DESIGN.md).
+# Debian's emscripten imports acorn from there (its node modules live in /usr/share/nodejs).
 export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs
 NATIVE=build/bench-native
 WEB=build/bench-web
