@@ -5,8 +5,8 @@
 #                                   the seed corpus; exit status 1 if any target finds something
 #
 # Targets (tests/fuzz/*.cpp): fuzz_json_case (bytes -> run_case_text) and fuzz_attention
-# (attention with decoded shapes, masks, scales). Build: build/fuzz, configured from
-# tests/fuzz/CMakeLists.txt with CC=clang-14 CXX=clang++-14 (needs libclang-rt-14-dev).
+# (attention with decoded shapes, masks, scales). Build: the preset fuzz of the project
+# (CMakePresets.json: build/fuzz, clang-14, ATTN_BUILD_FUZZ; needs libclang-rt-14-dev).
 # Seeds: tests/cases/*.json, tests/reference/fixtures/*.json, tests/kernels/cases/*.json and the request
 # objects of tests/learn/fixtures/*.json. Working corpus:
 # build/fuzz/corpus/<target> (wiped each run); crash inputs: build/fuzz/artifacts/.
@@ -26,14 +26,14 @@ build=build/fuzz
 for tool in clang-14 clang++-14 cmake; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool not found (apt-get install clang-14 libclang-rt-14-dev cmake)" >&2; exit 2; }
 done
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
 
-echo "==> configure and build $build"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+echo "==> configure and build $build (preset fuzz)"
+# A build/fuzz left by the former stand-alone tests/fuzz project cannot be reconfigured.
+if [ -f "$build/CMakeCache.txt" ] && grep -q '^CMAKE_HOME_DIRECTORY:INTERNAL=.*/tests/fuzz$' "$build/CMakeCache.txt"; then
+  rm -rf "$build"
 fi
-cmake --build "$build" -j 2
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 mkdir -p "$build/artifacts"
