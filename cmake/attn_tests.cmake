@@ -1,11 +1,13 @@
-# Test registration shared by tests/, tests/lesson/ and tests/kernels/.
+# Test registration shared by the test folders of tests/ (attn, lessons, json, kernels, learn, reference).
 #
 # attn_register_catch_tests(TARGET PREFIX)
 #   native: catch_discover_tests (one CTest test per TEST_CASE, names prefixed PREFIX).
-#   web   : catch_discover_tests cannot run a wasm binary, so the TEST_CASE names are read
-#           from the target's sources at configure time and each runs under node as
-#           "wasm: PREFIX<name>". Names must avoid Catch's test-spec syntax (, [ ] * \ and a
-#           leading ~); checked here. Sets ATTN_REGISTERED_COUNT in the caller's scope.
+#   web   : the TEST_CASE names are read from the target's sources at configure time and each
+#           runs under node as "wasm: PREFIX<name>". Names must avoid Catch's test-spec syntax
+#           (, [ ] * \ and a leading ~); checked here. Sets ATTN_REGISTERED_COUNT in the caller's
+#           scope. With -DATTN_WASM_CATCH_DISCOVERY=ON (being measured): catch_discover_tests
+#           through node (the target's CROSSCOMPILING_EMULATOR, honoured by Catch2's
+#           CatchAddTests.cmake) instead.
 # attn_register_case_tests(PREFIX FILES...)
 #   one test per JSON case file through `attn run FILE` (tests/run_cases.mjs), natively
 #   against the attn tool and in the web build against `node attn.js` ("wasm: " prefix).
@@ -20,14 +22,23 @@ if(NOT ATTN_NODE)
 endif()
 set(ATTN_NODE_RUN "${ATTN_NODE}" --no-experimental-fetch)
 string(REPLACE ";" " " _attn_node_run "${ATTN_NODE_RUN}")
+# Catch.cmake from Debian's catch2 package (/usr/lib/cmake/Catch2), also under emscripten.
+find_package(Catch2 ${ATTN_CATCH2_VERSION} REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+list(APPEND CMAKE_MODULE_PATH "${Catch2_DIR}")
+include(Catch)
+# catch_discover_tests hands TEST_PREFIX to its script as `cmake -D TEST_PREFIX=...`, and cmake
+# (3.25) drops a trailing space there: "kernels: " became "kernels:". The prefixes below end in
+# "<sp>" instead, which this wrapper of Catch2's script turns back into a space.
+set(_attn_catch_add_tests "${CMAKE_BINARY_DIR}/attn_catch_add_tests.cmake")
+file(WRITE "${_attn_catch_add_tests}"
+  "# written by cmake/attn_tests.cmake\n"
+  "string(REPLACE \"<sp>\" \" \" TEST_PREFIX \"\${TEST_PREFIX}\")\n"
+  "include(\"${_CATCH_DISCOVER_TESTS_SCRIPT}\")\n")
+set(_CATCH_DISCOVER_TESTS_SCRIPT "${_attn_catch_add_tests}")
 if(EMSCRIPTEN)
   set(ATTN_CLI_COMMAND "${_attn_node_run} $<TARGET_FILE:attn>")
   set(ATTN_WASM_PREFIX "wasm: ")
 else()
-  # Catch.cmake from Debian's catch2 package (/usr/lib/cmake/Catch2).
-  find_package(Catch2 ${ATTN_CATCH2_VERSION} REQUIRED NO_CMAKE_FIND_ROOT_PATH)
-  list(APPEND CMAKE_MODULE_PATH "${Catch2_DIR}")
-  include(Catch)
   set(ATTN_CLI_COMMAND "$<TARGET_FILE:attn>")
   set(ATTN_WASM_PREFIX "")
 endif()
@@ -36,14 +47,25 @@ set(ATTN_RUN_CASES "${CMAKE_CURRENT_LIST_DIR}/../tests/run_cases.mjs")
 function(attn_register_catch_tests target prefix)
   # Same arithmetic rules as the core: some tests compare bits across platforms.
   target_compile_options(${target} PRIVATE -ffp-contract=off)
-  # tests/core/support.hpp reads fixtures from the source tree (under node through NODERAWFS).
+  # tests/support/support.hpp (#include "support/support.hpp") reads fixtures from the source
+  # tree (under node through NODERAWFS).
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
   target_compile_definitions(${target} PRIVATE ATTN_TESTS_DIR="${PROJECT_SOURCE_DIR}/tests")
+  # Test names may not contain ';' (CMake would split them into two tests).
+  string(REGEX REPLACE " $" "<sp>" _prefix "${prefix}")
   if(NOT EMSCRIPTEN)
-    catch_discover_tests(${target} TEST_PREFIX "${prefix}")
+    # -w NoTests: a name that matches no TEST_CASE fails instead of passing with nothing run.
+    catch_discover_tests(${target} TEST_PREFIX "${_prefix}" EXTRA_ARGS -w NoTests)
     return()
   endif()
   # Real file system (fixtures), growing heap, exit code of main() reaches the shell.
   target_link_options(${target} PRIVATE -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1)
+  if(ATTN_WASM_CATCH_DISCOVERY)
+    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${ATTN_NODE_RUN})
+    string(REGEX REPLACE " $" "<sp>" _prefix "wasm: ${prefix}")
+    catch_discover_tests(${target} TEST_PREFIX "${_prefix}" EXTRA_ARGS -w NoTests --use-colour no)
+    return()
+  endif()
   get_target_property(_sources ${target} SOURCES)
   get_target_property(_dir ${target} SOURCE_DIR)
   set(_count 0)

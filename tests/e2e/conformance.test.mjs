@@ -17,13 +17,14 @@ import { after, before, test } from 'node:test';
 
 import { launchChromium, repoRoot, siteDir } from './lib.mjs';
 import { serveSite, watch } from './embed_lib.mjs';
+import { tiledCases } from '../kernels/tiled_cases.mjs';
 
 const attn = process.env.ATTN_NATIVE_ATTN || path.join(repoRoot, 'build', 'native', 'core', 'attn');
 const haveNative = fs.existsSync(attn);
 const skip = haveNative ? false
   : `native attn not found at ${attn}: build it first (cmake --preset native && cmake --build --preset native)`;
 
-const DIRS = ['tests/cases', 'tests/reference/fixtures', 'tests/lesson/cases', 'tests/kernels/cases'];
+const DIRS = ['tests/cases', 'tests/reference/fixtures', 'tests/lessons/cases', 'tests/kernels/cases'];
 const cases = [];
 for (const dir of DIRS) {
   const abs = path.join(repoRoot, dir);
@@ -34,6 +35,9 @@ for (const dir of DIRS) {
     cases.push({ name: `${dir}/${name}`, text: JSON.stringify(file.case), op: file.case && file.case.op });
   }
 }
+// The shared cases with "kernel":"tiled" (written from tests/cases/ by tiled_cases.mjs).
+for (const { file, json } of tiledCases())
+  cases.push({ name: `tests/kernels/tiled_cases.mjs: ${file}`, text: JSON.stringify(json.case), op: json.case.op });
 // Extra error cases: what a course page could send.
 for (const [name, text] of [
   ['bad json', '{"op":"attention",'], ['not an object', '[1,2,3]'], ['unknown op', '{"op":"nope"}'],

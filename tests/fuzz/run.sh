@@ -7,7 +7,8 @@
 # Targets (tests/fuzz/*.cpp): fuzz_json_case (bytes -> run_case_text) and fuzz_attention
 # (attention with decoded shapes, masks, scales). Build: the preset fuzz of the project
 # (CMakePresets.json: build/fuzz, clang-14, ATTN_BUILD_FUZZ; needs libclang-rt-14-dev).
-# Seeds: tests/cases/*.json, tests/reference/fixtures/*.json, tests/kernels/cases/*.json and the request
+# Seeds: tests/cases/*.json, tests/reference/fixtures/*.json, tests/kernels/cases/*.json, the tiled
+# variants of the shared cases (tests/kernels/tiled_cases.mjs) and the request
 # objects of tests/learn/fixtures/*.json. Working corpus:
 # build/fuzz/corpus/<target> (wiped each run); crash inputs: build/fuzz/artifacts/.
 #
@@ -45,6 +46,7 @@ for target in fuzz_json_case fuzz_attention; do
   for f in tests/cases/*.json; do cp "$f" "$corpus/case-${f##*/}"; done
   for f in tests/reference/fixtures/*.json; do cp "$f" "$corpus/reference-${f##*/}"; done
   for f in tests/kernels/cases/*.json; do cp "$f" "$corpus/kernel-${f##*/}"; done  # "kernel":"tiled"
+  node tests/kernels/tiled_cases.mjs "$corpus" kernel-  # the shared cases with "kernel":"tiled"
   # The learning ops: each PyTorch fixture's request object alone (attention_backward, model_gradients,
   # train_steps), small enough for -max_len.
   for f in tests/learn/fixtures/*.json; do

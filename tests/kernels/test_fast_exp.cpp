@@ -6,9 +6,9 @@
 #include <limits>
 #include <vector>
 
-#include "kernel_support.hpp"
+#include "support/support.hpp"
 
-using namespace kernel_test;
+using namespace attn_test;
 namespace kn = attn::kernels;
 
 namespace {

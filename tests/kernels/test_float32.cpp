@@ -11,11 +11,11 @@
 // has ~2 ulp. INFO prints the measured values on failure.
 #include <cmath>
 
-#include "kernel_support.hpp"
+#include "support/support.hpp"
 
 #include <attn/attention.hpp>
 
-using namespace kernel_test;
+using namespace attn_test;
 namespace kn = attn::kernels;
 
 TEST_CASE("float32 kernels stay within the stated bounds of float64") {

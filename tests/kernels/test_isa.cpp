@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <string>
 
-#include "kernel_support.hpp"
+#include "support/support.hpp"
 
-using namespace kernel_test;
+using namespace attn_test;
 namespace kn = attn::kernels;
 
-TEST_CASE("instruction-set builds: short names parse; unknown names do not") {
+TEST_CASE("instruction-set builds: short names parse - unknown names do not") {
   CHECK(kn::parse_isa("generic") == kn::Isa::generic);
   CHECK(kn::parse_isa("avx2") == kn::Isa::avx2);
   CHECK(kn::parse_isa("avx512") == kn::Isa::avx512);
@@ -17,7 +17,7 @@ TEST_CASE("instruction-set builds: short names parse; unknown names do not") {
   CHECK_FALSE(kn::parse_isa("").has_value());
 }
 
-TEST_CASE("instruction-set builds: the widest the CPU has is listed; any listed one can be forced") {
+TEST_CASE("instruction-set builds: the widest the CPU has is listed - any listed one can be forced") {
   IsaGuard guard;
   const std::vector<kn::Isa> isas = kn::available_isas();
   REQUIRE(!isas.empty());

@@ -1,11 +1,11 @@
 // tests/kernels/test_kernel_errors.cpp — the fast kernels fail like attention() does: the same
 // stable error codes, asserted exactly, for both kernels and both element types.
-#include "kernel_support.hpp"
+#include "support/support.hpp"
 
 #include <attn/attention.hpp>
 #include <attn/kernels/kernel_json.hpp>
 
-using namespace kernel_test;
+using namespace attn_test;
 namespace kn = attn::kernels;
 using attn::ErrorCode;
 
@@ -27,23 +27,23 @@ void check_error_paths() {
       return tiled ? kn::tiled_attention<T>(a, b, c, s, o) : kn::dense_attention<T>(a, b, c, s, o);
     };
     // Shapes.
-    CHECK_KERNEL_ERROR(run(M(0, 3), k, v), ErrorCode::empty_sequence);
-    CHECK_KERNEL_ERROR(run(q, M(5, 0), v), ErrorCode::empty_sequence);
-    CHECK_KERNEL_ERROR(run(cast<T>(uniform(rng, 4, 2)), k, v), ErrorCode::shape_mismatch);
-    CHECK_KERNEL_ERROR(run(q, k, cast<T>(uniform(rng, 6, 2))), ErrorCode::shape_mismatch);
-    CHECK_KERNEL_ERROR(run(q, k, M(5, kn::kMaxKernelWidth + 1)), ErrorCode::too_large);
+    CHECK_ATTN_ERROR(run(M(0, 3), k, v), ErrorCode::empty_sequence);
+    CHECK_ATTN_ERROR(run(q, M(5, 0), v), ErrorCode::empty_sequence);
+    CHECK_ATTN_ERROR(run(cast<T>(uniform(rng, 4, 2)), k, v), ErrorCode::shape_mismatch);
+    CHECK_ATTN_ERROR(run(q, k, cast<T>(uniform(rng, 6, 2))), ErrorCode::shape_mismatch);
+    CHECK_ATTN_ERROR(run(q, k, M(5, kn::kMaxKernelWidth + 1)), ErrorCode::too_large);
     // Non-finite input, named.
     M bad = q;
     bad(2, 1) = std::numeric_limits<T>::quiet_NaN();
-    CHECK_KERNEL_ERROR(run(bad, k, v), ErrorCode::non_finite);
+    CHECK_ATTN_ERROR(run(bad, k, v), ErrorCode::non_finite);
     M bad_v = v;
     bad_v(4, 0) = std::numeric_limits<T>::infinity();
-    CHECK_KERNEL_ERROR(run(q, k, bad_v), ErrorCode::non_finite);
+    CHECK_ATTN_ERROR(run(q, k, bad_v), ErrorCode::non_finite);
     // A score that overflows (finite inputs, infinite q·k·scale) in an allowed pair.
     M big_q = q, big_k = k;
     big_q.row(1).setConstant(std::numeric_limits<T>::max() / 4);
     big_k.row(3).setConstant(std::numeric_limits<T>::max() / 4);
-    CHECK_KERNEL_ERROR(run(big_q, big_k, v), ErrorCode::non_finite);
+    CHECK_ATTN_ERROR(run(big_q, big_k, v), ErrorCode::non_finite);
     // ... but not when that pair is masked out.
     MaskSpec pad;
     pad.key_valid = std::vector<bool>{true, true, true, false, true};
@@ -53,32 +53,32 @@ void check_error_paths() {
     // Masks.
     MaskSpec causal;
     causal.causal = attn::Causal::square;
-    CHECK_KERNEL_ERROR(run(q, k, v, causal), ErrorCode::causal_alignment_required);
+    CHECK_ATTN_ERROR(run(q, k, v, causal), ErrorCode::causal_alignment_required);
     MaskSpec kv;
     kv.key_valid = std::vector<bool>{true, true};
-    CHECK_KERNEL_ERROR(run(q, k, v, kv), ErrorCode::shape_mismatch);
+    CHECK_ATTN_ERROR(run(q, k, v, kv), ErrorCode::shape_mismatch);
     MaskSpec al;
     al.allowed = BoolMatrix::Constant(4, 4, true);
-    CHECK_KERNEL_ERROR(run(q, k, v, al), ErrorCode::shape_mismatch);
+    CHECK_ATTN_ERROR(run(q, k, v, al), ErrorCode::shape_mismatch);
     MaskSpec w;
     w.window = -1;
-    CHECK_KERNEL_ERROR(run(q, k, v, w), ErrorCode::invalid_mask);
+    CHECK_ATTN_ERROR(run(q, k, v, w), ErrorCode::invalid_mask);
     // Scale.
     kn::KernelOptions o;
     o.scale = 0.0;
-    CHECK_KERNEL_ERROR(run(q, k, v, {}, o), ErrorCode::invalid_scale);
+    CHECK_ATTN_ERROR(run(q, k, v, {}, o), ErrorCode::invalid_scale);
     o.scale = std::numeric_limits<double>::infinity();
-    CHECK_KERNEL_ERROR(run(q, k, v, {}, o), ErrorCode::invalid_scale);
+    CHECK_ATTN_ERROR(run(q, k, v, {}, o), ErrorCode::invalid_scale);
     // Tile sizes.
     kn::KernelOptions t;
     t.tile_q = -1;
-    CHECK_KERNEL_ERROR(run(q, k, v, {}, t), ErrorCode::invalid_field);
+    CHECK_ATTN_ERROR(run(q, k, v, {}, t), ErrorCode::invalid_field);
     t.tile_q = 1;
     t.tile_k = kn::kMaxTile + 1;
-    CHECK_KERNEL_ERROR(run(q, k, v, {}, t), ErrorCode::invalid_field);
+    CHECK_ATTN_ERROR(run(q, k, v, {}, t), ErrorCode::invalid_field);
     // The allowed-matrix overloads check the matrix shape.
     const BoolMatrix wrong = BoolMatrix::Constant(5, 4, true);
-    CHECK_KERNEL_ERROR(tiled ? kn::tiled_attention_with_allowed<T>(q, k, v, wrong)
+    CHECK_ATTN_ERROR(tiled ? kn::tiled_attention_with_allowed<T>(q, k, v, wrong)
                              : kn::dense_attention_with_allowed<T>(q, k, v, wrong),
                        ErrorCode::shape_mismatch);
   }
@@ -114,7 +114,7 @@ TEST_CASE("empty rows - error names the row and zero policy gives zero rows in b
         CHECK(e.code() == ErrorCode::no_allowed_key);
         CHECK(std::string(e.what()).find("query row 1 ") != std::string::npos);
       }
-      CHECK_KERNEL_ERROR(kn::dense_attention_with_allowed<double>(q, k, v, allowed, o), ErrorCode::no_allowed_key);
+      CHECK_ATTN_ERROR(kn::dense_attention_with_allowed<double>(q, k, v, allowed, o), ErrorCode::no_allowed_key);
       o.empty_rows = attn::EmptyRows::zero;
       o.keep_stats = true;
       const kn::KernelResult<double> t = kn::tiled_attention_with_allowed<double>(q, k, v, allowed, o);
@@ -146,17 +146,17 @@ TEST_CASE("non-finite error beats the empty-row error as in the reference") {
   k.row(2).setConstant(1e200);
   BoolMatrix allowed = BoolMatrix::Constant(4, 3, true);
   allowed.row(0).setConstant(false);
-  CHECK_KERNEL_ERROR(attn::attention_with_allowed(q, k, v, allowed), ErrorCode::non_finite);
+  CHECK_ATTN_ERROR(attn::attention_with_allowed(q, k, v, allowed), ErrorCode::non_finite);
   for (Index tile : {1, 2, 3}) {
     kn::KernelOptions o;
     o.tile_q = o.tile_k = tile;
-    CHECK_KERNEL_ERROR(kn::tiled_attention_with_allowed<double>(q, k, v, allowed, o), ErrorCode::non_finite);
-    CHECK_KERNEL_ERROR(kn::dense_attention_with_allowed<double>(q, k, v, allowed, o), ErrorCode::non_finite);
+    CHECK_ATTN_ERROR(kn::tiled_attention_with_allowed<double>(q, k, v, allowed, o), ErrorCode::non_finite);
+    CHECK_ATTN_ERROR(kn::dense_attention_with_allowed<double>(q, k, v, allowed, o), ErrorCode::non_finite);
   }
 }
 
 TEST_CASE("dense fast path refuses more pairs than its limit") {
   // Checked before any allocation: a 2^15 x 2^14 problem would need 2^29 scores.
   const Matrix q = Matrix::Zero(1 << 15, 1), k = Matrix::Zero(1 << 14, 1), v = Matrix::Zero(1 << 14, 1);
-  CHECK_KERNEL_ERROR(kn::dense_attention<double>(q, k, v), ErrorCode::too_large);
+  CHECK_ATTN_ERROR(kn::dense_attention<double>(q, k, v), ErrorCode::too_large);
 }

@@ -6,11 +6,11 @@
 // differ from the reference only in summation order, FMA and a ~2 ulp exp, i.e. ~1e-15 here).
 #include <algorithm>
 
-#include "kernel_support.hpp"
+#include "support/support.hpp"
 
 #include <attn/attention.hpp>
 
-using namespace kernel_test;
+using namespace attn_test;
 namespace kn = attn::kernels;
 
 namespace {

@@ -5,6 +5,8 @@
 #include <attn/json_case.hpp>
 #include <catch2/catch.hpp>
 
+#include "support/support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,47 +21,6 @@
 namespace {
 
 using attn::Json;
-
-struct Diff {
-  double tol = 0.0, max_diff = 0.0;
-  long compared = 0, bad = 0;
-  std::string first;
-  void note(const std::string& m) {
-    if (++bad <= 5) first += m + "\n";
-  }
-  void walk(const Json& e, const Json& a, const std::string& path) {
-    if (e.is_number()) {
-      if (!a.is_number()) return note(path + ": expected a number, got " + a.dump());
-      const double d = std::fabs(a.get<double>() - e.get<double>());
-      ++compared;
-      if (d > max_diff || d != d) max_diff = d;
-      if (!(d <= tol)) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, ": expected %.17g, actual %.17g", e.get<double>(), a.get<double>());
-        note(path + buf);
-      }
-      return;
-    }
-    if (e.is_array()) {
-      if (!a.is_array() || a.size() != e.size()) return note(path + ": array length differs");
-      for (size_t i = 0; i < e.size(); ++i) walk(e[i], a[i], path + "[" + std::to_string(i) + "]");
-      return;
-    }
-    if (e.is_object()) {
-      if (!a.is_object()) return note(path + ": expected an object");
-      if (a.size() != e.size()) note(path + ": " + std::to_string(a.size()) + " names, expected " + std::to_string(e.size()));
-      for (auto it = e.begin(); it != e.end(); ++it) {
-        if (!a.contains(it.key())) {
-          note(path + "." + it.key() + ": missing");
-          continue;
-        }
-        walk(it.value(), a[it.key()], path + "." + it.key());
-      }
-      return;
-    }
-    if (e != a) note(path + ": expected " + e.dump() + ", got " + a.dump());
-  }
-};
 
 }  // namespace
 
@@ -90,7 +51,7 @@ TEST_CASE("learn fixtures: every op matches PyTorch autograd to 1e-10", "[learn]
       FAIL_CHECK("run_case threw " << e.code_name() << ": " << e.what());
       continue;
     }
-    Diff d;
+    attn_test::JsonDiff d;  // the shared JSON comparer (tests/support/support.hpp)
     d.tol = f["tolerance"].get<double>();
     for (auto it = f["expect"].begin(); it != f["expect"].end(); ++it) {
       if (!result.contains(it.key())) {
@@ -99,7 +60,7 @@ TEST_CASE("learn fixtures: every op matches PyTorch autograd to 1e-10", "[learn]
       }
       d.walk(it.value(), result[it.key()], it.key());
     }
-    INFO("compared " << d.compared << " numbers, max |diff| " << d.max_diff << "\n" << d.first);
+    INFO("compared " << d.compared << " numbers, max |diff| " << d.max_diff << d.problems());
     CHECK(d.compared > 0);
     CHECK(d.bad == 0);
   }

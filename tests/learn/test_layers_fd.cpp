@@ -1,15 +1,15 @@
 // Every layer's backward against central finite differences (double), with L = Σ r ⊙ out for a
 // fixed random r, so that dout = r.
 #include "learn/layers.hpp"
-#include "learn_support.hpp"
+#include "support/support.hpp"
 #include "attn/rope.hpp"
 
 #include <numeric>
 
 using namespace attn::learn;
-using learn_test::check_grads;
-using learn_test::randn;
-using learn_test::sample_indices;
+using attn_test::check_grads;
+using attn_test::randn;
+using attn_test::sample_indices;
 
 namespace {
 

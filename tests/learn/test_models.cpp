@@ -2,13 +2,13 @@
 // Adam and clipping by hand; determinism of training.
 #include "learn/model.hpp"
 #include "learn/layers.hpp"
-#include "learn_support.hpp"
+#include "support/support.hpp"
 
 #include <cmath>
 
 using namespace attn::learn;
-using learn_test::check_grads;
-using learn_test::sample_indices;
+using attn_test::check_grads;
+using attn_test::sample_indices;
 
 namespace {
 

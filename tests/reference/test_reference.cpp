@@ -14,6 +14,8 @@
 #include <attn/json_case.hpp>
 #include <catch2/catch.hpp>
 
+#include "support/support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,8 +33,7 @@ namespace {
 
 using attn::Json;
 
-constexpr size_t kMinFixtures = 40;  // the issue asks for at least 40 torch cases
-constexpr int kShownEntries = 5;     // differing entries printed per field
+constexpr size_t kMinFixtures = 40;  // the reference suite holds at least 40 torch cases
 
 std::vector<std::string> fixture_paths() {
   std::vector<std::string> paths;
@@ -49,48 +50,6 @@ Json read_json(const std::string& path) {
   ss << in.rdbuf();
   return Json::parse(ss.str());
 }
-
-std::string fmt17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
-/// Walks expected and actual in lockstep (nested arrays of numbers, null allowed where both
-/// are null), recording structural mismatches and numbers beyond `tol`.
-struct Diff {
-  double tol = 0.0;
-  double max_diff = 0.0;
-  long compared = 0;
-  long bad = 0;
-  std::vector<std::string> first;  // first few problems, with their index path
-
-  void note(const std::string& msg) {
-    ++bad;
-    if (static_cast<int>(first.size()) < kShownEntries) first.push_back(msg);
-  }
-
-  void walk(const Json& expected, const Json& actual, const std::string& path) {
-    if (expected.is_number()) {
-      if (!actual.is_number()) return note(path + ": expected " + expected.dump() + ", got " + actual.dump());
-      const double e = expected.get<double>(), a = actual.get<double>();
-      const double d = std::fabs(a - e);
-      ++compared;
-      if (d > max_diff || d != d) max_diff = d;
-      if (!(d <= tol))
-        note(path + ": expected " + fmt17(e) + ", actual " + fmt17(a) + ", diff " + fmt17(d));
-      return;
-    }
-    if (expected.is_array()) {
-      if (!actual.is_array() || actual.size() != expected.size())
-        return note(path + ": expected an array of " + std::to_string(expected.size()) + ", got " +
-                    (actual.is_array() ? "an array of " + std::to_string(actual.size()) : actual.type_name()));
-      for (size_t i = 0; i < expected.size(); ++i) walk(expected[i], actual[i], path + "[" + std::to_string(i) + "]");
-      return;
-    }
-    if (expected != actual) note(path + ": expected " + expected.dump() + ", got " + actual.dump());
-  }
-};
 
 }  // namespace
 
@@ -140,7 +99,7 @@ TEST_CASE("reference fixtures: the core matches PyTorch to 1e-12", "[reference]"
 
     bool ok = true;
     for (const auto& [field, expected] : f.at("expect").items()) {
-      Diff d;
+      attn_test::JsonDiff d;  // the shared JSON comparer (tests/support/support.hpp)
       d.tol = f.at("tolerance").get<double>();
       if (!result.contains(field)) {
         FAIL_CHECK("result has no field \"" << field << "\"");
@@ -155,7 +114,7 @@ TEST_CASE("reference fixtures: the core matches PyTorch to 1e-12", "[reference]"
       if (d.bad > 0) {
         std::ostringstream os;
         os << name << ": " << d.bad << " of " << d.compared << " entries of \"" << field
-           << "\" differ beyond " << d.tol << "; max |difference| = " << fmt17(d.max_diff);
+           << "\" differ beyond " << d.tol << "; max |difference| = " << attn_test::fmt17(d.max_diff);
         for (const std::string& s : d.first) os << "\n  " << s;
         FAIL_CHECK(os.str());
         ok = false;
@@ -164,8 +123,8 @@ TEST_CASE("reference fixtures: the core matches PyTorch to 1e-12", "[reference]"
     if (ok) ++passed;
   }
   // Shown with -s (or on failure): how close the core is to torch overall.
-  INFO("max |difference| over all fixtures: " << fmt17(worst) << " (" << worst_name << ")");
+  INFO("max |difference| over all fixtures: " << attn_test::fmt17(worst) << " (" << worst_name << ")");
   CHECK(passed == static_cast<int>(paths.size()));
   std::printf("reference: %d/%zu fixtures match torch; max |difference| %s (%s)\n", passed, paths.size(),
-              fmt17(worst).c_str(), worst_name.c_str());
+              attn_test::fmt17(worst).c_str(), worst_name.c_str());
 }

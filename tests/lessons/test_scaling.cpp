@@ -1,0 +1,181 @@
+// tests/lesson/test_scaling.cpp — issue 4, item 3: var(q·k) ≈ d_k, scaling restores 1, tied Q = K,
+// saturation, and row-max subtraction.
+#include <attn/random.hpp>
+#include <attn/scaling.hpp>
+
+#include "support/support.hpp"
+
+using namespace attn_test;
+
+TEST_CASE("scaling: sampled var(q.k) is d_k and var(q.k/sqrt(d_k)) is 1 - d_k 1..512", "[lesson][scaling]") {
+  attn::ScalingInput in;  // d_k = 1, 2, 4, …, 512; N = 2000; seed 17
+  const attn::ScalingResult r = attn::scaling_study(in);
+  REQUIRE(r.dot.size() == 10);
+  for (const attn::DotProductStats& s : r.dot) {
+    INFO("d_k " << s.d_k << ": var " << s.variance << ", scaled var " << s.scaled_variance << ", tied " << s.tied_mean);
+    // Tolerance derived independently here: var of the sample variance of S = Σ q_i k_i is
+    // (E S^4 − d²)/N = (3d² + 6d − d²)/N (E (q k)^4 = 9, so the 4th cumulant per term is 6);
+    // 5 standard errors relative to d: 5·sqrt((2 + 6/d)/N).
+    const double d = s.d_k, tol = 5.0 * std::sqrt((2.0 + 6.0 / d) / in.samples);
+    CHECK(std::fabs(s.variance / d - 1.0) <= tol);
+    CHECK(std::fabs(s.scaled_variance - 1.0) <= tol);
+    // Scaled variance is the variance divided by d_k (up to rounding).
+    CHECK(std::fabs(s.scaled_variance - s.variance / d) <= 1e-9 * s.scaled_variance);
+    // Tied Q = K: q·q is chi-square(d), mean d, variance 2d → 5·sqrt(2/(dN)) relative.
+    CHECK(std::fabs(s.tied_mean / d - 1.0) <= 5.0 * std::sqrt(2.0 / (d * in.samples)));
+    CHECK(std::fabs(s.tied_scaled_mean - s.tied_mean / std::sqrt(d)) <= 1e-9 * s.tied_mean);
+    // Histograms count every sample.
+    int total = s.below + s.above, scaled_total = s.scaled_below + s.scaled_above;
+    for (int c : s.histogram) total += c;
+    for (int c : s.scaled_histogram) scaled_total += c;
+    CHECK(total == in.samples);
+    CHECK(scaled_total == in.samples);
+  }
+  // Raw scores spread out with d_k (sd sqrt(512) ≈ 22.6 vs a ±8 window), scaled ones do not.
+  CHECK(r.dot.back().below + r.dot.back().above > in.samples / 2);
+  CHECK(r.dot.back().scaled_below + r.dot.back().scaled_above < in.samples / 100);
+  CHECK(r.bin_edges.size() == 33);
+  CHECK(r.bin_edges.front() == -8.0);
+  CHECK(r.bin_edges.back() == 8.0);
+  CHECK_ALL_PASS(r.checks);
+}
+
+TEST_CASE("scaling: unscaled softmax saturates with d_k - scaled does not", "[lesson][scaling]") {
+  const attn::ScalingResult r = attn::scaling_study(attn::ScalingInput{});
+  const attn::SaturationStats& first = r.saturation.front();
+  const attn::SaturationStats& last = r.saturation.back();
+  CHECK(first.d_k == 1);
+  CHECK(last.d_k == 512);
+  CHECK(last.max_weight > 0.9);               // nearly one-hot
+  CHECK(last.entropy < 0.3);                  // far below ln 8 ≈ 2.079
+  CHECK(last.scaled_max_weight < 0.5);
+  CHECK(last.scaled_entropy > 1.5);
+  CHECK(std::fabs(r.uniform_entropy - std::log(8.0)) < 1e-15);
+  // At d_k = 1 the scale is 1: both curves coincide exactly.
+  CHECK(first.max_weight == first.scaled_max_weight);
+}
+
+TEST_CASE("scaling: the same seed gives the same numbers", "[lesson][scaling]") {
+  attn::ScalingInput in;
+  in.d_ks = {3, 7};
+  in.samples = 50;
+  in.rows = 5;
+  const attn::ScalingResult a = attn::scaling_study(in), b = attn::scaling_study(in);
+  CHECK(a.dot[1].variance == b.dot[1].variance);
+  CHECK(a.saturation[0].entropy == b.saturation[0].entropy);
+  // Independent replay for d_k = 1, N = 2: draws q0, k0, q1, k1 from Rng(17); the unbiased
+  // sample variance of two numbers a, b is (a − b)²/2.
+  attn::ScalingInput two;
+  two.d_ks = {1};
+  two.samples = 2;
+  two.rows = 1;
+  attn::Rng rng(17);
+  const double q0 = rng.normal(), k0 = rng.normal(), q1 = rng.normal(), k1 = rng.normal();
+  const double x = q0 * k0, y = q1 * k1;
+  const attn::ScalingResult t = attn::scaling_study(two);
+  CHECK(std::fabs(t.dot[0].mean - (x + y) / 2) < 1e-15);
+  CHECK(std::fabs(t.dot[0].variance - (x - y) * (x - y) / 2) < 1e-14);
+  in.seed = 18;
+  CHECK(attn::scaling_study(in).dot[1].variance != a.dot[1].variance);
+}
+
+TEST_CASE("scaling: the softmax's gradient norm by the backward pass - replayed by hand",
+          "[lesson][scaling][gradient]") {
+  // d_k = 1 then 4, N = 2, one row of two keys: Rng(17) draws, per d_k, q0 k0 q1 k1 (d_k each), two
+  // tied q, then the row's q and its two keys. With two keys, w = (p, 1 − p) and the softmax
+  // Jacobian [[p(1−p), −p(1−p)], [−p(1−p), p(1−p)]] has Frobenius norm 2·p(1−p).
+  attn::ScalingInput in;
+  in.d_ks = {1, 4};
+  in.samples = 2;
+  in.rows = 1;
+  in.keys = 2;
+  const attn::ScalingResult r = attn::scaling_study(in);
+  attn::Rng rng(17);
+  for (int d : in.d_ks) {
+    for (int t = 0; t < 4 * d + 2 * d; ++t) rng.normal();  // the pairs and the tied draws
+    std::vector<double> q(static_cast<size_t>(d));
+    for (double& x : q) x = rng.normal();
+    double dot[2] = {0.0, 0.0};
+    for (double& s : dot)
+      for (int i = 0; i < d; ++i) s += q[static_cast<size_t>(i)] * rng.normal();
+    auto norm = [](double a, double b) {
+      const double p = 1.0 / (1.0 + std::exp(b - a));
+      return 2.0 * p * (1.0 - p);
+    };
+    const attn::SaturationStats& st = r.saturation[d == 1 ? 0 : 1];
+    INFO("d_k " << d << ": dots " << dot[0] << ", " << dot[1]);
+    CHECK(std::fabs(st.gradient_norm_unscaled - norm(dot[0], dot[1])) < 1e-15);
+    CHECK(std::fabs(st.gradient_norm_scaled - norm(dot[0] / std::sqrt(d), dot[1] / std::sqrt(d))) < 1e-15);
+  }
+  CHECK(r.saturation[0].gradient_norm_unscaled == r.saturation[0].gradient_norm_scaled);  // scale 1 at d_k = 1
+  CHECK(std::fabs(r.uniform_gradient_norm - 0.5) < 1e-15);  // two equal logits: 2·(1/2)(1/2)
+}
+
+TEST_CASE("scaling: the unscaled gradient norm falls with d_k - the scaled one does not",
+          "[lesson][scaling][gradient]") {
+  const attn::ScalingResult r = attn::scaling_study(attn::ScalingInput{});  // 8 keys, 200 rows
+  CHECK(std::fabs(r.uniform_gradient_norm - std::sqrt(7.0) / 8.0) < 1e-15);
+  const attn::SaturationStats& first = r.saturation.front();
+  const attn::SaturationStats& last = r.saturation.back();
+  CHECK(first.gradient_norm_unscaled == first.gradient_norm_scaled);
+  // Seeded figures (d_k 1: 0.345 both; 512: 0.071 unscaled, 0.369 scaled), held loosely: the
+  // unscaled norm at 512 is under a third of the scaled one, which stays near its d_k = 1 value.
+  CHECK(last.gradient_norm_unscaled < last.gradient_norm_scaled / 3.0);
+  for (const attn::SaturationStats& s : r.saturation) {
+    INFO("d_k " << s.d_k << ": " << s.gradient_norm_unscaled << " unscaled, " << s.gradient_norm_scaled << " scaled");
+    CHECK(std::fabs(s.gradient_norm_scaled - first.gradient_norm_scaled) < 0.1);
+    CHECK(s.gradient_norm_unscaled >= 0.0);
+  }
+}
+
+TEST_CASE("scaling: out-of-range inputs are refused with their codes", "[lesson][scaling][errors]") {
+  attn::ScalingInput in;
+  in.d_ks = {};
+  CHECK_ATTN_ERROR(attn::scaling_study(in), attn::ErrorCode::empty_sequence);
+  in.d_ks = {0};
+  CHECK_ATTN_ERROR(attn::scaling_study(in), attn::ErrorCode::invalid_field);
+  in.d_ks = {4};
+  in.samples = 1;
+  CHECK_ATTN_ERROR(attn::scaling_study(in), attn::ErrorCode::invalid_field);
+  in.samples = 100000;
+  in.d_ks = {4096, 4096};
+  CHECK_ATTN_ERROR(attn::scaling_study(in), attn::ErrorCode::too_large);
+  in = attn::ScalingInput{};
+  in.d_ks = {1};
+  in.keys = 512;
+  in.rows = 39;  // 39·512² > 1e7: the Jacobians' work
+  CHECK_ATTN_ERROR(attn::scaling_study(in), attn::ErrorCode::too_large);
+  in.rows = 38;
+  in.samples = 2;
+  CHECK_NOTHROW(attn::scaling_study(in));
+  in = attn::ScalingInput{};
+  in.range = 0;
+  CHECK_ATTN_ERROR(attn::scaling_study(in), attn::ErrorCode::invalid_field);
+}
+
+TEST_CASE("softmax stability: logits 1000 - 1001 overflow naively - not with the row max", "[lesson][scaling]") {
+  const attn::SoftmaxStability s = attn::softmax_stability({1000.0, 1001.0});
+  CHECK(s.naive_overflowed);
+  CHECK(std::isinf(s.naive_exp[0]));
+  CHECK(std::isnan(s.naive_weights[0]));  // inf / inf
+  // By hand: softmax(1000, 1001) = softmax(0, 1) = (1/(1+e), e/(1+e)).
+  const double e = std::exp(1.0);
+  CHECK(std::fabs(s.stable_weights[0] - 1.0 / (1.0 + e)) < 1e-15);
+  CHECK(std::fabs(s.stable_weights[1] - e / (1.0 + e)) < 1e-15);
+  CHECK(s.row_max == 1001.0);
+  CHECK_ALL_PASS(s.checks);
+}
+
+TEST_CASE("softmax stability: the subtraction does not undo saturation", "[lesson][scaling]") {
+  // Gap 40: weights (e^-40/(1+e^-40), 1/(1+e^-40)) whether or not the logits sit near 1000.
+  const attn::SoftmaxStability hi = attn::softmax_stability({1000.0, 1040.0});
+  const attn::SoftmaxStability lo = attn::softmax_stability({0.0, 40.0});
+  const double t = std::exp(-40.0);
+  CHECK(std::fabs(hi.stable_weights[0] - t / (1.0 + t)) < 1e-30);
+  CHECK(hi.stable_weights[0] == lo.stable_weights[0]);
+  CHECK(hi.max_weight > 1.0 - 1e-15);
+  CHECK(hi.entropy < 1e-15);
+  CHECK_FALSE(lo.naive_overflowed);
+  CHECK_ATTN_ERROR(attn::softmax_stability({}), attn::ErrorCode::empty_sequence);
+  CHECK_ATTN_ERROR(attn::softmax_stability({1.0, INFINITY}), attn::ErrorCode::non_finite);
+}
