@@ -22,6 +22,10 @@ inline constexpr Index kMaxPairs = 4096 * 1024;   ///< Tq·Tk (4,194,304 scores)
 /// Throws Error(shape_mismatch) when A.cols() != B.rows(), naming `what`.
 Matrix matmul(const Matrix& a, const Matrix& b, const std::string& what = "A·B");
 
+/// y = W·x, W: n×m, x: m → n; each entry summed over m in index order (W multiplies a column
+/// vector, as in the papers' notation). No shape check: the caller has checked W.cols() == x.size().
+Vector matvec(const Matrix& w, const Vector& x);
+
 /// max |a − b| over all entries. Throws Error(shape_mismatch) if shapes differ.
 double max_abs_diff(const Matrix& a, const Matrix& b);
 

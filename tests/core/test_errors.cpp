@@ -1,7 +1,9 @@
 // tests/core/test_errors.cpp — every attn::ErrorCode the core raises, with the exact code.
 #include <attn/attention.hpp>
-#include <attn/experiments.hpp>
-#include <attn/json_case.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
+#include <json/json_case.hpp>
 #include <attn/linalg.hpp>
 #include <attn/positions.hpp>
 

@@ -1,5 +1,7 @@
 // tests/core/test_experiments.cpp — the lesson's experiments as pure functions.
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/heads.hpp>
 #include <attn/linalg.hpp>
 #include <attn/positions.hpp>

@@ -9,7 +9,9 @@
 // If a deliberate change to the core's arithmetic moves them, re-record from the native build
 // and confirm the wasm build agrees before committing.
 #include <attn/detmath.hpp>
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/positions.hpp>
 #include <attn/random.hpp>
 

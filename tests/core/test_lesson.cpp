@@ -6,7 +6,9 @@
 // Every claim is also held against the naive loop reference of support.hpp.
 // Tolerance: 1e-12 absolute, as the script's allclose(atol=1e-12).
 #include <attn/attention.hpp>
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/heads.hpp>
 #include <attn/tokenizer.hpp>
 

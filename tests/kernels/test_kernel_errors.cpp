@@ -3,7 +3,7 @@
 #include "kernel_support.hpp"
 
 #include <attn/attention.hpp>
-#include <attn/kernels/kernel_json.hpp>
+#include <json/kernel_json.hpp>
 
 using namespace kernel_test;
 namespace kn = attn::kernels;

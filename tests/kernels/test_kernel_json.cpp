@@ -3,7 +3,7 @@
 
 #include "kernel_support.hpp"
 
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 
 using namespace kernel_test;
 using Json = nlohmann::json;

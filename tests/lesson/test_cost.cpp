@@ -1,7 +1,7 @@
 // tests/lesson/test_cost.cpp — issue 6: exact cost counts (FLOPs, bytes, K/V cache, sliding
 // window) against numbers derived by hand, the window count against the core's own masks, and
 // the dense-vs-tiled timing (only that it ran and agreed; timings are never held to a number).
-#include <attn/cost.hpp>
+#include <lessons/cost.hpp>
 #include <attn/kernels/fast_attention.hpp>
 #include <attn/masks.hpp>
 #include <attn/random.hpp>

@@ -5,12 +5,14 @@
 // identical under node (em++ 3.1.6). Any change of summation order, libm use or sampling shows up
 // here first, on whichever platform drifts.
 #include <attn/additive.hpp>
+#include <lessons/additive_decoder.hpp>
 #include <attn/det_tanh.hpp>
-#include <attn/dropout.hpp>
+#include <lessons/dropout.hpp>
 #include <attn/rope.hpp>
-#include <attn/scaling.hpp>
-#include <attn/timing.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/scaling.hpp>
+#include <lessons/timing.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "lesson_support.hpp"
 

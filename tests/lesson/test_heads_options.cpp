@@ -9,10 +9,13 @@
 //     (cos/sin of m·10000^(−2i/d_k)) and naive_attention (std::exp), so within 1e-12.
 //   - torch_replica: torch_init(sentence, 17, 8, 8) is the lesson's model, so one head of d_k 8 must
 //     print the fixture's matrix (torch 1.13's own numbers) within 1e-6, and equal lesson_replica().
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/random.hpp>
 #include <attn/rope.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "lesson_support.hpp"
 

@@ -3,8 +3,8 @@
 //
 // Model: the lesson's own (torch replica, seed 17, "The cat sat on the mat"); the expected outputs
 // come from the naive std::exp reference of lesson_support.hpp with the mask written as j <= i.
-#include <attn/masking_claims.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/masking_claims.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "lesson_support.hpp"
 

@@ -1,5 +1,5 @@
 // tests/lesson/test_recall.cpp — issue 4, item 10: "check yourself" tasks and their checker.
-#include <attn/recall.hpp>
+#include <lessons/recall.hpp>
 
 #include <set>
 

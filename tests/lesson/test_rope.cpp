@@ -1,7 +1,10 @@
 // tests/lesson/test_rope.cpp — issue 4, item 5: RoPE (Su et al. 2021) and permutation symmetry.
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/random.hpp>
 #include <attn/rope.hpp>
+#include <lessons/position_symmetry.hpp>
 #include <attn/tokenizer.hpp>
 
 #include "lesson_support.hpp"

@@ -1,5 +1,5 @@
 // tests/lesson/test_temperature.cpp — issue 4, item 6: temperature, hard argmax, convex hull.
-#include <attn/temperature.hpp>
+#include <lessons/temperature.hpp>
 
 #include "lesson_support.hpp"
 
