@@ -8,18 +8,14 @@
 #include "json/json_lesson_ops.hpp"
 #include "json/kernel_json.hpp"
 #include "attn/linalg.hpp"
+#include "json/fields.hpp"
 #include "json/learn_json.hpp"
+#include "json/ops.hpp"
 
 namespace attn {
 namespace {
 
 [[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
-
-const Json& require(const Json& obj, const char* field) {
-  auto it = obj.find(field);
-  if (it == obj.end()) fail(ErrorCode::missing_field, std::string("missing field \"") + field + "\"");
-  return *it;
-}
 
 bool has(const Json& obj, const char* field) {
   auto it = obj.find(field);
@@ -38,27 +34,23 @@ Json empty_rows_json(const std::vector<bool>& flags) {
   return a;
 }
 
-Json run_attention(const Json& req) {
-  reject_unknown_fields(req, {"op", "query", "key", "value", "mask", "scale", "empty_rows", "dropout",
-                              "kernel", "tile"},
-                        "attention case");
-  const Matrix q = matrix_from_json(require(req, "query"), "query");
-  const Matrix k = matrix_from_json(require(req, "key"), "key");
-  const Matrix v = matrix_from_json(require(req, "value"), "value");
+Json run_attention(const Fields& f) {
+  const Json& req = f.json();
+  const Matrix q = f.matrix("query");
+  const Matrix k = f.matrix("key");
+  const Matrix v = f.matrix("value");
   const MaskSpec mask = mask_from_json(req.value("mask", Json()));
-  // "kernel": "dense" (default, the reference) | "tiled" (issue 6), "tile": N
+  // "kernel": "dense" (default, the reference) | "tiled" (the fast tiled kernel), "tile": N
   const AttentionResult r = kernels::attention_for_request(req, q, k, v, mask, options_from_json(req));
   Json out = to_json(r);
-  add_attention_dropout(req, r, v, out);  // "dropout": {"p", "seed"} (issue 4, item 7)
+  add_attention_dropout(req, r, v, out);  // "dropout": {"p", "seed"} (attention dropout)
   return out;
 }
 
-Json run_self_attention(const Json& req) {
-  reject_unknown_fields(req, {"op", "x", "w_q", "w_k", "w_v", "mask", "scale", "empty_rows"},
-                        "self_attention case");
-  const Matrix x = matrix_from_json(require(req, "x"), "x");
-  HeadWeights w{matrix_from_json(require(req, "w_q"), "w_q"), matrix_from_json(require(req, "w_k"), "w_k"),
-                matrix_from_json(require(req, "w_v"), "w_v")};
+Json run_self_attention(const Fields& f) {
+  const Json& req = f.json();
+  const Matrix x = f.matrix("x");
+  HeadWeights w{f.matrix("w_q"), f.matrix("w_k"), f.matrix("w_v")};
   const SelfAttentionResult r =
       self_attention(x, w, mask_from_json(req.value("mask", Json())), options_from_json(req));
   Json out = to_json(r.attention);
@@ -68,32 +60,30 @@ Json run_self_attention(const Json& req) {
   return out;
 }
 
-Json run_multi_head(const Json& req) {
-  reject_unknown_fields(req, {"op", "heads", "x", "x_query", "x_key_value", "w_q", "w_k", "w_v", "w_o",
-                              "mask", "scale", "empty_rows"},
-                        "multi_head case");
-  const Json& h = require(req, "heads");
+Json run_multi_head(const Fields& f) {
+  const Json& req = f.json();
+  const Json& h = f.required("heads");
   if (!h.is_number_integer()) fail(ErrorCode::invalid_field, "heads must be an integer >= 1");
   MultiHeadWeights w;
   const long long heads = h.get<long long>();
   if (heads < 1 || heads > 64) fail(ErrorCode::invalid_field, "heads must be between 1 and 64");
   w.heads = static_cast<int>(heads);
   Matrix xq, xkv;
-  if (has(req, "x")) {
-    if (has(req, "x_query") || has(req, "x_key_value"))
+  if (f.has("x")) {
+    if (f.has("x_query") || f.has("x_key_value"))
       fail(ErrorCode::invalid_field, "give either \"x\" (self-attention) or \"x_query\" and \"x_key_value\", not both");
-    xq = matrix_from_json(req["x"], "x");
+    xq = f.matrix("x");
     xkv = xq;
   } else {
-    if (!has(req, "x_query") && !has(req, "x_key_value"))
+    if (!f.has("x_query") && !f.has("x_key_value"))
       fail(ErrorCode::missing_field, "missing field \"x\" (or \"x_query\" and \"x_key_value\")");
-    xq = matrix_from_json(require(req, "x_query"), "x_query");
-    xkv = matrix_from_json(require(req, "x_key_value"), "x_key_value");
+    xq = f.matrix("x_query");
+    xkv = f.matrix("x_key_value");
   }
-  w.w_q = matrix_from_json(require(req, "w_q"), "w_q");
-  w.w_k = matrix_from_json(require(req, "w_k"), "w_k");
-  w.w_v = matrix_from_json(require(req, "w_v"), "w_v");
-  if (has(req, "w_o")) w.w_o = matrix_from_json(req["w_o"], "w_o");
+  w.w_q = f.matrix("w_q");
+  w.w_k = f.matrix("w_k");
+  w.w_v = f.matrix("w_v");
+  if (f.has("w_o")) w.w_o = f.matrix("w_o");
   const MultiHeadResult r =
       multi_head_attention(xq, xkv, w, mask_from_json(req.value("mask", Json())), options_from_json(req));
   Json weights = Json::array(), scores = Json::array();
@@ -241,18 +231,53 @@ std::string dump(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+const std::vector<OpSpec>& core_ops() {
+  static const std::vector<OpSpec> ops = {
+      {"attention", {"query", "key", "value", "mask", "scale", "empty_rows", "dropout", "kernel", "tile"}, run_attention},
+      {"self_attention", {"x", "w_q", "w_k", "w_v", "mask", "scale", "empty_rows"}, run_self_attention},
+      {"multi_head", {"heads", "x", "x_query", "x_key_value", "w_q", "w_k", "w_v", "w_o", "mask", "scale", "empty_rows"},
+       run_multi_head},
+  };
+  return ops;
+}
+
+const std::vector<OpSpec>& op_table() {
+  static const std::vector<OpSpec> ops = [] {
+    std::vector<OpSpec> all = core_ops();
+    for (const auto* part : {&lesson_ops(), &learn_ops()}) all.insert(all.end(), part->begin(), part->end());
+    return all;
+  }();
+  return ops;
+}
+
+std::string op_names(const std::vector<OpSpec>& ops) {
+  std::string out;
+  for (const OpSpec& op : ops) out += (out.empty() ? "" : ", ") + std::string(op.name);
+  return out;
+}
+
+std::optional<Json> run_op(const std::vector<OpSpec>& ops, const std::string& name, const Json& request) {
+  for (const OpSpec& op : ops) {
+    if (name != op.name) continue;
+    const Fields f(request, name + " case");
+    if (!op.checks_own_fields) {
+      std::vector<std::string> known = op.fields;
+      known.push_back("op");
+      f.check_known(known);
+    }
+    return op.run(f);
+  }
+  return std::nullopt;
+}
+
 Json run_case(const Json& req) {
   if (!req.is_object()) fail(ErrorCode::invalid_json, "a case must be a JSON object, got " + std::string(req.type_name()));
-  const Json& op = require(req, "op");
+  const Fields f(req, "case");
+  const Json& op = f.required("op");
   if (!op.is_string()) fail(ErrorCode::invalid_field, "\"op\" must be a string");
   const std::string name = op.get<std::string>();
-  if (name == "attention") return run_attention(req);
-  if (name == "self_attention") return run_self_attention(req);
-  if (name == "multi_head") return run_multi_head(req);
-  if (std::optional<Json> out = run_lesson_op(name, req)) return *out;  // the lesson's claims
-  if (std::optional<Json> out = learn::run_learn_op(name, req)) return *out;  // backward passes, training
-  fail(ErrorCode::unknown_op, "unknown op \"" + name + "\"; known ops: attention, self_attention, multi_head, " +
-                                  lesson_op_names() + ", " + learn::learn_op_names());
+  if (std::optional<Json> out = run_op(op_table(), name, req)) return *out;
+  fail(ErrorCode::unknown_op, "unknown op \"" + name + "\"; known ops: " + op_names(op_table()));
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "json/json_case.hpp"
+#include "json/ops.hpp"
 #include "attn/masks.hpp"
 #include "learn/layers.hpp"
 
@@ -110,9 +111,6 @@ void require_finite_loss(double loss, const std::string& where) {
 }
 
 Json attention_backward_op(const Json& req) {
-  reject_unknown(req, {"op", "query", "key", "value", "grad_output", "mask", "scale", "empty_rows", "kernel", "dropout",
-                       "tile"},
-                 "attention_backward case");
   if (has(req, "kernel") || has(req, "tile"))
     fail(ErrorCode::invalid_field, "attention_backward runs the dense reference only: remove \"kernel\"/\"tile\"");
   if (has(req, "dropout"))
@@ -200,7 +198,6 @@ constexpr size_t kMaxSteps = 10000;
 constexpr long kMaxStepTokens = 1L << 22;  // tokens summed over all batches of one request
 
 Json train_steps_op(const Json& req) {
-  reject_unknown(req, {"op", "model", "params", "batches", "optimizer", "clip"}, "train_steps case");
   const Model model = model_from_json(require(req, "model"));
   std::vector<double> params = params_from_json(model, require(req, "params"));
   const Json& bj = require(req, "batches");
@@ -241,7 +238,6 @@ Json train_steps_op(const Json& req) {
 }
 
 Json init_params_op(const Json& req) {
-  reject_unknown(req, {"op", "model", "seed"}, "init_params case");
   const Model model = model_from_json(require(req, "model"));
   std::uint64_t seed = 17;
   if (has(req, "seed")) {
@@ -255,19 +251,36 @@ Json init_params_op(const Json& req) {
 
 }  // namespace
 
-const char* learn_op_names() { return "attention_backward, model_gradients, train_steps, init_params"; }
+}  // namespace attn::learn
 
-std::optional<Json> run_learn_op(const std::string& op, const Json& req) {
-  static const std::map<std::string, std::function<Json(const Json&)>> table = {
-      {"attention_backward", attention_backward_op},
-      {"model_gradients", model_gradients_op},
-      {"train_steps", train_steps_op},
-      {"init_params", init_params_op},
+namespace attn {
+
+const std::vector<OpSpec>& learn_ops() {
+  static const std::vector<OpSpec> ops = {
+      {"attention_backward",
+       {"query", "key", "value", "grad_output", "mask", "scale", "empty_rows", "kernel", "dropout", "tile"},
+       [](const Fields& f) { return learn::attention_backward_op(f.json()); }},
+      // The batch fields follow model.kind: the op checks its fields once it has read the model.
+      {"model_gradients",
+       {"model", "params", "tokens", "targets", "source", "source_lengths", "target_in", "target_out"},
+       [](const Fields& f) { return learn::model_gradients_op(f.json()); }, true},
+      {"train_steps", {"model", "params", "batches", "optimizer", "clip"},
+       [](const Fields& f) { return learn::train_steps_op(f.json()); }},
+      {"init_params", {"model", "seed"}, [](const Fields& f) { return learn::init_params_op(f.json()); }},
   };
-  const auto it = table.find(op);
-  if (it == table.end()) return std::nullopt;
-  return it->second(req);
+  return ops;
 }
+
+}  // namespace attn
+
+namespace attn::learn {
+
+const char* learn_op_names() {
+  static const std::string names = op_names(learn_ops());
+  return names.c_str();
+}
+
+std::optional<Json> run_learn_op(const std::string& op, const Json& req) { return run_op(learn_ops(), op, req); }
 
 Model model_from_json(const Json& j) {
   if (!j.is_object()) fail(ErrorCode::invalid_field, "model must be an object with a \"kind\" (\"decoder\" or \"seq2seq\")");
