@@ -31,6 +31,12 @@ Vector matvec(const Matrix& w, const Vector& x) {
   return y;
 }
 
+Matrix permute_rows(const Matrix& m, const std::vector<int>& p) {
+  Matrix out(static_cast<Index>(p.size()), m.cols());
+  for (size_t i = 0; i < p.size(); ++i) out.row(static_cast<Index>(i)) = m.row(p[i]);
+  return out;
+}
+
 double max_abs_diff(const Matrix& a, const Matrix& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols())
     throw Error(ErrorCode::shape_mismatch,

@@ -113,7 +113,7 @@ MaskSpec mask_from_json(const Json& j) {
   MaskSpec m;
   if (j.is_null()) return m;
   if (!j.is_object()) fail(ErrorCode::invalid_field, "mask must be an object");
-  reject_unknown_fields(j, {"causal", "key_valid", "allowed", "window"}, "mask");
+  reject_unknown_fields(j, {"causal", "key_valid", "allowed", "half_width", "window"}, "mask");
   if (has(j, "causal")) {
     const Json& c = j["causal"];
     if (c.is_boolean()) m.causal = c.get<bool>() ? Causal::square : Causal::none;
@@ -138,15 +138,20 @@ MaskSpec mask_from_json(const Json& j) {
     }
     m.allowed = b;
   }
-  if (has(j, "window")) {
-    const Json& w = j["window"];
-    if (!w.is_number_integer()) fail(ErrorCode::invalid_field, "mask.window must be an integer");
+  // The symmetric half-width |i − j| <= w; "window" is its former spelling, still accepted.
+  if (has(j, "half_width") && has(j, "window"))
+    fail(ErrorCode::invalid_field, "give mask.half_width or its former spelling mask.window, not both");
+  if (has(j, "half_width") || has(j, "window")) {
+    const char* spelling = has(j, "half_width") ? "half_width" : "window";
+    const std::string name = std::string("mask.") + spelling;
+    const Json& w = j[spelling];
+    if (!w.is_number_integer()) fail(ErrorCode::invalid_field, name + " must be an integer");
     // A window wider than any sequence allows everything; keep huge unsigned values from wrapping.
     const long long v = w.is_number_unsigned() ? static_cast<long long>(std::min<std::uint64_t>(
                                                      w.get<std::uint64_t>(), kMaxTokens))
                                                : w.get<long long>();
-    if (v < 0) fail(ErrorCode::invalid_mask, "mask.window must be >= 0, got " + std::to_string(v));
-    m.window = v;
+    if (v < 0) fail(ErrorCode::invalid_mask, name + " must be >= 0, got " + std::to_string(v));
+    m.half_width = v;
   }
   return m;
 }

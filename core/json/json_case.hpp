@@ -1,4 +1,4 @@
-// attn/json_case.hpp — the JSON case contract shared by the `attn` tool and the page.
+// json/json_case.hpp — the JSON case contract shared by the `attn` tool and the page.
 //
 // One JSON object in, one out (README "JSON contract"):
 //   {"op":"attention", "query":Tq×d_k, "key":Tk×d_k, "value":Tk×d_v, "mask":M, "scale":s,
@@ -8,8 +8,10 @@
 //   {"op":"multi_head", "heads", "x" | ("x_query","x_key_value"), "w_q","w_k","w_v","w_o"?, ...}
 //       → {"output", "concat", "weights": h×Tq×Tk}
 //   M = {"causal": false|true|"top_left"|"bottom_right", "key_valid":[bool×Tk],
-//        "allowed": Tq×Tk bools, "window": w}
+//        "allowed": Tq×Tk bools, "half_width": w}   (|i − j| <= w; "window" is its former spelling)
 // On bad input: {"error":{"code":"...","message":"..."}}.
+// Fields are read with attn::Fields (json/fields.hpp): null in a field means absent. Ops are
+// dispatched through the op table (json/ops.hpp).
 // Matrices are arrays of rows. Numbers are written with 17 significant digits
 // (the shortest form that round-trips), so they read back exactly.
 #pragma once

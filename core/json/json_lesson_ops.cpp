@@ -172,7 +172,7 @@ const std::vector<OpSpec>& lesson_op_table() {
                                        static_cast<int>(f.integer("repeats", 5, 1, 101))));
        }},
       {"cost",
-       {"t", "d_model", "heads", "kv_groups", "layers", "context", "cache_dtype", "window"},
+       {"t", "d_model", "heads", "kv_groups", "layers", "context", "cache_dtype", "causal_width", "window"},
        [](const Fields& f) -> Json {
          CostInput in;
          const long long big = std::numeric_limits<long long>::max() / 4;  // the core reports too_large
@@ -182,7 +182,10 @@ const std::vector<OpSpec>& lesson_op_table() {
          in.kv_groups = f.integer("kv_groups", in.kv_groups, -big, big);
          in.layers = f.integer("layers", in.layers, -big, big);
          in.context = f.integer("context", in.context, -big, big);
-         in.window = f.integer("window", in.window, -big, big);
+         // The causal window's width; "window" is its former spelling, still accepted.
+         if (f.has("causal_width") && f.has("window"))
+           fail(ErrorCode::invalid_field, "give causal_width or its former spelling window, not both");
+         in.causal_width = f.integer(f.has("window") ? "window" : "causal_width", in.causal_width, -big, big);
          const std::string dt = f.text("cache_dtype", dtype_name(in.cache_dtype));
          if (!dtype_from_name(dt, &in.cache_dtype))
            fail(ErrorCode::invalid_field, "cache_dtype must be float16, bfloat16, float32 or float64, got \"" + dt + "\"");
@@ -211,7 +214,7 @@ const std::vector<OpSpec>& lesson_op_table() {
        }},
       {"recall_tasks",
        {},
-       [](const Fields& f) -> Json {
+       [](const Fields&) -> Json {
          return Json{{"tasks", to_json(recall_tasks())}};
        }},
       {"recall",

@@ -1,7 +1,8 @@
-// attn/json_lesson_ops.hpp — the JSON ops of issue 4 (the lesson's claims as experiments).
+// json/json_lesson_ops.hpp — the lesson's JSON ops (its claims as experiments).
 //
-// run_case (attn/json_case.cpp) hands every op it does not know to run_lesson_op first.
-// Each op reads one object and answers with the to_json of its struct (attn/lesson_json.hpp);
+// run_case (json/json_case.cpp) dispatches through the op table (json/ops.hpp); these ops are its
+// lesson part (attn::lesson_ops()).
+// Each op reads one object and answers with the to_json of its struct (json/lesson_json.hpp);
 // unknown fields are refused (invalid_field), as the core ops do. Matrices are arrays of rows.
 //
 //   prefix_isolation  {x, w_q, w_k, w_v, from=3, amount=100}
@@ -21,7 +22,8 @@
 //   temperature       {query, key, value, mask, scale, empty_rows, temperature=1, hard=false}
 //   lstm              {x:T×D, w_ih:4H×D, w_hh:4H×H, b_ih:[4H], b_hh:[4H]} → {h, h_last, c_last}
 //   timing            {seed, t, d, warmups, repeats}        (timings vary run to run)
-//   cost              {t, d_model, heads, kv_groups, layers, context, cache_dtype, window}
+//   cost              {t, d_model, heads, kv_groups, layers, context, cache_dtype, causal_width}
+//                     (causal_width: the causal sliding window; "window" is its former spelling)
 //                     → attn::attention_cost's exact counts (cost.hpp)
 //   cost_timing       {t, d, dtype: "float32"|"float64", seed, warmups, repeats}
 //                     dense vs tiled kernel timings (vary run to run)

@@ -1,4 +1,4 @@
-// attn/kernels/kernel_json.hpp — the "kernel" and "tile" fields of the JSON attention op.
+// json/kernel_json.hpp — the "kernel" and "tile" fields of the JSON attention op.
 //
 //   {"op":"attention", ..., "kernel":"dense"|"tiled", "tile":N}
 //

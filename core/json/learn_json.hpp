@@ -1,4 +1,4 @@
-// learn/learn_json.hpp — the learning ops of the JSON contract (README "Learning ops").
+// json/learn_json.hpp — the learning ops of the JSON contract (README "Learning ops").
 //
 //   attention_backward : the attention op's fields + grad_output Tq×d_v
 //                        → output, weights, grad_query, grad_key, grad_value

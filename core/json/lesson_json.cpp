@@ -301,7 +301,7 @@ Json to_json(const CostResult& r) {
   return Json{{"input",
                {{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups},
                 {"layers", in.layers}, {"context", in.context}, {"cache_dtype", dtype_name(in.cache_dtype)},
-                {"window", in.window}}},
+                {"window", in.causal_width}}},
               {"d_k", r.d_k},
               {"pairwise_flops", r.pairwise_flops},
               {"pairwise_flops_per_head", r.pairwise_flops_per_head},

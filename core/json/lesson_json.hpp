@@ -1,6 +1,6 @@
-// attn/lesson_json.hpp — JSON views of issue 4's structs, for the page's state() and the JSON ops.
+// json/lesson_json.hpp — JSON views of the lesson's experiment structs, for the page's state() and the JSON ops.
 //
-// Conventions (as attn/json_case.hpp): matrices are arrays of rows, vectors arrays of numbers,
+// Conventions (as json/json_case.hpp): matrices are arrays of rows, vectors arrays of numbers,
 // boolean matrices arrays of rows of true/false; numbers round-trip exactly; a NaN or infinity
 // is written as null (JSON has neither) — fields where that can happen say so.
 #pragma once

@@ -1,4 +1,4 @@
-// attn/attribution.hpp — attention weight vs value contribution, with interventions (issue 4, item 2).
+// lessons/attribution.hpp — attention weight vs value contribution, with interventions.
 //
 // For one query row with weights a (Tk, a distribution) over values V (Tk×d_v):
 //   output          o = Σ_j a_j v_j                                   (Vaswani et al. 2017, eq. 1)

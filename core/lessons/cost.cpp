@@ -1,4 +1,5 @@
 #include "lessons/cost.hpp"
+#include "lessons/timing.hpp"  // median
 
 #include <algorithm>
 #include <chrono>
@@ -27,12 +28,6 @@ void require_count(const char* name, std::int64_t v, std::int64_t lo, std::int64
 void require_tokens(const char* name, std::int64_t v) {
   if (v == 0) throw Error(ErrorCode::empty_sequence, std::string(name) + " = 0: there is nothing to attend over");
   require_count(name, v, 1, kCostMaxTokens);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
@@ -98,7 +93,7 @@ CostResult attention_cost(const CostInput& in) {
 
   CostResult r;
   r.input = in;
-  r.window = causal_window_count(in.t, in.window);
+  r.window = causal_window_count(in.t, in.causal_width);
   const u64 T = static_cast<u64>(in.t), D = static_cast<u64>(in.d_model), H = static_cast<u64>(in.heads);
   r.d_k = in.d_model / in.heads;
   const u64 dk = static_cast<u64>(r.d_k);
@@ -122,7 +117,7 @@ CostResult attention_cost(const CostInput& in) {
 
   const u64 per_head_token = 2 * static_cast<u64>(in.layers) * dk * static_cast<u64>(dtype_bytes(in.cache_dtype));
   const u64 ctx = static_cast<u64>(in.context);
-  const u64 kept = std::min(ctx, static_cast<u64>(in.window));
+  const u64 kept = std::min(ctx, static_cast<u64>(in.causal_width));
   auto cache = [&](const char* name, std::int64_t n_kv) {
     KvCacheCost c;
     c.name = name;

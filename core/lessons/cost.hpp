@@ -1,4 +1,4 @@
-// attn/cost.hpp — what dense attention costs, counted exactly (issue 6): arithmetic, stored
+// lessons/cost.hpp — what dense attention costs, counted exactly: arithmetic, stored
 // bytes, the tiled kernel's working set, K/V cache bytes, and what a causal sliding window hides;
 // and a timing of the two fast kernels (kernels/fast_attention.hpp) on seeded inputs.
 //
@@ -13,8 +13,8 @@
 //   K/V cache  per layer and token, K and V of n_kv heads of width d_k:
 //              2·layers·context·n_kv·d_k·bytes_per_element; multi-head n_kv = h, grouped-query
 //              n_kv = groups (Ainslie et al. 2023), multi-query n_kv = 1 (Shazeer 2019).
-//   window     causal sliding window of width w: query i sees keys i−w+1 .. i (w keys, itself
-//              included; MaskSpec::window = w − 1 with causal gives the same mask). Visible pairs
+//   causal_width  causal sliding window of width w: query i sees keys i−w+1 .. i (w keys, itself
+//              included; MaskSpec::half_width = w − 1 with causal gives the same mask). Visible pairs
 //              Σ_i min(i+1, w) = w(w+1)/2 + (T−w)·w for w < T; full causal T(T+1)/2; hidden
 //              (T−w)(T−w+1)/2. A cache needs only the last w tokens of K/V.
 // Every count is an exact unsigned 64-bit integer; the limits below keep them below 2^60.
@@ -52,7 +52,9 @@ struct CostInput {
   std::int64_t layers = 32;       ///< layers holding a K/V cache, 1..kCostMaxLayers
   std::int64_t context = 100000;  ///< cached tokens, 1..kCostMaxContext
   CostDtype cache_dtype = CostDtype::float16;
-  std::int64_t window = 4096;     ///< sliding-window width w (keys per query), 1..kCostMaxTokens
+  /// Causal sliding-window width w (keys per query, itself included), 1..kCostMaxTokens; JSON
+  /// "causal_width", formerly "window". Not the mask's symmetric half-width (MaskSpec::half_width).
+  std::int64_t causal_width = 4096;
 };
 
 struct KvCacheCost {
@@ -91,7 +93,7 @@ struct CostResult {
 };
 
 /// Exact counts for `in`. Errors: empty_sequence (T or d_model = 0), invalid_field (a negative
-/// value, heads not dividing d_model, kv_groups not dividing heads, layers/context/window < 1),
+/// value, heads not dividing d_model, kv_groups not dividing heads, layers/context/causal_width < 1),
 /// too_large (past the limits above).
 CostResult attention_cost(const CostInput& in);
 

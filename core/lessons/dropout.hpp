@@ -1,4 +1,4 @@
-// attn/dropout.hpp — inverted attention dropout (issue 4, item 7).
+// lessons/dropout.hpp — inverted attention dropout.
 //
 // Srivastava et al. 2014 (dropout), in the "inverted" form PyTorch uses (F.dropout, and
 // F.scaled_dot_product_attention's dropout_p, applied to the attention weights):

@@ -1,4 +1,4 @@
-// attn/masking_claims.hpp — the lesson's causal and padding claims as experiments (issue 4, item 1).
+// lessons/masking_claims.hpp — the lesson's causal and padding claims as experiments.
 //
 // Every mask here is an *allowed* mask (true = the query may attend to the key), applied to the
 // scores before the softmax (attn/masks.hpp). Shapes: x is T×d_model, weights as attn/heads.hpp
@@ -12,7 +12,7 @@
 //                           kept as data), EmptyRows::zero gives a zero row instead.
 //   causal_alignments     — top-left vs bottom-right causal masks for Tq != Tk, as data.
 // Source: the lesson's hands-on script (prefix isolation with +100 on positions 3.., padding with
-// keys 4, 5 invalid) and DESIGN.md's two causal alignments (PyTorch is_causal; FlashAttention >= 2.1).
+// keys 4, 5 invalid) and the two causal alignments, top-left j <= i and bottom-right j <= i + Tk − Tq (PyTorch is_causal; FlashAttention >= 2.1).
 #pragma once
 
 #include <string>

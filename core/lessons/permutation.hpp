@@ -17,7 +17,7 @@ struct PermutationInput {
   int d_model = 8;
   std::vector<int> permutation = {2, 0, 5, 1, 4, 3};  ///< new row i = old row permutation[i]
   bool causal = false;
-  PositionSignal positions = PositionSignal::none;    ///< added after permuting (positions stay put)
+  PositionKind positions = PositionKind::none;    ///< added after permuting (positions stay put)
   int query = 0;                                      ///< query row for the K/V check
 };
 
@@ -36,12 +36,14 @@ struct PermutationResult {
   std::vector<Check> checks;
 };
 
-/// f = single-head self-attention (d_k = d_v = d_model, as the lesson's script) with weights
-/// drawn from Rng(seed) as random_heads does. Positions, when on, are added to the rows in
+/// The permutation experiment seen from the K/V side: one implementation, position_symmetry
+/// (lessons/position_symmetry.hpp), computes f(X), f(P·X) and P·f(X); this adds one query's output
+/// with K and V permuted together, and its own claims. f = single-head self-attention
+/// (d_k = d_v = d_model, as the lesson's script) with weights drawn from Rng(seed) as random_heads does. Positions, when on, are added to the rows in
 /// their new order (RoPE: Q and K rotated by their slot 0..T−1), which is what breaks
 /// equivariance; a causal mask breaks it too.
 /// Throws Error(invalid_field) for a permutation that is not 0..T−1 each once (naming the
-/// problem), empty_sequence, too_large as random_heads.
+/// problem) or a query outside 0..T−1, empty_sequence, too_large as random_heads.
 PermutationResult permutation_experiment(const PermutationInput& in);
 
 /// A uniformly random permutation of 0..n−1 (Fisher–Yates on Rng(seed)).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
@@ -11,30 +12,11 @@
 #include "attn/random.hpp"
 #include "attn/rope.hpp"
 #include "attn/tokenizer.hpp"
-#include "lessons/random_heads.hpp"  // kMaxHeadsTokens
+#include "lessons/random_heads.hpp"  // embed_sentence
 
 namespace attn {
 
 namespace {
-
-Matrix permute_rows(const Matrix& m, const std::vector<int>& p) {
-  Matrix out(m.rows(), m.cols());
-  for (size_t i = 0; i < p.size(); ++i) out.row(static_cast<Index>(i)) = m.row(p[i]);
-  return out;
-}
-
-void require_permutation(const std::vector<int>& p, Index t) {
-  if (static_cast<Index>(p.size()) != t)
-    throw Error(ErrorCode::invalid_field, "the permutation has " + std::to_string(p.size()) +
-                                              " entries but the sentence has " + std::to_string(t) + " tokens");
-  std::vector<bool> seen(static_cast<size_t>(t), false);
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i] < 0 || p[i] >= t || seen[static_cast<size_t>(p[i])])
-      throw Error(ErrorCode::invalid_field, "permutation entry " + std::to_string(i) + " is " + std::to_string(p[i]) +
-                                                "; each of 0.." + std::to_string(t - 1) + " must appear exactly once");
-    seen[static_cast<size_t>(p[i])] = true;
-  }
-}
 
 Vector column_mean(const Matrix& m) {
   Vector v = Vector::Zero(m.cols());
@@ -46,39 +28,61 @@ struct Head {
   Matrix w_q, w_k, w_v;
 };
 
+struct HeadRun {
+  Matrix q, k, v;  ///< after positions (Q and K rotated when RoPE)
+  AttentionResult attention;
+};
+
 // f: one head on x at slot positions 0..T−1.
-AttentionResult run_head(const Matrix& x, const Head& w, PositionKind pos, bool causal) {
+HeadRun run_head(const Matrix& x, const Head& w, PositionKind pos, bool causal) {
   Matrix xin = x;
   if (pos == PositionKind::sinusoidal) xin += sinusoidal_positions(x.rows(), x.cols());
-  Matrix q = matmul(xin, w.w_q, "x·w_q"), k = matmul(xin, w.w_k, "x·w_k");
-  const Matrix v = matmul(xin, w.w_v, "x·w_v");
+  HeadRun r;
+  r.q = matmul(xin, w.w_q, "x·w_q");
+  r.k = matmul(xin, w.w_k, "x·w_k");
+  r.v = matmul(xin, w.w_v, "x·w_v");
   if (pos == PositionKind::rope) {
-    q = apply_rope(q);
-    k = apply_rope(k);
+    r.q = apply_rope(r.q);
+    r.k = apply_rope(r.k);
   }
   MaskSpec mask;
   if (causal) mask.causal = Causal::square;
-  return attention(q, k, v, mask);
+  r.attention = attention(r.q, r.k, r.v, mask);
+  return r;
 }
 
 }  // namespace
 
+void require_permutation(const std::vector<int>& p, Index t) {
+  if (static_cast<Index>(p.size()) != t)
+    throw Error(ErrorCode::invalid_field, "the permutation has " + std::to_string(p.size()) +
+                                              " entries but the sentence has " + std::to_string(t) +
+                                              " tokens");
+  std::vector<bool> seen(static_cast<size_t>(t), false);
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] < 0 || p[i] >= t)
+      throw Error(ErrorCode::invalid_field, "permutation entry " + std::to_string(i) + " is " +
+                                                std::to_string(p[i]) + "; entries must be 0.." +
+                                                std::to_string(t - 1));
+    if (seen[static_cast<size_t>(p[i])])
+      throw Error(ErrorCode::invalid_field,
+                  "permutation repeats " + std::to_string(p[i]) + "; each of 0.." +
+                      std::to_string(t - 1) + " must appear exactly once");
+    seen[static_cast<size_t>(p[i])] = true;
+  }
+}
+
+
 PositionSymmetryResult position_symmetry(const PositionSymmetryInput& in) {
-  if (in.d_model < 1 || in.d_model > 512)
-    throw Error(ErrorCode::invalid_field, "d_model must be between 1 and 512, got " + std::to_string(in.d_model));
+  require_range("d_model", in.d_model, 1, 512);
   PositionSymmetryResult r;
-  r.tokens = tokenize(in.sentence);
-  if (r.tokens.empty()) throw Error(ErrorCode::empty_sequence, "the sentence has no tokens; type at least one word");
-  if (static_cast<long long>(r.tokens.size()) > kMaxHeadsTokens)
-    throw Error(ErrorCode::too_large, "the sentence has " + std::to_string(r.tokens.size()) + " tokens; the limit is " +
-                                          std::to_string(kMaxHeadsTokens));
+  // Draws in this order from one Rng(seed): embedding table, then W_q, W_k, W_v.
+  Rng rng(in.seed);
+  EmbeddedSentence e = embed_sentence(in.sentence, in.d_model, rng);
+  r.tokens = std::move(e.tokens);
+  r.x = std::move(e.x);
   const Index t = static_cast<Index>(r.tokens.size());
   require_permutation(in.permutation, t);
-  // Same draws, same order as permutation_experiment: embedding table, then W_q, W_k, W_v.
-  Rng rng(in.seed);
-  const Vocabulary vocab = build_vocabulary(r.tokens);
-  const Matrix table = embedding_init(rng, static_cast<Index>(vocab.tokens.size()), in.d_model);
-  r.x = embed(table, token_ids(vocab, r.tokens));
   Head w;
   w.w_q = linear_init(rng, in.d_model, in.d_model);
   w.w_k = linear_init(rng, in.d_model, in.d_model);
@@ -86,8 +90,12 @@ PositionSymmetryResult position_symmetry(const PositionSymmetryInput& in) {
   for (int i : in.permutation) r.permuted_tokens.push_back(r.tokens[static_cast<size_t>(i)]);
   r.px = permute_rows(r.x, in.permutation);
 
-  const AttentionResult fx = run_head(r.x, w, in.positions, in.causal);
-  const AttentionResult fpx = run_head(r.px, w, in.positions, in.causal);
+  const HeadRun run_x = run_head(r.x, w, in.positions, in.causal);
+  const AttentionResult& fx = run_x.attention;
+  const AttentionResult fpx = run_head(r.px, w, in.positions, in.causal).attention;
+  r.query_x = run_x.q;
+  r.key_x = run_x.k;
+  r.value_x = run_x.v;
   r.f_x = fx.output;
   r.f_px = fpx.output;
   r.p_f_x = permute_rows(fx.output, in.permutation);

@@ -68,7 +68,7 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
     w.w_v = linear_init(rng, in.d_model, width);
   }
   const Index t = static_cast<Index>(e.tokens.size());
-  if (in.positions == PositionSignal::sinusoidal) e.x += sinusoidal_positions(t, in.d_model);
+  if (in.positions == PositionKind::sinusoidal) e.x += sinusoidal_positions(t, in.d_model);
 
   MaskSpec mask;
   if (in.causal) mask.causal = Causal::square;
@@ -79,7 +79,7 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
     mask.key_valid = valid;
   }
   MultiHeadResult mh;
-  if (in.positions == PositionSignal::rope) {
+  if (in.positions == PositionKind::rope) {
     // RoPE rotates each head's queries and keys (its own d_k features) by slot position 0..T−1.
     const Matrix q = matmul(e.x, w.w_q, "x·w_q"), k = matmul(e.x, w.w_k, "x·w_k");
     const Matrix v = matmul(e.x, w.w_v, "x·w_v");

@@ -22,7 +22,7 @@ namespace attn {
 
 /// Where random_heads takes its embedding and weights from.
 ///   core           attn::Rng(seed), PyTorch's default laws (the same law, not the same numbers)
-///   torch_replica  torch's own CPU generator replayed (attn/torch_replica.hpp, torch_init): with
+///   torch_replica  torch's own CPU generator replayed (lessons/torch_replica.hpp, torch_init): with
 ///                  seed 17, d_model 8, one head of d_k 8 on the lesson's sentence, the matrix the
 ///                  lesson's script prints
 enum class HeadsInit { core, torch_replica };
@@ -35,7 +35,7 @@ struct RandomHeadsInput {
   int d_k = 4;                   ///< per head; d_v = d_k
   bool causal = false;
   int valid_length = -1;         ///< key padding: keys >= valid_length are padding; -1 = none
-  PositionSignal positions = PositionSignal::none;
+  PositionKind positions = PositionKind::none;
   HeadsInit init = HeadsInit::core;
 };
 

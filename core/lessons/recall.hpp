@@ -1,4 +1,4 @@
-// attn/recall.hpp — "check yourself" tasks per panel, checked live by the core (issue 4, item 10).
+// lessons/recall.hpp — "check yourself" tasks per panel, checked live by the core.
 //
 // The lesson's recall questions (section e) turned into actions. Two kinds:
 //   construct — the learner builds an input (weights and values, a mask, ...) and the core checks

@@ -1,4 +1,4 @@
-// attn/scaling.hpp — why scores are divided by sqrt(d_k) (issue 4, item 3).
+// lessons/scaling.hpp — why scores are divided by sqrt(d_k).
 //
 // Vaswani et al. 2017, §3.2.1 footnote 4: if the components of q and k are independent with mean 0
 // and variance 1, q·k = Σ_{i<d_k} q_i k_i has mean 0 and variance d_k; dividing by sqrt(d_k)

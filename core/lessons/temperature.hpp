@@ -1,4 +1,4 @@
-// attn/temperature.hpp — from soft attention to hard selection (issue 4, item 6).
+// lessons/temperature.hpp — from soft attention to hard selection.
 //
 //   soft:  weights = softmax over allowed keys of (scale · q·k) / τ, τ > 0 (τ = 1: ordinary attention;
 //          τ → 0 approaches argmax, τ → ∞ approaches uniform over allowed keys)

@@ -22,13 +22,13 @@ void require_vec(const Vector& v, Index n, const char* name) {
       throw Error(ErrorCode::non_finite, std::string(name) + "[" + std::to_string(i) + "] is not a finite number");
 }
 
+}  // namespace
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
-
-}  // namespace
 
 LstmResult lstm_forward(const Matrix& x, const LstmWeights& w) {
   require_shape_limits(x, "x", "T", "D");

@@ -1,5 +1,4 @@
-// attn/timing.hpp — the lesson's CPU timing fixture: LSTM forward vs causal attention forward
-// (issue 4, item 8).
+// lessons/timing.hpp — the lesson's CPU timing fixture: LSTM forward vs causal attention forward.
 //
 // LSTM cell as PyTorch documents nn.LSTM (gate order i, f, g, o in the stacked weights):
 //   gates = W_ih x_t + b_ih + W_hh h_{t−1} + b_hh          (4H), split into i, f, g, o (H each)
@@ -58,5 +57,10 @@ struct TimingFixture {
 /// z: T×d from Rng(seed) N(0,1); LSTM(d, d) and a causal single head (W_q, W_k, W_v d×d) from the
 /// same Rng. Errors: invalid_field (t 1..512, d 1..256, warmups 0..100, repeats 1..101).
 TimingFixture timing_fixture(std::uint64_t seed = 17, int t = 32, int d = 8, int warmups = 3, int repeats = 5);
+
+/// The median of n >= 1 samples (seconds, or any unit): the middle value after sorting, the mean
+/// of the two middle values for even n. Used for every timing the lessons report. n = 0 is not
+/// allowed (the callers always time at least one repeat).
+double median(std::vector<double> v);
 
 }  // namespace attn

@@ -1,4 +1,4 @@
-// attn/torch_replica.hpp — PyTorch's CPU generator, reproduced for the lesson's script (issue 4, item 9).
+// lessons/torch_replica.hpp — PyTorch's CPU generator, reproduced for the lesson's script.
 //
 // The lesson's script runs torch.manual_seed(17); nn.Embedding(6, 8); SingleHeadAttention(8) (three
 // nn.Linear(8, 8, bias=False)), all created in float32 and then converted with .double(). To show

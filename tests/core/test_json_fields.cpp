@@ -64,3 +64,24 @@ TEST_CASE("json ops: unknown_op lists every op of the table", "[json]") {
   for (const attn::OpSpec& op : attn::op_table()) CHECK(msg.find(op.name) != std::string::npos);
   CHECK(attn::op_table().size() == attn::core_ops().size() + attn::lesson_ops().size() + attn::learn_ops().size());
 }
+
+TEST_CASE("json: mask.half_width and its former spelling mask.window give the same result", "[json]") {
+  const std::string qkv = R"("query":[[1,0],[0,1],[1,1],[0,0]],"key":[[1,0],[0,1],[1,1],[0,0]],"value":[[1],[2],[3],[4]])";
+  const Json a = attn::run_case_text(R"({"op":"attention",)" + qkv + R"(,"mask":{"half_width":1}})");
+  const Json b = attn::run_case_text(R"({"op":"attention",)" + qkv + R"(,"mask":{"window":1}})");
+  REQUIRE_FALSE(a.contains("error"));
+  CHECK(a.dump() == b.dump());
+  CHECK(a.at("scores")[0][3].is_null());  // |0 − 3| > 1
+  CHECK(error_code(R"({"op":"attention",)" + qkv + R"(,"mask":{"half_width":1,"window":1}})") == "invalid_field");
+  CHECK(error_code(R"({"op":"attention",)" + qkv + R"(,"mask":{"window":-1}})") == "invalid_mask");
+  CHECK(error_code(R"({"op":"attention",)" + qkv + R"(,"mask":{"half_width":-1}})") == "invalid_mask");
+}
+
+TEST_CASE("json: cost's causal_width and its former spelling window give the same result", "[json]") {
+  const Json a = attn::run_case_text(R"({"op":"cost","t":64,"causal_width":16})");
+  const Json b = attn::run_case_text(R"({"op":"cost","t":64,"window":16})");
+  REQUIRE_FALSE(a.contains("error"));
+  CHECK(a.dump() == b.dump());
+  CHECK(a.dump() != attn::run_case_text(R"({"op":"cost","t":64,"causal_width":8})").dump());
+  CHECK(error_code(R"({"op":"cost","t":64,"causal_width":16,"window":16})") == "invalid_field");
+}

@@ -12,6 +12,8 @@
 #include <attn/heads.hpp>
 #include <attn/tokenizer.hpp>
 
+#include <attn/linalg.hpp>
+
 #include "support.hpp"
 
 using namespace attn_test;
@@ -58,12 +60,7 @@ attn::SelfAttentionResult forward(const Matrix& x, bool causal = false,
 
 Matrix rows_of(const Matrix& m, Index first, Index count) { return m.middleRows(first, count); }
 
-Matrix permute_rows(const Matrix& m, const std::vector<int>& p) {
-  Matrix out(m.rows(), m.cols());
-  for (size_t i = 0; i < p.size(); ++i) out.row(static_cast<Index>(i)) = m.row(p[i]);
-  return out;
-}
-
+using attn::permute_rows;  // new row i = old row p[i]
 }  // namespace
 
 TEST_CASE("lesson: replica fixture has the expected layout", "[lesson]") {

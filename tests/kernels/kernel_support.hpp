@@ -94,13 +94,13 @@ inline std::vector<MaskCase> mask_cases(Index tq, Index tk, std::uint64_t seed) 
   }
   {
     MaskSpec s;
-    s.window = 3;
+    s.half_width = 3;
     out.push_back({"window 3", s, std::abs(static_cast<long long>(tq - tk)) > 3});
   }
   {
     MaskSpec s;
     s.causal = attn::Causal::bottom_right;
-    s.window = 5;
+    s.half_width = 5;
     out.push_back({"bottom_right and window 5", s, true});
   }
   {

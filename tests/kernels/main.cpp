@@ -1,3 +1,3 @@
-// tests/kernels/main.cpp — Catch2 main for the fast-kernel tests (issue 6), native and under node.
+// tests/kernels/main.cpp — Catch2 main for the fast-kernel tests, native and under node.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>

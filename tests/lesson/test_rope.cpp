@@ -1,4 +1,4 @@
-// tests/lesson/test_rope.cpp — issue 4, item 5: RoPE (Su et al. 2021) and permutation symmetry.
+// tests/lesson/test_rope.cpp — RoPE (Su et al. 2021) and permutation symmetry.
 #include <lessons/alignment.hpp>
 #include <lessons/permutation.hpp>
 #include <lessons/random_heads.hpp>
@@ -97,7 +97,7 @@ TEST_CASE("position symmetry: sinusoidal positions - RoPE and a causal mask each
     }
     if (kind == attn::PositionKind::sinusoidal) {
       attn::PermutationInput pin;
-      pin.positions = attn::PositionSignal::sinusoidal;
+      pin.positions = attn::PositionKind::sinusoidal;
       CHECK(max_diff(r.f_px, attn::permutation_experiment(pin).f_px) == 0.0);
     }
   }

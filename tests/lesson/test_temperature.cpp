@@ -1,4 +1,4 @@
-// tests/lesson/test_temperature.cpp — issue 4, item 6: temperature, hard argmax, convex hull.
+// tests/lesson/test_temperature.cpp — temperature, hard argmax, convex hull.
 #include <lessons/temperature.hpp>
 
 #include "lesson_support.hpp"
