@@ -58,7 +58,9 @@ MaskSpec mask_from_json(const Json& j);
 /// "scale" and "empty_rows" of a request. Throws invalid_field, invalid_scale.
 AttentionOptions options_from_json(const Json& request);
 
-// Plain structs of the experiments, for the page's state() and for tests.
+// Plain structs of the experiments, for the page's state() and for tests. Matrices become arrays
+// of rows, vectors flat arrays; none of these throws.
+/// {"claim", "measured", "limit", "expect": "at_most"|"above", "pass"}.
 Json to_json(const Check& c);
 Json to_json(const std::vector<Check>& checks);
 Json to_json(const AttentionResult& r);

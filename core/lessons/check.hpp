@@ -17,7 +17,11 @@ struct Check {
   bool expect_at_most = true;
   bool pass = false;
 };
+/// The claim "measured <= limit" (an error held to a tolerance, e.g. max |row sum − 1| <= 1e-12),
+/// with pass computed here; the units are the measured figure's. Never throws (NaN fails).
 Check check_at_most(std::string claim, double measured, double limit);
+/// The claim "measured > limit" (an effect that must be visible, e.g. equivariance breaking by more
+/// than 1e-3), with pass computed here. Never throws (NaN fails).
 Check check_above(std::string claim, double measured, double limit);
 
 }  // namespace attn
