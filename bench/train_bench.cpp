@@ -39,7 +39,7 @@
 #include "attn/error.hpp"
 #include "attn/random.hpp"
 #include "learn/layers.hpp"  // kIgnoreIndex
-#include "learn/learn_json.hpp"
+#include "json/learn_json.hpp"
 #include "learn/model.hpp"
 
 namespace learn = attn::learn;

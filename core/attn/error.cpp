@@ -1,5 +1,7 @@
 #include "attn/error.hpp"
 
+#include <string>
+
 namespace attn {
 
 const char* code_name(ErrorCode code) noexcept {
@@ -18,6 +20,12 @@ const char* code_name(ErrorCode code) noexcept {
     case ErrorCode::too_large: return "too_large";
   }
   return "unknown";
+}
+
+void require_range(const char* name, long long v, long long lo, long long hi) {
+  if (v < lo || v > hi)
+    throw Error(ErrorCode::invalid_field, std::string(name) + " must be between " + std::to_string(lo) + " and " +
+                                              std::to_string(hi) + ", got " + std::to_string(v));
 }
 
 }  // namespace attn

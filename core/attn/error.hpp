@@ -39,4 +39,8 @@ class Error : public std::runtime_error {
   ErrorCode code_;
 };
 
+/// Throws Error(invalid_field) "NAME must be between LO and HI, got V" unless lo <= v <= hi
+/// (an integer field of an experiment's input: sizes, counts, indices).
+void require_range(const char* name, long long v, long long lo, long long hi);
+
 }  // namespace attn

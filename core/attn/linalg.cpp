@@ -24,6 +24,19 @@ Matrix matmul(const Matrix& a, const Matrix& b, const std::string& what) {
   return c;
 }
 
+Vector matvec(const Matrix& w, const Vector& x) {
+  Vector y = Vector::Zero(w.rows());
+  for (Index i = 0; i < w.rows(); ++i)
+    for (Index j = 0; j < w.cols(); ++j) y(i) += w(i, j) * x(j);
+  return y;
+}
+
+Matrix permute_rows(const Matrix& m, const std::vector<int>& p) {
+  Matrix out(static_cast<Index>(p.size()), m.cols());
+  for (size_t i = 0; i < p.size(); ++i) out.row(static_cast<Index>(i)) = m.row(p[i]);
+  return out;
+}
+
 double max_abs_diff(const Matrix& a, const Matrix& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols())
     throw Error(ErrorCode::shape_mismatch,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "attn/types.hpp"
 
@@ -21,6 +22,14 @@ inline constexpr Index kMaxPairs = 4096 * 1024;   ///< Tq·Tk (4,194,304 scores)
 /// C = A·B, A: n×m, B: m×p → n×p; each entry summed over m in index order.
 /// Throws Error(shape_mismatch) when A.cols() != B.rows(), naming `what`.
 Matrix matmul(const Matrix& a, const Matrix& b, const std::string& what = "A·B");
+
+/// y = W·x, W: n×m, x: m → n; each entry summed over m in index order (W multiplies a column
+/// vector, as in the papers' notation). No shape check: the caller has checked W.cols() == x.size().
+Vector matvec(const Matrix& w, const Vector& x);
+
+/// P·M: row i of the result is row p[i] of m (p a permutation of 0..m.rows()−1, checked by the
+/// caller; p.size() rows out, each m.cols() wide).
+Matrix permute_rows(const Matrix& m, const std::vector<int>& p);
 
 /// max |a − b| over all entries. Throws Error(shape_mismatch) if shapes differ.
 double max_abs_diff(const Matrix& a, const Matrix& b);

@@ -30,7 +30,7 @@ BoolMatrix key_padding_mask(Index tq, const std::vector<bool>& key_valid) {
   return m;
 }
 
-BoolMatrix window_mask(Index tq, Index tk, long long w) {
+BoolMatrix half_width_mask(Index tq, Index tk, long long w) {
   if (w < 0) throw Error(ErrorCode::invalid_mask, "window must be >= 0, got " + std::to_string(w));
   BoolMatrix m(tq, tk);
   for (Index i = 0; i < tq; ++i)
@@ -55,7 +55,7 @@ BoolMatrix build_allowed(const MaskSpec& spec, Index tq, Index tk) {
                       std::to_string(tq) + "x" + std::to_string(tk));
     m = m.array() && spec.allowed->array();
   }
-  if (spec.window) m = m.array() && window_mask(tq, tk, *spec.window).array();
+  if (spec.half_width) m = m.array() && half_width_mask(tq, tk, *spec.half_width).array();
   return m;
 }
 

@@ -26,9 +26,11 @@ struct MaskSpec {
   Causal causal = Causal::none;
   std::optional<std::vector<bool>> key_valid;  ///< one flag per key (Tk): false = padding
   std::optional<BoolMatrix> allowed;           ///< explicit Tq×Tk allowed matrix
-  std::optional<long long> window;             ///< local window: allowed iff |i − j| <= w (w >= 0)
+  /// Local window of symmetric half-width w: allowed iff |i − j| <= w (w >= 0; JSON mask.half_width,
+  /// formerly mask.window). Not the cost model's causal window (CostInput::causal_width).
+  std::optional<long long> half_width;
 
-  bool empty() const { return causal == Causal::none && !key_valid && !allowed && !window; }
+  bool empty() const { return causal == Causal::none && !key_valid && !allowed && !half_width; }
 };
 
 /// Causal allowed mask, Tq×Tk.
@@ -39,9 +41,11 @@ BoolMatrix causal_mask(Index tq, Index tk, Causal kind);
 /// Throws Error(shape_mismatch) if key_valid.size() != Tk.
 BoolMatrix key_padding_mask(Index tq, const std::vector<bool>& key_valid);
 
-/// Local window allowed mask, Tq×Tk: (i, j) allowed iff |i − j| <= w.
-/// Throws Error(invalid_mask) for w < 0.
-BoolMatrix window_mask(Index tq, Index tk, long long w);
+/// Local window allowed mask of symmetric half-width w, Tq×Tk: (i, j) allowed iff |i − j| <= w
+/// (2w + 1 keys per query away from the edges). Throws Error(invalid_mask) for w < 0.
+BoolMatrix half_width_mask(Index tq, Index tk, long long w);
+/// The former name of half_width_mask.
+inline BoolMatrix window_mask(Index tq, Index tk, long long w) { return half_width_mask(tq, tk, w); }
 
 /// AND of every part of `spec`, Tq×Tk (all true when the spec is empty).
 /// Throws Error(shape_mismatch) when a part's size differs from Tq×Tk,

@@ -8,6 +8,14 @@
 
 namespace attn {
 
+const char* position_kind_name(PositionKind k) {
+  switch (k) {
+    case PositionKind::sinusoidal: return "sinusoidal";
+    case PositionKind::rope: return "rope";
+    default: return "none";
+  }
+}
+
 Matrix sinusoidal_positions(Index t, Index d_model) {
   if (t <= 0 || d_model <= 0)
     throw Error(ErrorCode::empty_sequence, "sinusoidal positions need T >= 1 and d_model >= 1, got T=" +

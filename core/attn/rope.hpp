@@ -1,5 +1,4 @@
-// attn/rope.hpp — rotary position embedding and what positions do to permutation symmetry
-// (issue 4, item 5).
+// attn/rope.hpp — rotary position embedding (RoPE).
 //
 // RoPE (Su et al. 2021, "RoFormer", §3.4.2, eq. 34): position m rotates each feature pair
 // (2i, 2i+1) of a query or key by the angle m·θ_i, θ_i = base^(−2i/d), base = 10000:
@@ -7,18 +6,10 @@
 //   x'_{2i+1} = x_{2i} sin mθ_i + x_{2i+1} cos mθ_i
 // so that (R_m q)·(R_n k) depends on m − n only (§3.4.1, eq. 16). It is applied to Q and K after
 // the projections, never to V. An odd last feature (d odd) is left as it is.
-//
-// position_symmetry(): unmasked, position-free self-attention is permutation-equivariant,
-// f(PX) = P f(X); sinusoidal positions (Vaswani et al. 2017, §3.5) or RoPE break it, and so does a
-// causal mask with no positions at all; mean pooling over positions of an equivariant f is
-// invariant: mean f(PX) = mean f(X).
 #pragma once
 
-#include <cstdint>
-#include <string>
 #include <vector>
 
-#include "attn/experiments.hpp"
 #include "attn/types.hpp"
 
 namespace attn {
@@ -27,37 +18,5 @@ namespace attn {
 /// Errors: empty_sequence (T or d = 0), shape_mismatch (positions.size() != T), invalid_field
 /// (|position| > 1e6, or base not finite and > 1), non_finite, too_large.
 Matrix apply_rope(const Matrix& x, const std::vector<long long>& positions = {}, double base = 10000.0);
-
-enum class PositionKind { none, sinusoidal, rope };
-
-/// "none" / "sinusoidal" / "rope".
-const char* position_kind_name(PositionKind k);
-
-struct PositionSymmetryInput {
-  std::string sentence = "The cat sat on the mat";
-  std::uint64_t seed = 17;
-  int d_model = 8;                                    ///< 1..512 (d_k = d_v = d_model, one head)
-  std::vector<int> permutation = {2, 0, 5, 1, 4, 3};  ///< new row i = old row permutation[i]
-  bool causal = false;
-  PositionKind positions = PositionKind::none;        ///< attached to slots, after permuting
-};
-
-struct PositionSymmetryResult {
-  std::vector<std::string> tokens, permuted_tokens;
-  Matrix x, px;                ///< T×d_model embeddings, original and permuted (before positions)
-  Matrix f_x, f_px, p_f_x;     ///< T×d_model: f(X), f(PX), P·f(X)
-  double max_diff = 0;         ///< max |f(PX) − P f(X)|
-  Vector pooled_x, pooled_px;  ///< d_model: mean over rows of f(X) and of f(PX)
-  double pooled_diff = 0;      ///< max |difference| of the pooled summaries
-  Matrix weights_x, weights_px;///< T×T attention weights
-  double rope_relative_diff = 0;  ///< RoPE only: |(R_2 q)·(R_5 k) − (R_9 q)·(R_12 k)|, q, k from X
-  std::vector<Check> checks;
-};
-
-/// Weights drawn from Rng(seed) exactly as attn::permutation_experiment draws them (embedding,
-/// then W_q, W_k, W_v), so with none/sinusoidal positions it reproduces that experiment; RoPE
-/// rotates Q and K by their slot positions 0..T−1. Errors: invalid_field (bad permutation,
-/// d_model outside 1..512), empty_sequence, too_large.
-PositionSymmetryResult position_symmetry(const PositionSymmetryInput& in);
 
 }  // namespace attn

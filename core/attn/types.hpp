@@ -1,6 +1,6 @@
 // attn/types.hpp — the matrix types every part of the core shares.
 //
-// Shapes follow DESIGN.md: rows are positions (tokens), columns are features.
+// Shapes: rows are positions (tokens), columns are features.
 // Storage is Eigen::RowMajor so that row i of a Tq×Tk weight matrix is
 // contiguous and can be handed to a heatmap texture as-is (row = query).
 #pragma once

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads.hpp"
 

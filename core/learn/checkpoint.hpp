@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 
 namespace attn::learn {
 

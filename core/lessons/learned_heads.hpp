@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 #include "attn/random.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/decoder.hpp"

@@ -21,7 +21,7 @@
 
 #include "api.hpp"
 #include "app.hpp"
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"
 

@@ -1,7 +1,9 @@
 // tests/core/test_errors.cpp — every attn::ErrorCode the core raises, with the exact code.
 #include <attn/attention.hpp>
-#include <attn/experiments.hpp>
-#include <attn/json_case.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
+#include <json/json_case.hpp>
 #include <attn/linalg.hpp>
 #include <attn/positions.hpp>
 
@@ -113,7 +115,7 @@ TEST_CASE("errors: masks no_allowed_key invalid_mask causal_alignment_required",
   none.key_valid = std::vector<bool>{false, false};
   CHECK_ATTN_ERROR(attn::attention(q2, k2, v2, none), ErrorCode::no_allowed_key);
   attn::MaskSpec win;
-  win.window = -1;
+  win.half_width = -1;
   CHECK_ATTN_ERROR(attn::attention(q2, k2, v2, win), ErrorCode::invalid_mask);
   attn::MaskSpec causal;
   causal.causal = attn::Causal::square;

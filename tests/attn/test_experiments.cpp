@@ -1,5 +1,7 @@
 // tests/core/test_experiments.cpp — the lesson's experiments as pure functions.
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/heads.hpp>
 #include <attn/linalg.hpp>
 #include <attn/positions.hpp>
@@ -23,11 +25,7 @@ void check_all_pass(const std::vector<attn::Check>& checks) {
     CHECK(c.pass == (c.expect_at_most ? c.measured <= c.limit : c.measured > c.limit));
   }
 }
-Matrix permute_rows(const Matrix& m, const std::vector<int>& p) {
-  Matrix out(m.rows(), m.cols());
-  for (size_t i = 0; i < p.size(); ++i) out.row(static_cast<Index>(i)) = m.row(p[i]);
-  return out;
-}
+using attn::permute_rows;  // new row i = old row p[i]
 Matrix mm(const Matrix& a, const Matrix& b) { return from_rows(ref_matmul(to_rows(a), to_rows(b))); }
 }  // namespace
 
@@ -76,7 +74,7 @@ TEST_CASE("experiments: set_weight_keep_distribution keeps rows distributions", 
     CHECK_ATTN_ERROR(attn::set_weight_keep_distribution(w, 2, 0, 0.5), attn::ErrorCode::invalid_field);
     CHECK_ATTN_ERROR(attn::set_weight_keep_distribution(w, 0, 3, 0.5), attn::ErrorCode::invalid_field);
     CHECK_ATTN_ERROR(attn::set_weight_keep_distribution(w, -1, 0, 0.5), attn::ErrorCode::invalid_field);
-    // experiments.hpp documents Error(non_finite) for NaN/inf.
+    // lessons/alignment.hpp documents Error(non_finite) for NaN/inf.
     CHECK_ATTN_ERROR(attn::set_weight_keep_distribution(w, 0, 0, std::nan("")), attn::ErrorCode::non_finite);
   }
 }
@@ -141,7 +139,7 @@ TEST_CASE("experiments: random_heads masks positions and determinism", "[experim
     check_all_pass(r.checks);
   }
   SECTION("sinusoidal positions are added to the embeddings") {
-    in.positions = attn::PositionSignal::sinusoidal;
+    in.positions = attn::PositionKind::sinusoidal;
     const auto r = attn::random_heads(in);
     CHECK_MATRIX_NEAR(r.x, Matrix(base.x + attn::sinusoidal_positions(6, 8)), 0.0);
     // Hand values: row 0 gets (0, 1, 0, 1, ...), row 1 column 0 gets sin(1).
@@ -195,7 +193,7 @@ TEST_CASE("experiments: permutation equivariance and its breakers", "[experiment
     check_all_pass(r.checks);
   }
   SECTION("positions break equivariance: > 1e-3") {
-    in.positions = attn::PositionSignal::sinusoidal;
+    in.positions = attn::PositionKind::sinusoidal;
     const auto r = attn::permutation_experiment(in);
     INFO("max_diff " << fmt17(r.max_diff));
     CHECK(r.max_diff > 1e-3);

@@ -9,7 +9,9 @@
 // If a deliberate change to the core's arithmetic moves them, re-record from the native build
 // and confirm the wasm build agrees before committing.
 #include <attn/detmath.hpp>
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/positions.hpp>
 #include <attn/random.hpp>
 
@@ -45,7 +47,7 @@ TEST_CASE("golden: random_heads seed 17 is bit-exact", "[golden][random_heads]")
 TEST_CASE("golden: random_heads causal with positions is bit-exact", "[golden][random_heads]") {
   attn::RandomHeadsInput in;
   in.causal = true;
-  in.positions = attn::PositionSignal::sinusoidal;
+  in.positions = attn::PositionKind::sinusoidal;
   const attn::RandomHeadsResult r = attn::random_heads(in);
   check_bits(r.heads[0].weights(3, 2), 0.22689973900415883, "head 0 weight(3,2)");
   check_bits(r.heads[1].output(4, 1), 0.037641075858193124, "head 1 output(4,1)");
@@ -62,7 +64,7 @@ TEST_CASE("golden: Rng permutation and elementary functions are bit-exact", "[go
   check_bits(p.f_px(0, 0), 0.084638147535351621, "permutation f(PX)(0,0)");
   check_bits(p.max_diff, 2.2204460492503131e-16, "permutation max_diff");
   attn::PermutationInput with_positions;
-  with_positions.positions = attn::PositionSignal::sinusoidal;
+  with_positions.positions = attn::PositionKind::sinusoidal;
   check_bits(attn::permutation_experiment(with_positions).max_diff, 0.23705349332336434,
              "permutation max_diff with positions");
 

@@ -6,9 +6,13 @@
 // Every claim is also held against the naive loop reference of support.hpp.
 // Tolerance: 1e-12 absolute, as the script's allclose(atol=1e-12).
 #include <attn/attention.hpp>
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/heads.hpp>
 #include <attn/tokenizer.hpp>
+
+#include <attn/linalg.hpp>
 
 #include "support/support.hpp"
 
@@ -56,12 +60,7 @@ attn::SelfAttentionResult forward(const Matrix& x, bool causal = false,
 
 Matrix rows_of(const Matrix& m, Index first, Index count) { return m.middleRows(first, count); }
 
-Matrix permute_rows(const Matrix& m, const std::vector<int>& p) {
-  Matrix out(m.rows(), m.cols());
-  for (size_t i = 0; i < p.size(); ++i) out.row(static_cast<Index>(i)) = m.row(p[i]);
-  return out;
-}
-
+using attn::permute_rows;  // new row i = old row p[i]
 }  // namespace
 
 TEST_CASE("lesson: replica fixture has the expected layout", "[lesson]") {

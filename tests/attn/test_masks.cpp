@@ -39,12 +39,12 @@ TEST_CASE("masks: causal kinds", "[masks][causal]") {
 
 TEST_CASE("masks: window key padding and explicit", "[masks]") {
   const bool T = true, F = false;
-  check_mask(attn::window_mask(4, 4, 1),
+  check_mask(attn::half_width_mask(4, 4, 1),
              {{T, T, F, F}, {T, T, T, F}, {F, T, T, T}, {F, F, T, T}}, "window 1 on 4x4");
-  check_mask(attn::window_mask(3, 3, 0), {{T, F, F}, {F, T, F}, {F, F, T}}, "window 0 = diagonal");
-  check_mask(attn::window_mask(2, 4, 2), {{T, T, T, F}, {T, T, T, T}}, "window 2 on 2x4");
-  check_mask(attn::window_mask(2, 2, 100), {{T, T}, {T, T}}, "wide window");
-  CHECK_ATTN_ERROR(attn::window_mask(2, 2, -1), attn::ErrorCode::invalid_mask);
+  check_mask(attn::half_width_mask(3, 3, 0), {{T, F, F}, {F, T, F}, {F, F, T}}, "window 0 = diagonal");
+  check_mask(attn::half_width_mask(2, 4, 2), {{T, T, T, F}, {T, T, T, T}}, "window 2 on 2x4");
+  check_mask(attn::half_width_mask(2, 2, 100), {{T, T}, {T, T}}, "wide window");
+  CHECK_ATTN_ERROR(attn::half_width_mask(2, 2, -1), attn::ErrorCode::invalid_mask);
 
   check_mask(attn::key_padding_mask(2, {true, false, true}), {{T, F, T}, {T, F, T}}, "key padding");
 
@@ -61,7 +61,7 @@ TEST_CASE("masks: parts combine with AND", "[masks]") {
   attn::MaskSpec spec;
   spec.causal = attn::Causal::square;
   spec.key_valid = std::vector<bool>{true, true, true, false};
-  spec.window = 1;
+  spec.half_width = 1;
   Mask explicit_allowed(4, std::vector<bool>(4, true));
   explicit_allowed[2][1] = false;
   spec.allowed = to_bool_matrix(explicit_allowed);
@@ -96,7 +96,7 @@ TEST_CASE("masks: size errors", "[masks][errors]") {
   spec2.allowed = attn::BoolMatrix::Constant(2, 2, true);
   CHECK_ATTN_ERROR(attn::build_allowed(spec2, 2, 3), attn::ErrorCode::shape_mismatch);
   attn::MaskSpec spec3;
-  spec3.window = -2;
+  spec3.half_width = -2;
   CHECK_ATTN_ERROR(attn::build_allowed(spec3, 2, 2), attn::ErrorCode::invalid_mask);
   attn::MaskSpec spec4;
   spec4.causal = attn::Causal::square;

@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (in.ConsumeBool()) {
     const int w = in.ConsumeIntegralInRange<int>(0, 15);
-    spec.window = w == 15 ? LLONG_MAX : w == 14 ? LLONG_MIN : w == 13 ? -1 : w;
+    spec.half_width = w == 15 ? LLONG_MAX : w == 14 ? LLONG_MIN : w == 13 ? -1 : w;
   }
 
   // 4. Scale and empty-row policy.
@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const double scale = opt.scale ? *opt.scale : 1.0 / std::sqrt(static_cast<double>(dk));
   expect(opt.scale && !(std::isfinite(*opt.scale) && *opt.scale > 0.0), ErrorCode::invalid_scale);
   expect(spec.causal == Causal::square && tq != tk, ErrorCode::causal_alignment_required);
-  expect(spec.window && *spec.window < 0, ErrorCode::invalid_mask);
+  expect(spec.half_width && *spec.half_width < 0, ErrorCode::invalid_mask);
   // A score may overflow (non_finite) only if Σ|q||k| (the core sums q·k, then scales) or
   // scale·Σ|q||k| can reach the double range.
   const long double bound = std::max(1.0L, static_cast<long double>(scale)) *
@@ -179,9 +179,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (spec.causal != Causal::none) a = a && j <= i + offset;
         if (spec.key_valid) a = a && (*spec.key_valid)[static_cast<size_t>(j)];
         if (spec.allowed) a = a && (*spec.allowed)(i, j);
-        if (spec.window) {
+        if (spec.half_width) {
           const unsigned long long d = static_cast<unsigned long long>(i > j ? i - j : j - i);
-          a = a && d <= static_cast<unsigned long long>(*spec.window);
+          a = a && d <= static_cast<unsigned long long>(*spec.half_width);
         }
         allowed(i, j) = a;
         any = any || a;

@@ -11,7 +11,7 @@
 //     "scores" entry is null (a masked pair) is exactly 0;
 //   - the learning ops: a "loss" and every entry of "losses" are finite and >= 0, and no
 //     gradient or parameter is infinite (written as null by the serialiser).
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 
 #include <cmath>
 #include <cstdint>

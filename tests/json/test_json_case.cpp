@@ -1,5 +1,5 @@
 // tests/core/test_json_case.cpp — the JSON case contract in process (the CLI is tested by run_cases.mjs).
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 
 #include <cstring>
 #include <limits>

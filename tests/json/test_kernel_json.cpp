@@ -3,7 +3,7 @@
 
 #include "support/support.hpp"
 
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 
 using namespace attn_test;
 using Json = nlohmann::json;

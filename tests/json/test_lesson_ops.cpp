@@ -1,7 +1,7 @@
-// tests/lesson/test_lesson_ops.cpp — the JSON ops of issue 4 (attn/json_lesson_ops.hpp), in-process.
+// tests/lesson/test_lesson_ops.cpp — the lesson's JSON ops (json/json_lesson_ops.hpp), in-process.
 // Values are checked in the struct tests; here: dispatch, field handling and error codes.
-#include <attn/json_lesson_ops.hpp>
-#include <attn/recall.hpp>
+#include <json/json_lesson_ops.hpp>
+#include <lessons/recall.hpp>
 
 #include "support/support.hpp"
 

@@ -3,7 +3,7 @@
 #include "support/support.hpp"
 
 #include <attn/attention.hpp>
-#include <attn/kernels/kernel_json.hpp>
+#include <json/kernel_json.hpp>
 
 using namespace attn_test;
 namespace kn = attn::kernels;
@@ -61,7 +61,7 @@ void check_error_paths() {
     al.allowed = BoolMatrix::Constant(4, 4, true);
     CHECK_ATTN_ERROR(run(q, k, v, al), ErrorCode::shape_mismatch);
     MaskSpec w;
-    w.window = -1;
+    w.half_width = -1;
     CHECK_ATTN_ERROR(run(q, k, v, w), ErrorCode::invalid_mask);
     // Scale.
     kn::KernelOptions o;

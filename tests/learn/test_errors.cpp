@@ -1,6 +1,6 @@
 // Bad input to the learning ops: the documented code, and a message naming what is wrong.
 #include <attn/error.hpp>
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 #include <catch2/catch.hpp>
 
 using attn::Json;

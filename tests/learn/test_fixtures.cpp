@@ -2,7 +2,7 @@
 // through attn::run_case exactly as `attn run` reads them: every number within the fixture's
 // tolerance (1e-10, absolute), named tensors compared name by name.
 #include <attn/error.hpp>
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 #include <catch2/catch.hpp>
 
 #include "support/support.hpp"

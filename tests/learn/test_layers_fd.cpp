@@ -3,6 +3,7 @@
 #include "learn/layers.hpp"
 #include "support/support.hpp"
 #include "attn/rope.hpp"
+#include "lessons/position_symmetry.hpp"
 
 #include <numeric>
 

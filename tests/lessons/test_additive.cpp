@@ -1,8 +1,10 @@
-// tests/lesson/test_additive.cpp — issue 4, item 4: additive attention (Bahdanau et al. 2015),
+// tests/lesson/test_additive.cpp — additive attention (Bahdanau et al. 2015),
 // the other scoring functions (Luong et al. 2015), a decoder over "the black cat".
 #include <attn/additive.hpp>
+#include <lessons/additive_decoder.hpp>
+#include <lessons/additive_decoder.hpp>
 #include <attn/det_tanh.hpp>
-#include <attn/lesson_json.hpp>
+#include <json/lesson_json.hpp>
 
 #include <limits>
 

@@ -1,6 +1,6 @@
-// tests/lesson/test_attribution.cpp — issue 4, item 2: weight vs contribution, interventions.
-#include <attn/attribution.hpp>
-#include <attn/lesson_json.hpp>
+// tests/lesson/test_attribution.cpp — attribution: weight vs contribution, interventions.
+#include <lessons/attribution.hpp>
+#include <json/lesson_json.hpp>
 
 #include "support/support.hpp"
 

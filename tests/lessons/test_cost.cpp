@@ -1,7 +1,7 @@
-// tests/lesson/test_cost.cpp — issue 6: exact cost counts (FLOPs, bytes, K/V cache, sliding
+// tests/lesson/test_cost.cpp — the cost model: exact cost counts (FLOPs, bytes, K/V cache, sliding
 // window) against numbers derived by hand, the window count against the core's own masks, and
 // the dense-vs-tiled timing (only that it ran and agreed; timings are never held to a number).
-#include <attn/cost.hpp>
+#include <lessons/cost.hpp>
 #include <attn/kernels/fast_attention.hpp>
 #include <attn/masks.hpp>
 #include <attn/random.hpp>
@@ -22,7 +22,7 @@ attn::CostInput small_input() {
   in.layers = 3;
   in.context = 5;
   in.cache_dtype = attn::CostDtype::float16;
-  in.window = 2;
+  in.causal_width = 2;
   return in;
 }
 }  // namespace
@@ -93,7 +93,7 @@ TEST_CASE("cost: window count equals the core's causal + window mask", "[cost]")
     for (long long w = 1; w <= 27; ++w) {
       attn::MaskSpec spec;
       spec.causal = attn::Causal::square;
-      spec.window = w - 1;
+      spec.half_width = w - 1;
       const attn::BoolMatrix allowed = attn::build_allowed(spec, t, t);
       const attn::BoolMatrix causal = attn::causal_mask(t, t, attn::Causal::square);
       const attn::WindowCount c = attn::causal_window_count(t, w);
@@ -117,7 +117,7 @@ TEST_CASE("cost: tiled working set is what the tiled kernel reports", "[cost]") 
   in.d_model = 128;
   in.heads = 2;
   in.kv_groups = 1;
-  in.window = 16;
+  in.causal_width = 16;
   const attn::CostResult r = attn::attention_cost(in);
   CHECK(r.tile_q == attn::kernels::kDefaultTileQ);
   CHECK(r.tile_k == attn::kernels::kDefaultTileK);
@@ -154,7 +154,7 @@ TEST_CASE("cost: bad input gets the documented codes", "[cost]") {
   in.kv_groups = 3;  // 4 % 3 != 0
   CHECK_ATTN_ERROR(attn::attention_cost(in), attn::ErrorCode::invalid_field);
   in = small_input();
-  in.window = 0;
+  in.causal_width = 0;
   CHECK_ATTN_ERROR(attn::attention_cost(in), attn::ErrorCode::invalid_field);
   in = small_input();
   in.layers = 0;

@@ -1,8 +1,8 @@
-// tests/lesson/test_dropout.cpp — issue 4, item 7: inverted attention dropout.
-#include <attn/dropout.hpp>
-#include <attn/json_lesson_ops.hpp>
+// tests/lesson/test_dropout.cpp — inverted attention dropout.
+#include <lessons/dropout.hpp>
+#include <json/json_lesson_ops.hpp>
 #include <attn/random.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "support/support.hpp"
 

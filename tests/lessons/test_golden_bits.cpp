@@ -1,16 +1,20 @@
-// tests/lesson/test_golden_bits.cpp — issue 4's seeded numbers, bit for bit, native and wasm.
+// tests/lesson/test_golden_bits.cpp — the lesson's seeded numbers, bit for bit, native and wasm.
 //
 // These are not independent derivations (the other files hold those): they are the core's own
 // results for fixed seeds, recorded as exact hexadecimal doubles from a native run and confirmed
 // identical under node (em++ 3.1.6). Any change of summation order, libm use or sampling shows up
 // here first, on whichever platform drifts.
 #include <attn/additive.hpp>
+#include <lessons/additive_decoder.hpp>
+#include <lessons/additive_decoder.hpp>
 #include <attn/det_tanh.hpp>
-#include <attn/dropout.hpp>
+#include <lessons/dropout.hpp>
 #include <attn/rope.hpp>
-#include <attn/scaling.hpp>
-#include <attn/timing.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/scaling.hpp>
+#include <lessons/timing.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "support/support.hpp"
 

@@ -1,7 +1,7 @@
-// tests/lesson/test_heads_options.cpp — issue 4, items 5 and 9 on the page: RoPE as a position
+// tests/lesson/test_heads_options.cpp — the random heads' options on the page: RoPE as a position
 // option of random_heads and permutation_experiment, and the PyTorch-replica init of random_heads.
 //
-// Derivations (independent of experiments.cpp):
+// Derivations (independent of lessons/random_heads.cpp):
 //   - RoPE rotates Q and K by slot position (Su et al. 2021, eq. 34); rope.cpp's position_symmetry
 //     implements its own head (run_head), drawing from Rng(seed) in the same order, so one head of
 //     d_k = d_model must give the same numbers bit for bit, and f(PX) must match there too.
@@ -9,10 +9,14 @@
 //     (cos/sin of m·10000^(−2i/d_k)) and naive_attention (std::exp), so within 1e-12.
 //   - torch_replica: torch_init(sentence, 17, 8, 8) is the lesson's model, so one head of d_k 8 must
 //     print the fixture's matrix (torch 1.13's own numbers) within 1e-6, and equal lesson_replica().
-#include <attn/experiments.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/random.hpp>
 #include <attn/rope.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "support/support.hpp"
 
@@ -39,7 +43,7 @@ Matrix naive_rope(const Matrix& x) {
 TEST_CASE("heads options: RoPE in permutation_experiment equals position_symmetry's RoPE head", "[lesson][positions]") {
   for (bool causal : {false, true}) {
     attn::PermutationInput p;
-    p.positions = attn::PositionSignal::rope;
+    p.positions = attn::PositionKind::rope;
     p.causal = causal;
     const attn::PermutationResult r = attn::permutation_experiment(p);
     attn::PositionSymmetryInput s;
@@ -56,13 +60,13 @@ TEST_CASE("heads options: RoPE in permutation_experiment equals position_symmetr
   }
   // The check names the signal.
   attn::PermutationInput p;
-  p.positions = attn::PositionSignal::rope;
+  p.positions = attn::PositionKind::rope;
   CHECK(attn::permutation_experiment(p).checks[0].claim.find("RoPE") != std::string::npos);
 }
 
 TEST_CASE("heads options: RoPE in random_heads rotates each head's own features", "[lesson][positions]") {
   attn::RandomHeadsInput in;  // 2 heads of d_k 4 on d_model 8
-  in.positions = attn::PositionSignal::rope;
+  in.positions = attn::PositionKind::rope;
   const attn::RandomHeadsResult r = attn::random_heads(in);
   REQUIRE(r.heads.size() == 2);
   // Rebuild: Rng(17): embedding table, W_q, W_k, W_v (8×8), as random_heads documents.
@@ -88,7 +92,7 @@ TEST_CASE("heads options: RoPE in random_heads rotates each head's own features"
   s.permutation = {0, 1, 2, 3, 4, 5};
   CHECK(max_diff(attn::random_heads(in).heads[0].weights, attn::position_symmetry(s).weights_x) == 0.0);
   // Without positions the heads differ from the RoPE ones (position 0 is not rotated, the rest are).
-  in.positions = attn::PositionSignal::none;
+  in.positions = attn::PositionKind::none;
   CHECK(max_diff(attn::random_heads(in).heads[0].weights, attn::position_symmetry(s).weights_x) > 1e-3);
 }
 

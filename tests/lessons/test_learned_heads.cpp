@@ -10,7 +10,7 @@
 
 #include "attn/error.hpp"
 #include "learn/layers.hpp"
-#include "attn/recall.hpp"
+#include "lessons/recall.hpp"
 #include "lessons/learned_heads.hpp"
 
 using namespace attn;

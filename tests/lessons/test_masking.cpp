@@ -1,10 +1,10 @@
-// tests/lesson/test_masking.cpp — issue 4, item 1: causal prefix isolation, key padding, empty rows,
+// tests/lesson/test_masking.cpp — masking: causal prefix isolation, key padding, empty rows,
 // top-left vs bottom-right causal masks.
 //
 // Model: the lesson's own (torch replica, seed 17, "The cat sat on the mat"); the expected outputs
 // come from the naive std::exp reference of tests/support/support.hpp with the mask written as j <= i.
-#include <attn/masking_claims.hpp>
-#include <attn/torch_replica.hpp>
+#include <lessons/masking_claims.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "support/support.hpp"
 
@@ -115,7 +115,7 @@ TEST_CASE("all-masked row: refused with no_allowed_key by default and zero under
 }
 
 TEST_CASE("causal alignments: top-left vs bottom-right for Tq != Tk as data", "[lesson][masking]") {
-  // By the definitions (DESIGN.md): top-left j <= i; bottom-right j <= i + Tk − Tq.
+  // By the definitions of the two causal alignments: top-left j <= i; bottom-right j <= i + Tk − Tq.
   const attn::CausalAlignmentTable a = attn::causal_alignments(2, 3);
   attn::BoolMatrix tl(2, 3), br(2, 3);
   tl << true, false, false, true, true, false;

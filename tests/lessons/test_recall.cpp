@@ -1,5 +1,5 @@
-// tests/lesson/test_recall.cpp — issue 4, item 10: "check yourself" tasks and their checker.
-#include <attn/recall.hpp>
+// tests/lesson/test_recall.cpp — recall: "check yourself" tasks and their checker.
+#include <lessons/recall.hpp>
 
 #include <set>
 

@@ -1,7 +1,11 @@
-// tests/lesson/test_rope.cpp — issue 4, item 5: RoPE (Su et al. 2021) and permutation symmetry.
-#include <attn/experiments.hpp>
+// tests/lesson/test_rope.cpp — RoPE (Su et al. 2021) and permutation symmetry.
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/random_heads.hpp>
 #include <attn/random.hpp>
 #include <attn/rope.hpp>
+#include <lessons/position_symmetry.hpp>
+#include <lessons/position_symmetry.hpp>
 #include <attn/tokenizer.hpp>
 
 #include "support/support.hpp"
@@ -91,7 +95,7 @@ TEST_CASE("position symmetry: sinusoidal positions - RoPE and a causal mask each
     CHECK_ALL_PASS(r.checks);
     if (kind == attn::PositionKind::sinusoidal) {
       attn::PermutationInput pin;
-      pin.positions = attn::PositionSignal::sinusoidal;
+      pin.positions = attn::PositionKind::sinusoidal;
       CHECK(max_diff(r.f_px, attn::permutation_experiment(pin).f_px) == 0.0);
     }
   }

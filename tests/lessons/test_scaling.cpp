@@ -1,7 +1,7 @@
-// tests/lesson/test_scaling.cpp — issue 4, item 3: var(q·k) ≈ d_k, scaling restores 1, tied Q = K,
+// tests/lesson/test_scaling.cpp — scaling by sqrt(d_k): var(q·k) ≈ d_k, scaling restores 1, tied Q = K,
 // saturation, and row-max subtraction.
 #include <attn/random.hpp>
-#include <attn/scaling.hpp>
+#include <lessons/scaling.hpp>
 
 #include "support/support.hpp"
 

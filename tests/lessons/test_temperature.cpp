@@ -1,5 +1,5 @@
-// tests/lesson/test_temperature.cpp — issue 4, item 6: temperature, hard argmax, convex hull.
-#include <attn/temperature.hpp>
+// tests/lesson/test_temperature.cpp — temperature, hard argmax, convex hull.
+#include <lessons/temperature.hpp>
 
 #include "support/support.hpp"
 

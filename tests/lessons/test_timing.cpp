@@ -1,6 +1,6 @@
-// tests/lesson/test_timing.cpp — issue 4, item 8: LSTM forward (PyTorch gate layout) and the
+// tests/lesson/test_timing.cpp — timing: LSTM forward (PyTorch gate layout) and the
 // CPU timing fixture (timings are never held to a number; only that it ran).
-#include <attn/timing.hpp>
+#include <lessons/timing.hpp>
 
 #include <algorithm>
 

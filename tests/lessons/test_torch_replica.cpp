@@ -1,6 +1,6 @@
-// tests/lesson/test_torch_replica.cpp — issue 4, item 9: torch's CPU generator replayed for the
+// tests/lesson/test_torch_replica.cpp — the torch replica: torch's CPU generator replayed for the
 // lesson's script, against torch's own numbers (tests/fixtures/lesson-replica-seed17.json, torch 1.13).
-#include <attn/torch_replica.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include <limits>
 

@@ -11,7 +11,7 @@
 // (the source tree; under node the wasm build reads it through NODERAWFS).
 #define CATCH_CONFIG_MAIN
 #include <attn/error.hpp>
-#include <attn/json_case.hpp>
+#include <json/json_case.hpp>
 #include <catch2/catch.hpp>
 
 #include "support/support.hpp"

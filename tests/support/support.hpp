@@ -16,7 +16,10 @@
 #pragma once
 
 #include <attn/error.hpp>
-#include <attn/experiments.hpp>
+#include <lessons/random_heads.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/check.hpp>
 #include <attn/kernels/fast_attention.hpp>
 #include <attn/masks.hpp>
 #include <attn/random.hpp>
@@ -470,13 +473,13 @@ inline std::vector<MaskCase> mask_cases(Index tq, Index tk, std::uint64_t seed) 
   }
   {
     MaskSpec s;
-    s.window = 3;
+    s.half_width = 3;
     out.push_back({"window 3", s, std::abs(static_cast<long long>(tq - tk)) > 3});
   }
   {
     MaskSpec s;
     s.causal = attn::Causal::bottom_right;
-    s.window = 5;
+    s.half_width = 5;
     out.push_back({"bottom_right and window 5", s, true});
   }
   {

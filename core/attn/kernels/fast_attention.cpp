@@ -188,11 +188,11 @@ detail::MaskView mask_view(const MaskSpec& spec, Index tq, Index tk, std::vector
     m.allowed = spec.allowed->data();
     m.allowed_stride = spec.allowed->cols();
   }
-  if (spec.window) {
-    if (*spec.window < 0)
-      throw Error(ErrorCode::invalid_mask, "window must be >= 0, got " + std::to_string(*spec.window));
+  if (spec.half_width) {
+    if (*spec.half_width < 0)
+      throw Error(ErrorCode::invalid_mask, "window must be >= 0, got " + std::to_string(*spec.half_width));
     m.windowed = true;
-    m.window = static_cast<std::ptrdiff_t>(std::min<long long>(*spec.window, static_cast<long long>(tq + tk)));
+    m.window = static_cast<std::ptrdiff_t>(std::min<long long>(*spec.half_width, static_cast<long long>(tq + tk)));
   }
   return m;
 }

@@ -97,13 +97,9 @@ template <class T> ATTN_INLINE auto not_finite(Vec<T> x) {
 // Edge behaviour (what softmax needs): x = −inf → 0, NaN → NaN; results that would be
 // subnormal (x < −87.33 float, x < −708.39 double) are flushed to 0; x above 88.376 (float) /
 // 709.436 (double) gives +inf, slightly before the true overflow at 88.72 / 709.78.
-ATTN_INLINE f32v exp_v(f32v x) {
-  const f32v magic = splat<float>(12582912.0f);  // 1.5 * 2^23
-  const f32v xc = x > splat<float>(88.3762626647949f) ? splat<float>(88.3762626647949f) : x;
-  const f32v t = xc * 1.44269504088896341f + magic;
-  const f32v n = t - magic;
-  f32v r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
+// e^r on the reduced argument |r| <= ln2/2: p(r) = 1 + r + r²·q(r), q by Horner.
+// float: Cephes expf's coefficients (Moshier, Cephes Math Library, expf.c).
+ATTN_INLINE f32v exp_poly(f32v r) {
   f32v p = splat<float>(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
@@ -111,6 +107,35 @@ ATTN_INLINE f32v exp_v(f32v x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
+  return p;
+}
+
+// double: the Taylor series to degree 13, Horner from 1/13! down to 1/2! (truncation 4e-18).
+ATTN_INLINE f64v exp_poly(f64v r) {
+  f64v p = splat<double>(1.6059043836821613e-10);
+  p = p * r + 2.0876756987868099e-09;
+  p = p * r + 2.5052108385441720e-08;
+  p = p * r + 2.7557319223985893e-07;
+  p = p * r + 2.7557319223985888e-06;
+  p = p * r + 2.4801587301587302e-05;
+  p = p * r + 1.9841269841269841e-04;
+  p = p * r + 1.3888888888888889e-03;
+  p = p * r + 8.3333333333333333e-03;
+  p = p * r + 4.1666666666666667e-02;
+  p = p * r + 1.6666666666666667e-01;
+  p = p * r + 0.5;
+  p = p * (r * r) + r + 1.0;
+  return p;
+}
+
+ATTN_INLINE f32v exp_v(f32v x) {
+  const f32v magic = splat<float>(12582912.0f);  // 1.5 * 2^23
+  const f32v xc = x > splat<float>(88.3762626647949f) ? splat<float>(88.3762626647949f) : x;
+  const f32v t = xc * 1.44269504088896341f + magic;
+  const f32v n = t - magic;
+  f32v r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  const f32v p = exp_poly(r);
   const u32v e = (((u32v)t - (u32v)magic) + 127u) << 23;
   f32v y = p * (f32v)e;
   y = x > splat<float>(88.3762626647949f) ? splat<float>(__builtin_inff()) : y;
@@ -125,20 +150,7 @@ ATTN_INLINE f64v exp_v(f64v x) {
   const f64v n = t - magic;
   f64v r = xc - n * 6.93147180369123816490e-01;
   r = r - n * 1.90821492927058770002e-10;
-  // Horner from 1/13! down to 1/1!.
-  f64v p = splat<double>(1.6059043836821613e-10);
-  p = p * r + 2.0876756987868099e-09;
-  p = p * r + 2.5052108385441720e-08;
-  p = p * r + 2.7557319223985893e-07;
-  p = p * r + 2.7557319223985888e-06;
-  p = p * r + 2.4801587301587302e-05;
-  p = p * r + 1.9841269841269841e-04;
-  p = p * r + 1.3888888888888889e-03;
-  p = p * r + 8.3333333333333333e-03;
-  p = p * r + 4.1666666666666667e-02;
-  p = p * r + 1.6666666666666667e-01;
-  p = p * r + 0.5;
-  p = p * (r * r) + r + 1.0;
+  const f64v p = exp_poly(r);
   const u64v e = (((u64v)t - (u64v)magic) + 1023u) << 52;
   f64v y = p * (f64v)e;
   y = x > hi ? splat<double>(__builtin_inf()) : y;
@@ -156,13 +168,7 @@ ATTN_INLINE f32v exp_softmax_v(f32v x) {
   const f32v t = x * 1.44269504088896341f + magic;
   const f32v n = t - magic;
   const f32v r = x - n * 0.693147180559945309f;
-  f32v p = splat<float>(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  const f32v p = exp_poly(r);
   const f32v y = (f32v)((u32v)p + ((u32v)t << 23));  // p · 2^n: the low bits of t hold n
   return x < splat<float>(-86.6f) ? f32v{} : y;
 }
@@ -173,19 +179,7 @@ ATTN_INLINE f64v exp_softmax_v(f64v x) {
   const f64v n = t - magic;
   f64v r = x - n * 6.93147180369123816490e-01;
   r = r - n * 1.90821492927058770002e-10;
-  f64v p = splat<double>(1.6059043836821613e-10);
-  p = p * r + 2.0876756987868099e-09;
-  p = p * r + 2.5052108385441720e-08;
-  p = p * r + 2.7557319223985893e-07;
-  p = p * r + 2.7557319223985888e-06;
-  p = p * r + 2.4801587301587302e-05;
-  p = p * r + 1.9841269841269841e-04;
-  p = p * r + 1.3888888888888889e-03;
-  p = p * r + 8.3333333333333333e-03;
-  p = p * r + 4.1666666666666667e-02;
-  p = p * r + 1.6666666666666667e-01;
-  p = p * r + 0.5;
-  p = p * (r * r) + r + 1.0;
+  const f64v p = exp_poly(r);
   const f64v y = (f64v)((u64v)p + ((u64v)t << 52));
   return x < splat<double>(-708.0) ? f64v{} : y;
 }

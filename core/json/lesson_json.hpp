@@ -1,0 +1,49 @@
+// json/lesson_json.hpp — JSON views of the lesson's experiment structs, for the page's state() and the JSON ops.
+//
+// Conventions (as json/json_case.hpp): matrices are arrays of rows, vectors arrays of numbers,
+// boolean matrices arrays of rows of true/false; numbers round-trip exactly; a NaN or infinity
+// is written as null (JSON has neither) — fields where that can happen say so.
+#pragma once
+
+#include "attn/additive.hpp"
+#include "lessons/additive_decoder.hpp"
+#include "lessons/attribution.hpp"
+#include "lessons/cost.hpp"
+#include "lessons/dropout.hpp"
+#include "json/json_case.hpp"
+#include "lessons/masking_claims.hpp"
+#include "lessons/recall.hpp"
+#include "attn/rope.hpp"
+#include "lessons/position_symmetry.hpp"
+#include "lessons/scaling.hpp"
+#include "lessons/temperature.hpp"
+#include "lessons/timing.hpp"
+#include "lessons/torch_replica.hpp"
+
+namespace attn {
+
+Json to_json(const Vector& v);             ///< array of numbers (NaN/inf → null)
+Json to_json(const BoolMatrix& m);         ///< array of rows of booleans
+Json to_json(const PrefixIsolationResult& r);
+Json to_json(const KeyPaddingResult& r);
+Json to_json(const EmptyRowDemo& r);
+Json to_json(const CausalAlignmentTable& r);
+Json to_json(const AttributionResult& r);  ///< remove_key_change: null where impossible
+Json to_json(const ScalingResult& r);
+Json to_json(const SoftmaxStability& r);   ///< naive_exp / naive_weights: null where inf / NaN
+Json to_json(const AdditiveResult& r);     ///< scores: null where invalid
+Json to_json(const ScoringComparison& r);  ///< scores: null where invalid
+Json to_json(const AdditiveDecoderDemo& r);
+Json to_json(const PositionSymmetryResult& r);
+Json to_json(const TemperatureResult& r);
+Json to_json(const AttentionDropout& r);
+Json to_json(const LstmResult& r);
+Json to_json(const TimingFixture& r);
+Json to_json(const LessonReplica& r);
+Json to_json(const RecallTask& t);
+Json to_json(const std::vector<RecallTask>& tasks);
+Json to_json(const RecallVerdict& v);
+Json to_json(const CostResult& r);    ///< counts as exact integers (uint64)
+Json to_json(const KernelTiming& r);
+
+}  // namespace attn

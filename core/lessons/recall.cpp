@@ -1,0 +1,396 @@
+#include "lessons/recall.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "attn/attention.hpp"
+#include "lessons/attribution.hpp"
+#include "lessons/dropout.hpp"
+#include "attn/error.hpp"
+#include "lessons/masking_claims.hpp"
+#include "attn/rope.hpp"
+#include "lessons/position_symmetry.hpp"
+#include "lessons/scaling.hpp"
+#include "lessons/temperature.hpp"
+#include "lessons/torch_replica.hpp"
+#include "attn/additive.hpp"
+#include "lessons/additive_decoder.hpp"
+#include "learn/params.hpp"
+#include "lessons/learned_heads.hpp"
+
+namespace attn {
+namespace {
+
+RecallTask predict(std::string id, std::string panel, std::string prompt, std::vector<std::string> choices,
+                   std::string ref) {
+  return RecallTask{std::move(id), std::move(panel), RecallKind::predict, std::move(prompt), std::move(choices), {},
+                    std::move(ref)};
+}
+RecallTask construct(std::string id, std::string panel, std::string prompt, std::vector<std::string> reads,
+                     std::string ref) {
+  return RecallTask{std::move(id), std::move(panel), RecallKind::construct, std::move(prompt), {}, std::move(reads),
+                    std::move(ref)};
+}
+
+// The truth of a predict task: the index of the right choice, the measured facts, a sentence.
+struct Truth {
+  int answer = 0;
+  std::vector<Check> checks;
+  std::string why;
+};
+
+std::string fmt(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+Truth truth_future_leak() {
+  const LessonReplica m = lesson_replica();
+  const PrefixIsolationResult r = prefix_isolation(m.x, m.weights, 3, 100.0);
+  const int answer = r.causal_prefix_change == 0.0 ? 0 : (r.causal_prefix_change < 1e-6 ? 1 : 2);
+  return {answer, r.checks,
+          "under the causal mask outputs 0..2 changed by " + fmt(r.causal_prefix_change) +
+              " (bit for bit the same); without the mask they changed by " + fmt(r.unmasked_prefix_change)};
+}
+
+Truth truth_scaling_variance() {
+  ScalingInput in;
+  in.d_ks = {64};
+  in.rows = 1;
+  const ScalingResult r = scaling_study(in);
+  const double var = r.dot[0].variance;
+  const double choices[] = {1, 8, 64, 4096};
+  int best = 0;
+  for (int i = 1; i < 4; ++i)
+    if (std::fabs(std::log(var / choices[i])) < std::fabs(std::log(var / choices[best]))) best = i;
+  return {best, {r.checks[0]}, "sampled var(q.k) with d_k = 64 over 2000 pairs: " + fmt(var)};
+}
+
+Truth truth_row_max() {
+  const SoftmaxStability r = softmax_stability({1000.0, 1001.0});
+  double same = 0.0;
+  for (size_t j = 0; j < r.stable_weights.size(); ++j)
+    same = std::max(same, std::fabs(r.stable_weights[j] - r.gap_weights[j]));
+  return {same == 0.0 ? 0 : 1, r.checks,
+          "logits (1000, 1001): naive exp overflows (" + std::string(r.naive_overflowed ? "inf" : "finite") +
+              "), the stable weights are (" + fmt(r.stable_weights[0]) + ", " + fmt(r.stable_weights[1]) +
+              "), identical to softmax(l - max)"};
+}
+
+Truth truth_additive_padding() {
+  AdditiveDecoderDemo demo = additive_decoder_demo();
+  const std::vector<bool> valid = {true, true, false};
+  const AdditiveResult r = additive_attention(demo.steps[0].state, demo.encoder_states, demo.params, valid);
+  return {r.weights(2) == 0.0 ? 0 : 1, r.checks, "the padded position's weight is " + fmt(r.weights(2))};
+}
+
+Truth truth_causal_equivariance() {
+  PositionSymmetryInput in;
+  in.causal = true;
+  const PositionSymmetryResult r = position_symmetry(in);
+  return {r.max_diff <= 1e-12 ? 0 : 1, r.checks, "max |f(PX) - P f(X)| with a causal mask: " + fmt(r.max_diff)};
+}
+
+Truth truth_pooling() {
+  const PositionSymmetryResult r = position_symmetry(PositionSymmetryInput{});
+  return {r.pooled_diff <= 1e-12 ? 0 : 1, r.checks, "max |mean f(PX) - mean f(X)|: " + fmt(r.pooled_diff)};
+}
+
+// A seeded 2-D example: q, k from the lesson replica's first two query/key features.
+Truth truth_hull() {
+  const LessonReplica m = lesson_replica();
+  const Matrix& q = m.attention.query;
+  const Matrix& k = m.attention.key;
+  const Matrix v = m.attention.value.leftCols(2);
+  double worst = 0.0;
+  std::vector<Check> checks;
+  for (double tau : {0.05, 1.0, 20.0}) {
+    const TemperatureResult r = temperature_attention(q, k, v, {}, tau, false);
+    for (double e : r.hull_excess) worst = std::max(worst, e);
+    checks.push_back(r.checks[1]);
+  }
+  const TemperatureResult hard = temperature_attention(q, k, v, {}, 1.0, true);
+  for (double e : hard.hull_excess) worst = std::max(worst, e);
+  checks.push_back(hard.checks[1]);
+  return {worst <= 1e-12 ? 0 : 1, checks,
+          "largest distance outside the values' hull at tau = 0.05, 1, 20 and argmax: " + fmt(worst)};
+}
+
+Truth truth_gradient() {
+  const LessonReplica m = lesson_replica();
+  const TemperatureResult r =
+      temperature_attention(m.attention.query, m.attention.key, m.attention.value, {}, 1.0, true);
+  // The finite-difference probe's largest |dw/ds| (every row of the lesson model is probed).
+  return {r.probed_partials > 0 && r.probe_max == 0.0 ? 0 : 1, r.checks, r.gradient_note};
+}
+
+Truth truth_dropout() {
+  const LessonReplica m = lesson_replica();
+  const AttentionDropout d = apply_attention_dropout(m.attention.attention, m.attention.value, 0.5, 17);
+  double worst = 0.0;
+  for (double s : d.row_sums) worst = std::max(worst, std::fabs(s - 1.0));
+  return {worst > 0.0 ? 1 : 0, d.checks, "with p = 0.5, seed 17: the largest |row sum - 1| is " + fmt(worst)};
+}
+
+// Training is parallel, generation is sequential, measured on the Learned heads panel's default
+// architecture at its seeded initial weights (the dependency structure does not need training):
+// one teacher-forced forward gives every position's logits; the K/V-cache generation reproduces
+// them in T dependent steps.
+struct ParallelMeasure {
+  int positions = 0, sequential_steps = 0;
+  double max_diff = 0.0;
+  std::vector<Check> checks;
+};
+
+ParallelMeasure measure_parallelism() {
+  ParallelMeasure m;
+  const lessons::HeadsTrainingConfig cfg;
+  const lessons::HeadsTrainer tr(cfg);
+  const lessons::InductionBatch held = lessons::heldout_batch(cfg.task, cfg.seed, 1);
+  const lessons::DecodeComparison d = lessons::compare_decoding(tr.model(), tr.layout(), tr.params(), held);
+  m.positions = static_cast<int>(d.tokens.size());
+  m.sequential_steps = d.sequential_steps;
+  m.max_diff = d.max_logit_diff;
+  m.checks.push_back(check_at_most("teacher-forced forward passes for all " + std::to_string(m.positions) + " positions",
+                                   d.parallel_passes, 1));
+  m.checks.push_back(check_at_most("max |logit difference|, one parallel pass vs the K/V-cache steps", m.max_diff, 1e-12));
+  m.checks.push_back(check_above("dependent steps the cached generation needed", m.sequential_steps, m.positions - 1));
+  return m;
+}
+
+Truth truth_parallelism() {
+  const ParallelMeasure m = measure_parallelism();
+  return {1, m.checks,
+          "a stopwatch on two unrelated, randomly initialised modules does not prove parallelism; the "
+          "computation graph establishes which work can run in parallel. Measured on the Learned heads "
+          "decoder: one teacher-forced pass computed all " + std::to_string(m.positions) +
+              " positions, while generation needed " + std::to_string(m.sequential_steps) +
+              " dependent steps for the same logits (max difference " + fmt(m.max_diff) + ")"};
+}
+
+Truth truth_generation_steps() {
+  const ParallelMeasure m = measure_parallelism();
+  const int answer = m.sequential_steps == m.positions && m.max_diff <= 1e-12 ? 1 : (m.sequential_steps == 1 ? 0 : 2);
+  return {answer, m.checks,
+          "the teacher-forced pass computed all " + std::to_string(m.positions) +
+              " positions at once because every input token is known; the K/V-cache generation needed " +
+              std::to_string(m.sequential_steps) + " steps, each waiting for the token before it, and gave the same "
+              "logits (max difference " + fmt(m.max_diff) + ")"};
+}
+
+// Redundancy, measured on the panel's model as it stands: the last layer's head with the highest
+// induction score ablated alone, against the whole last layer ablated.
+Truth truth_redundancy(const RecallAttempt& a) {
+  if (!a.heads_model || !a.heads_heldout) throw Error(ErrorCode::missing_field, "this task reads \"heads_model\"");
+  const lessons::HeadsTrainer& tr = *a.heads_model;
+  const learn::DecoderConfig& c = tr.model();
+  const lessons::InductionBatch& held = *a.heads_heldout;
+  learn::DecoderActivations acts;
+  const lessons::InductionEval base = lessons::evaluate(c, tr.layout(), tr.params(), held, nullptr, &acts);
+  const std::vector<lessons::HeadScores> scores = lessons::batch_head_scores(c, acts, held.layouts);
+  const int first = (c.layers - 1) * c.heads;
+  int best = first;
+  for (int i = first; i < first + c.heads; ++i)
+    if (scores[static_cast<size_t>(i)].induction > scores[static_cast<size_t>(best)].induction) best = i;
+  learn::HeadIntervention one, all;
+  one.mode.assign(static_cast<size_t>(c.layers * c.heads), learn::HeadIntervention::keep);
+  all.mode = one.mode;
+  one.mode[static_cast<size_t>(best)] = learn::HeadIntervention::zero;
+  for (int i = first; i < first + c.heads; ++i) all.mode[static_cast<size_t>(i)] = learn::HeadIntervention::zero;
+  const lessons::InductionEval e1 = lessons::evaluate(c, tr.layout(), tr.params(), held, &one);
+  const lessons::InductionEval ea = lessons::evaluate(c, tr.layout(), tr.params(), held, &all);
+  const double drop1 = base.accuracy - e1.accuracy, drop_all = base.accuracy - ea.accuracy;
+  const int answer = drop_all < 0.05 ? 2 : (drop1 >= 0.5 * drop_all ? 0 : 1);
+  const std::string name = "L" + std::to_string(c.layers) + " H" + std::to_string(best - first + 1);
+  Truth t;
+  t.answer = answer;
+  // the figures are in `why`: which answer they support is the verdict, not a pass/fail claim each
+  t.why = "at step " + std::to_string(tr.step()) + " the held-out accuracy is " + fmt(base.accuracy) + "; without " +
+          name + " (induction score " + fmt(scores[static_cast<size_t>(best)].induction) + ") alone it is " +
+          fmt(e1.accuracy) + ", without all " + std::to_string(c.heads) + " heads of layer " + std::to_string(c.layers) +
+          " it is " + fmt(ea.accuracy) + ". " +
+          (answer == 2 ? "Removing them changes little: at this step the model does not rely on them yet."
+           : answer == 1 ? "The other heads cover for it: separate projections permit different patterns, but here "
+                           "several learned overlapping ones (redundancy)."
+                         : "That head carries most of the work alone here; redundancy is possible, not guaranteed.");
+  return t;
+}
+
+using Checker = std::function<RecallVerdict(const RecallAttempt&)>;
+
+const Matrix& need(const std::optional<Matrix>& m, const char* field) {
+  if (!m) throw Error(ErrorCode::missing_field, std::string("this task reads \"") + field + "\"");
+  return *m;
+}
+const Vector& need(const std::optional<Vector>& v, const char* field) {
+  if (!v) throw Error(ErrorCode::missing_field, std::string("this task reads \"") + field + "\"");
+  return *v;
+}
+
+RecallVerdict zero_top(const RecallAttempt& a) {
+  RecallVerdict v;
+  const AttributionResult r = attribution(need(a.weights, "weights"), need(a.values, "values"));
+  const double top = r.contribution_norms(r.top_weight_key);
+  const double out = r.output.cwiseAbs().maxCoeff();
+  v.checks.push_back(check_at_most("the top-weight key's contribution ||a_top v_top||", top, 0.0));
+  v.checks.push_back(check_above("the output is not zero: max |output|", out, 0.0));
+  v.pass = top == 0.0 && out > 0.0;
+  v.feedback = "key " + std::to_string(r.top_weight_key) + " has the top weight " + fmt(r.weights(r.top_weight_key)) +
+               " and contributes " + fmt(top) + "; the output's largest entry is " + fmt(out) +
+               (v.pass ? ": the heatmap's brightest cell explains nothing of the output"
+                       : (top > 0.0 ? ": give the top-weight key a zero value" : ": make another key carry a nonzero value"));
+  return v;
+}
+
+RecallVerdict small_weight_big_effect(const RecallAttempt& a) {
+  RecallVerdict v;
+  const AttributionResult r = attribution(need(a.weights, "weights"), need(a.values, "values"));
+  Index best = 0;
+  for (Index j = 1; j < r.zero_value_change.size(); ++j)
+    if (r.zero_value_change(j) > r.zero_value_change(best)) best = j;
+  v.checks.push_back(check_at_most("weight of the key whose zeroing moves the output most", r.weights(best), 0.1));
+  v.checks.push_back(check_above("that change ||delta output||", r.zero_value_change(best), 0.0));
+  v.pass = r.weights(best) <= 0.1 && r.zero_value_change(best) > 0.0;
+  v.feedback = "zeroing key " + std::to_string(best) + "'s value moves the output most (by " +
+               fmt(r.zero_value_change(best)) + "); its weight is " + fmt(r.weights(best)) +
+               (v.pass ? ": a small weight, a large effect" : ": its weight is above 0.1");
+  return v;
+}
+
+RecallVerdict all_masked(const RecallAttempt& a) {
+  RecallVerdict v;
+  const EmptyRowDemo d =
+      empty_row_demo(need(a.query, "query"), need(a.key, "key"), need(a.value, "value"), a.mask);
+  v.checks = d.checks;
+  v.pass = d.rejected;
+  v.feedback = d.rejected ? "refused, as the lesson's reference does: " + d.error_message
+                          : "every query row still has an allowed key; mask every key of one row";
+  return v;
+}
+
+struct Entry {
+  RecallTask task;
+  std::function<Truth()> truth;  // predict
+  Checker check;                 // construct
+  std::function<Truth(const RecallAttempt&)> truth_on = nullptr;  // predict, measured on the attempt's model
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> all = {
+      {predict("masking.future_leak", "masking",
+               "Positions 3.. of 'The cat sat on the mat' get +100. Under the causal mask, how much do "
+               "outputs 0..2 change?",
+               {"exactly 0", "a little (below 1e-6)", "noticeably"}, "recall 6"),
+       truth_future_leak, nullptr},
+      {construct("masking.all_masked", "masking",
+                 "Build a mask under which some query has no allowed key. The default policy must refuse it.",
+                 {"query", "key", "value", "mask"}, "anatomy of the script"),
+       nullptr, all_masked},
+      {construct("attribution.zero_top", "attribution",
+                 "Make a row whose top weight contributes nothing, while the output is not zero.",
+                 {"weights", "values"}, "explain-out-loud test"),
+       nullptr, zero_top},
+      {construct("attribution.small_weight_big_effect", "attribution",
+                 "Make a row where a key with weight at most 0.1 moves the output most when its value is zeroed.",
+                 {"weights", "values"}, "an attention map is not a causal explanation"),
+       nullptr, small_weight_big_effect},
+      {predict("scaling.variance", "scaling",
+               "q and k have 64 independent components, each mean 0 and variance 1. var(q.k) is about:",
+               {"1", "8", "64", "4096"}, "recall 3"),
+       truth_scaling_variance, nullptr},
+      {predict("scaling.row_max", "scaling",
+               "Subtracting the row maximum before exp: what does it change about the softmax weights?",
+               {"nothing: it only prevents overflow", "it makes saturated rows less peaked"}, "recall 3"),
+       truth_row_max, nullptr},
+      {predict("additive.padding", "additive",
+               "In additive attention, the last source position is padding. Its weight is:",
+               {"exactly 0", "small but not 0", "1/Tk"}, "the fix: attention over all encoder states"),
+       truth_additive_padding, nullptr},
+      {predict("positions.causal", "positions",
+               "No position signal, a causal mask. Permute the input rows with (2,0,5,1,4,3): is f(PX) = P f(X)?",
+               {"yes", "no"}, "recall 9"),
+       truth_causal_equivariance, nullptr},
+      {predict("positions.pooling", "positions",
+               "No positions, no mask. Does the mean over positions of the outputs change when the rows are "
+               "permuted?",
+               {"no: it is permutation invariant", "yes"}, "order, path length"),
+       truth_pooling, nullptr},
+      {predict("temperature.hull", "temperature",
+               "Can an attention output, at any temperature, leave the convex hull of the values?",
+               {"no", "yes, at low temperature", "yes, at high temperature"}, "anatomy of one head"),
+       truth_hull, nullptr},
+      {predict("temperature.gradient", "temperature",
+               "Hard argmax selection: what is the gradient of the weights with respect to the scores?",
+               {"zero almost everywhere", "the same as softmax's", "infinite"}, "the three roles"),
+       truth_gradient, nullptr},
+      {predict("dropout.row_sums", "dropout", "With attention dropout p = 0.5, do the sampled rows sum to 1?",
+               {"always", "not in general"}, "anatomy of one head"),
+       truth_dropout, nullptr},
+      {predict("timing.parallelism", "timing",
+               "Suppose the attention forward runs faster than the LSTM in the CPU fixture. Does that prove "
+               "attention is parallel?",
+               {"yes", "no"}, "recall 5"),
+       truth_parallelism, nullptr},
+      {predict("learned_heads.generation_steps", "learned_heads",
+               "One teacher-forced pass gives the logits of all 32 positions. Generating those 32 positions with "
+               "a K/V cache takes how many dependent steps?",
+               {"1", "32", "5 (log2 32)"}, "recall 5"),
+       truth_generation_steps, nullptr},
+      {RecallTask{"learned_heads.redundancy", "learned_heads", RecallKind::predict,
+                  "Zero-ablate the last layer's head with the highest induction score, alone. Compared with "
+                  "ablating the whole last layer, the held-out accuracy falls:",
+                  {"about as much", "much less", "neither changes much"}, {"heads_model"}, "recall 7"},
+       nullptr, nullptr, truth_redundancy},
+  };
+  return all;
+}
+
+}  // namespace
+
+std::vector<RecallTask> recall_tasks() {
+  std::vector<RecallTask> out;
+  for (const Entry& e : entries()) out.push_back(e.task);
+  return out;
+}
+
+RecallVerdict check_recall(const std::string& task_id, const RecallAttempt& attempt) {
+  for (const Entry& e : entries()) {
+    if (e.task.id != task_id) continue;
+    if (e.task.kind == RecallKind::predict) {
+      if (!attempt.choice)
+        throw Error(ErrorCode::invalid_field, "task \"" + task_id + "\" asks for a choice (0.." +
+                                                  std::to_string(e.task.choices.size() - 1) + ")");
+      const int c = *attempt.choice;
+      if (c < 0 || c >= static_cast<int>(e.task.choices.size()))
+        throw Error(ErrorCode::invalid_field, "choice " + std::to_string(c) + " is outside 0.." +
+                                                  std::to_string(e.task.choices.size() - 1));
+      const Truth t = e.truth_on ? e.truth_on(attempt) : e.truth();
+      RecallVerdict v;
+      v.task_id = task_id;
+      v.pass = c == t.answer;
+      v.checks = t.checks;
+      v.feedback = std::string(v.pass ? "right: " : "not quite - the answer is \"" +
+                                                        e.task.choices[static_cast<size_t>(t.answer)] + "\": ") +
+                   t.why;
+      return v;
+    }
+    RecallVerdict v;
+    try {
+      v = e.check(attempt);
+    } catch (const Error& err) {
+      if (err.code() == ErrorCode::missing_field) throw;
+      v = RecallVerdict{};
+      v.pass = false;
+      v.feedback = std::string("the core refused this input (") + err.code_name() + "): " + err.what();
+    }
+    v.task_id = task_id;
+    return v;
+  }
+  throw Error(ErrorCode::invalid_field, "unknown recall task \"" + task_id + "\"");
+}
+
+}  // namespace attn

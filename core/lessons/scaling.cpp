@@ -1,0 +1,238 @@
+#include "lessons/scaling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attn/detmath.hpp"
+#include "attn/error.hpp"
+#include "attn/linalg.hpp"
+#include "attn/random.hpp"
+#include "lessons/temperature.hpp"
+
+namespace attn {
+namespace {
+
+void require_in(const char* name, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi))
+    throw Error(ErrorCode::invalid_field, std::string(name) + " must be between " + std::to_string(lo) +
+                                              " and " + std::to_string(hi) + ", got " + std::to_string(v));
+}
+
+// Index of the bin for x in [−range, range) split into `bins`; −1 below, bins above.
+int bin_of(double x, double range, int bins) {
+  if (x < -range) return -1;
+  if (x >= range) return bins;
+  const int b = static_cast<int>(std::floor((x + range) / (2.0 * range) * bins));
+  return std::min(std::max(b, 0), bins - 1);
+}
+
+void count(double x, double range, int bins, std::vector<int>& hist, int& below, int& above) {
+  const int b = bin_of(x, range, bins);
+  if (b < 0) ++below;
+  else if (b >= bins) ++above;
+  else ++hist[static_cast<size_t>(b)];
+}
+
+struct Moments {
+  double mean, variance;
+};
+Moments moments(const std::vector<double>& xs) {
+  double s = 0.0;
+  for (double x : xs) s += x;
+  const double mean = s / static_cast<double>(xs.size());
+  double ss = 0.0;
+  for (double x : xs) ss += (x - mean) * (x - mean);
+  return {mean, ss / static_cast<double>(xs.size() - 1)};
+}
+
+// Softmax of one row (max subtracted) → largest weight and entropy in nats.
+void softmax_stats(const std::vector<double>& s, double& max_w, double& entropy) {
+  double m = s[0];
+  for (double x : s) m = std::max(m, x);
+  std::vector<double> e(s.size());
+  double z = 0.0;
+  for (size_t j = 0; j < s.size(); ++j) z += (e[j] = det::exp(s[j] - m));
+  max_w = 0.0;
+  entropy = 0.0;
+  for (double x : e) {
+    const double w = x / z;
+    max_w = std::max(max_w, w);
+    if (w > 0.0) entropy -= w * det::log(w);
+  }
+}
+
+}  // namespace
+
+ScalingResult scaling_study(const ScalingInput& in) {
+  if (in.d_ks.empty()) throw Error(ErrorCode::empty_sequence, "d_ks is empty: give at least one d_k");
+  if (in.d_ks.size() > 16) throw Error(ErrorCode::invalid_field, "at most 16 values of d_k");
+  for (int d : in.d_ks) require_in("d_k", d, 1, 4096);
+  require_in("samples", in.samples, 2, 100000);
+  require_in("bins", in.bins, 1, 1000);
+  if (!std::isfinite(in.range) || !(in.range > 0))
+    throw Error(ErrorCode::invalid_field, "range must be a finite number > 0");
+  require_in("keys", in.keys, 2, 512);
+  require_in("rows", in.rows, 1, 10000);
+  double sum_d = 0.0;
+  for (int d : in.d_ks) sum_d += d;
+  const double jacobian_work = static_cast<double>(in.rows) * in.keys * in.keys * static_cast<double>(in.d_ks.size());
+  if (in.samples * sum_d > kMaxScalingWork || static_cast<double>(in.rows) * in.keys * sum_d > kMaxScalingWork ||
+      jacobian_work > kMaxScalingWork)
+    throw Error(ErrorCode::too_large, "samples x sum(d_k), rows x keys x sum(d_k) and rows x keys^2 x (number of "
+                                      "d_k) must each stay <= " +
+                                          std::to_string(static_cast<long long>(kMaxScalingWork)) +
+                                          " (a few tenths of a second); lower samples, rows, keys or d_k");
+
+  ScalingResult r;
+  r.input = in;
+  for (int b = 0; b <= in.bins; ++b) r.bin_edges.push_back(-in.range + 2.0 * in.range * b / in.bins);
+  r.uniform_entropy = det::log(static_cast<double>(in.keys));
+  const std::vector<double> equal(static_cast<size_t>(in.keys), 0.0);
+  r.uniform_gradient_norm = softmax_jacobian_norm(equal.data(), nullptr, in.keys, 1.0);
+  Rng rng(in.seed);
+  const double n = in.samples;
+  double worst_var = 0, worst_scaled = 0, worst_tied = 0;
+  for (int d : in.d_ks) {
+    DotProductStats s;
+    s.d_k = d;
+    const double root = std::sqrt(static_cast<double>(d));
+    s.histogram.assign(static_cast<size_t>(in.bins), 0);
+    s.scaled_histogram.assign(static_cast<size_t>(in.bins), 0);
+    // 1. N independent pairs (q, k), components N(0, 1).
+    std::vector<double> dots(static_cast<size_t>(in.samples)), scaled(dots.size());
+    std::vector<double> q(static_cast<size_t>(d)), k(q.size());
+    for (int t = 0; t < in.samples; ++t) {
+      for (double& x : q) x = rng.normal();
+      for (double& x : k) x = rng.normal();
+      double dot = 0.0;
+      for (int i = 0; i < d; ++i) dot += q[static_cast<size_t>(i)] * k[static_cast<size_t>(i)];
+      dots[static_cast<size_t>(t)] = dot;
+      scaled[static_cast<size_t>(t)] = dot / root;
+      count(dot, in.range, in.bins, s.histogram, s.below, s.above);
+      count(dot / root, in.range, in.bins, s.scaled_histogram, s.scaled_below, s.scaled_above);
+    }
+    const Moments m = moments(dots), ms = moments(scaled);
+    s.mean = m.mean;
+    s.variance = m.variance;
+    s.scaled_mean = ms.mean;
+    s.scaled_variance = ms.variance;
+    s.variance_tolerance = 5.0 * std::sqrt((2.0 + 6.0 / d) / n);
+    // 2. Tied Q = K: the self-score q·q.
+    double tied = 0.0;
+    for (int t = 0; t < in.samples; ++t) {
+      double qq = 0.0;
+      for (double& x : q) {
+        x = rng.normal();
+        qq += x * x;
+      }
+      tied += qq;
+    }
+    s.tied_mean = tied / n;
+    s.tied_scaled_mean = s.tied_mean / root;
+    s.tied_tolerance = 5.0 * std::sqrt(2.0 / (d * n));
+    worst_var = std::max(worst_var, std::fabs(s.variance / d - 1.0) / s.variance_tolerance);
+    worst_scaled = std::max(worst_scaled, std::fabs(s.scaled_variance - 1.0) / s.variance_tolerance);
+    worst_tied = std::max(worst_tied, std::fabs(s.tied_mean / d - 1.0) / s.tied_tolerance);
+    r.dot.push_back(std::move(s));
+
+    // 3. Saturation: `rows` softmax rows of one query against `keys` keys.
+    SaturationStats sat;
+    sat.d_k = d;
+    std::vector<double> row(static_cast<size_t>(in.keys)), row_scaled(row.size()), key(q.size());
+    for (int t = 0; t < in.rows; ++t) {
+      for (double& x : q) x = rng.normal();
+      for (int j = 0; j < in.keys; ++j) {
+        double dot = 0.0;
+        for (int i = 0; i < d; ++i) dot += q[static_cast<size_t>(i)] * (key[static_cast<size_t>(i)] = rng.normal());
+        row[static_cast<size_t>(j)] = dot;
+        row_scaled[static_cast<size_t>(j)] = dot / root;
+      }
+      double mw, h;
+      softmax_stats(row, mw, h);
+      sat.max_weight += mw / in.rows;
+      sat.entropy += h / in.rows;
+      softmax_stats(row_scaled, mw, h);
+      sat.scaled_max_weight += mw / in.rows;
+      sat.scaled_entropy += h / in.rows;
+      // The softmax Jacobian at its input, by the backward pass (scale 1: the logits are given).
+      sat.gradient_norm_unscaled += softmax_jacobian_norm(row.data(), nullptr, in.keys, 1.0) / in.rows;
+      sat.gradient_norm_scaled += softmax_jacobian_norm(row_scaled.data(), nullptr, in.keys, 1.0) / in.rows;
+    }
+    r.saturation.push_back(sat);
+  }
+  r.checks.push_back(check_at_most("var(q.k) = d_k: worst |var/d_k - 1| in units of 5 standard errors",
+                                   worst_var, 1.0));
+  r.checks.push_back(check_at_most("var(q.k/sqrt(d_k)) = 1: worst |var - 1| in units of 5 standard errors",
+                                   worst_scaled, 1.0));
+  r.checks.push_back(check_at_most("tied Q = K: mean self-score q.q = d_k: worst |mean/d_k - 1| in units of "
+                                   "5 standard errors",
+                                   worst_tied, 1.0));
+  const SaturationStats& last = r.saturation.back();
+  if (last.d_k >= 256)
+    r.checks.push_back(check_above("unscaled softmax saturates: mean largest weight at d_k = " +
+                                       std::to_string(last.d_k),
+                                   last.max_weight, 0.9));
+  double drift = 0.0;
+  for (const SaturationStats& s : r.saturation)
+    drift = std::max(drift, std::fabs(s.scaled_max_weight - r.saturation.front().scaled_max_weight));
+  r.checks.push_back(check_at_most("scaled softmax does not saturate with d_k: max drift of the mean largest weight",
+                                   drift, 0.15));
+  return r;
+}
+
+SoftmaxStability softmax_stability(const std::vector<double>& logits) {
+  if (logits.empty()) throw Error(ErrorCode::empty_sequence, "logits is empty: give at least one number");
+  if (static_cast<Index>(logits.size()) > kMaxTokens)
+    throw Error(ErrorCode::too_large, "at most " + std::to_string(kMaxTokens) + " logits");
+  for (size_t j = 0; j < logits.size(); ++j)
+    if (!std::isfinite(logits[j]))
+      throw Error(ErrorCode::non_finite, "logits[" + std::to_string(j) + "] is not a finite number");
+  SoftmaxStability r;
+  r.logits = logits;
+  r.row_max = *std::max_element(logits.begin(), logits.end());
+  // 1. Naive: exp of the raw logits (overflows to inf past ~709.78), then normalise.
+  double z = 0.0;
+  for (double l : logits) {
+    r.naive_exp.push_back(det::exp(l));
+    z += r.naive_exp.back();
+  }
+  for (double e : r.naive_exp) {
+    r.naive_weights.push_back(e / z);
+    if (!std::isfinite(e)) r.naive_overflowed = true;
+  }
+  // 2. Stable: subtract the row max first (every exponent <= 0, the largest term is 1).
+  auto stable = [](const std::vector<double>& ls) {
+    const double m = *std::max_element(ls.begin(), ls.end());
+    std::vector<double> w;
+    double s = 0.0;
+    for (double l : ls) {
+      w.push_back(det::exp(l - m));
+      s += w.back();
+    }
+    for (double& x : w) x /= s;
+    return w;
+  };
+  r.stable_weights = stable(logits);
+  std::vector<double> gaps;
+  for (double l : logits) gaps.push_back(l - r.row_max);
+  r.gap_weights = stable(gaps);
+  double sum = 0.0, same = 0.0;
+  bool finite = true;
+  for (size_t j = 0; j < logits.size(); ++j) {
+    const double w = r.stable_weights[j];
+    finite = finite && std::isfinite(w);
+    sum += w;
+    r.max_weight = std::max(r.max_weight, w);
+    if (w > 0.0) r.entropy -= w * det::log(w);
+    same = std::max(same, std::fabs(w - r.gap_weights[j]));
+  }
+  r.checks.push_back(check_at_most("row-max subtraction: weights are finite and sum to 1: |sum - 1|",
+                                   finite ? std::fabs(sum - 1.0) : INFINITY, 1e-12));
+  r.checks.push_back(check_at_most("the subtraction does not change the distribution (so cannot undo "
+                                   "saturation): max |softmax(l) - softmax(l - max)|",
+                                   same, 0.0));
+  return r;
+}
+
+}  // namespace attn

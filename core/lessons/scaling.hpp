@@ -1,0 +1,101 @@
+// lessons/scaling.hpp — why scores are divided by sqrt(d_k).
+//
+// Vaswani et al. 2017, §3.2.1 footnote 4: if the components of q and k are independent with mean 0
+// and variance 1, q·k = Σ_{i<d_k} q_i k_i has mean 0 and variance d_k; dividing by sqrt(d_k)
+// restores variance 1. Here the claim is sampled (seeded attn::Rng, N(0,1) components):
+//   variance     var(q·k) ≈ d_k and var(q·k/√d_k) ≈ 1, with histograms, for each d_k;
+//   tied Q = K   the assumption fails: the self-score q·q = ‖q‖² has mean d_k (chi-square), not 0;
+//   saturation   softmax over `keys` random keys: mean largest weight and mean entropy (nats)
+//                against d_k, with and without the scale, and the mean Frobenius norm of the
+//                softmax Jacobian ∂w/∂logits measured by the backward pass (a saturated row
+//                passes back little gradient);
+//   stability    softmax_stability(): exp(1000) overflows, subtracting the row max does not; the
+//                subtraction leaves the distribution unchanged, so it cannot undo saturation.
+// Sampling tolerances are statistical and derived in the docs of ScalingResult::checks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lessons/check.hpp"
+
+namespace attn {
+
+struct ScalingInput {
+  std::vector<int> d_ks = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};  ///< each 1..4096, at most 16 values
+  int samples = 2000;       ///< N (q, k) pairs per d_k, 2..100000
+  std::uint64_t seed = 17;
+  int bins = 32;            ///< histogram bins over [−range, range], 1..1000
+  double range = 8.0;       ///< histogram half-width in score units, finite > 0
+  int keys = 8;             ///< keys per softmax row in the saturation study, 2..512
+  int rows = 200;           ///< softmax rows per d_k in the saturation study, 1..10000
+};
+
+struct DotProductStats {
+  int d_k = 0;
+  double mean = 0, variance = 0;                ///< of q·k (sample mean, unbiased sample variance)
+  double scaled_mean = 0, scaled_variance = 0;  ///< of q·k/√d_k
+  double variance_tolerance = 0;  ///< relative: 5·sqrt((2 + 6/d_k)/N), 5 standard errors of var/d_k
+  std::vector<int> histogram;         ///< bins counts of q·k in [−range, range]
+  std::vector<int> scaled_histogram;  ///< same for q·k/√d_k
+  int below = 0, above = 0;           ///< q·k outside the histogram range
+  int scaled_below = 0, scaled_above = 0;
+  double tied_mean = 0;           ///< mean self-score q·q (Q = K): ≈ d_k
+  double tied_scaled_mean = 0;    ///< mean q·q/√d_k: ≈ √d_k, grows even with the scale
+  double tied_tolerance = 0;      ///< relative: 5·sqrt(2/(d_k·N)), 5 standard errors of mean/d_k
+};
+
+struct SaturationStats {
+  int d_k = 0;
+  double max_weight = 0, entropy = 0;                ///< unscaled scores: means over rows
+  double scaled_max_weight = 0, scaled_entropy = 0;  ///< scores/√d_k
+  /// Mean over the rows of ‖∂w/∂l‖_F, the softmax Jacobian at its input l (keys×keys), by
+  /// softmax_jacobian_norm (learn::attention_backward): l = q·k unscaled, l = q·k/√d_k scaled.
+  /// It equals ‖diag(w) − w wᵀ‖_F: √(keys − 1)/keys for a uniform row, 0 for a one-hot row.
+  double gradient_norm_unscaled = 0, gradient_norm_scaled = 0;
+};
+
+struct ScalingResult {
+  ScalingInput input;
+  std::vector<double> bin_edges;           ///< bins+1 edges from −range to range
+  std::vector<DotProductStats> dot;        ///< one per d_k, in input order
+  std::vector<SaturationStats> saturation; ///< one per d_k
+  double uniform_entropy = 0;              ///< ln(keys): the entropy of a uniform row
+  double uniform_gradient_norm = 0;        ///< softmax_jacobian_norm of equal logits: √(keys − 1)/keys
+  /// Checks, each the worst over d_k of |estimate − target| / tolerance (<= 1 passes):
+  /// var(q·k)/d_k and var(q·k/√d_k) vs 1 with tolerance 5·sqrt((2 + 6/d)/N) — for S = Σ q_i k_i,
+  /// E S⁴ = 3d² + 6d (the fourth cumulant of q_i k_i is 6), so var(sample variance) ≈ (2d² + 6d)/N;
+  /// mean(q·q)/d_k vs 1 with tolerance 5·sqrt(2/(dN)) — q·q is chi-square with variance 2d.
+  /// Saturation: unscaled largest weight at the largest d_k > 0.9 when that d_k >= 256, and the
+  /// scaled curve stays within 0.15 of its first value.
+  std::vector<Check> checks;
+};
+
+/// Work limit of scaling_study: samples·Σd_k, rows·keys·Σd_k and rows·keys²·(number of d_k) (the
+/// Jacobians: keys backward passes of O(keys) per row, scaled and unscaled) each at most this.
+inline constexpr double kMaxScalingWork = 1e7;
+
+/// Samples in this order from one Rng(seed): for each d_k, N pairs (q then k), then N tied q,
+/// then `rows` rows (q then `keys` keys). Errors: invalid_field (a value out of its range above,
+/// naming it), empty_sequence (no d_k), too_large (past kMaxScalingWork).
+ScalingResult scaling_study(const ScalingInput& in);
+
+struct SoftmaxStability {
+  std::vector<double> logits;
+  double row_max = 0;
+  std::vector<double> naive_exp;       ///< det::exp(logit): +inf past ~709.78
+  std::vector<double> naive_weights;   ///< naive_exp / Σ naive_exp: NaN (inf/inf) after overflow
+  bool naive_overflowed = false;
+  std::vector<double> stable_weights;  ///< exp(logit − max) / Σ: always finite
+  std::vector<double> gap_weights;     ///< the same computed from the gaps logit − max taken as
+                                       ///< fresh logits: identical, so saturation is untouched
+  double max_weight = 0;               ///< largest stable weight (saturation: near 1)
+  double entropy = 0;                  ///< −Σ w ln w of the stable weights, nats
+  std::vector<Check> checks;
+};
+
+/// Softmax of one row with and without the row-max subtraction. logits: 1..4096 finite numbers.
+/// Errors: empty_sequence, non_finite, too_large.
+SoftmaxStability softmax_stability(const std::vector<double>& logits = {1000.0, 1001.0});
+
+}  // namespace attn
