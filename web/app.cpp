@@ -197,7 +197,7 @@ void App::frame() {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   // NoBackground: the frame is cleared to WindowBg before ImGui draws (Platform::render), so this
   // full-window rectangle only repainted the same colour; with a software rasteriser
-  // (SwiftShader in headless Chromium) filling it cost about a third of each frame (issue 6).
+  // (SwiftShader in headless Chromium) filling it cost about a third of each frame (the frame-time budget).
   ImGui::Begin("Attention Lab", nullptr,
                ImGuiWindowFlags_NoBackground |
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |

@@ -1,6 +1,6 @@
 // web/app_state.hpp — what the page shows, and the one path by which it changes.
 //
-// Data flows one way (DESIGN.md): inputs → core → result → panel draws the result.
+// Data flows one way (one-way data flow): inputs → core → result → panel draws the result.
 // Every input change (a widget, or window.attentionLab.set from JS) goes through
 // the functions below, which recompute through the core. On attn::Error the panel
 // keeps its last good inputs and result and records the error to display; the

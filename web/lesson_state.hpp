@@ -1,4 +1,4 @@
-// web/lesson_state.hpp — inputs and results of the lesson-claim panels (issue 4): masks,
+// web/lesson_state.hpp — inputs and results of the lesson-claim panels: masks,
 // attribution, scaling, soft to hard, dropout, additive attention, the lesson script, and the
 // "check yourself" strips.
 //

@@ -401,7 +401,7 @@ int main() {
     d.press(kEnter);
     expect_state_finite();
 
-    // --- the lesson-claim panels (issue 4): draw, click, feed good and bad input
+    // --- the lesson-claim panels: draw, click, feed good and bad input
     g_step = "lesson panels";
     for (const char* p : {"masks", "attribution", "scaling", "temperature", "dropout", "additive", "script"}) {
       expect(Json::parse(attn_app_show_panel(p))["ok"] == true, std::string("showPanel ") + p);
