@@ -54,7 +54,7 @@ class App {
   // Idle tracking for needs_frame().
   bool frame_requested_ = true;
   std::uint64_t drawn_generation_ = 0;
-  Panel drawn_panel_ = Panel::alignment;
+  int drawn_panel_ = 0;
   double last_frame_at_ = -1.0;
   mutable double busy_until_ = 0.0;
 };

@@ -6,47 +6,20 @@
 #include "app.hpp"
 #include "page_tools.hpp"
 #include "page_view.hpp"
+#include "panels/registry.hpp"
 
 namespace app {
 
 attn::Json link_inputs(const AppState& s) {
-  // Built from the inputs alone: state_json would also serialise every result (hundreds of
-  // milliseconds for 512 tokens × 8 heads), and the link is refreshed while the learner drags.
-  // The three first panels mirror their "inputs" in state_json (app_state.cpp); the browser test
-  // "a link reproduces the view" checks that they stay the same.
-  using attn::Json;
-  const AlignmentState& a = s.alignment;
-  const HeadsState& h = s.heads;
-  const PermutationState& p = s.permutation;
-  auto positions = [](attn::PositionSignal v) {
-    return v == attn::PositionSignal::sinusoidal ? "sinusoidal" : (v == attn::PositionSignal::rope ? "rope" : "none");
-  };
-  Json out = Json{
-      {"panel", panel_name(s.panel)},
-      {"alignment", {{"weights", attn::to_json(a.weights)}, {"values", attn::to_json(a.values)},
-                     {"selected_row", a.selected_row}}},
-      {"heads", {{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
-                 {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
-                 {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
-                 {"positions", positions(h.input.positions)},
-                 {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}}},
-      {"permutation", {{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
-                       {"permutation", p.input.permutation}, {"causal", p.input.causal},
-                       {"positions", positions(p.input.positions)}, {"query", p.input.query},
-                       {"shuffle_seed", p.shuffle_seed}}},
-  };
-  // The lesson panels (fixed-size models: cheap): their "inputs", minus what set() cannot
-  // take back (the script panel's run count), plus the additive panel's step.
-  const Json lesson = lesson_state_json(s);
-  for (auto it = lesson.begin(); it != lesson.end(); ++it) {
-    if (!it->is_object() || !it->contains("inputs") || !(*it)["inputs"].is_object()) continue;
-    Json in = (*it)["inputs"];
-    if (it.key() == "script") in.erase("runs");
-    if (it.key() == "additive" && it->contains("step")) in["step"] = (*it)["step"];
-    if (!in.empty()) out[it.key()] = std::move(in);
-  }
-  out["cost"] = cost_state_json(s)["inputs"];  // the Cost panel: every input set() takes back
-  out["learned_heads"] = learned_heads_inputs_json(s.learned_heads.input);  // inputs only, never the run
+  // Built from each panel's inputs alone (panels/registry.hpp): state_json would also serialise
+  // every result (hundreds of milliseconds for 512 tokens × 8 heads), and the link is refreshed
+  // while the learner drags.
+  attn::Json out = attn::Json{{"panel", panel_name(s.panel)}};
+  for (const PanelDef& p : panels())
+    if (p.link_inputs) {
+      attn::Json in = p.link_inputs(s);
+      if (!in.empty()) out[p.name] = std::move(in);
+    }
   return out;
 }
 
