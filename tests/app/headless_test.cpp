@@ -22,6 +22,9 @@
 #include "api.hpp"
 #include "app.hpp"
 #include "attn/json_case.hpp"
+#include "embed_api.hpp"
+#include "panels/registry.hpp"
+#include "throwaway_panel.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"
 
@@ -648,6 +651,31 @@ int main() {
       expect_state_finite();
     }
 
+    // --- a throw-away panel (throwaway_panel.cpp: its own files and one registration) is found
+    // by the navigation, showPanel, state(), set(), links and the text mirror
+    g_step = "registry";
+    {
+      const int n = static_cast<int>(app::panels().size());
+      expect(app::panel_index(throwaway::kName) == n - 1, "the throw-away panel is registered last");
+      attn_app_show_panel("alignment");
+      d.click("##nav", n - 1);  // its sidebar entry
+      expect(api_state()["panel"] == throwaway::kName, "the navigation opens the throw-away panel");
+      d.click("Throw-away button");
+      expect(api_state()[throwaway::kName]["result"]["clicks"] == 1, "its draw function runs and takes clicks");
+      attn_app_show_panel("heads");
+      expect(Json::parse(attn_app_show_panel(throwaway::kName))["ok"] == true, "showPanel finds it");
+      expect_accepted({{throwaway::kName, {{"count", 7}}}});
+      expect(api_state()[throwaway::kName]["inputs"]["count"] == 7, "state() and set() find it");
+      expect_rejected({{throwaway::kName, {{"count", "seven"}}}}, throwaway::kName, "invalid_field");
+      const Json link = Json::parse(attn_app_link_inputs());
+      expect(link["panel"] == throwaway::kName && link[throwaway::kName]["count"] == 7, "links carry its inputs");
+      d.frames(1);
+      const Json view = Json::parse(attn_app_view(100));
+      expect(view["panel"] == throwaway::kName && view["title"] == throwaway::kHeading, "the text mirror names it");
+      attn_app_show_panel("alignment");
+      d.frames(1);
+    }
+
     // --- idle frames are skipped, changes and requests are not
     g_step = "idle";
     io.MousePos = ImVec2(-1000, -1000);
@@ -669,9 +697,8 @@ int main() {
     g_step = "sizes";
     for (const ImVec2 size : {ImVec2(640, 480), ImVec2(1280, 800)}) {
       io.DisplaySize = size;
-      for (const char* p : {"alignment", "heads", "permutation", "masks", "attribution", "scaling", "temperature",
-                            "dropout", "additive", "script", "learned_heads"}) {
-        attn_app_show_panel(p);
+      for (const app::PanelDef& p : app::panels()) {  // every registered panel
+        attn_app_show_panel(p.name);
         d.sweep(61);
       }
     }
