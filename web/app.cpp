@@ -4,10 +4,10 @@
 #include <cmath>
 #include <string>
 
-#include "api.hpp"
-#include "heatmap_cursor.hpp"
-#include "page_tools.hpp"
-#include "page_view.hpp"
+#include "page/api.hpp"
+#include "widgets/heatmap_cursor.hpp"
+#include "page/page_tools.hpp"
+#include "page/page_view.hpp"
 #include "panels/registry.hpp"
 
 namespace app {

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "api.hpp"
+#include "page/api.hpp"
 #include "app.hpp"
 #include "attn/json_case.hpp"
-#include "embed_api.hpp"
+#include "page/embed_api.hpp"
 #include "panels/registry.hpp"
 #include "throwaway_panel.hpp"
 #include "imgui.h"

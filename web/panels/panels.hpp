@@ -6,8 +6,8 @@
 #pragma once
 
 #include "app_state.hpp"
-#include "heatmap.hpp"
-#include "ui_style.hpp"
+#include "widgets/heatmap.hpp"
+#include "widgets/ui_style.hpp"
 
 namespace app {
 

@@ -1,6 +1,6 @@
 #include "panels/registry.hpp"
 
-#include "api.hpp"
+#include "page/api.hpp"
 #include "cost_state.hpp"
 #include "learned_heads_state.hpp"
 #include "lesson_state.hpp"

@@ -8,7 +8,7 @@
 
 #include "panels.hpp"
 #include "lesson_ui.hpp"
-#include "plots.hpp"
+#include "widgets/plots.hpp"
 #include "imgui_stdlib.h"
 
 namespace app {

@@ -1,11 +1,11 @@
-#include "embed_api.hpp"
+#include "page/embed_api.hpp"
 
 #include <string>
 
-#include "api.hpp"
+#include "page/api.hpp"
 #include "app.hpp"
-#include "page_tools.hpp"
-#include "page_view.hpp"
+#include "page/page_tools.hpp"
+#include "page/page_view.hpp"
 #include "panels/registry.hpp"
 
 namespace app {
