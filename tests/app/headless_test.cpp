@@ -676,6 +676,27 @@ int main() {
       d.frames(1);
     }
 
+    // --- a slow first study waits for the next frame when the navigation opens its panel: the
+    // panel's state() says pending until the tick before that frame runs it (never a draw call)
+    g_step = "pending";
+    {
+      app::AppState fresh = app::make_default_state();
+      int pending_panels = 0;
+      for (const app::PanelDef& p : app::panels()) {
+        app::show_panel(fresh, p.name, false);
+        const Json before = p.state(fresh);
+        if (!before.contains("pending")) continue;
+        ++pending_panels;
+        expect(before["pending"] == true && app::panels_busy(fresh), std::string(p.name) + ": pending after the nav");
+        app::tick_panels(fresh);
+        const Json after = p.state(fresh);
+        expect(!after.contains("pending") && !app::panels_busy(fresh), std::string(p.name) + ": complete after the tick");
+        app::show_panel(fresh, p.name, true);  // shown again: nothing left to do
+        expect(!p.state(fresh).contains("pending"), std::string(p.name) + ": stays complete");
+      }
+      expect(pending_panels == 2, "two panels (scaling, cost) defer their first study");
+    }
+
     // --- idle frames are skipped, changes and requests are not
     g_step = "idle";
     io.MousePos = ImVec2(-1000, -1000);
