@@ -3,15 +3,10 @@
 // For tests and course pages. Every call goes through the C functions in web/page/api.cpp,
 // which use the same app-state path as the on-screen widgets:
 //   ready                     Promise, resolves (to this object) after the first frame is drawn
-//   state()                   {panel, frames, alignment:{inputs, selected_row, result, row_sums, error},
-//                              heads:{inputs, sentence_text, result, row_sums, error},
-//                              permutation:{inputs, sentence_text, permutation_text, result, symmetry, error},
-//                              masks, attribution, scaling, temperature, dropout, additive, script, cost:
-//                              {inputs, result:{..., checks}, error}, recall:{tasks, result:{answers}, error},
-//                              learned_heads:{inputs, status, step, total, losses, latest, interventions,
-//                              decoding, combined, error}}
-//   showPanel(name)           "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" |
-//                             "temperature" | "dropout" | "additive" | "script" | "cost" | "learned_heads"
+//   state()                   {panel, frames, <panel name>: {inputs, result, error, ...} for every panel
+//                              of the registry (web/panels/registry.cpp), recall:{tasks, result:{answers},
+//                              error}}; a panel whose first study waits for a frame also has pending: true
+//   showPanel(name)           a panel's name in the registry ("alignment", "heads", ...)
 //   set(patch)                e.g. {heads: {seed: 3, causal: true}, permutation: {permutation: [1,0,2]}}
 //   setSentence(s)            heads and permutation panels      setSeed(n)      both panels
 //   setHeads(n)               setCausal(panel, on)              setPositions(panel, on)
