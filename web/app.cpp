@@ -4,57 +4,13 @@
 #include <cmath>
 #include <string>
 
-#include "api.hpp"
-#include "heatmap_cursor.hpp"
-#include "page_tools.hpp"
-#include "page_view.hpp"
-#include "panels/panels.hpp"
+#include "page/api.hpp"
+#include "widgets/heatmap_cursor.hpp"
+#include "page/page_tools.hpp"
+#include "page/page_view.hpp"
+#include "panels/registry.hpp"
 
 namespace app {
-
-namespace {
-
-struct NavEntry {
-  Panel panel;
-  const char* number;
-  const char* title;
-  const char* blurb;
-};
-
-const NavEntry kNav[] = {
-    {Panel::alignment, "1", "Alignment", "a constructed cross-read"},
-    {Panel::heads, "2", "Random-init heads", "routing, nothing learned"},
-    {Panel::permutation, "3", "Permutation", "order, masks, positions"},
-    {Panel::masks, "4", "Masks", "causal, padding, empty rows"},
-    {Panel::attribution, "5", "Attribution", "weight is not contribution"},
-    {Panel::scaling, "6", "Scaling", "why divide by \xE2\x88\x9A" "d_k"},
-    {Panel::temperature, "7", "Soft to hard", "temperature, argmax, hull"},
-    {Panel::dropout, "8", "Dropout", "sampled rows, kept weights"},
-    {Panel::additive, "9", "Additive", "Bahdanau's scores, stepped"},
-    {Panel::script, "10", "Lesson script", "torch replica, timing"},
-    {Panel::cost, "11", "Cost", "FLOPs, bytes, caches, kernels"},
-    {Panel::learned_heads, "12", "Learned heads", "trained here: maps, ablations"},
-};
-
-const char* panel_title(Panel p) {
-  switch (p) {
-    case Panel::alignment: return "Alignment: a soft read of the source";
-    case Panel::heads: return "Random-init heads: routing without learning";
-    case Panel::permutation: return "Permutation: what self-attention knows about order";
-    case Panel::masks: return "Masks: what a query may not see";
-    case Panel::attribution: return "Attribution: a large weight is not a large effect";
-    case Panel::scaling: return "Scaling: why scores are divided by \xE2\x88\x9A" "d_k";
-    case Panel::temperature: return "Soft to hard: temperature down to argmax";
-    case Panel::dropout: return "Dropout on attention weights";
-    case Panel::additive: return "Additive attention (Bahdanau et al. 2015)";
-    case Panel::script: return "The lesson's script: replica and timing";
-    case Panel::cost: return "Cost: what dense attention spends";
-    case Panel::learned_heads: return "Learned heads, trained here";
-  }
-  return "";
-}
-
-}  // namespace
 
 App::App(HeatmapGpu& gpu) : gpu_(gpu), state_(make_default_state()) {}
 
@@ -78,7 +34,7 @@ void App::frame_presented(double now_seconds) {
 bool App::needs_frame(bool had_input, double now) const {
   if (had_input) busy_until_ = now + 0.4;
   const ImGuiIO& io = ImGui::GetIO();
-  return frame_requested_ || now < busy_until_ || state_.learned_heads.running || state_.learned_heads.extrapolation_running || state_.generation != drawn_generation_ ||
+  return frame_requested_ || now < busy_until_ || panels_busy(state_) || state_.generation != drawn_generation_ ||
          state_.panel != drawn_panel_ || io.WantTextInput || (ImGui::IsAnyItemActive() && !heatmap_cell_mode_active()) || last_frame_at_ < 0 ||
          now - last_frame_at_ > 0.5;
 }
@@ -96,14 +52,16 @@ void App::draw_nav(float width) {
   ImGui::PopFont();
   ImGui::Dummy(ImVec2(0, fs * 0.6f));
 
-  // Eleven entries: tight spacing between them so the list and its notes fit an 800-pixel-high window.
+  // Twelve entries: tight spacing between them so the list and its notes fit an 800-pixel-high window.
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 3.0f));
-  for (const NavEntry& e : kNav) {
-    const bool active = state_.panel == e.panel;
+  const std::vector<PanelDef>& entries = panels();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const PanelDef& e = entries[i];
+    const bool active = state_.panel == static_cast<int>(i);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const float h = fs * 2.85f;
     ImGui::PushID(e.number);
-    if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) state_.panel = e.panel;
+    if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) show_panel(state_, static_cast<int>(i));
     ImGui::PopID();
     // Number badge, title and one-line blurb drawn over the selectable.
     const ImVec2 c(p0.x + fs * 1.0f, p0.y + h * 0.5f);
@@ -116,7 +74,7 @@ void App::draw_nav(float width) {
     dl->AddText(fonts_.bold, fonts_.bold->FontSize * ImGui::GetIO().FontGlobalScale, ImVec2(tx, p0.y + h * 0.5f - fs * 1.05f),
                 ImGui::GetColorU32(ImGuiCol_Text), e.title, nullptr, 0.0f, &clip);
     dl->AddText(fonts_.small, fonts_.small->FontSize * ImGui::GetIO().FontGlobalScale, ImVec2(tx, p0.y + h * 0.5f + fs * 0.05f),
-                ImGui::GetColorU32(ImGuiCol_TextDisabled), e.blurb, nullptr, 0.0f, &clip);
+                ImGui::GetColorU32(ImGuiCol_TextDisabled), e.subtitle, nullptr, 0.0f, &clip);
   }
   ImGui::PopStyleVar();
 
@@ -155,8 +113,10 @@ void App::draw_top_nav() {
   ImGui::TextUnformatted("Attention Lab");
   ImGui::PopFont();
   const float row_x = ImGui::GetItemRectMax().x + fs * 1.2f;  // tabs wrap back to here
-  for (const NavEntry& e : kNav) {
-    const bool active = state_.panel == e.panel;
+  const std::vector<PanelDef>& entries = panels();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const PanelDef& e = entries[i];
+    const bool active = state_.panel == static_cast<int>(i);
     const std::string label = std::string(e.number) + "  " + e.title;
     const float w = ImGui::CalcTextSize(label.c_str()).x;
     if (ImGui::GetItemRectMax().x + fs * 1.2f + w > right - fs * 0.5f) {
@@ -168,7 +128,7 @@ void App::draw_top_nav() {
     ImGui::PushID(e.number);
     if (active) ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
     if (ImGui::Selectable(label.c_str(), active, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0)))
-      state_.panel = e.panel;
+      show_panel(state_, static_cast<int>(i));
     if (active) ImGui::PopStyleColor();
     ImGui::PopID();
   }
@@ -182,22 +142,19 @@ void App::draw_top_nav() {
 
 void App::frame() {
   if (!fonts_ready_) ensure_fonts(1.0f);
-  // The Learned heads panel's training slice (a time budget of Adam steps), before anything is
-  // drawn: the frame then draws the state as it stands (learned_heads_state.hpp).
-  tick_learned_heads(state_);
-  if (learned_heads_wants_checkpoint(state_)) {  // fetched when the panel first opens, not with the page
-    learned_heads_checkpoint_requested(state_);
-    fetch_checkpoint(kLearnedHeadsCheckpointUrl);
-  }
+  // Each panel's work between frames (pending studies, the Learned heads panel's training slice),
+  // before anything is drawn: the frame then draws the state as it stands. Never in a draw call.
+  tick_panels(state_);
   gpu_.begin_frame();
-  view::begin_frame(panel_name(state_.panel), panel_title(state_.panel));  // the DOM mirror's record
+  const PanelDef& shown = current_panel(state_);
+  view::begin_frame(shown.name, shown.heading);  // the DOM mirror's record
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   // NoBackground: the frame is cleared to WindowBg before ImGui draws (Platform::render), so this
   // full-window rectangle only repainted the same colour; with a software rasteriser
-  // (SwiftShader in headless Chromium) filling it cost about a third of each frame (issue 6).
+  // (SwiftShader in headless Chromium) filling it cost about a third of each frame (the frame-time budget).
   ImGui::Begin("Attention Lab", nullptr,
                ImGuiWindowFlags_NoBackground |
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
@@ -216,9 +173,9 @@ void App::frame() {
   } else {
     // Sidebar wide enough for the longest entry, a slightly darker column.
     float need = ImGui::CalcTextSize("Attention Lab").x * fonts_.title->FontSize / fonts_.body->FontSize;
-    for (const NavEntry& e : kNav) {
+    for (const PanelDef& e : panels()) {
       need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.title).x * 1.08f);
-      need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.blurb).x * 0.9f);
+      need = std::max(need, fs * 2.3f + ImGui::CalcTextSize(e.subtitle).x * 0.9f);
     }
     const float nav_w = std::floor(std::min(width * 0.3f, std::max(fs * 14.0f, need + fs * 2.5f)));
     ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(238, 236, 229, 255));
@@ -236,34 +193,23 @@ void App::frame() {
   {
     // A newly shown panel starts at its top, not at the scroll position of the previous one.
     ImGuiStorage* store = ImGui::GetStateStorage();
-    const ImGuiID shown = ImGui::GetID("##shown_panel");
-    if (store->GetInt(shown, -1) != static_cast<int>(state_.panel)) {
+    const ImGuiID shown_id = ImGui::GetID("##shown_panel");
+    if (store->GetInt(shown_id, -1) != state_.panel) {
       ImGui::SetScrollY(0.0f);
-      store->SetInt(shown, static_cast<int>(state_.panel));
+      store->SetInt(shown_id, state_.panel);
     }
   }
+  // The panel chosen by the navigation above (it may have changed during this frame).
+  const PanelDef& panel = current_panel(state_);
   ImGui::PushFont(fonts_.title);
-  ImGui::TextUnformatted(panel_title(state_.panel));
+  ImGui::TextUnformatted(panel.heading);
   ImGui::PopFont();
   draw_page_tools(fonts_, embed_);  // copy link, PNG/CSV/JSON export (page_tools.hpp)
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
   Ui ui{gpu_, fonts_};
   // Each panel under its own ID scope, so equal labels in different panels never clash.
-  ImGui::PushID(panel_name(state_.panel));
-  switch (state_.panel) {
-    case Panel::alignment: draw_alignment_panel(state_, ui); break;
-    case Panel::heads: draw_heads_panel(state_, ui); break;
-    case Panel::permutation: draw_permutation_panel(state_, ui); break;
-    case Panel::masks: draw_masks_panel(state_, ui); break;
-    case Panel::attribution: draw_attribution_panel(state_, ui); break;
-    case Panel::scaling: draw_scaling_panel(state_, ui); break;
-    case Panel::temperature: draw_temperature_panel(state_, ui); break;
-    case Panel::dropout: draw_dropout_panel(state_, ui); break;
-    case Panel::additive: draw_additive_panel(state_, ui); break;
-    case Panel::script: draw_script_panel(state_, ui); break;
-    case Panel::cost: draw_cost_panel(state_, ui); break;
-    case Panel::learned_heads: draw_learned_heads_panel(state_, ui); break;
-  }
+  ImGui::PushID(panel.name);
+  panel.draw(state_, ui);
   ImGui::PopID();
   ImGui::Dummy(ImVec2(0, fs));
   ImGui::EndChild();

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "app_state.hpp"
-#include "heatmap.hpp"
-#include "ui_style.hpp"
+#include "widgets/heatmap.hpp"
+#include "widgets/ui_style.hpp"
 
 namespace app {
 
@@ -54,7 +54,7 @@ class App {
   // Idle tracking for needs_frame().
   bool frame_requested_ = true;
   std::uint64_t drawn_generation_ = 0;
-  Panel drawn_panel_ = Panel::alignment;
+  int drawn_panel_ = 0;
   double last_frame_at_ = -1.0;
   mutable double busy_until_ = 0.0;
 };

@@ -11,40 +11,12 @@
 #include "attn/linalg.hpp"
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
+#include "panels/registry.hpp"
 
 namespace app {
 
 using attn::Json;
 using attn::Matrix;
-
-const char* panel_name(Panel p) {
-  switch (p) {
-    case Panel::alignment: return "alignment";
-    case Panel::heads: return "heads";
-    case Panel::permutation: return "permutation";
-    case Panel::masks: return "masks";
-    case Panel::attribution: return "attribution";
-    case Panel::scaling: return "scaling";
-    case Panel::temperature: return "temperature";
-    case Panel::dropout: return "dropout";
-    case Panel::additive: return "additive";
-    case Panel::script: return "script";
-    case Panel::cost: return "cost";
-    case Panel::learned_heads: return "learned_heads";
-  }
-  return "alignment";
-}
-
-bool panel_from_name(const std::string& name, Panel* out) {
-  for (Panel p : {Panel::alignment, Panel::heads, Panel::permutation, Panel::masks, Panel::attribution, Panel::scaling,
-                  Panel::temperature, Panel::dropout, Panel::additive, Panel::script, Panel::cost,
-                  Panel::learned_heads})
-    if (name == panel_name(p)) {
-      *out = p;
-      return true;
-    }
-  return false;
-}
 
 namespace {
 
@@ -82,7 +54,7 @@ AppState make_default_state() {
   init_lesson_state(s);
   attn::CostInput cost;
   cost.window = 1024;  // a window shorter than the default T = 4096, so it hides something
-  set_cost_input(s, cost);  // the weights map waits for ensure_cost_panel
+  set_cost_input(s, cost);  // the weights map waits for show_cost_panel
   init_learned_heads(s);    // step 0 of the default run (training waits for Train)
   return s;
 }
@@ -408,49 +380,77 @@ bool apply_permutation(AppState& s, const Json& patch) {
 
 }  // namespace
 
-Json state_json(const AppState& s) {
+Json alignment_state_json(const AppState& s) {
   const AlignmentState& a = s.alignment;
-  const HeadsState& h = s.heads;
-  const PermutationState& p = s.permutation;
+  return Json{{"inputs", {{"queries", a.queries}, {"keys", a.keys}, {"weights", attn::to_json(a.weights)},
+                          {"values", attn::to_json(a.values)}}},
+              {"selected_row", a.selected_row},
+              {"result", attn::to_json(a.result)},
+              {"row_sums", vector_json(a.row_sums)},
+              {"error", error_value(a.error)}};
+}
 
+Json heads_state_json(const AppState& s) {
+  const HeadsState& h = s.heads;
   Json heads_rows = Json::array();
   for (const auto& r : h.row_sums) heads_rows.push_back(vector_json(r));
+  return Json{{"inputs", {{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
+                          {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
+                          {"key_padding", h.input.valid_length >= 0},
+                          {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
+                          {"positions", positions_name(h.input.positions)},
+                          {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}}},
+              {"sentence_text", h.sentence_text},
+              {"result", attn::to_json(h.result)},
+              {"row_sums", heads_rows},
+              {"error", error_value(h.error)}};
+}
 
-  Json out = Json{
-      {"panel", panel_name(s.panel)},
-      {"frames", s.frames},
-      {"alignment",
-       {{"inputs", {{"queries", a.queries}, {"keys", a.keys}, {"weights", attn::to_json(a.weights)},
-                    {"values", attn::to_json(a.values)}}},
-        {"selected_row", a.selected_row},
-        {"result", attn::to_json(a.result)},
-        {"row_sums", vector_json(a.row_sums)},
-        {"error", error_value(a.error)}}},
-      {"heads",
-       {{"inputs", {{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
-                    {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
-                    {"key_padding", h.input.valid_length >= 0},
-                    {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
-                    {"positions", positions_name(h.input.positions)},
-                    {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}}},
-        {"sentence_text", h.sentence_text},
-        {"result", attn::to_json(h.result)},
-        {"row_sums", heads_rows},
-        {"error", error_value(h.error)}}},
-      {"permutation",
-       {{"inputs", {{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
-                    {"permutation", p.input.permutation}, {"causal", p.input.causal},
-                    {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
-                    {"shuffle_seed", p.shuffle_seed}}},
-        {"sentence_text", p.sentence_text},
-        {"permutation_text", p.permutation_text},
-        {"result", attn::to_json(p.result)},
-        {"symmetry", attn::to_json(p.symmetry)},
-        {"error", error_value(p.error)}}},
-  };
-  out.update(lesson_state_json(s));  // masks, attribution, scaling, ... (lesson_state.cpp)
-  out["cost"] = cost_state_json(s);  // cost_state.cpp
-  out["learned_heads"] = learned_heads_state_json(s);  // learned_heads_state.cpp
+Json permutation_state_json(const AppState& s) {
+  const PermutationState& p = s.permutation;
+  return Json{{"inputs", {{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
+                          {"permutation", p.input.permutation}, {"causal", p.input.causal},
+                          {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
+                          {"shuffle_seed", p.shuffle_seed}}},
+              {"sentence_text", p.sentence_text},
+              {"permutation_text", p.permutation_text},
+              {"result", attn::to_json(p.result)},
+              {"symmetry", attn::to_json(p.symmetry)},
+              {"error", error_value(p.error)}};
+}
+
+// The link inputs mirror the "inputs" above (minus what a link need not carry); the browser
+// test "a link reproduces the view" checks that they stay the same.
+Json alignment_link_inputs(const AppState& s) {
+  const AlignmentState& a = s.alignment;
+  return Json{{"weights", attn::to_json(a.weights)}, {"values", attn::to_json(a.values)}, {"selected_row", a.selected_row}};
+}
+
+Json heads_link_inputs(const AppState& s) {
+  const HeadsState& h = s.heads;
+  return Json{{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
+              {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
+              {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
+              {"positions", positions_name(h.input.positions)},
+              {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}};
+}
+
+Json permutation_link_inputs(const AppState& s) {
+  const PermutationState& p = s.permutation;
+  return Json{{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
+              {"permutation", p.input.permutation}, {"causal", p.input.causal},
+              {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
+              {"shuffle_seed", p.shuffle_seed}};
+}
+
+bool apply_alignment_json(AppState& s, const Json& patch) { return apply_alignment(s, patch); }
+bool apply_heads_json(AppState& s, const Json& patch) { return apply_heads(s, patch); }
+bool apply_permutation_json(AppState& s, const Json& patch) { return apply_permutation(s, patch); }
+
+Json state_json(const AppState& s) {
+  Json out = Json{{"panel", panel_name(s.panel)}, {"frames", s.frames}};
+  for (const PanelDef& p : panels()) out[p.name] = p.state(s);
+  out["recall"] = recall_state_json(s);  // the "check yourself" strips, shared by the panels
   return out;
 }
 
@@ -465,39 +465,22 @@ Json apply_json(AppState& s, const Json& patch) {
     for (auto it = patch.begin(); it != patch.end(); ++it) {
       const std::string& k = it.key();
       if (k == "panel") {
-        Panel panel;
-        if (!it->is_string() || !panel_from_name(it->get<std::string>(), &panel))
-          return fail("invalid_field",
-                      "panel must be one of alignment, heads, permutation, masks, attribution, scaling, "
-                      "temperature, dropout, additive, script, cost, learned_heads");
-        s.panel = panel;
-        ensure_lesson_panel(s);  // a panel's heavy first computation (lesson_state.hpp)
-        ensure_cost_panel(s);
+        // A panel's heavy first computation runs now: state() right after shows it complete.
+        if (!it->is_string() || !show_panel(s, it->get<std::string>(), true))
+          return fail("invalid_field", "panel must be one of " + panel_names_list());
         continue;
       }
       if (!it->is_object()) return fail("invalid_field", k + " takes an object of inputs");
       bool ok = true;
-      if (k == "alignment") {
-        ok = apply_alignment(s, *it);
-        last_error = &s.alignment.error;
-      } else if (k == "heads") {
-        ok = apply_heads(s, *it);
-        last_error = &s.heads.error;
-      } else if (k == "permutation") {
-        ok = apply_permutation(s, *it);
-        last_error = &s.permutation.error;
-      } else if (k == "cost") {
-        ok = apply_cost_json(s, *it);
-        last_error = &s.cost.error;
-      } else if (k == "learned_heads") {
-        ok = apply_learned_heads_json(s, *it);
-        last_error = &s.learned_heads.error;
-      } else if (is_lesson_key(k)) {
-        ok = apply_lesson_json(s, k, *it, &last_error);
+      if (k == "recall") {
+        ok = apply_recall_json(s, *it);
+        last_error = &s.lesson.recall.error;
+      } else if (const int i = panel_index(k); i >= 0) {
+        const PanelDef& p = panels()[static_cast<size_t>(i)];
+        ok = p.apply(s, *it);
+        last_error = p.error(s);
       } else {
-        return fail("invalid_field", "unknown key '" + k +
-                                         "' (expected panel, alignment, heads, permutation, masks, attribution, "
-                                         "scaling, temperature, dropout, additive, script, recall, cost, learned_heads)");
+        return fail("invalid_field", "unknown key '" + k + "' (expected panel, " + panel_names_list() + ", recall)");
       }
       if (!ok && last_error && *last_error) return fail((*last_error)->code, (*last_error)->message);
     }

@@ -1,6 +1,6 @@
 // web/app_state.hpp — what the page shows, and the one path by which it changes.
 //
-// Data flows one way (DESIGN.md): inputs → core → result → panel draws the result.
+// Data flows one way (one-way data flow): inputs → core → result → panel draws the result.
 // Every input change (a widget, or window.attentionLab.set from JS) goes through
 // the functions below, which recompute through the core. On attn::Error the panel
 // keeps its last good inputs and result and records the error to display; the
@@ -24,14 +24,6 @@
 #include "lesson_state.hpp"
 
 namespace app {
-
-enum class Panel { alignment, heads, permutation, masks, attribution, scaling, temperature, dropout, additive, script, cost, learned_heads };
-
-/// "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" | "temperature" |
-/// "dropout" | "additive" | "script" | "cost" | "learned_heads".
-const char* panel_name(Panel p);
-/// Inverse of panel_name; false for an unknown name.
-bool panel_from_name(const std::string& name, Panel* out);
 
 struct AlignmentState {
   // Inputs (last good). Tq = queries.size(), Tk = keys.size(), values Tk×2.
@@ -72,7 +64,7 @@ struct PermutationState {
 };
 
 struct AppState {
-  Panel panel = Panel::alignment;
+  int panel = 0;  ///< the panel on screen: an index into panels() (panels/registry.hpp)
   AlignmentState alignment;
   HeadsState heads;
   PermutationState permutation;
@@ -115,12 +107,25 @@ bool shuffle_permutation(AppState& s);
 std::string permutation_to_text(const std::vector<int>& p);
 
 // --- JSON (window.attentionLab) --------------------------------------------
-/// Everything the page shows: {"panel", "frames", "alignment":{inputs, selected_row, result,
-/// row_sums, error}, "heads":{...}, "permutation":{...}}. Results via attn::to_json.
+/// Everything the page shows: {"panel", "frames", one key per panel (panels/registry.hpp: its
+/// state function), "recall"}. Results via attn::to_json.
 attn::Json state_json(const AppState& s);
-/// Apply a patch {"panel": name, "alignment": {...}, "heads": {...}, "permutation": {...}}
-/// through the same setters the widgets use. Returns {"ok":true} or
-/// {"ok":false,"error":{code,message}} (unknown keys, wrong types, or the core's error).
+/// Apply a patch {"panel": name, <panel name>: {...}, "recall": {...}} through the same setters
+/// the widgets use. Returns {"ok":true} or {"ok":false,"error":{code,message}} (unknown keys,
+/// wrong types, or the core's error).
 attn::Json apply_json(AppState& s, const attn::Json& patch);
+
+// The first three panels' JSON (the registry's entries for them).
+attn::Json alignment_state_json(const AppState& s);
+attn::Json heads_state_json(const AppState& s);
+attn::Json permutation_state_json(const AppState& s);
+/// What a link carries: built from the inputs only.
+attn::Json alignment_link_inputs(const AppState& s);
+attn::Json heads_link_inputs(const AppState& s);
+attn::Json permutation_link_inputs(const AppState& s);
+/// set() patches; a malformed patch throws (reported as invalid_field by apply_json).
+bool apply_alignment_json(AppState& s, const attn::Json& patch);
+bool apply_heads_json(AppState& s, const attn::Json& patch);
+bool apply_permutation_json(AppState& s, const attn::Json& patch);
 
 }  // namespace app

@@ -44,6 +44,7 @@ bool compute_weights(AppState& s, const attn::KernelTimingInput& in) {
     c.probe_row = std::min(c.probe_row, in.t - 1);
     c.probe_col = std::min(c.probe_col, in.t - 1);
     ++c.weights_version;
+    c.pending = false;
     ++s.generation;
   });
 }
@@ -88,9 +89,18 @@ bool run_cost_timing(AppState& s) {
   });
 }
 
-void ensure_cost_panel(AppState& s) {
+void show_cost_panel(AppState& s, bool now) {
   CostState& c = s.cost;
-  if (s.panel == Panel::cost && c.weights_t == 0) compute_weights(s, c.timing_input);
+  if (c.weights_t != 0) return;
+  c.pending = true;
+  if (now) tick_cost(s);
+}
+
+void tick_cost(AppState& s) {
+  CostState& c = s.cost;
+  if (!c.pending) return;
+  c.pending = false;
+  if (c.weights_t == 0) compute_weights(s, c.timing_input);
 }
 
 void set_cost_probe(AppState& s, int row, int col) {
@@ -100,22 +110,26 @@ void set_cost_probe(AppState& s, int row, int col) {
   c.probe_col = std::max(0, std::min(n - 1, col));
 }
 
-Json cost_state_json(const AppState& s) {
+Json cost_inputs_json(const AppState& s) {
   const CostState& c = s.cost;
   const attn::KernelTimingInput& ti = c.timing_input;
+  const attn::CostInput& in = c.input;
+  return Json{{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups}, {"layers", in.layers},
+              {"context", in.context}, {"cache_dtype", attn::dtype_name(in.cache_dtype)}, {"window", in.window},
+              {"timing_t", ti.t}, {"timing_d", ti.d}, {"timing_dtype", ti.dtype == attn::KernelDtype::float32 ? "float32" : "float64"},
+              {"seed", ti.seed}, {"repeats", ti.repeats}};
+}
+
+Json cost_state_json(const AppState& s) {
+  const CostState& c = s.cost;
   Json probe = nullptr;
   if (c.weights.rows() > 0 && c.probe_row < c.weights.rows() && c.probe_col < c.weights.cols())
     probe = Json{{"row", c.probe_row}, {"col", c.probe_col}, {"weight", c.weights(c.probe_row, c.probe_col)}};
   Json checks = Json::array();
   if (c.timing)
     for (const attn::Check& k : c.timing->checks) checks.push_back(attn::to_json(k));
-  const attn::CostInput& in = c.input;
-  return Json{
-      {"inputs",
-       {{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups}, {"layers", in.layers},
-        {"context", in.context}, {"cache_dtype", attn::dtype_name(in.cache_dtype)}, {"window", in.window},
-        {"timing_t", ti.t}, {"timing_d", ti.d}, {"timing_dtype", ti.dtype == attn::KernelDtype::float32 ? "float32" : "float64"},
-        {"seed", ti.seed}, {"repeats", ti.repeats}}},
+  Json out{
+      {"inputs", cost_inputs_json(s)},
       {"result",
        {{"counts", attn::to_json(c.result)},
         {"timing", c.timing ? attn::to_json(*c.timing) : Json(nullptr)},
@@ -125,6 +139,8 @@ Json cost_state_json(const AppState& s) {
           {"cols", c.weights.cols()}, {"probe", probe}}},
         {"checks", checks}}},
       {"error", c.error ? Json{{"code", c.error->code}, {"message", c.error->message}} : Json(nullptr)}};
+  if (c.pending) out["pending"] = true;  // the weights map waits for the next frame (omitted once done)
+  return out;
 }
 
 bool apply_cost_json(AppState& s, const Json& patch) {

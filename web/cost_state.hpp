@@ -1,4 +1,4 @@
-// web/cost_state.hpp — inputs and results of the Cost panel (issue 6).
+// web/cost_state.hpp — inputs and results of the Cost panel (the cost of dense attention).
 //
 // Same one-way flow as app_state.hpp: every input change goes through a setter below, which
 // recomputes through the core (attn::attention_cost, time_dense_vs_tiled,
@@ -34,6 +34,8 @@ struct CostState {
                                       ///< largest weights would otherwise darken all the rest)
   std::uint64_t weights_version = 0;  ///< changes with `weights` (heatmap texture)
   int probe_row = 0, probe_col = 0;   ///< a cell whose weight state() reports (tests, readers)
+  /// The panel was shown and its weights map waits for the next frame (state() reports pending: true).
+  bool pending = false;
   std::optional<ErrorInfo> error;
 };
 
@@ -44,8 +46,13 @@ bool set_cost_input(AppState& s, const attn::CostInput& in);
 bool set_cost_timing_input(AppState& s, const attn::KernelTimingInput& in);
 /// Time dense vs tiled at the current timing inputs (blocks for the runs).
 bool run_cost_timing(AppState& s);
-/// Compute the weights map if the panel is shown and it is missing (first show).
-void ensure_cost_panel(AppState& s);
+/// The panel is shown: its weights map is computed if missing (first show). `now`: at once
+/// (set()); otherwise it is marked pending and computed by tick_cost before the next frame.
+void show_cost_panel(AppState& s, bool now);
+/// Compute a pending weights map (before a frame is drawn, never inside a draw call).
+void tick_cost(AppState& s);
+/// The inputs of the panel's state() (what set() takes back; what a link carries).
+attn::Json cost_inputs_json(const AppState& s);
 /// Cell whose exact weight state() reports (clamped into the matrix).
 void set_cost_probe(AppState& s, int row, int col);
 

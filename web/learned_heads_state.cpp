@@ -299,9 +299,9 @@ void learned_heads_continue(AppState& s) {
 
 void learned_heads_reset(AppState& s) { start_over(s); }
 
-bool learned_heads_wants_checkpoint(const AppState& s) {
+bool learned_heads_wants_checkpoint(const AppState& s, bool shown) {
   const LearnedHeadsState& h = s.learned_heads;
-  return s.panel == Panel::learned_heads && h.checkpoint.status == LearnedHeadsCheckpoint::Status::not_requested &&
+  return shown && h.checkpoint.status == LearnedHeadsCheckpoint::Status::not_requested &&
          h.input == LearnedHeadsInput{} && h.trainer && h.trainer->step() == 0 && !h.running;
 }
 

@@ -147,9 +147,9 @@ void select_learned_heads_snapshot(AppState& s, int index);
 /// Heads to ablate together (layer-major flags) and the mode; evaluated when not running.
 void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool mean);
 
-/// True when the panel is on screen, the checkpoint was never asked for, and the run is the
-/// default one at step 0, not running: App::frame then fetches it (once).
-bool learned_heads_wants_checkpoint(const AppState& s);
+/// True when the panel is on screen (`shown`), the checkpoint was never asked for, and the run is
+/// the default one at step 0, not running: the panel's tick then fetches it (once).
+bool learned_heads_wants_checkpoint(const AppState& s, bool shown);
 void learned_heads_checkpoint_requested(AppState& s);
 /// The fetched bytes: decoded and checked by the core (checksum, configuration, sizes, hash); the
 /// figures of step 0 and of the last step are recomputed here and must equal the recorded ones to

@@ -192,6 +192,7 @@ bool set_scaling(AppState& s, int d_k, std::uint64_t seed, int samples) {
     c.curve = std::move(curve);
     c.selected = std::move(selected);
     c.selected_scaled = std::move(selected_scaled);
+    c.pending = false;
     ++s.generation;
   });
 }
@@ -347,7 +348,7 @@ void init_lesson_state(AppState& s) {
   l.attribution.counterexample = attn::attribution_counterexample();
   attribution_preset(s, "chat");
 
-  set_scaling_logits(s, l.scaling.logits);  // the sampling study: ensure_lesson_panel
+  set_scaling_logits(s, l.scaling.logits);  // the sampling study: show_scaling_panel
 
   l.temperature.values2d = l.model.attention.value.leftCols(2);
   set_temperature(s, 1.0, false);
@@ -359,9 +360,18 @@ void init_lesson_state(AppState& s) {
   for (const attn::RecallTask& task : l.recall.tasks) l.recall.entries[task.id] = RecallEntry{};
 }
 
-void ensure_lesson_panel(AppState& s) {
+void show_scaling_panel(AppState& s, bool now) {
   ScalingState& c = s.lesson.scaling;
-  if (s.panel == Panel::scaling && c.curve.dot.empty()) set_scaling(s, c.d_k, c.seed, c.samples);
+  if (!c.curve.dot.empty()) return;
+  c.pending = true;
+  if (now) tick_scaling(s);
+}
+
+void tick_scaling(AppState& s) {
+  ScalingState& c = s.lesson.scaling;
+  if (!c.pending) return;
+  c.pending = false;
+  if (c.curve.dot.empty()) set_scaling(s, c.d_k, c.seed, c.samples);
 }
 
 // --- JSON -----------------------------------------------------------------------
@@ -614,21 +624,114 @@ bool apply_recall(AppState& s, const Json& patch) {
 
 }  // namespace
 
-Json lesson_state_json(const AppState& s) {
+// One function per panel: its inputs (what set() takes back, and what a link carries) and its whole state.
+
+Json masks_inputs_json(const AppState& s) {
+  const MasksState& m = s.lesson.masks;
+  return Json{{"from", m.from},
+              {"amount", m.amount},
+              {"valid_length", m.valid_length},
+              {"empty_allowed", attn::to_json(m.empty_allowed)},
+              {"zero_policy", m.zero_policy},
+              {"tq", m.tq},
+              {"tk", m.tk}};
+}
+
+Json masks_state_json(const AppState& s) {
   const LessonState& l = s.lesson;
   const MasksState& m = l.masks;
-  const AttributionState& a = l.attribution;
-  const ScalingState& c = l.scaling;
+  return Json{{"inputs", masks_inputs_json(s)},
+              {"result",
+               {{"tokens", l.model.tokens},
+                {"prefix", attn::to_json(m.prefix)},
+                {"padding", attn::to_json(m.padding)},
+                {"empty_rows", attn::to_json(m.empty)},
+                {"causal", attn::to_json(m.causal)},
+                {"checks", all_checks({&m.prefix.checks, &m.padding.checks, &m.empty.checks, &m.causal.checks})}}},
+              {"error", error_value(m.error)}};
+}
+
+Json attribution_inputs_json(const AppState& s) {
+  const AttributionState& a = s.lesson.attribution;
+  return Json{{"keys", a.keys},
+              {"weights", attn::to_json(a.weights)},
+              {"values", attn::to_json(a.values)},
+              {"selected_key", a.selected_key}};
+}
+
+Json attribution_state_json(const AppState& s) {
+  const AttributionState& a = s.lesson.attribution;
+  return Json{{"inputs", attribution_inputs_json(s)},
+              {"result",
+               {{"counterexample", attn::to_json(a.counterexample)},
+                {"row", attn::to_json(a.result)},
+                {"checks", all_checks({&a.counterexample.checks, &a.result.checks})}}},
+              {"error", error_value(a.error)}};
+}
+
+Json scaling_inputs_json(const AppState& s) {
+  const ScalingState& c = s.lesson.scaling;
+  return Json{{"d_k", c.d_k}, {"seed", c.seed}, {"samples", c.samples}, {"logits", c.logits}};
+}
+
+Json scaling_state_json(const AppState& s) {
+  const ScalingState& c = s.lesson.scaling;
+  Json out{{"inputs", scaling_inputs_json(s)},
+           {"result",
+            {{"curve", attn::to_json(c.curve)},
+             {"selected", attn::to_json(c.selected)},
+             {"selected_scaled", attn::to_json(c.selected_scaled)},
+             {"stability", attn::to_json(c.stability)},
+             {"checks", all_checks({&c.curve.checks, &c.selected.checks, &c.stability.checks})}}},
+           {"error", error_value(c.error)}};
+  if (c.pending) out["pending"] = true;  // the sampling study waits for the next frame (omitted once done)
+  return out;
+}
+
+Json temperature_inputs_json(const AppState& s) {
+  const TemperatureState& t = s.lesson.temperature;
+  return Json{{"temperature", t.temperature}, {"hard", t.hard}};
+}
+
+Json temperature_state_json(const AppState& s) {
+  const LessonState& l = s.lesson;
   const TemperatureState& t = l.temperature;
+  Json r = attn::to_json(t.result);
+  r["tokens"] = l.model.tokens;
+  r["values"] = attn::to_json(t.values2d);
+  return Json{{"inputs", temperature_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(t.error)}};
+}
+
+Json dropout_inputs_json(const AppState& s) {
+  const DropoutState& d = s.lesson.dropout;
+  return Json{{"p", d.p}, {"seed", d.seed}};
+}
+
+Json dropout_state_json(const AppState& s) {
+  const LessonState& l = s.lesson;
   const DropoutState& d = l.dropout;
-  const AdditiveState& ad = l.additive;
-  const ScriptState& sc = l.script;
+  Json r = attn::to_json(d.result);
+  r["tokens"] = l.model.tokens;
+  r["weights"] = attn::to_json(l.model.attention.attention.weights);
+  return Json{{"inputs", dropout_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(d.error)}};
+}
 
-  Json answers = Json::object();
-  for (const auto& [id, e] : l.recall.entries)
-    answers[id] = Json{{"choice", e.choice >= 0 ? Json(e.choice) : Json(nullptr)},
-                       {"verdict", e.verdict ? attn::to_json(*e.verdict) : Json(nullptr)}};
+namespace {
+Json additive_inputs_only(const AppState& s) {
+  const AdditiveState& ad = s.lesson.additive;
+  return Json{{"source", ad.input.source}, {"target", ad.input.target}, {"seed", ad.input.seed},
+              {"d_h", ad.input.d_h},       {"d_s", ad.input.d_s},       {"d_a", ad.input.d_a}};
+}
+}  // namespace
 
+Json additive_inputs_json(const AppState& s) {
+  Json in = additive_inputs_only(s);
+  in["step"] = s.lesson.additive.step;  // a link also carries the step spelled out
+  return in;
+}
+
+Json additive_state_json(const AppState& s) {
+  const AdditiveState& ad = s.lesson.additive;
   Json additive_checks = Json::array();
   for (const attn::Check& k : ad.result.checks) additive_checks.push_back(attn::to_json(k));
   if (ad.step >= 0 && ad.step < static_cast<int>(ad.result.steps.size())) {
@@ -636,121 +739,38 @@ Json lesson_state_json(const AppState& s) {
     for (const attn::Check& k : st.attention.checks) additive_checks.push_back(attn::to_json(k));
     for (const attn::Check& k : st.comparison.checks) additive_checks.push_back(attn::to_json(k));
   }
-
-  return Json{
-      {"masks",
-       {{"inputs",
-         {{"from", m.from},
-          {"amount", m.amount},
-          {"valid_length", m.valid_length},
-          {"empty_allowed", attn::to_json(m.empty_allowed)},
-          {"zero_policy", m.zero_policy},
-          {"tq", m.tq},
-          {"tk", m.tk}}},
-        {"result",
-         {{"tokens", l.model.tokens},
-          {"prefix", attn::to_json(m.prefix)},
-          {"padding", attn::to_json(m.padding)},
-          {"empty_rows", attn::to_json(m.empty)},
-          {"causal", attn::to_json(m.causal)},
-          {"checks", all_checks({&m.prefix.checks, &m.padding.checks, &m.empty.checks, &m.causal.checks})}}},
-        {"error", error_value(m.error)}}},
-      {"attribution",
-       {{"inputs",
-         {{"keys", a.keys},
-          {"weights", attn::to_json(a.weights)},
-          {"values", attn::to_json(a.values)},
-          {"selected_key", a.selected_key}}},
-        {"result",
-         {{"counterexample", attn::to_json(a.counterexample)},
-          {"row", attn::to_json(a.result)},
-          {"checks", all_checks({&a.counterexample.checks, &a.result.checks})}}},
-        {"error", error_value(a.error)}}},
-      {"scaling",
-       {{"inputs", {{"d_k", c.d_k}, {"seed", c.seed}, {"samples", c.samples}, {"logits", c.logits}}},
-        {"result",
-         {{"curve", attn::to_json(c.curve)},
-          {"selected", attn::to_json(c.selected)},
-          {"selected_scaled", attn::to_json(c.selected_scaled)},
-          {"stability", attn::to_json(c.stability)},
-          {"checks", all_checks({&c.curve.checks, &c.selected.checks, &c.stability.checks})}}},
-        {"error", error_value(c.error)}}},
-      {"temperature",
-       {{"inputs", {{"temperature", t.temperature}, {"hard", t.hard}}},
-        {"result",
-         [&] {
-           Json r = attn::to_json(t.result);
-           r["tokens"] = l.model.tokens;
-           r["values"] = attn::to_json(t.values2d);
-           return r;
-         }()},
-        {"error", error_value(t.error)}}},
-      {"dropout",
-       {{"inputs", {{"p", d.p}, {"seed", d.seed}}},
-        {"result",
-         [&] {
-           Json r = attn::to_json(d.result);
-           r["tokens"] = l.model.tokens;
-           r["weights"] = attn::to_json(l.model.attention.attention.weights);
-           return r;
-         }()},
-        {"error", error_value(d.error)}}},
-      {"additive",
-       {{"inputs",
-         {{"source", ad.input.source},
-          {"target", ad.input.target},
-          {"seed", ad.input.seed},
-          {"d_h", ad.input.d_h},
-          {"d_s", ad.input.d_s},
-          {"d_a", ad.input.d_a}}},
-        {"step", ad.step},
-        {"result",
-         [&] {
-           Json r = attn::to_json(ad.result);
-           r["checks_shown"] = additive_checks;
-           return r;
-         }()},
-        {"error", error_value(ad.error)}}},
-      {"script",
-       {{"inputs", {{"runs", sc.runs}}},
-        {"result",
-         {{"replica", attn::to_json(l.model)},
-          {"timing", attn::to_json(sc.timing)},
-          {"checks", all_checks({&l.model.checks, &sc.timing.checks})}}},
-        {"error", error_value(sc.error)}}},
-      {"recall",
-       {{"tasks", attn::to_json(l.recall.tasks)},
-        {"result", {{"answers", answers}}},
-        {"error", error_value(l.recall.error)}}},
-  };
+  Json r = attn::to_json(ad.result);
+  r["checks_shown"] = additive_checks;
+  return Json{{"inputs", additive_inputs_only(s)}, {"step", ad.step}, {"result", std::move(r)}, {"error", error_value(ad.error)}};
 }
 
-bool is_lesson_key(const std::string& key) {
-  for (const char* k : {"masks", "attribution", "scaling", "temperature", "dropout", "additive", "script", "recall"})
-    if (key == k) return true;
-  return false;
+Json script_state_json(const AppState& s) {
+  const LessonState& l = s.lesson;
+  const ScriptState& sc = l.script;
+  return Json{{"inputs", {{"runs", sc.runs}}},
+              {"result",
+               {{"replica", attn::to_json(l.model)},
+                {"timing", attn::to_json(sc.timing)},
+                {"checks", all_checks({&l.model.checks, &sc.timing.checks})}}},
+              {"error", error_value(sc.error)}};
 }
 
-bool apply_lesson_json(AppState& s, const std::string& key, const Json& patch,
-                       const std::optional<ErrorInfo>** error_slot) {
-  LessonState& l = s.lesson;
-  struct Route {
-    const char* key;
-    std::optional<ErrorInfo>* error;
-    bool (*apply)(AppState&, const Json&);
-  };
-  const Route routes[] = {
-      {"masks", &l.masks.error, apply_masks},       {"attribution", &l.attribution.error, apply_attribution},
-      {"scaling", &l.scaling.error, apply_scaling}, {"temperature", &l.temperature.error, apply_temperature},
-      {"dropout", &l.dropout.error, apply_dropout}, {"additive", &l.additive.error, apply_additive},
-      {"script", &l.script.error, apply_script},    {"recall", &l.recall.error, apply_recall},
-  };
-  for (const Route& r : routes)
-    if (key == r.key) {
-      *error_slot = r.error;
-      return r.apply(s, patch);
-    }
-  invalid("unknown key '" + key + "'");
+Json recall_state_json(const AppState& s) {
+  const LessonState& l = s.lesson;
+  Json answers = Json::object();
+  for (const auto& [id, e] : l.recall.entries)
+    answers[id] = Json{{"choice", e.choice >= 0 ? Json(e.choice) : Json(nullptr)},
+                       {"verdict", e.verdict ? attn::to_json(*e.verdict) : Json(nullptr)}};
+  return Json{{"tasks", attn::to_json(l.recall.tasks)}, {"result", {{"answers", answers}}}, {"error", error_value(l.recall.error)}};
 }
+
+bool apply_masks_json(AppState& s, const Json& patch) { return apply_masks(s, patch); }
+bool apply_attribution_json(AppState& s, const Json& patch) { return apply_attribution(s, patch); }
+bool apply_scaling_json(AppState& s, const Json& patch) { return apply_scaling(s, patch); }
+bool apply_temperature_json(AppState& s, const Json& patch) { return apply_temperature(s, patch); }
+bool apply_dropout_json(AppState& s, const Json& patch) { return apply_dropout(s, patch); }
+bool apply_additive_json(AppState& s, const Json& patch) { return apply_additive(s, patch); }
+bool apply_script_json(AppState& s, const Json& patch) { return apply_script(s, patch); }
+bool apply_recall_json(AppState& s, const Json& patch) { return apply_recall(s, patch); }
 
 }  // namespace app

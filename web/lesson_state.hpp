@@ -1,4 +1,4 @@
-// web/lesson_state.hpp — inputs and results of the lesson-claim panels (issue 4): masks,
+// web/lesson_state.hpp — inputs and results of the lesson-claim panels: masks,
 // attribution, scaling, soft to hard, dropout, additive attention, the lesson script, and the
 // "check yourself" strips.
 //
@@ -67,7 +67,7 @@ struct AttributionState {
 };
 
 /// The sampling study is the heaviest computation of the page (about 8 million normal draws, ~0.7 s in
-/// wasm), so it runs when the panel is first shown (ensure_lesson_panel), not at start-up.
+/// wasm), so it runs when the panel is first shown (show_scaling_panel), not at start-up.
 struct ScalingState {
   int d_k = 64;       ///< the d_k whose histograms are drawn (1..512)
   int d_k_edit = 64;  ///< the slider while it is dragged; applied on release
@@ -80,6 +80,8 @@ struct ScalingState {
   attn::ScalingResult selected;         ///< {d_k}, histograms over ±4·sqrt(d_k) (raw q·k)
   attn::ScalingResult selected_scaled;  ///< {d_k}, same samples, histograms over ±4 (q·k/sqrt(d_k))
   attn::SoftmaxStability stability;
+  /// The panel was shown and its study waits for the next frame (state() reports pending: true).
+  bool pending = false;
   std::optional<ErrorInfo> error;
 };
 
@@ -127,11 +129,13 @@ struct LessonState {
 };
 
 /// Everything at the lesson's defaults, through the core (cannot fail); the scaling study waits
-/// for ensure_lesson_panel.
+/// until the panel is first shown.
 void init_lesson_state(AppState& s);
-/// Compute what the shown panel needs and has not computed yet (the scaling study). Called when a
-/// panel is shown (set({panel}), the navigation) and by the panel itself.
-void ensure_lesson_panel(AppState& s);
+/// The Scaling panel is shown: its sampling study runs if it has not yet. `now`: at once (set());
+/// otherwise it is marked pending and run by tick_scaling before the next frame is drawn.
+void show_scaling_panel(AppState& s, bool now);
+/// Run a pending sampling study (before a frame is drawn, never inside a draw call).
+void tick_scaling(AppState& s);
 
 // --- Masks --------------------------------------------------------------------
 bool set_masks_prefix(AppState& s, int from, double amount);
@@ -177,15 +181,35 @@ bool check_recall_task(AppState& s, const std::string& task_id);
 /// Tasks of one panel ("masking", "attribution", "scaling", ...), by index into RecallState::tasks.
 std::vector<int> recall_tasks_of(const AppState& s, const char* panel);
 
-// --- JSON (window.attentionLab) -------------------------------------------------
-/// {"masks":{inputs, result, error}, "attribution":{...}, "scaling", "temperature", "dropout",
-///  "additive", "script", "recall":{tasks, result:{answers}, error}}
-attn::Json lesson_state_json(const AppState& s);
-/// True for the keys above (the set() patch keys of these panels).
-bool is_lesson_key(const std::string& key);
-/// Apply one panel's patch through the setters. Returns false when a setter refused (its error
-/// is then in *error_slot). A malformed patch throws attn::Error(invalid_field).
-bool apply_lesson_json(AppState& s, const std::string& key, const attn::Json& patch,
-                       const std::optional<ErrorInfo>** error_slot);
+// --- JSON (window.attentionLab), one panel at a time (web/panels/registry.cpp lists them) --
+/// A panel's inputs: the "inputs" of its state (the additive panel's also carry the step); what
+/// a link carries. Built from the inputs alone (the link is refreshed while the learner drags).
+attn::Json masks_inputs_json(const AppState& s);
+attn::Json attribution_inputs_json(const AppState& s);
+attn::Json scaling_inputs_json(const AppState& s);
+attn::Json temperature_inputs_json(const AppState& s);
+attn::Json dropout_inputs_json(const AppState& s);
+attn::Json additive_inputs_json(const AppState& s);
+/// A panel's state(): {"inputs", "result", "error"} (additive also "step"; scaling "pending"
+/// while its study waits for a frame).
+attn::Json masks_state_json(const AppState& s);
+attn::Json attribution_state_json(const AppState& s);
+attn::Json scaling_state_json(const AppState& s);
+attn::Json temperature_state_json(const AppState& s);
+attn::Json dropout_state_json(const AppState& s);
+attn::Json additive_state_json(const AppState& s);
+attn::Json script_state_json(const AppState& s);
+/// The "check yourself" strips (shared by the panels): {tasks, result:{answers}, error}.
+attn::Json recall_state_json(const AppState& s);
+/// Apply one panel's set() patch through the setters. Returns false when a setter refused (its
+/// error is then in the panel's error slot). A malformed patch throws attn::Error(invalid_field).
+bool apply_masks_json(AppState& s, const attn::Json& patch);
+bool apply_attribution_json(AppState& s, const attn::Json& patch);
+bool apply_scaling_json(AppState& s, const attn::Json& patch);
+bool apply_temperature_json(AppState& s, const attn::Json& patch);
+bool apply_dropout_json(AppState& s, const attn::Json& patch);
+bool apply_additive_json(AppState& s, const attn::Json& patch);
+bool apply_script_json(AppState& s, const attn::Json& patch);
+bool apply_recall_json(AppState& s, const attn::Json& patch);
 
 }  // namespace app

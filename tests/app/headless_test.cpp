@@ -19,9 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "api.hpp"
+#include "page/api.hpp"
 #include "app.hpp"
 #include "json/json_case.hpp"
+#include "page/embed_api.hpp"
+#include "panels/registry.hpp"
+#include "throwaway_panel.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"
 
@@ -401,7 +404,7 @@ int main() {
     d.press(kEnter);
     expect_state_finite();
 
-    // --- the lesson-claim panels (issue 4): draw, click, feed good and bad input
+    // --- the lesson-claim panels: draw, click, feed good and bad input
     g_step = "lesson panels";
     for (const char* p : {"masks", "attribution", "scaling", "temperature", "dropout", "additive", "script"}) {
       expect(Json::parse(attn_app_show_panel(p))["ok"] == true, std::string("showPanel ") + p);
@@ -648,6 +651,52 @@ int main() {
       expect_state_finite();
     }
 
+    // --- a throw-away panel (throwaway_panel.cpp: its own files and one registration) is found
+    // by the navigation, showPanel, state(), set(), links and the text mirror
+    g_step = "registry";
+    {
+      const int n = static_cast<int>(app::panels().size());
+      expect(app::panel_index(throwaway::kName) == n - 1, "the throw-away panel is registered last");
+      attn_app_show_panel("alignment");
+      d.click("##nav", n - 1);  // its sidebar entry
+      expect(api_state()["panel"] == throwaway::kName, "the navigation opens the throw-away panel");
+      d.click("Throw-away button");
+      expect(api_state()[throwaway::kName]["result"]["clicks"] == 1, "its draw function runs and takes clicks");
+      attn_app_show_panel("heads");
+      expect(Json::parse(attn_app_show_panel(throwaway::kName))["ok"] == true, "showPanel finds it");
+      expect_accepted({{throwaway::kName, {{"count", 7}}}});
+      expect(api_state()[throwaway::kName]["inputs"]["count"] == 7, "state() and set() find it");
+      expect_rejected({{throwaway::kName, {{"count", "seven"}}}}, throwaway::kName, "invalid_field");
+      const Json link = Json::parse(attn_app_link_inputs());
+      expect(link["panel"] == throwaway::kName && link[throwaway::kName]["count"] == 7, "links carry its inputs");
+      d.frames(1);
+      const Json view = Json::parse(attn_app_view(100));
+      expect(view["panel"] == throwaway::kName && view["title"] == throwaway::kHeading, "the text mirror names it");
+      attn_app_show_panel("alignment");
+      d.frames(1);
+    }
+
+    // --- a slow first study waits for the next frame when the navigation opens its panel: the
+    // panel's state() says pending until the tick before that frame runs it (never a draw call)
+    g_step = "pending";
+    {
+      app::AppState fresh = app::make_default_state();
+      int pending_panels = 0;
+      for (const app::PanelDef& p : app::panels()) {
+        app::show_panel(fresh, p.name, false);
+        const Json before = p.state(fresh);
+        if (!before.contains("pending")) continue;
+        ++pending_panels;
+        expect(before["pending"] == true && app::panels_busy(fresh), std::string(p.name) + ": pending after the nav");
+        app::tick_panels(fresh);
+        const Json after = p.state(fresh);
+        expect(!after.contains("pending") && !app::panels_busy(fresh), std::string(p.name) + ": complete after the tick");
+        app::show_panel(fresh, p.name, true);  // shown again: nothing left to do
+        expect(!p.state(fresh).contains("pending"), std::string(p.name) + ": stays complete");
+      }
+      expect(pending_panels == 2, "two panels (scaling, cost) defer their first study");
+    }
+
     // --- idle frames are skipped, changes and requests are not
     g_step = "idle";
     io.MousePos = ImVec2(-1000, -1000);
@@ -669,9 +718,8 @@ int main() {
     g_step = "sizes";
     for (const ImVec2 size : {ImVec2(640, 480), ImVec2(1280, 800)}) {
       io.DisplaySize = size;
-      for (const char* p : {"alignment", "heads", "permutation", "masks", "attribution", "scaling", "temperature",
-                            "dropout", "additive", "script", "learned_heads"}) {
-        attn_app_show_panel(p);
+      for (const app::PanelDef& p : app::panels()) {  // every registered panel
+        attn_app_show_panel(p.name);
         d.sweep(61);
       }
     }

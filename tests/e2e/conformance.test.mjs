@@ -1,4 +1,4 @@
-// wasm = native (issue 5): every JSON case of the project goes through the native `attn run`
+// wasm = native (conformance): every JSON case of the project goes through the native `attn run`
 // and through the browser — the page's window.attentionLab.compute path and the script API
 // (attention-lab-compute.js) — in headless Chromium; the result texts must be identical, so
 // every number agrees to the last bit and every error has the same code and message.

@@ -1,4 +1,4 @@
-// Browser test of the Cost panel (issue 6): opened by ?panel=cost, its counts read through
+// Browser test of the Cost panel (the cost of dense attention): opened by ?panel=cost, its counts read through
 // window.attentionLab.state() against numbers derived by hand, bad input refused with the core's
 // code while the last good state stays, the dense-vs-tiled timing run on demand, and the
 // 2048×2048 weights map: hovering a pixel must report the cell the shader draws there, with the

@@ -1,4 +1,4 @@
-// Course-page tests of the built site (issue 7), in headless Chromium: embed mode in an iframe
+// Course-page tests of the built site (embedding in course pages), in headless Chromium: embed mode in an iframe
 // on a host page, links that reproduce a view, postMessage, HiDPI and resizing, touch,
 // keyboard focus in and out of the iframe, the heatmap cell cursor, clipboard, PNG/CSV/JSON
 // export, the DOM text mirror, the script API and hosting under a sub-path.

@@ -131,7 +131,7 @@ export async function pngPixels(page, png, points) {
   }, { data: png.toString('base64'), pts: points || [] });
 }
 
-/** Viridis at t in [0, 1], as shaders/heatmap.frag and web/embed.js compute it. */
+/** Viridis at t in [0, 1], as shaders/heatmap.frag and embed.js (web/page/embed/export.js) compute it. */
 export function viridis(t) {
   const c = [[0.2777273272234177, 0.005407344544966578, 0.3340998053353061],
              [0.1050930431085774, 1.404613529898575, 1.384590162594685],
@@ -149,7 +149,7 @@ export function viridis(t) {
 
 export const near = (a, b, tol) => a.every((v, i) => Math.abs(v - b[i]) <= tol);
 
-/** Parse CSV written by web/embed.js (quoted fields, CRLF). */
+/** Parse CSV written by embed.js (quoted fields, CRLF). */
 export function parseCsv(text) {
   const rows = [];
   let row = [], field = '', quoted = false;

@@ -1,4 +1,4 @@
-// Hostile input on the page (issue 5), in headless Chromium: what a learner can type or paste
+// Hostile input on the page (robustness), in headless Chromium: what a learner can type or paste
 // into the fields, what a link can carry, and a lost WebGL context. Every case must end with a
 // clear message and the last good result on screen, and no uncaught exception.
 // Run: node --test tests/e2e/hostile.test.mjs (CTest does, in the web build).

@@ -1,4 +1,4 @@
-// Browser tests of the lesson-claim panels (issue 4): every panel is shown through
+// Browser tests of the lesson-claim panels: every panel is shown through
 // window.attentionLab.showPanel, its checks read through state() must all pass, and each is
 // screenshotted to test-artifacts/e2e-lesson-<panel>.png (top of the panel) and
 // e2e-lesson-<panel>-more.png (scrolled down). Then the claims themselves, as the page reports them.

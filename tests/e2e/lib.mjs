@@ -1,7 +1,7 @@
 // tests/e2e/lib.mjs — shared pieces of the browser tests and scripts/bench_page.mjs:
 // find playwright-core (installed by scripts/setup.sh into the cache, never a browser),
 // serve build/web/site from a tiny static server on a free port, launch Debian's
-// Chromium headless with SwiftShader WebGL2 (flags from DESIGN.md), open the page.
+// Chromium headless with SwiftShader WebGL2 (flags for software-rendered WebGL2), open the page.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -66,7 +66,6 @@ void row2(const char* name, const std::string& value, const std::string& exact =
 }  // namespace
 
 void draw_cost_panel(AppState& s, Ui& ui) {
-  ensure_cost_panel(s);  // the T×T weights map, on first show
   CostState& c = s.cost;
   const attn::CostResult& r = c.result;
   const attn::CostInput& in = r.input;
@@ -76,6 +75,10 @@ void draw_cost_panel(AppState& s, Ui& ui) {
       "Every query scores every key, so dense attention does work and stores numbers in proportion to T\xC2\xB2. "
       "The counts below are exact for the sizes you type; the conventions are listed at the end.");
   style::error_box(c.error);
+  if (c.pending) {  // the T×T weights map is computed before the next frame (show_cost_panel), not in this draw
+    ImGui::TextDisabled("Computing the %d\xC3\x97%d weights map...", c.timing_input.t, c.timing_input.t);
+    return;
+  }
 
   // --- inputs (Enter or leaving a field applies it)
   {

@@ -13,7 +13,7 @@
 
 #include "lesson_ui.hpp"
 #include "panels.hpp"
-#include "plots.hpp"
+#include "widgets/plots.hpp"
 
 namespace app {
 

@@ -6,7 +6,7 @@
 
 #include "panels.hpp"
 #include "lesson_ui.hpp"
-#include "plots.hpp"
+#include "widgets/plots.hpp"
 
 namespace app {
 

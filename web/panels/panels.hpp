@@ -6,8 +6,8 @@
 #pragma once
 
 #include "app_state.hpp"
-#include "heatmap.hpp"
-#include "ui_style.hpp"
+#include "widgets/heatmap.hpp"
+#include "widgets/ui_style.hpp"
 
 namespace app {
 
@@ -24,7 +24,7 @@ void draw_heads_panel(AppState& s, Ui& ui);
 /// f(P·X) against P·f(X), with the causal / positions toggles and the K/V check.
 void draw_permutation_panel(AppState& s, Ui& ui);
 
-// Issue 4: the lesson's claims as live experiments (inputs and results in lesson_state.hpp).
+// The lesson-claim panels: the lesson's claims as live experiments (inputs and results in lesson_state.hpp).
 /// Prefix isolation, key padding, an all-masked row, top-left vs bottom-right causal.
 void draw_masks_panel(AppState& s, Ui& ui);
 /// Weight a_j next to contribution ‖a_j v_j‖, the 0.99-on-zero counterexample, interventions.
@@ -39,7 +39,7 @@ void draw_dropout_panel(AppState& s, Ui& ui);
 void draw_additive_panel(AppState& s, Ui& ui);
 /// The lesson script's model (torch's generator replayed) and its CPU timing fixture.
 void draw_script_panel(AppState& s, Ui& ui);
-/// Issue 6: FLOPs, stored bytes, K/V cache, sliding window; dense vs tiled timing; the T×T map.
+/// The cost of dense attention: FLOPs, stored bytes, K/V cache, sliding window; dense vs tiled timing; the T×T map.
 void draw_cost_panel(AppState& s, Ui& ui);
 /// A tiny transformer trained here on repeated runs: loss curve, every head's map, scores,
 /// ablation and patching, parallel training vs sequential generation.

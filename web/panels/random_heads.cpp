@@ -7,6 +7,7 @@
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
 #include "lesson_ui.hpp"
+#include "registry.hpp"
 
 namespace app {
 
@@ -174,7 +175,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   style::check_lines(r.checks);
   style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
               "patched, is in the Learned heads panel.");
-  if (ImGui::Button("See heads that learned something: Learned heads (12)")) s.panel = Panel::learned_heads;
+  if (ImGui::Button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");
 }
 
 }  // namespace app

@@ -8,7 +8,7 @@
 
 #include "panels.hpp"
 #include "lesson_ui.hpp"
-#include "plots.hpp"
+#include "widgets/plots.hpp"
 #include "imgui_stdlib.h"
 
 namespace app {
@@ -53,7 +53,10 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
       "scores, not larger ones.");
   style::error_box(c.error);
 
-  ensure_lesson_panel(s);  // the sampling study runs when the panel is first shown
+  if (c.pending) {  // the sampling study runs before the next frame (show_scaling_panel), not in this draw
+    ImGui::TextDisabled("Sampling the study (%d pairs per d_k)...", c.samples);
+    return;
+  }
 
   // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
   ImGui::SetNextItemWidth(fs * 16.0f);

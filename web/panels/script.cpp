@@ -6,6 +6,7 @@
 
 #include "panels.hpp"
 #include "lesson_ui.hpp"
+#include "registry.hpp"
 
 namespace app {
 
@@ -60,7 +61,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
     in.heads = 1;
     in.d_k = 8;
     s.heads.sentence_text = in.sentence;
-    if (set_heads_input(s, in)) s.panel = Panel::heads;
+    if (set_heads_input(s, in)) show_panel(s, "heads");
   }
   style::check_lines(m.checks);
   txt::end_column(left_w);

@@ -9,8 +9,8 @@
 
 #include "app.hpp"
 #include "attn/json_case.hpp"
-#include "heatmap_cursor.hpp"
-#include "heatmap_gl.hpp"
+#include "widgets/heatmap_cursor.hpp"
+#include "widgets/heatmap_gl.hpp"
 #include "imgui_internal.h"
 #include "platform/platform.hpp"
 

@@ -1,6 +1,6 @@
 // web/platform/browser_glue.hpp — what the browser needs beyond SDL2's emscripten port.
 //
-// The page (web/embed.js) listens to the DOM and calls the C functions below; the main loop
+// The page (embed.js, web/page/embed/) listens to the DOM and calls the C functions below; the main loop
 // calls before_frame() before each drawn frame.
 //   clipboard   ImGui's copy goes to navigator.clipboard (Module.attnSetClipboard); a paste
 //               event's text arrives through attn_app_paste and is typed as Ctrl+V, so any

@@ -31,7 +31,7 @@ inline void report_fatal(const char* message) {
   EM_ASM({ if (Module["attnFatal"]) Module["attnFatal"](UTF8ToString($0)); }, message);
 }
 /// A page tool was clicked ("copy_link", "png", "png2", "csv", "json", "open_full"): the page
-/// (web/embed.js) does it — clipboard and downloads are browser business.
+/// (embed.js, web/page/embed/) does it — clipboard and downloads are browser business.
 inline void page_action(const char* name) {
   EM_ASM({ if (Module["attnPageAction"]) Module["attnPageAction"](UTF8ToString($0)); }, name);
 }

@@ -7,7 +7,7 @@
 // GL_VIEWPORT, GL_BLEND_SRC_RGB, ... GL_BLEND_EQUATION_ALPHA) becomes gl.getParameter(), a
 // synchronous call into the GPU process that waits until every command queued so far has
 // run: the main thread stalls for the previous frame's rasterisation. In headless Chromium
-// (SwiftShader) that was ~90% of each frame's main-thread time (issue 6). The third-party
+// (SwiftShader) that was ~90% of each frame's main-thread time (the frame-time budget). The third-party
 // backend is not patched; instead the context created for the canvas remembers those eight
 // values: the first query of each goes to WebGL, later ones come from what this page's own
 // calls set (scissor, viewport, blendFunc[Separate], blendEquation[Separate]).

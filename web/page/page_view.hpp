@@ -1,11 +1,11 @@
-// web/page_view.hpp — what the last frame showed, as data: the page's text mirror and exports.
+// web/page/page_view.hpp — what the last frame showed, as data: the page's text mirror and exports.
 //
 // The heatmap widget and the check/error helpers report here while a frame is drawn, so the
 // record always matches the screen, for every panel, without the panels knowing about it:
 //   heatmap()            → one HeatmapView per widget (exact doubles, labels, mask, colour range,
 //                          screen rectangle, keyboard cell cursor)
 //   style::check_lines() → the PASS/FAIL lines          style::error_box() → the shown errors
-// window.attentionLab.view() returns view_json(); web/embed.js builds the DOM text mirror (an
+// window.attentionLab.view() returns view_json(); embed.js (web/page/embed/mirror.js) builds the DOM text mirror (an
 // HTML table per heatmap, the checks) and the PNG/CSV/JSON exports from it.
 //
 // Copies are made only when a heatmap's data version changes, so an idle frame costs a lookup

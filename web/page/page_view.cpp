@@ -1,4 +1,4 @@
-#include "page_view.hpp"
+#include "page/page_view.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "app_state.hpp"  // ErrorInfo
-#include "heatmap.hpp"
+#include "widgets/heatmap.hpp"
 
 namespace app::view {
 

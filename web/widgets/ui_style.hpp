@@ -1,4 +1,4 @@
-// web/ui_style.hpp — the page's look: fonts, colours, and small drawing helpers
+// web/widgets/ui_style.hpp — the page's look: fonts, colours, and small drawing helpers
 // shared by the panels (check lines, error box, notes). No attention math here.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "heatmap_gl.hpp"
+#include "widgets/heatmap_gl.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// web/heatmap_gl.hpp — HeatmapGpu on OpenGL 3.3 core / WebGL2.
+// web/widgets/heatmap_gl.hpp — HeatmapGpu on OpenGL 3.3 core / WebGL2.
 //
 // Each heatmap is an RG32F texture (one texel per cell) drawn by shaders/heatmap.{vert,frag}
 // from inside ImGui's draw list: heatmap() queues an ImDrawList callback, which the ImGui
@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "heatmap.hpp"
+#include "widgets/heatmap.hpp"
 
 namespace app {
 

@@ -1,4 +1,4 @@
-#include "heatmap_cursor.hpp"
+#include "widgets/heatmap_cursor.hpp"
 
 #include <algorithm>
 #include <unordered_map>

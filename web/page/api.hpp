@@ -1,4 +1,4 @@
-// web/api.hpp — the C functions behind window.attentionLab (web/attention_lab_api.js).
+// web/page/api.hpp — the C functions behind window.attentionLab (web/page/attention_lab_api.js).
 //
 // Strings in and out are UTF-8 JSON. Returned pointers stay valid until the next call
 // of any of these functions (JS copies them at once). Natively the same functions

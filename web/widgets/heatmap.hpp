@@ -1,4 +1,4 @@
-// web/heatmap.hpp — the heatmap widget every panel uses.
+// web/widgets/heatmap.hpp — the heatmap widget every panel uses.
 //
 // Draws a rows×cols matrix (row = query, column = key; attn::Matrix is row-major,
 // so row i is contiguous and is uploaded as texture row i) with:

@@ -1,4 +1,4 @@
-// web/plots.hpp — small ImDrawList plots for the lesson panels: a histogram, a line plot, and
+// web/widgets/plots.hpp — small ImDrawList plots for the lesson panels: a histogram, a line plot, and
 // labelled horizontal bars. They only map the numbers they are handed to pixels (the numbers
 // come from core/); matrices go through the heatmap widget instead.
 #pragma once

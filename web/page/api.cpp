@@ -1,4 +1,4 @@
-#include "api.hpp"
+#include "page/api.hpp"
 
 #include <fstream>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "page_tools.hpp"
+#include "page/page_tools.hpp"
 
 #include <algorithm>
 
@@ -13,7 +13,7 @@ double g_toast_until = 0.0;
 
 struct Tool {
   const char* label;
-  const char* action;  // handled by web/embed.js (Module.attnPageAction)
+  const char* action;  // handled by embed.js (web/page/embed/export.js: Module.attnPageAction)
   const char* help;
 };
 

@@ -1,4 +1,4 @@
-#include "heatmap.hpp"
+#include "widgets/heatmap.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,9 @@
 
 #include "imgui_internal.h"  // ImTextCharFromUtf8
 
-#include "heatmap_cursor.hpp"
-#include "page_view.hpp"
-#include "ui_style.hpp"
+#include "widgets/heatmap_cursor.hpp"
+#include "page/page_view.hpp"
+#include "widgets/ui_style.hpp"
 
 namespace app {
 

@@ -1,17 +1,12 @@
-// web/attention_lab_api.js — window.attentionLab, linked into attention_lab.js (--post-js).
+// web/page/attention_lab_api.js — window.attentionLab, linked into attention_lab.js (--post-js).
 //
-// For tests and course pages. Every call goes through the C functions in web/api.cpp,
+// For tests and course pages. Every call goes through the C functions in web/page/api.cpp,
 // which use the same app-state path as the on-screen widgets:
 //   ready                     Promise, resolves (to this object) after the first frame is drawn
-//   state()                   {panel, frames, alignment:{inputs, selected_row, result, row_sums, error},
-//                              heads:{inputs, sentence_text, result, row_sums, error},
-//                              permutation:{inputs, sentence_text, permutation_text, result, symmetry, error},
-//                              masks, attribution, scaling, temperature, dropout, additive, script, cost:
-//                              {inputs, result:{..., checks}, error}, recall:{tasks, result:{answers}, error},
-//                              learned_heads:{inputs, status, step, total, losses, latest, interventions,
-//                              decoding, combined, error}}
-//   showPanel(name)           "alignment" | "heads" | "permutation" | "masks" | "attribution" | "scaling" |
-//                             "temperature" | "dropout" | "additive" | "script" | "cost" | "learned_heads"
+//   state()                   {panel, frames, <panel name>: {inputs, result, error, ...} for every panel
+//                              of the registry (web/panels/registry.cpp), recall:{tasks, result:{answers},
+//                              error}}; a panel whose first study waits for a frame also has pending: true
+//   showPanel(name)           a panel's name in the registry ("alignment", "heads", ...)
 //   set(patch)                e.g. {heads: {seed: 3, causal: true}, permutation: {permutation: [1,0,2]}}
 //   setSentence(s)            heads and permutation panels      setSeed(n)      both panels
 //   setHeads(n)               setCausal(panel, on)              setPositions(panel, on)
@@ -20,7 +15,7 @@
 //   firstFrameAt              ms from navigation start to the first presented frame (null before)
 //   frameStats()              {intervals, work}: ms between the last presented frames, and
 //                             main-thread ms spent in each of them (most recent 600)
-// Course pages (web/embed.js, docs/embed.md):
+// Course pages (embed.js, built from web/page/embed/; docs/embed.md):
 //   view(maxCells)            what the last frame showed: {panel, title, heatmaps:[{name, row_labels,
 //                             col_labels, values, allowed, vmin, vmax, rect, cursor}], active, checks,
 //                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50
@@ -121,7 +116,7 @@
     }
     while (frameWaiters.length) frameWaiters.shift()(frames);
   };
-  // Shipped checkpoints (web/api.hpp fetch_checkpoint): fetched relative to the page when a
+  // Shipped checkpoints (web/page/api.hpp fetch_checkpoint): fetched relative to the page when a
   // panel asks, copied into the wasm heap, handed to the app; a failure is reported, not thrown.
   Module['attnFetchCheckpoint'] = function (url) {
     const report = function (message) {

@@ -1,10 +1,10 @@
-#include "plots.hpp"
+#include "widgets/plots.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "heatmap.hpp"  // short_number
+#include "widgets/heatmap.hpp"  // short_number
 #include "imgui_internal.h"  // ImRect
 
 namespace app::plot {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "api.hpp"
+#include "page/api.hpp"
 #include "app.hpp"
-#include "heatmap_gl.hpp"
+#include "widgets/heatmap_gl.hpp"
 #include "platform/browser_glue.hpp"
 #include "platform/emscripten_shim.hpp"
 #include "platform/platform.hpp"

@@ -1,4 +1,4 @@
-// web/heatmap_cursor.hpp — a keyboard cell cursor for the heatmap widget.
+// web/widgets/heatmap_cursor.hpp — a keyboard cell cursor for the heatmap widget.
 //
 // Keyboard navigation (arrow keys between widgets, ImGui's NavEnableKeyboard) lands on a
 // heatmap as one item. Space or Enter on it — or a click — starts "cell mode": the heatmap

@@ -1,14 +1,14 @@
-// web/page_tools.hpp — the small row of page tools beside a panel's title: copy a link to
+// web/page/page_tools.hpp — the small row of page tools beside a panel's title: copy a link to
 // this exact view, export the current heatmap (PNG at the screen's resolution or 2×, CSV)
 // and all of the panel's matrices (JSON); in embed mode also "open the full lab".
 //
-// The buttons only name an action; the page does it (web/embed.js: clipboard, downloads),
+// The buttons only name an action; the page does it (embed.js: clipboard, downloads),
 // through shim::page_action. The page reports back with page_tools_toast ("Link copied").
 #pragma once
 
 #include <string>
 
-#include "ui_style.hpp"
+#include "widgets/ui_style.hpp"
 
 namespace app {
 

@@ -1,0 +1,50 @@
+#include "throwaway_panel.hpp"
+
+#include <string>
+
+#include "attn/error.hpp"
+#include "imgui.h"
+#include "panels/registry.hpp"
+
+namespace throwaway {
+
+State& state() {
+  static State s;
+  return s;
+}
+
+namespace {
+
+using attn::Json;
+
+std::optional<app::ErrorInfo> g_error;
+
+Json inputs(const app::AppState&) { return Json{{"count", state().count}}; }
+
+Json state_json(const app::AppState& s) {
+  return Json{{"inputs", inputs(s)}, {"result", {{"clicks", state().clicks}}},
+              {"error", g_error ? Json{{"code", g_error->code}, {"message", g_error->message}} : Json(nullptr)}};
+}
+
+bool apply(app::AppState&, const Json& patch) {
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    if (it.key() != "count" || !it->is_number_integer())
+      throw attn::Error(attn::ErrorCode::invalid_field, "throwaway takes {count: integer}");
+    state().count = it->get<int>();
+  }
+  g_error.reset();
+  return true;
+}
+
+void draw(app::AppState&, app::Ui&) {
+  ImGui::Text("count %d, clicks %d", state().count, state().clicks);
+  if (ImGui::Button("Throw-away button")) ++state().clicks;
+}
+
+// The one registry line.
+const app::PanelRegistration kRegistration{{kName, "13", "Throw-away", "registered by the test", kHeading, state_json,
+                                            apply, [](app::AppState&) { return &g_error; }, inputs, draw}};
+
+}  // namespace
+
+}  // namespace throwaway

@@ -1,0 +1,55 @@
+#include "page/embed_api.hpp"
+
+#include <string>
+
+#include "page/api.hpp"
+#include "app.hpp"
+#include "page/page_tools.hpp"
+#include "page/page_view.hpp"
+#include "panels/registry.hpp"
+
+namespace app {
+
+attn::Json link_inputs(const AppState& s) {
+  // Built from each panel's inputs alone (panels/registry.hpp): state_json would also serialise
+  // every result (hundreds of milliseconds for 512 tokens × 8 heads), and the link is refreshed
+  // while the learner drags.
+  attn::Json out = attn::Json{{"panel", panel_name(s.panel)}};
+  for (const PanelDef& p : panels())
+    if (p.link_inputs) {
+      attn::Json in = p.link_inputs(s);
+      if (!in.empty()) out[p.name] = std::move(in);
+    }
+  return out;
+}
+
+}  // namespace app
+
+namespace {
+std::string g_embed_reply;
+const char* reply(const attn::Json& j) {
+  g_embed_reply = attn::dump(j);
+  return g_embed_reply.c_str();
+}
+}  // namespace
+
+extern "C" {
+
+const char* attn_app_link_inputs() {
+  app::App* a = app::api_app();
+  if (!a) return reply(attn::Json{{"error", {{"code", "not_ready"}, {"message", "the app has not started"}}}});
+  return reply(app::link_inputs(a->state()));
+}
+
+const char* attn_app_view(int max_cells) { return reply(app::view::view_json(max_cells)); }
+
+void attn_app_set_embed(int on) {
+  if (app::App* a = app::api_app()) a->set_embed(on != 0);
+}
+
+void attn_app_toast(const char* text) {
+  app::page_tools_toast(text ? text : "");
+  if (app::App* a = app::api_app()) a->request_frame();
+}
+
+}  // extern "C"
