@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
-#include "attn/lesson_json.hpp"
+#include "json/lesson_json.hpp"
 #include "attn/linalg.hpp"
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
@@ -53,7 +53,7 @@ AppState make_default_state() {
   set_permutation_input(s, s.permutation.input);
   init_lesson_state(s);
   attn::CostInput cost;
-  cost.window = 1024;  // a window shorter than the default T = 4096, so it hides something
+  cost.causal_width = 1024;  // a window shorter than the default T = 4096, so it hides something
   set_cost_input(s, cost);  // the weights map waits for show_cost_panel
   init_learned_heads(s);    // step 0 of the default run (training waits for Train)
   return s;

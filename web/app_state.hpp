@@ -15,9 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "attn/experiments.hpp"
-#include "attn/json_case.hpp"
+#include "lessons/random_heads.hpp"
+#include "lessons/alignment.hpp"
+#include "lessons/permutation.hpp"
+#include "lessons/check.hpp"
+#include "json/json_case.hpp"
 #include "attn/rope.hpp"
+#include "lessons/position_symmetry.hpp"
 #include "cost_state.hpp"
 #include "error_info.hpp"
 #include "learned_heads_state.hpp"

@@ -9,7 +9,7 @@
 
 #include "app_state.hpp"
 #include "attn/error.hpp"
-#include "attn/lesson_json.hpp"
+#include "json/lesson_json.hpp"
 
 namespace app {
 
@@ -115,7 +115,7 @@ Json cost_inputs_json(const AppState& s) {
   const attn::KernelTimingInput& ti = c.timing_input;
   const attn::CostInput& in = c.input;
   return Json{{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups}, {"layers", in.layers},
-              {"context", in.context}, {"cache_dtype", attn::dtype_name(in.cache_dtype)}, {"window", in.window},
+              {"context", in.context}, {"cache_dtype", attn::dtype_name(in.cache_dtype)}, {"window", in.causal_width},
               {"timing_t", ti.t}, {"timing_d", ti.d}, {"timing_dtype", ti.dtype == attn::KernelDtype::float32 ? "float32" : "float64"},
               {"seed", ti.seed}, {"repeats", ti.repeats}};
 }
@@ -158,7 +158,7 @@ bool apply_cost_json(AppState& s, const Json& patch) {
     else if (k == "kv_groups") in.kv_groups = get_integer(v, k), counts = true;
     else if (k == "layers") in.layers = get_integer(v, k), counts = true;
     else if (k == "context") in.context = get_integer(v, k), counts = true;
-    else if (k == "window") in.window = get_integer(v, k), counts = true;
+    else if (k == "window" || k == "causal_width") in.causal_width = get_integer(v, k), counts = true;
     else if (k == "cache_dtype") {
       if (!v.is_string() || !attn::dtype_from_name(v.get<std::string>(), &in.cache_dtype))
         invalid("cache_dtype must be \"float16\", \"bfloat16\", \"float32\" or \"float64\"");

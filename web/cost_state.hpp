@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "attn/cost.hpp"
-#include "attn/json_case.hpp"
+#include "lessons/cost.hpp"
+#include "json/json_case.hpp"
 #include "error_info.hpp"
 
 namespace app {

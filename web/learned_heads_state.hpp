@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 #include "attn/types.hpp"
 #include "error_info.hpp"
 #include "lessons/learned_heads.hpp"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/lesson_json.hpp"
+#include "json/lesson_json.hpp"
 #include "error_info.hpp"
 
 namespace app {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 
 namespace {
 std::string g_reply;  // valid until the next call; the wrapper copies it at once

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "app.hpp"
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 
 namespace {
 app::App* g_app = nullptr;

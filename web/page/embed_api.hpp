@@ -4,7 +4,7 @@
 // Same conventions as api.hpp: UTF-8 JSON in and out, replies valid until the next call.
 #pragma once
 
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 #include "platform/emscripten_shim.hpp"
 
 namespace app {

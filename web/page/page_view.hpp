@@ -17,8 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/experiments.hpp"
-#include "attn/json_case.hpp"
+#include "lessons/random_heads.hpp"
+#include "lessons/alignment.hpp"
+#include "lessons/permutation.hpp"
+#include "lessons/check.hpp"
+#include "json/json_case.hpp"
 #include "attn/types.hpp"
 #include "imgui.h"
 

@@ -93,7 +93,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
     next("heads", fs * 4.0f);
     changed |= int_field("heads", &e.heads, fs * 4.0f);
     next("window w", w);
-    changed |= int_field("window w", &e.window, w);
+    changed |= int_field("window w", &e.causal_width, w);
     changed |= int_field("layers", &e.layers, fs * 4.0f);
     next("cached tokens", w);
     changed |= int_field("cached tokens", &e.context, w);
@@ -172,7 +172,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   }
   ImGui::TextDisabled("%" PRId64 " layers, %s, d_k %" PRId64 "; windowed: the last %s tokens only", in.layers,
                       attn::dtype_name(in.cache_dtype), r.d_k,
-                      grouped(static_cast<std::uint64_t>(std::min(in.window, in.context))).c_str());
+                      grouped(static_cast<std::uint64_t>(std::min(in.causal_width, in.context))).c_str());
   txt::note(
       "Grouped-query attention lets several query heads share one K/V head; multi-query shares one for all. "
       "That shrinks the cache, not the T\xC2\xB2 score work.");

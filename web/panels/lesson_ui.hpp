@@ -5,7 +5,10 @@
 // wrap position, or at the window's edge when none is set.
 #pragma once
 
-#include <attn/experiments.hpp>  // attn::PositionSignal
+#include <lessons/random_heads.hpp>
+#include <lessons/alignment.hpp>
+#include <lessons/permutation.hpp>
+#include <lessons/check.hpp>  // attn::PositionSignal
 
 #include <cmath>
 #include <utility>

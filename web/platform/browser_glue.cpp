@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "attn/json_case.hpp"
+#include "json/json_case.hpp"
 #include "widgets/heatmap_cursor.hpp"
 #include "widgets/heatmap_gl.hpp"
 #include "imgui_internal.h"

@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "app_state.hpp"
-#include "attn/experiments.hpp"
+#include "lessons/random_heads.hpp"
+#include "lessons/alignment.hpp"
+#include "lessons/permutation.hpp"
+#include "lessons/check.hpp"
 #include "imgui.h"
 
 namespace app {
