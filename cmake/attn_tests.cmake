@@ -1,13 +1,13 @@
 # Test registration shared by the test folders of tests/ (attn, lessons, json, kernels, learn, reference).
 #
 # attn_register_catch_tests(TARGET PREFIX)
-#   native: catch_discover_tests (one CTest test per TEST_CASE, names prefixed PREFIX).
-#   web   : the TEST_CASE names are read from the target's sources at configure time and each
-#           runs under node as "wasm: PREFIX<name>". Names must avoid Catch's test-spec syntax
-#           (, [ ] * \ and a leading ~); checked here. Sets ATTN_REGISTERED_COUNT in the caller's
-#           scope. With -DATTN_WASM_CATCH_DISCOVERY=ON (being measured): catch_discover_tests
-#           through node (the target's CROSSCOMPILING_EMULATOR, honoured by Catch2's
-#           CatchAddTests.cmake) instead.
+#   catch_discover_tests: after each build the binary lists its TEST_CASEs, one CTest test each,
+#   names prefixed PREFIX. In the web build the wasm binary runs under node (the target's
+#   CROSSCOMPILING_EMULATOR, honoured by Catch2's CatchAddTests.cmake), names prefixed
+#   "wasm: PREFIX". Each test is one process either way; measured on the web build (2 cores,
+#   loaded): ctest --preset web -j2 -E e2e 212.8 s with the names read from the sources at
+#   configure time, 131.2 s discovered; discovery adds about 2 s per test binary to its link.
+#   Test names may not contain ';' (CMake would split them into two tests).
 # attn_register_case_tests(PREFIX FILES...)
 #   one test per JSON case file through `attn run FILE` (tests/run_cases.mjs), natively
 #   against the attn tool and in the web build against `node attn.js` ("wasm: " prefix).
@@ -51,7 +51,6 @@ function(attn_register_catch_tests target prefix)
   # tree (under node through NODERAWFS).
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
   target_compile_definitions(${target} PRIVATE ATTN_TESTS_DIR="${PROJECT_SOURCE_DIR}/tests")
-  # Test names may not contain ';' (CMake would split them into two tests).
   string(REGEX REPLACE " $" "<sp>" _prefix "${prefix}")
   if(NOT EMSCRIPTEN)
     # -w NoTests: a name that matches no TEST_CASE fails instead of passing with nothing run.
@@ -60,37 +59,9 @@ function(attn_register_catch_tests target prefix)
   endif()
   # Real file system (fixtures), growing heap, exit code of main() reaches the shell.
   target_link_options(${target} PRIVATE -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1)
-  if(ATTN_WASM_CATCH_DISCOVERY)
-    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${ATTN_NODE_RUN})
-    string(REGEX REPLACE " $" "<sp>" _prefix "wasm: ${prefix}")
-    catch_discover_tests(${target} TEST_PREFIX "${_prefix}" EXTRA_ARGS -w NoTests --use-colour no)
-    return()
-  endif()
-  get_target_property(_sources ${target} SOURCES)
-  get_target_property(_dir ${target} SOURCE_DIR)
-  set(_count 0)
-  foreach(_src IN LISTS _sources)
-    if(NOT IS_ABSOLUTE "${_src}")
-      set(_src "${_dir}/${_src}")
-    endif()
-    if(NOT _src MATCHES "\\.cpp$")
-      continue()
-    endif()
-    file(STRINGS "${_src}" _lines REGEX "^[ \t]*TEST_CASE[ \t]*\\(")
-    foreach(_line IN LISTS _lines)
-      if(NOT _line MATCHES "TEST_CASE[ \t]*\\([ \t]*\"([^\"]+)\"")
-        message(FATAL_ERROR "${_src}: cannot read the test name from: ${_line}")
-      endif()
-      set(_name "${CMAKE_MATCH_1}")
-      if(_name MATCHES "[],*\\\\[]" OR _name MATCHES "^~")
-        message(FATAL_ERROR "${_src}: test name '${_name}' uses Catch test-spec syntax")
-      endif()
-      math(EXPR _count "${_count} + 1")
-      add_test(NAME "wasm: ${prefix}${_name}"
-               COMMAND ${ATTN_NODE_RUN} $<TARGET_FILE:${target}> "${_name}" -w NoTests --use-colour no)
-    endforeach()
-  endforeach()
-  set(ATTN_REGISTERED_COUNT ${_count} PARENT_SCOPE)
+  set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${ATTN_NODE_RUN})
+  string(REGEX REPLACE " $" "<sp>" _prefix "wasm: ${prefix}")
+  catch_discover_tests(${target} TEST_PREFIX "${_prefix}" EXTRA_ARGS -w NoTests --use-colour no)
 endfunction()
 
 function(attn_register_case_tests prefix)
