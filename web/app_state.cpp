@@ -126,8 +126,8 @@ bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
     sym_in.d_model = in.d_model;
     sym_in.permutation = in.permutation;
     sym_in.causal = in.causal;
-    sym_in.positions = in.positions == attn::PositionSignal::rope         ? attn::PositionKind::rope
-                       : in.positions == attn::PositionSignal::sinusoidal ? attn::PositionKind::sinusoidal
+    sym_in.positions = in.positions == attn::PositionKind::rope         ? attn::PositionKind::rope
+                       : in.positions == attn::PositionKind::sinusoidal ? attn::PositionKind::sinusoidal
                                                                           : attn::PositionKind::none;
     attn::PositionSymmetryResult sym = attn::position_symmetry(sym_in);
     p.pooled = Matrix(2, sym.pooled_x.size());
@@ -201,8 +201,8 @@ Json error_value(const std::optional<ErrorInfo>& e) {
   return Json{{"code", e->code}, {"message", e->message}};
 }
 
-const char* positions_name(attn::PositionSignal p) {
-  return p == attn::PositionSignal::sinusoidal ? "sinusoidal" : (p == attn::PositionSignal::rope ? "rope" : "none");
+const char* positions_name(attn::PositionKind p) {
+  return p == attn::PositionKind::sinusoidal ? "sinusoidal" : (p == attn::PositionKind::rope ? "rope" : "none");
 }
 
 Json vector_json(const std::vector<double>& v) { return Json(v); }
@@ -232,11 +232,11 @@ std::string get_string(const Json& j, const char* key) {
   return j.get<std::string>();
 }
 
-attn::PositionSignal get_positions(const Json& j) {
-  if (j.is_boolean()) return j.get<bool>() ? attn::PositionSignal::sinusoidal : attn::PositionSignal::none;
-  if (j.is_string() && j == "sinusoidal") return attn::PositionSignal::sinusoidal;
-  if (j.is_string() && j == "none") return attn::PositionSignal::none;
-  if (j.is_string() && j == "rope") return attn::PositionSignal::rope;
+attn::PositionKind get_positions(const Json& j) {
+  if (j.is_boolean()) return j.get<bool>() ? attn::PositionKind::sinusoidal : attn::PositionKind::none;
+  if (j.is_string() && j == "sinusoidal") return attn::PositionKind::sinusoidal;
+  if (j.is_string() && j == "none") return attn::PositionKind::none;
+  if (j.is_string() && j == "rope") return attn::PositionKind::rope;
   throw PatchError{"positions must be true, false, \"none\", \"sinusoidal\" or \"rope\""};
 }
 

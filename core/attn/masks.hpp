@@ -44,8 +44,6 @@ BoolMatrix key_padding_mask(Index tq, const std::vector<bool>& key_valid);
 /// Local window allowed mask of symmetric half-width w, Tq×Tk: (i, j) allowed iff |i − j| <= w
 /// (2w + 1 keys per query away from the edges). Throws Error(invalid_mask) for w < 0.
 BoolMatrix half_width_mask(Index tq, Index tk, long long w);
-/// The former name of half_width_mask.
-inline BoolMatrix window_mask(Index tq, Index tk, long long w) { return half_width_mask(tq, tk, w); }
 
 /// AND of every part of `spec`, Tq×Tk (all true when the spec is empty).
 /// Throws Error(shape_mismatch) when a part's size differs from Tq×Tk,

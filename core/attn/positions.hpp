@@ -15,9 +15,6 @@ enum class PositionKind { none, sinusoidal, rope };
 /// "none" / "sinusoidal" / "rope" (the JSON spelling).
 const char* position_kind_name(PositionKind k);
 
-/// The former name of PositionKind (random heads, permutation); kept so old code compiles.
-using PositionSignal = PositionKind;
-
 /// Sinusoidal position encoding (Vaswani et al. 2017, §3.5), T×d_model:
 ///   PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
 /// Computed with attn::det functions (bit-identical native and wasm).

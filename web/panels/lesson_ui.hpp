@@ -8,7 +8,7 @@
 #include <lessons/random_heads.hpp>
 #include <lessons/alignment.hpp>
 #include <lessons/permutation.hpp>
-#include <lessons/check.hpp>  // attn::PositionSignal
+#include <lessons/check.hpp>  // attn::PositionKind
 
 #include <cmath>
 #include <utility>
@@ -129,13 +129,13 @@ inline float position_choice_width() {
 }
 
 /// "positions: (o) no positions ( ) sinusoidal ( ) RoPE" on the current line; true when changed.
-inline bool position_choice(attn::PositionSignal& positions) {
+inline bool position_choice(attn::PositionKind& positions) {
   bool changed = false;
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("positions:");
-  for (const auto& [kind, label] : {std::pair{attn::PositionSignal::none, "no positions"},
-                                    std::pair{attn::PositionSignal::sinusoidal, "sinusoidal"},
-                                    std::pair{attn::PositionSignal::rope, "RoPE"}}) {
+  for (const auto& [kind, label] : {std::pair{attn::PositionKind::none, "no positions"},
+                                    std::pair{attn::PositionKind::sinusoidal, "sinusoidal"},
+                                    std::pair{attn::PositionKind::rope, "RoPE"}}) {
     ImGui::SameLine();
     if (ImGui::RadioButton(label, positions == kind)) {
       positions = kind;

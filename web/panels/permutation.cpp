@@ -60,7 +60,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   PermutationState& p = s.permutation;
   const attn::PermutationResult& r = p.result;
   const float fs = ImGui::GetFontSize();
-  const bool equivariant_setting = !p.input.causal && p.input.positions == attn::PositionSignal::none;
+  const bool equivariant_setting = !p.input.causal && p.input.positions == attn::PositionKind::none;
 
   style::paragraph(
       "f is one self-attention head (Q, K, V projected from X, no mask, no positions). Reorder the tokens "
@@ -117,7 +117,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
   // On a line of its own: the row above is full.
   if (widgets::position_choice(in.positions)) changed = true;
-  const bool positions = p.input.positions != attn::PositionSignal::none;
+  const bool positions = p.input.positions != attn::PositionKind::none;
   if (changed) set_permutation_input(s, in);
 
   // --- the headline number
@@ -133,7 +133,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     ImGui::TextColored(ImVec4(0.75f, 0.25f, 0.1f, 1.0f), "%s: equivariance breaks",
                        p.input.causal && positions ? "causal mask and positions"
                                                    : (p.input.causal ? "causal mask"
-                                                                     : (p.input.positions == attn::PositionSignal::rope
+                                                                     : (p.input.positions == attn::PositionKind::rope
                                                                             ? "RoPE positions"
                                                                             : "sinusoidal positions")));
 

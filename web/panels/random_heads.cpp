@@ -110,7 +110,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   if (h.input.init == attn::HeadsInit::torch_replica) {
     const bool lesson = h.input.seed == 17 && h.input.heads == 1 && h.input.d_k == 8 && h.input.d_model == 8 &&
                         h.input.sentence == attn::RandomHeadsInput{}.sentence && !h.input.causal &&
-                        h.input.valid_length < 0 && h.input.positions == attn::PositionSignal::none;
+                        h.input.valid_length < 0 && h.input.positions == attn::PositionKind::none;
     ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
     ImGui::TextWrapped("%s", lesson ? "PyTorch replica, seed 17, one head of d_k 8: exactly the matrix the lesson's "
                                       "script prints (torch's generator replayed; see the Lesson script panel)."
