@@ -18,9 +18,9 @@
 #include "attn/experiments.hpp"
 #include "attn/json_case.hpp"
 #include "attn/rope.hpp"
-#include "cost_state.hpp"
+#include "panels/cost.hpp"
 #include "error_info.hpp"
-#include "learned_heads_state.hpp"
+#include "panels/learned_heads.hpp"
 #include "lesson_state.hpp"
 
 namespace app {
@@ -69,8 +69,8 @@ struct AppState {
   HeadsState heads;
   PermutationState permutation;
   LessonState lesson;               ///< the lesson-claim panels (lesson_state.hpp)
-  CostState cost;                   ///< the Cost panel (cost_state.hpp)
-  LearnedHeadsState learned_heads;  ///< the Learned heads panel (learned_heads_state.hpp)
+  CostState cost;                   ///< the Cost panel (panels/cost.hpp)
+  LearnedHeadsState learned_heads;  ///< the Learned heads panel (panels/learned_heads.hpp)
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)
