@@ -26,7 +26,7 @@
 // "BENCH_DONE" (bench/run_wasm.mjs reads the same lines from the browser console).
 // --dump DIR writes DIR/<model>.json: {"name", "about", "case": a train_steps request (model,
 // params keyed by state_dict name, weights out×in, the K batches, optimizer, clip; see
-// core/learn/learn_json.hpp), "bench": {the schedule}, "cpp_losses": [the first losses]}.
+// core/json/learn_json.hpp), "bench": {the schedule}, "cpp_losses": [the first losses]}.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -1,11 +1,152 @@
 // Alignment panel: the lesson's constructed "the black cat" → "le chat noir" read.
-#include <algorithm>
-#include <cmath>
-#include <string>
+#include "panels/alignment.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "attn/error.hpp"
+#include "json/lesson_json.hpp"
+#include "attn/linalg.hpp"
+#include "attn/masks.hpp"
+#include "attn/tokenizer.hpp"
+#include "panels/patch.hpp"
 #include "panels.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+
+namespace {
+
+bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& values) {
+  AlignmentState& a = s.alignment;
+  return guarded(a.error, [&] {
+    attn::AlignmentRead r = attn::alignment_read(a.queries, a.keys, weights, values);
+    std::vector<double> sums = row_sums(r.weights);
+    a.weights = weights;
+    a.values = values;
+    a.result = std::move(r);
+    a.row_sums = std::move(sums);
+    ++s.generation;
+  });
+}
+
+}  // namespace
+
+// --- Alignment --------------------------------------------------------------
+
+void reset_alignment(AppState& s) {
+  const attn::AlignmentRead lesson = attn::lesson_alignment();
+  s.alignment.queries = lesson.queries;
+  s.alignment.keys = lesson.keys;
+  recompute_alignment(s, lesson.weights, lesson.values);
+  select_alignment_row(s, 1);
+}
+
+bool set_alignment_weight(AppState& s, int row, int col, double value) {
+  Matrix w = s.alignment.weights;  // edit a copy: the core validates before we commit
+  const bool ok = guarded(s.alignment.error, [&] { attn::set_weight_keep_distribution(w, row, col, value); });
+  return ok && recompute_alignment(s, w, s.alignment.values);
+}
+
+bool set_alignment_value(AppState& s, int key, int dim, double value) {
+  Matrix v = s.alignment.values;
+  if (key < 0 || key >= v.rows() || dim < 0 || dim >= v.cols()) {
+    s.alignment.error = invalid("value (" + std::to_string(key) + ", " + std::to_string(dim) +
+                                ") is outside the " + attn::shape_str(v) + " value matrix");
+    return false;
+  }
+  v(key, dim) = value;
+  return recompute_alignment(s, s.alignment.weights, v);
+}
+
+bool set_alignment_matrices(AppState& s, const Matrix& weights, const Matrix& values) {
+  return recompute_alignment(s, weights, values);
+}
+
+void select_alignment_row(AppState& s, int row) {
+  const int rows = static_cast<int>(s.alignment.result.weights.rows());
+  s.alignment.selected_row = rows > 0 ? std::max(0, std::min(rows - 1, row)) : 0;
+}
+
+namespace {
+
+bool apply_alignment(AppState& s, const Json& patch) {
+  AlignmentState& a = s.alignment;
+  Matrix w = a.weights, v = a.values;
+  bool matrices = false;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "weights") {
+      matrices = true;
+      try {
+        w = attn::matrix_from_json(*it, "weights");
+      } catch (const attn::Error& e) {
+        a.error = to_info(e);
+        return false;
+      }
+    } else if (k == "values") {
+      matrices = true;
+      try {
+        v = attn::matrix_from_json(*it, "values");
+      } catch (const attn::Error& e) {
+        a.error = to_info(e);
+        return false;
+      }
+    } else if (k == "selected_row") {
+      select_alignment_row(s, get_number<int>(*it, "selected_row", -1000000, 1000000));
+    } else if (k == "set_weight") {  // {"row":i,"col":j,"value":x}: the slider's path
+      const Json& e = *it;
+      if (!e.is_object() || !e.contains("row") || !e.contains("col") || !e.contains("value"))
+        throw PatchError{"set_weight needs {row, col, value}"};
+      if (!e["value"].is_number()) throw PatchError{"set_weight.value must be a number"};
+      if (!set_alignment_weight(s, get_number<int>(e["row"], "row", -1000000, 1000000),
+                                get_number<int>(e["col"], "col", -1000000, 1000000),
+                                e["value"].get<double>()))
+        return false;
+      w = a.weights;
+    } else if (k == "reset") {
+      if (get_bool(*it, "reset")) reset_alignment(s);
+      w = a.weights;
+      v = a.values;
+    } else {
+      throw PatchError{"unknown alignment input '" + k + "'"};
+    }
+  }
+  return matrices ? set_alignment_matrices(s, w, v) : true;
+}
+
+}  // namespace
+
+Json alignment_state_json(const AppState& s) {
+  const AlignmentState& a = s.alignment;
+  return Json{{"inputs", {{"queries", a.queries}, {"keys", a.keys}, {"weights", attn::to_json(a.weights)},
+                          {"values", attn::to_json(a.values)}}},
+              {"selected_row", a.selected_row},
+              {"result", attn::to_json(a.result)},
+              {"row_sums", vector_json(a.row_sums)},
+              {"error", error_value(a.error)}};
+}
+
+// The link inputs mirror the "inputs" above (minus what a link need not carry); the browser
+// test "a link reproduces the view" checks that they stay the same.
+Json alignment_link_inputs(const AppState& s) {
+  const AlignmentState& a = s.alignment;
+  return Json{{"weights", attn::to_json(a.weights)}, {"values", attn::to_json(a.values)}, {"selected_row", a.selected_row}};
+}
+
+bool apply_alignment_json(AppState& s, const Json& patch) { return apply_alignment(s, patch); }
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 

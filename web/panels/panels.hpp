@@ -1,7 +1,7 @@
 // web/panels/panels.hpp — one function per lesson panel.
 //
 // A panel draws the structs in AppState (results of core/ functions) and turns widget
-// edits into calls of the app_state.hpp setters, which recompute through the core.
+// edits into calls of the panel's setters (its header), which recompute through the core.
 // Panels never compute attention themselves.
 #pragma once
 

@@ -1,14 +1,193 @@
 // Permutation panel: f(P·X) next to P·f(X); when a causal mask or positions break equivariance.
+#include "panels/permutation.hpp"
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
+#include "attn/error.hpp"
+#include "json/lesson_json.hpp"
+#include "attn/linalg.hpp"
+#include "attn/masks.hpp"
+#include "attn/tokenizer.hpp"
+#include "panels/patch.hpp"
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
 #include "lesson_ui.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+
+// --- Permutation ------------------------------------------------------------
+
+bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
+  PermutationState& p = s.permutation;
+  return guarded(p.error, [&] {
+    attn::PermutationResult r = attn::permutation_experiment(in);
+    const attn::Index t = r.weights_x.rows();
+    attn::BoolMatrix allowed = in.causal ? attn::causal_mask(t, t, attn::Causal::square)
+                                         : attn::BoolMatrix::Constant(t, t, true);
+    attn::PositionSymmetryInput sym_in;
+    sym_in.sentence = in.sentence;
+    sym_in.seed = in.seed;
+    sym_in.d_model = in.d_model;
+    sym_in.permutation = in.permutation;
+    sym_in.causal = in.causal;
+    sym_in.positions = in.positions == attn::PositionKind::rope         ? attn::PositionKind::rope
+                       : in.positions == attn::PositionKind::sinusoidal ? attn::PositionKind::sinusoidal
+                                                                          : attn::PositionKind::none;
+    attn::PositionSymmetryResult sym = attn::position_symmetry(sym_in);
+    p.pooled = Matrix(2, sym.pooled_x.size());
+    p.pooled.row(0) = sym.pooled_x.transpose();
+    p.pooled.row(1) = sym.pooled_px.transpose();
+    p.symmetry = std::move(sym);
+    p.input = in;
+    p.result = std::move(r);
+    p.allowed = std::move(allowed);
+    p.permutation_text = permutation_to_text(in.permutation);
+    ++s.generation;
+  });
+}
+
+bool parse_permutation(const std::string& text, std::vector<int>* out, ErrorInfo* error) {
+  std::vector<int> p;
+  size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (std::isspace(c) || c == ',' || c == '(' || c == ')' || c == '[' || c == ']') {
+      ++i;
+      continue;
+    }
+    if (!std::isdigit(c) && c != '-') {
+      *error = invalid(std::string("the permutation may hold only integers; found '") +
+                       static_cast<char>(c) + "'");
+      return false;
+    }
+    size_t j = i + 1;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    const std::string number = text.substr(i, j - i);
+    errno = 0;
+    const long v = std::strtol(number.c_str(), nullptr, 10);
+    if (number == "-" || errno != 0 || v < std::numeric_limits<int>::min() ||
+        v > std::numeric_limits<int>::max()) {
+      *error = invalid("the permutation entry '" + number + "' is not a usable integer");
+      return false;
+    }
+    p.push_back(static_cast<int>(v));
+    i = j;
+  }
+  if (p.empty()) {
+    *error = invalid("the permutation is empty; give each position 0..T-1 once");
+    return false;
+  }
+  *out = std::move(p);
+  return true;
+}
+
+bool shuffle_permutation(AppState& s) {
+  PermutationState& p = s.permutation;
+  attn::PermutationInput in = p.input;
+  const int n = static_cast<int>(attn::tokenize(in.sentence).size());
+  bool ok = guarded(p.error, [&] { in.permutation = attn::random_permutation(n, p.shuffle_seed); });
+  ++p.shuffle_seed;
+  return ok && set_permutation_input(s, in);
+}
+
+std::string permutation_to_text(const std::vector<int>& p) {
+  std::string out;
+  for (size_t i = 0; i < p.size(); ++i) out += (i ? " " : "") + std::to_string(p[i]);
+  return out;
+}
+
+namespace {
+
+bool apply_permutation(AppState& s, const Json& patch) {
+  PermutationState& p = s.permutation;
+  attn::PermutationInput in = p.input;
+  bool perm_given = false, shuffle = false;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "sentence") {
+      in.sentence = get_string(*it, "sentence");
+      p.sentence_text = in.sentence;
+    } else if (k == "seed") {
+      in.seed = get_seed(*it);
+    } else if (k == "d_model") {
+      in.d_model = get_number<int>(*it, "d_model", -1000000, 1000000);
+    } else if (k == "permutation") {
+      if (it->is_string()) {
+        ErrorInfo e;
+        p.permutation_text = it->get<std::string>();
+        if (!parse_permutation(p.permutation_text, &in.permutation, &e)) {
+          p.error = e;
+          return false;
+        }
+      } else {
+        if (!it->is_array()) throw PatchError{"permutation must be an array of integers"};
+        in.permutation.clear();
+        for (const Json& x : *it) in.permutation.push_back(get_number<int>(x, "permutation entry", -1000000, 1000000));
+        p.permutation_text = permutation_to_text(in.permutation);
+      }
+      perm_given = true;
+    } else if (k == "causal") {
+      in.causal = get_bool(*it, "causal");
+    } else if (k == "positions") {
+      in.positions = get_positions(*it);
+    } else if (k == "query") {
+      in.query = get_number<int>(*it, "query", -1000000, 1000000);
+    } else if (k == "shuffle_seed") {
+      p.shuffle_seed = get_seed(*it);
+    } else if (k == "shuffle") {
+      shuffle = get_bool(*it, "shuffle");
+    } else {
+      throw PatchError{"unknown permutation input '" + k + "'"};
+    }
+  }
+  // A new sentence of another length needs a new permutation; draw one rather than fail.
+  const int n = static_cast<int>(attn::tokenize(in.sentence).size());
+  if (!perm_given && static_cast<int>(in.permutation.size()) != n && n > 0) {
+    in.permutation = attn::random_permutation(n, p.shuffle_seed++);
+    if (in.query >= n) in.query = 0;
+  }
+  if (!set_permutation_input(s, in)) return false;
+  return shuffle ? shuffle_permutation(s) : true;
+}
+
+}  // namespace
+
+Json permutation_state_json(const AppState& s) {
+  const PermutationState& p = s.permutation;
+  return Json{{"inputs", {{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
+                          {"permutation", p.input.permutation}, {"causal", p.input.causal},
+                          {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
+                          {"shuffle_seed", p.shuffle_seed}}},
+              {"sentence_text", p.sentence_text},
+              {"permutation_text", p.permutation_text},
+              {"result", attn::to_json(p.result)},
+              {"symmetry", attn::to_json(p.symmetry)},
+              {"error", error_value(p.error)}};
+}
+
+Json permutation_link_inputs(const AppState& s) {
+  const PermutationState& p = s.permutation;
+  return Json{{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
+              {"permutation", p.input.permutation}, {"causal", p.input.causal},
+              {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
+              {"shuffle_seed", p.shuffle_seed}};
+}
+
+bool apply_permutation_json(AppState& s, const Json& patch) { return apply_permutation(s, patch); }
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 

@@ -1,15 +1,116 @@
 // Random-init heads panel: multi-head self-attention with seeded random weights.
+#include "panels/random_heads.hpp"
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
+#include "attn/error.hpp"
+#include "json/lesson_json.hpp"
+#include "attn/linalg.hpp"
+#include "attn/masks.hpp"
+#include "attn/tokenizer.hpp"
+#include "panels/patch.hpp"
 #include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
 #include "lesson_ui.hpp"
 #include "registry.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+
+// --- Random heads -----------------------------------------------------------
+
+bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in) {
+  HeadsState& h = s.heads;
+  return guarded(h.error, [&] {
+    attn::RandomHeadsResult r = attn::random_heads(in);
+    std::vector<std::vector<double>> sums;
+    for (const attn::AttentionResult& head : r.heads) sums.push_back(row_sums(head.weights));
+    h.input = in;
+    h.result = std::move(r);
+    h.row_sums = std::move(sums);
+    if (in.valid_length > 0) h.padding_length = in.valid_length;
+    ++s.generation;
+  });
+}
+
+namespace {
+
+bool apply_heads(AppState& s, const Json& patch) {
+  HeadsState& h = s.heads;
+  attn::RandomHeadsInput in = h.input;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "sentence") {
+      in.sentence = get_string(*it, "sentence");
+      h.sentence_text = in.sentence;
+    } else if (k == "seed") {
+      in.seed = get_seed(*it);
+    } else if (k == "d_model") {
+      in.d_model = get_number<int>(*it, "d_model", -1000000, 1000000);
+    } else if (k == "heads") {
+      in.heads = get_number<int>(*it, "heads", -1000000, 1000000);
+    } else if (k == "d_k") {
+      in.d_k = get_number<int>(*it, "d_k", -1000000, 1000000);
+    } else if (k == "causal") {
+      in.causal = get_bool(*it, "causal");
+    } else if (k == "key_padding") {
+      in.valid_length = get_bool(*it, "key_padding") ? h.padding_length : -1;
+    } else if (k == "valid_length") {
+      in.valid_length = it->is_null() ? -1 : get_number<int>(*it, "valid_length", -1000000, 1000000);
+    } else if (k == "positions") {
+      in.positions = get_positions(*it);
+    } else if (k == "init") {
+      const std::string init = get_string(*it, "init");
+      if (init != "core" && init != "torch_replica") throw PatchError{"init must be \"core\" or \"torch_replica\""};
+      in.init = init == "core" ? attn::HeadsInit::core : attn::HeadsInit::torch_replica;
+    } else {
+      throw PatchError{"unknown heads input '" + k + "'"};
+    }
+  }
+  return set_heads_input(s, in);
+}
+
+}  // namespace
+
+Json heads_state_json(const AppState& s) {
+  const HeadsState& h = s.heads;
+  Json heads_rows = Json::array();
+  for (const auto& r : h.row_sums) heads_rows.push_back(vector_json(r));
+  return Json{{"inputs", {{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
+                          {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
+                          {"key_padding", h.input.valid_length >= 0},
+                          {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
+                          {"positions", positions_name(h.input.positions)},
+                          {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}}},
+              {"sentence_text", h.sentence_text},
+              {"result", attn::to_json(h.result)},
+              {"row_sums", heads_rows},
+              {"error", error_value(h.error)}};
+}
+
+Json heads_link_inputs(const AppState& s) {
+  const HeadsState& h = s.heads;
+  return Json{{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
+              {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
+              {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
+              {"positions", positions_name(h.input.positions)},
+              {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}};
+}
+
+bool apply_heads_json(AppState& s, const Json& patch) { return apply_heads(s, patch); }
+
+// --- drawing -------------------------------------------------------------------------------
 
 void draw_heads_panel(AppState& s, Ui& ui) {
   HeadsState& h = s.heads;

@@ -1,8 +1,8 @@
 #include "panels/registry.hpp"
 
 #include "page/api.hpp"
-#include "cost_state.hpp"
-#include "learned_heads_state.hpp"
+#include "panels/cost.hpp"
+#include "panels/learned_heads.hpp"
 #include "lesson_state.hpp"
 
 namespace app {
@@ -17,7 +17,7 @@ constexpr auto slot(F f) { return f; }
 
 void learned_heads_tick(AppState& s, bool shown) {
   // The training slice (a time budget of Adam steps), before anything is drawn: the frame then
-  // draws the state as it stands (learned_heads_state.hpp).
+  // draws the state as it stands (panels/learned_heads.hpp).
   tick_learned_heads(s);
   if (learned_heads_wants_checkpoint(s, shown)) {  // fetched when the panel first opens, not with the page
     learned_heads_checkpoint_requested(s);

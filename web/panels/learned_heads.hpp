@@ -1,4 +1,4 @@
-// web/learned_heads_state.hpp — inputs and results of the "Learned heads" panel.
+// web/panels/learned_heads.hpp — inputs and results of the "Learned heads" panel; its draw function is in learned_heads.cpp.
 //
 // Same one-way flow as app_state.hpp: inputs change only through the setters below, which
 // validate through the core (attn::lessons::HeadsTrainer) and keep the last good inputs and

@@ -1,4 +1,4 @@
-// web/cost_state.hpp — inputs and results of the Cost panel (the cost of dense attention).
+// web/panels/cost.hpp — inputs and results of the Cost panel (the cost of dense attention); its draw function is in cost.cpp.
 //
 // Same one-way flow as app_state.hpp: every input change goes through a setter below, which
 // recomputes through the core (attn::attention_cost, time_dense_vs_tiled,

@@ -1,0 +1,54 @@
+// web/panels/alignment.hpp — the Alignment panel: its inputs and results, its setters, its state() and
+// set() JSON and link inputs (moved from app_state.hpp); its draw function is in alignment.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/random_heads.hpp"
+#include "lessons/alignment.hpp"
+#include "lessons/permutation.hpp"
+#include "lessons/check.hpp"
+#include "json/json_case.hpp"
+#include "error_info.hpp"
+
+namespace app {
+
+struct AppState;
+
+struct AlignmentState {
+  // Inputs (last good). Tq = queries.size(), Tk = keys.size(), values Tk×2.
+  std::vector<std::string> queries{"le", "chat", "noir"};
+  std::vector<std::string> keys{"the", "black", "cat"};
+  attn::Matrix weights;  ///< Tq×Tk, rows are distributions
+  attn::Matrix values;   ///< Tk×d_v
+  int selected_row = 1;  ///< the row traced in words and in the plot ("chat")
+
+  attn::AlignmentRead result;
+  std::vector<double> row_sums;  ///< per row of result.weights, summed by the core
+  std::optional<ErrorInfo> error;
+};
+
+// --- Alignment --------------------------------------------------------------
+/// Set weight (row, col) keeping the row a distribution (attn::set_weight_keep_distribution).
+/// Returns false (and records the error) on bad input; the last good state stays.
+bool set_alignment_weight(AppState& s, int row, int col, double value);
+/// Set values(key, dim). Non-finite values are rejected by the core.
+bool set_alignment_value(AppState& s, int key, int dim, double value);
+/// Replace the whole weights / values matrices (JS API); shapes must fit the tokens.
+bool set_alignment_matrices(AppState& s, const attn::Matrix& weights, const attn::Matrix& values);
+/// Row to trace (clamped into range).
+void select_alignment_row(AppState& s, int row);
+/// Back to the lesson's constructed weights and values.
+void reset_alignment(AppState& s);
+
+// --- JSON (the registry's entry) ---------------------------------------------
+attn::Json alignment_state_json(const AppState& s);
+/// What a link carries: built from the inputs only.
+attn::Json alignment_link_inputs(const AppState& s);
+/// set() patches; a malformed patch throws (reported as invalid_field by apply_json).
+bool apply_alignment_json(AppState& s, const attn::Json& patch);
+
+}  // namespace app
