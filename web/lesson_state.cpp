@@ -18,12 +18,6 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& message) { throw attn::Error(attn::ErrorCode::invalid_field, message); }
 
-void require_range(const char* name, long long v, long long lo, long long hi) {
-  if (v < lo || v > hi)
-    invalid(std::string(name) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
-            std::to_string(v));
-}
-
 Matrix bool_to_matrix(const attn::BoolMatrix& b) { return b.cast<double>(); }
 
 }  // namespace
@@ -45,7 +39,7 @@ bool set_masks_padding(AppState& s, int valid_length) {
   MasksState& m = s.lesson.masks;
   return guarded(m.error, [&] {
     const int t = static_cast<int>(s.lesson.model.x.rows());
-    require_range("valid length", valid_length, 1, t);
+    attn::require_range("valid length", valid_length, 1, t);
     std::vector<bool> valid(static_cast<size_t>(t), false);
     for (int j = 0; j < valid_length; ++j) valid[static_cast<size_t>(j)] = true;
     attn::KeyPaddingResult r = attn::key_padding_experiment(s.lesson.model.x, s.lesson.model.weights, valid, 100.0);
@@ -89,8 +83,8 @@ void set_masks_zero_policy(AppState& s, bool zero) {
 bool set_masks_causal(AppState& s, int tq, int tk) {
   MasksState& m = s.lesson.masks;
   return guarded(m.error, [&] {
-    require_range("Tq", tq, 1, 16);
-    require_range("Tk", tk, 1, 16);
+    attn::require_range("Tq", tq, 1, 16);
+    attn::require_range("Tk", tk, 1, 16);
     attn::CausalAlignmentTable r = attn::causal_alignments(tq, tk);
     m.top_left = bool_to_matrix(r.top_left);
     m.bottom_right = bool_to_matrix(r.bottom_right);
@@ -169,7 +163,7 @@ bool attribution_preset(AppState& s, const std::string& name) {
 bool set_scaling(AppState& s, int d_k, std::uint64_t seed, int samples) {
   ScalingState& c = s.lesson.scaling;
   return guarded(c.error, [&] {
-    require_range("d_k", d_k, 1, 512);
+    attn::require_range("d_k", d_k, 1, 512);
     attn::ScalingInput base;  // d_k = 1, 2, 4, ..., 512
     base.seed = seed;
     base.samples = samples;
