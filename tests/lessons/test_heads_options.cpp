@@ -22,24 +22,6 @@
 
 using namespace attn_test;
 
-namespace {
-
-// RoPE of one row vector for position m, written from the paper's formula.
-Matrix naive_rope(const Matrix& x) {
-  Matrix out = x;
-  const double d = static_cast<double>(x.cols());
-  for (Index m = 0; m < x.rows(); ++m)
-    for (Index i = 0; 2 * i + 1 < x.cols(); ++i) {
-      const double theta = std::pow(10000.0, -2.0 * static_cast<double>(i) / d);
-      const double c = std::cos(static_cast<double>(m) * theta), s = std::sin(static_cast<double>(m) * theta);
-      out(m, 2 * i) = x(m, 2 * i) * c - x(m, 2 * i + 1) * s;
-      out(m, 2 * i + 1) = x(m, 2 * i) * s + x(m, 2 * i + 1) * c;
-    }
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("heads options: RoPE in permutation_experiment equals position_symmetry's RoPE head", "[lesson][positions]") {
   for (bool causal : {false, true}) {
     attn::PermutationInput p;

@@ -12,22 +12,6 @@
 
 using namespace attn_test;
 
-namespace {
-// RoPE written from the paper with std::cos/std::sin: pair (2i, 2i+1) rotated by m·10000^(−2i/d).
-Matrix naive_rope(const Matrix& x) {
-  Matrix out = x;
-  const double d = static_cast<double>(x.cols());
-  for (Index m = 0; m < x.rows(); ++m)
-    for (Index i = 0; 2 * i + 1 < x.cols(); ++i) {
-      const double th = static_cast<double>(m) * std::pow(10000.0, -2.0 * static_cast<double>(i) / d);
-      const double a = x(m, 2 * i), b = x(m, 2 * i + 1);
-      out(m, 2 * i) = a * std::cos(th) - b * std::sin(th);
-      out(m, 2 * i + 1) = a * std::sin(th) + b * std::cos(th);
-    }
-  return out;
-}
-}  // namespace
-
 TEST_CASE("rope: rotations by hand - position 0 is the identity - norms kept", "[lesson][positions]") {
   // d = 4: θ_0 = 1, θ_1 = 10000^(−1/2) = 0.01. Row m = 3 of (1, 0, 0, 1):
   // pair 0 → (cos 3, sin 3); pair 1 → (−sin 0.03, cos 0.03).

@@ -350,6 +350,22 @@ inline std::string failed_claims(const std::vector<attn::Check>& checks) {
   return out;
 }
 
+// ---------------------------------------------------------------------------
+// RoPE written from the paper (Su et al. 2021) with std::cos/std::sin, T×d: row m's pair
+// (2i, 2i+1) rotated by m·10000^(−2i/d); an odd last column is left as it is.
+inline Matrix naive_rope(const Matrix& x) {
+  Matrix out = x;
+  const double d = static_cast<double>(x.cols());
+  for (Index m = 0; m < x.rows(); ++m)
+    for (Index i = 0; 2 * i + 1 < x.cols(); ++i) {
+      const double th = static_cast<double>(m) * std::pow(10000.0, -2.0 * static_cast<double>(i) / d);
+      const double a = x(m, 2 * i), b = x(m, 2 * i + 1);
+      out(m, 2 * i) = a * std::cos(th) - b * std::sin(th);
+      out(m, 2 * i + 1) = a * std::sin(th) + b * std::cos(th);
+    }
+  return out;
+}
+
 }  // namespace attn_test
 
 /// CHECK that every claim check in `checks` (a std::vector<attn::Check>) passes; a failure names
