@@ -18,7 +18,7 @@ run cmake --build --preset native
 run ctest --preset native -j2 || status=1
 
 # The native tests again under AddressSanitizer + UndefinedBehaviorSanitizer (build/asan),
-# then each libFuzzer target for a bounded time (build/fuzz; longer runs: see tests/fuzz/run.sh).
+# then each libFuzzer target for a bounded time (build/asan, the same clang build; longer runs: see tests/fuzz/run.sh).
 run tests/sanitize.sh || status=1
 run tests/fuzz/run.sh "${ATTN_FUZZ_SECONDS:-30}" || status=1
 

@@ -4,14 +4,15 @@
 # and run them with CTest. Any report (out-of-bounds, use-after-free, leak, signed overflow,
 # misaligned access, ...) aborts the test that triggered it.
 #
-#   tests/sanitize.sh            preset asan (CMakePresets.json): build/asan, Debug, no desktop app
+#   tests/sanitize.sh            preset asan (CMakePresets.json): build/asan, clang-14, Debug, no desktop app
+#                                (the libFuzzer targets of tests/fuzz/ are built in the same tree)
 #   tests/sanitize.sh -R lesson  extra arguments go to ctest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=build/asan
 
-echo "==> configure $build (preset asan: ASan + UBSan, Debug, no desktop app)"
+echo "==> configure $build (preset asan: clang-14, ASan + UBSan, Debug, no desktop app)"
 cmake --preset asan >/dev/null
 echo "==> build"
 cmake --build --preset asan

@@ -5,35 +5,32 @@
 #                                   the seed corpus; exit status 1 if any target finds something
 #
 # Targets (tests/fuzz/*.cpp): fuzz_json_case (bytes -> run_case_text) and fuzz_attention
-# (attention with decoded shapes, masks, scales). Build: the preset fuzz of the project
-# (CMakePresets.json: build/fuzz, clang-14, ATTN_BUILD_FUZZ; needs libclang-rt-14-dev).
+# (attention with decoded shapes, masks, scales). Build: the build preset fuzz of the project's
+# asan configuration (CMakePresets.json: build/asan, clang-14, ATTN_BUILD_FUZZ; needs
+# libclang-rt-14-dev), the build the sanitized tests use (tests/sanitize.sh).
 # Seeds: tests/cases/*.json, tests/reference/fixtures/*.json, tests/kernels/cases/*.json, the tiled
 # variants of the shared cases (tests/kernels/tiled_cases.mjs) and the request
 # objects of tests/learn/fixtures/*.json. Working corpus:
-# build/fuzz/corpus/<target> (wiped each run); crash inputs: build/fuzz/artifacts/.
+# build/asan/corpus/<target> (wiped each run); crash inputs: build/asan/artifacts/.
 #
 # A longer run (e.g. before a release; one hour per target, both cores, keeping the corpus):
 #
 #   FUZZ_KEEP_CORPUS=1 FUZZ_JOBS=2 tests/fuzz/run.sh 3600
 #
-# Reproduce a finding:  build/fuzz/fuzz_attention build/fuzz/artifacts/crash-<sha1>
+# Reproduce a finding:  build/asan/fuzz_attention build/asan/artifacts/crash-<sha1>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 seconds="${1:-60}"
 jobs="${FUZZ_JOBS:-1}"
-build=build/fuzz
+build=build/asan
 
 for tool in clang-14 clang++-14 cmake; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool not found (apt-get install clang-14 libclang-rt-14-dev cmake)" >&2; exit 2; }
 done
 
-echo "==> configure and build $build (preset fuzz)"
-# A build/fuzz left by the former stand-alone tests/fuzz project cannot be reconfigured.
-if [ -f "$build/CMakeCache.txt" ] && grep -q '^CMAKE_HOME_DIRECTORY:INTERNAL=.*/tests/fuzz$' "$build/CMakeCache.txt"; then
-  rm -rf "$build"
-fi
-cmake --preset fuzz >/dev/null
+echo "==> configure and build $build (configure preset asan, build preset fuzz)"
+cmake --preset asan >/dev/null
 cmake --build --preset fuzz
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -9,7 +9,6 @@
 //
 // The fixtures directory comes from the compile definition ATTN_REFERENCE_FIXTURES_DIR
 // (the source tree; under node the wasm build reads it through NODERAWFS).
-#define CATCH_CONFIG_MAIN
 #include <attn/error.hpp>
 #include <json/json_case.hpp>
 #include <catch2/catch.hpp>
