@@ -10,13 +10,14 @@
 // Luong, Pham & Manning 2015, "Effective approaches to attention-based NMT", eq. 8, gives the
 // other scores compared here on the same states: dot sᵀh_j, general sᵀ W h_j (W: d_s×d_h), and
 // scaled dot sᵀh_j/√d (Vaswani et al. 2017, eq. 1). tanh is attn::det::tanh (bit-identical native/wasm).
+// The claims checked on these results (rows sum to 1, padding gets 0, c = Σ a_j h_j) are the
+// lesson's: lessons/additive_checks.hpp.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "attn/types.hpp"
-#include "lessons/check.hpp"  // the results carry their claims (a header with no dependency)
 
 namespace attn {
 
@@ -34,7 +35,6 @@ struct AdditiveResult {
   std::vector<bool> key_valid;  ///< Tk flags actually used
   Vector query_part;            ///< d_a: W_s s (shared by every j)
   Matrix hidden;                ///< Tk×d_a: tanh(W_s s + W_h h_j + b), the layer v_a reads
-  std::vector<Check> checks;
 };
 
 /// Additive attention of one decoder state s (d_s) over encoder states h (Tk×d_h, rows are
@@ -50,7 +50,6 @@ struct ScoringComparison {
   Matrix weights;                  ///< 4×Tk, each row a distribution over valid positions
   Matrix contexts;                 ///< 4×d_h
   std::vector<bool> key_valid;
-  std::vector<Check> checks;
 };
 
 /// The four scoring functions on the same s (d_s) and h (Tk×d_h). Dot and scaled dot need

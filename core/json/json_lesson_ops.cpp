@@ -84,14 +84,18 @@ const std::vector<OpSpec>& lesson_op_table() {
       {"additive",
        {"decoder_state", "encoder_states", "w_s", "w_h", "bias", "v", "key_valid"},
        [](const Fields& f) -> Json {
-         return to_json(additive_attention(f.vector("decoder_state"), f.matrix("encoder_states"), additive_of(f),
-                                           f.optional_flags("key_valid")));
+         const Matrix h = f.matrix("encoder_states");
+         const AdditiveResult r = additive_attention(f.vector("decoder_state"), h, additive_of(f),
+                                                     f.optional_flags("key_valid"));
+         return to_json(r, additive_checks(r, h));
        }},
       {"score_functions",
        {"decoder_state", "encoder_states", "w_general", "w_s", "w_h", "bias", "v", "key_valid"},
        [](const Fields& f) -> Json {
-         return to_json(compare_score_functions(f.vector("decoder_state"), f.matrix("encoder_states"), f.matrix("w_general"),
-                                                additive_of(f), f.optional_flags("key_valid")));
+         const Matrix h = f.matrix("encoder_states");
+         const ScoringComparison r = compare_score_functions(f.vector("decoder_state"), h, f.matrix("w_general"),
+                                                             additive_of(f), f.optional_flags("key_valid"));
+         return to_json(r, scoring_checks(r, h));
        }},
       {"additive_decoder",
        {"source", "target", "seed", "d_h", "d_s", "d_a"},

@@ -153,17 +153,17 @@ Json to_json(const SoftmaxStability& r) {
               {"checks", to_json(r.checks)}};
 }
 
-Json to_json(const AdditiveResult& r) {
+Json to_json(const AdditiveResult& r, const std::vector<Check>& checks) {
   return Json{{"scores", masked_vector(r.scores, r.key_valid)},
               {"weights", to_json(r.weights)},
               {"context", to_json(r.context)},
               {"key_valid", bools(r.key_valid)},
               {"query_part", to_json(r.query_part)},
               {"hidden", to_json(r.hidden)},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(checks)}};
 }
 
-Json to_json(const ScoringComparison& r) {
+Json to_json(const ScoringComparison& r, const std::vector<Check>& checks) {
   Json scores = Json::array();
   for (Index f = 0; f < r.scores.rows(); ++f) scores.push_back(masked_vector(r.scores.row(f).transpose(), r.key_valid));
   return Json{{"names", r.names},
@@ -171,7 +171,7 @@ Json to_json(const ScoringComparison& r) {
               {"weights", to_json(r.weights)},
               {"contexts", to_json(r.contexts)},
               {"key_valid", bools(r.key_valid)},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(checks)}};
 }
 
 Json to_json(const AdditiveDecoderDemo& r) {
@@ -179,8 +179,8 @@ Json to_json(const AdditiveDecoderDemo& r) {
   for (const AdditiveDecoderStep& s : r.steps)
     steps.push_back(Json{{"target_token", s.target_token},
                          {"state", to_json(s.state)},
-                         {"attention", to_json(s.attention)},
-                         {"comparison", s.comparison.names.empty() ? Json() : to_json(s.comparison)}});
+                         {"attention", to_json(s.attention, s.attention_checks)},
+                         {"comparison", s.comparison.names.empty() ? Json() : to_json(s.comparison, s.comparison_checks)}});
   return Json{{"source_tokens", r.source_tokens},
               {"target_tokens", r.target_tokens},
               {"encoder_states", to_json(r.encoder_states)},

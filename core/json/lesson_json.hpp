@@ -6,6 +6,7 @@
 #pragma once
 
 #include "attn/additive.hpp"
+#include "lessons/additive_checks.hpp"
 #include "lessons/additive_decoder.hpp"
 #include "lessons/attribution.hpp"
 #include "lessons/cost.hpp"
@@ -31,8 +32,10 @@ Json to_json(const CausalAlignmentTable& r);
 Json to_json(const AttributionResult& r);  ///< remove_key_change: null where impossible
 Json to_json(const ScalingResult& r);
 Json to_json(const SoftmaxStability& r);   ///< naive_exp / naive_weights: null where inf / NaN
-Json to_json(const AdditiveResult& r);     ///< scores: null where invalid
-Json to_json(const ScoringComparison& r);  ///< scores: null where invalid
+/// scores: null where invalid; checks: the claims measured on r (lessons/additive_checks.hpp)
+Json to_json(const AdditiveResult& r, const std::vector<Check>& checks);
+/// scores: null where invalid; checks: as above
+Json to_json(const ScoringComparison& r, const std::vector<Check>& checks);
 Json to_json(const AdditiveDecoderDemo& r);
 Json to_json(const PositionSymmetryResult& r);
 Json to_json(const TemperatureResult& r);

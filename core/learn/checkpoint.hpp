@@ -17,7 +17,11 @@
 #include <utility>
 #include <vector>
 
-#include "json/json_case.hpp"
+#include <nlohmann/json.hpp>
+
+namespace attn {
+using Json = nlohmann::json;  ///< the same alias as json/json_case.hpp (the header is JSON)
+}  // namespace attn
 
 namespace attn::learn {
 

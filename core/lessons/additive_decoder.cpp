@@ -74,7 +74,11 @@ AdditiveDecoderDemo additive_decoder_demo(const AdditiveDecoderInput& in) {
     step.target_token = r.target_tokens[static_cast<size_t>(t)];
     step.state = state;
     step.attention = additive_attention(state, r.encoder_states, r.params);
-    if (ds == dh) step.comparison = compare_score_functions(state, r.encoder_states, r.w_general, r.params);
+    step.attention_checks = additive_checks(step.attention, r.encoder_states);
+    if (ds == dh) {
+      step.comparison = compare_score_functions(state, r.encoder_states, r.w_general, r.params);
+      step.comparison_checks = scoring_checks(step.comparison, r.encoder_states);
+    }
     r.alignment.row(t) = step.attention.weights.transpose();
     sums = std::max(sums, std::fabs(step.attention.weights.sum() - 1.0));
     // s_t = tanh(A s_{t−1} + B y_t + C c_t).

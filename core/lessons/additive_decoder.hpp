@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/additive.hpp"
+#include "lessons/additive_checks.hpp"
 #include "attn/types.hpp"
 #include "lessons/check.hpp"
 
@@ -24,7 +25,9 @@ struct AdditiveDecoderStep {
   std::string target_token;    ///< y_t, the token this step emits (teacher forcing)
   Vector state;                ///< s_{t−1}: the decoder state that scores this step (d_s)
   AdditiveResult attention;    ///< its additive read of the source
+  std::vector<Check> attention_checks;   ///< additive_checks of that read
   ScoringComparison comparison;///< the four scores on the same s_{t−1} (when d_s = d_h)
+  std::vector<Check> comparison_checks;  ///< scoring_checks of the comparison (empty without one)
 };
 
 struct AdditiveDecoderDemo {

@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "json/json_case.hpp"
 #include "attn/random.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/decoder.hpp"

@@ -85,7 +85,7 @@ Truth truth_additive_padding() {
   AdditiveDecoderDemo demo = additive_decoder_demo();
   const std::vector<bool> valid = {true, true, false};
   const AdditiveResult r = additive_attention(demo.steps[0].state, demo.encoder_states, demo.params, valid);
-  return {r.weights(2) == 0.0 ? 0 : 1, r.checks, "the padded position's weight is " + fmt(r.weights(2))};
+  return {r.weights(2) == 0.0 ? 0 : 1, additive_checks(r, demo.encoder_states), "the padded position's weight is " + fmt(r.weights(2))};
 }
 
 Truth truth_causal_equivariance() {

@@ -1,7 +1,7 @@
 // tests/lesson/test_additive.cpp — additive attention (Bahdanau et al. 2015),
 // the other scoring functions (Luong et al. 2015), a decoder over "the black cat".
 #include <attn/additive.hpp>
-#include <lessons/additive_decoder.hpp>
+#include <lessons/additive_checks.hpp>
 #include <lessons/additive_decoder.hpp>
 #include <attn/det_tanh.hpp>
 #include <json/lesson_json.hpp>
@@ -69,7 +69,7 @@ TEST_CASE("additive: one-dimensional case by hand", "[lesson][additive]") {
   // c = Σ a_j h_j = a_0·1 + a_2·2.
   CHECK(std::fabs(r.context(0) - (std::exp(e0) + 2 * std::exp(e2)) / z) < 1e-15);
   CHECK(std::fabs(r.query_part(0) - 0.5) == 0.0);
-  CHECK_ALL_PASS(r.checks);
+  CHECK_ALL_PASS(attn::additive_checks(r, M({{1}, {0}, {2}})));
 }
 
 TEST_CASE("additive: matches a naive reference - invalid positions get weight exactly 0", "[lesson][additive]") {
@@ -86,10 +86,28 @@ TEST_CASE("additive: matches a naive reference - invalid positions get weight ex
       if (!valid[static_cast<size_t>(j)]) CHECK(r.weights(j) == 0.0);
     }
     for (Index c = 0; c < 3; ++c) CHECK(std::fabs(r.context(c) - n.c[static_cast<size_t>(c)]) < 1e-14);
-    CHECK_ALL_PASS(r.checks);
-    const attn::Json j = attn::to_json(r);
+    CHECK_ALL_PASS(attn::additive_checks(r, h));
+    const attn::Json j = attn::to_json(r, {});
     CHECK(j["scores"][1].is_null() == !valid[1]);
   }
+}
+
+TEST_CASE("additive: the claims fail on a result that breaks them", "[lesson][additive]") {
+  const attn::AdditiveParams p = small_params();
+  const Matrix h = M({{1.0, 0.5, -0.3}, {-0.8, 0.2, 0.9}, {0.4, -1.1, 0.6}});
+  attn::AdditiveResult r = attn::additive_attention(V({0.7, -1.2}), h, p, {true, true, false});
+  CHECK_ALL_PASS(attn::additive_checks(r, h));
+  attn::AdditiveResult leak = r;  // weight on the padded position, taken from a valid one
+  leak.weights(2) = 0.25;
+  leak.weights(0) -= 0.25;
+  const std::vector<attn::Check> c = attn::additive_checks(leak, h);
+  CHECK(c[0].pass);       // still sums to 1
+  CHECK_FALSE(c[1].pass); // but the padding has weight 0.25
+  CHECK(c[1].measured == 0.25);
+  CHECK_FALSE(c[2].pass); // and the stored context no longer matches its weights
+  attn::AdditiveResult off = r;
+  off.weights(0) += 1e-6;
+  CHECK_FALSE(attn::additive_checks(off, h)[0].pass);
 }
 
 TEST_CASE("additive: deterministic tanh and sigmoid agree with std to a few ulp", "[lesson][additive]") {
@@ -135,7 +153,7 @@ TEST_CASE("score functions: dot - scaled dot - general and additive on the same 
   w(0, 0) = 2;
   w(2, 2) = 1;
   CHECK(std::fabs(attn::compare_score_functions(s, h, w, p).scores(2, 0) - (1.4 - 0.12)) < 1e-15);
-  CHECK_ALL_PASS(r.checks);
+  CHECK_ALL_PASS(attn::scoring_checks(r, h));
   // Dot products need d_s = d_h.
   CHECK_ATTN_ERROR(attn::compare_score_functions(V({0.7, -1.2}), h, identity, small_params()), attn::ErrorCode::shape_mismatch);
   CHECK_ATTN_ERROR(attn::compare_score_functions(s, h, Matrix::Identity(2, 2), p), attn::ErrorCode::shape_mismatch);

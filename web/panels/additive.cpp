@@ -164,11 +164,11 @@ void draw_additive_panel(AppState& s, Ui& ui) {
           "d (Vaswani et al. 2017).  general: s^T W h_j "
           "(Luong et al. 2015).  additive: Bahdanau's e_j. Same states, different weights: the scoring "
           "function is a modelling choice, and none of these is trained here.");
-      style::check_lines(cmp.checks);
+      style::check_lines(st.comparison_checks);
     } else {
       txt::note("The comparison needs d_s = d_h (dot products of s with h_j).");
     }
-    style::check_lines(ar.checks);
+    style::check_lines(st.attention_checks);
   }
   txt::end_column(right_w);
 
