@@ -24,7 +24,14 @@ AppState make_default_state() {
   reset_alignment(s);
   set_heads_input(s, s.heads.input);
   set_permutation_input(s, s.permutation.input);
-  init_lesson_state(s);
+  init_masks(s);  // the lesson-claim panels, in the order their defaults were always computed
+  init_attribution(s);
+  init_scaling(s);
+  init_temperature(s);
+  init_dropout(s);
+  init_additive(s);
+  init_script(s);
+  init_recall(s);
   attn::CostInput cost;
   cost.causal_width = 1024;  // a window shorter than the default T = 4096, so it hides something
   set_cost_input(s, cost);  // the weights map waits for show_cost_panel
@@ -59,7 +66,7 @@ Json apply_json(AppState& s, const Json& patch) {
       bool ok = true;
       if (k == "recall") {
         ok = apply_recall_json(s, *it);
-        last_error = &s.lesson.recall.error;
+        last_error = &s.recall.error;
       } else if (const int i = panel_index(k); i >= 0) {
         const PanelDef& p = panels()[static_cast<size_t>(i)];
         ok = p.apply(s, *it);

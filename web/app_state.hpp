@@ -25,10 +25,17 @@
 #include "panels/cost.hpp"
 #include "error_info.hpp"
 #include "panels/learned_heads.hpp"
-#include "lesson_state.hpp"
 #include "panels/alignment.hpp"
 #include "panels/permutation.hpp"
 #include "panels/random_heads.hpp"
+#include "panels/masks.hpp"
+#include "panels/attribution.hpp"
+#include "panels/scaling.hpp"
+#include "panels/temperature.hpp"
+#include "panels/dropout.hpp"
+#include "panels/additive.hpp"
+#include "panels/script.hpp"
+#include "panels/recall.hpp"
 
 namespace app {
 
@@ -37,9 +44,16 @@ struct AppState {
   AlignmentState alignment;
   HeadsState heads;
   PermutationState permutation;
-  LessonState lesson;               ///< the lesson-claim panels (lesson_state.hpp)
-  CostState cost;                   ///< the Cost panel (panels/cost.hpp)
-  LearnedHeadsState learned_heads;  ///< the Learned heads panel (panels/learned_heads.hpp)
+  MasksState masks;                 ///< one member per panel, each in panels/<name>.hpp
+  AttributionState attribution;
+  ScalingState scaling;
+  TemperatureState temperature;
+  DropoutState dropout;
+  AdditiveState additive;
+  ScriptState script;
+  RecallState recall;               ///< the "check yourself" strips, shared by the panels
+  CostState cost;
+  LearnedHeadsState learned_heads;
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)

@@ -64,7 +64,7 @@ void softmax_stats(const std::vector<double>& s, double& max_w, double& entropy)
 
 }  // namespace
 
-ScalingResult scaling_study(const ScalingInput& in) {
+ScalingStudy::ScalingStudy(const ScalingInput& in) : in_(in), rng_(in.seed) {
   if (in.d_ks.empty()) throw Error(ErrorCode::empty_sequence, "d_ks is empty: give at least one d_k");
   if (in.d_ks.size() > 16) throw Error(ErrorCode::invalid_field, "at most 16 values of d_k");
   for (int d : in.d_ks) require_in("d_k", d, 1, 4096);
@@ -83,91 +83,128 @@ ScalingResult scaling_study(const ScalingInput& in) {
                                       "d_k) must each stay <= " +
                                           std::to_string(static_cast<long long>(kMaxScalingWork)) +
                                           " (a few tenths of a second); lower samples, rows, keys or d_k");
-
-  ScalingResult r;
-  r.input = in;
-  for (int b = 0; b <= in.bins; ++b) r.bin_edges.push_back(-in.range + 2.0 * in.range * b / in.bins);
-  r.uniform_entropy = det::log(static_cast<double>(in.keys));
+  total_units_ = static_cast<long long>(in.d_ks.size()) * (2LL * in.samples + in.rows);
+  r_.input = in;
+  for (int b = 0; b <= in.bins; ++b) r_.bin_edges.push_back(-in.range + 2.0 * in.range * b / in.bins);
+  r_.uniform_entropy = det::log(static_cast<double>(in.keys));
   const std::vector<double> equal(static_cast<size_t>(in.keys), 0.0);
-  r.uniform_gradient_norm = softmax_jacobian_norm(equal.data(), nullptr, in.keys, 1.0);
-  Rng rng(in.seed);
-  const double n = in.samples;
-  double worst_var = 0, worst_scaled = 0, worst_tied = 0;
-  for (int d : in.d_ks) {
-    DotProductStats s;
-    s.d_k = d;
-    const double root = std::sqrt(static_cast<double>(d));
-    s.histogram.assign(static_cast<size_t>(in.bins), 0);
-    s.scaled_histogram.assign(static_cast<size_t>(in.bins), 0);
-    // 1. N independent pairs (q, k), components N(0, 1).
-    std::vector<double> dots(static_cast<size_t>(in.samples)), scaled(dots.size());
-    std::vector<double> q(static_cast<size_t>(d)), k(q.size());
-    for (int t = 0; t < in.samples; ++t) {
-      for (double& x : q) x = rng.normal();
-      for (double& x : k) x = rng.normal();
-      double dot = 0.0;
-      for (int i = 0; i < d; ++i) dot += q[static_cast<size_t>(i)] * k[static_cast<size_t>(i)];
-      dots[static_cast<size_t>(t)] = dot;
-      scaled[static_cast<size_t>(t)] = dot / root;
-      count(dot, in.range, in.bins, s.histogram, s.below, s.above);
-      count(dot / root, in.range, in.bins, s.scaled_histogram, s.scaled_below, s.scaled_above);
-    }
-    const Moments m = moments(dots), ms = moments(scaled);
-    s.mean = m.mean;
-    s.variance = m.variance;
-    s.scaled_mean = ms.mean;
-    s.scaled_variance = ms.variance;
-    s.variance_tolerance = 5.0 * std::sqrt((2.0 + 6.0 / d) / n);
-    // 2. Tied Q = K: the self-score q·q.
-    double tied = 0.0;
-    for (int t = 0; t < in.samples; ++t) {
-      double qq = 0.0;
-      for (double& x : q) {
-        x = rng.normal();
-        qq += x * x;
-      }
-      tied += qq;
-    }
-    s.tied_mean = tied / n;
-    s.tied_scaled_mean = s.tied_mean / root;
-    s.tied_tolerance = 5.0 * std::sqrt(2.0 / (d * n));
-    worst_var = std::max(worst_var, std::fabs(s.variance / d - 1.0) / s.variance_tolerance);
-    worst_scaled = std::max(worst_scaled, std::fabs(s.scaled_variance - 1.0) / s.variance_tolerance);
-    worst_tied = std::max(worst_tied, std::fabs(s.tied_mean / d - 1.0) / s.tied_tolerance);
-    r.dot.push_back(std::move(s));
+  r_.uniform_gradient_norm = softmax_jacobian_norm(equal.data(), nullptr, in.keys, 1.0);
+  begin_d_k();
+}
 
-    // 3. Saturation: `rows` softmax rows of one query against `keys` keys.
-    SaturationStats sat;
-    sat.d_k = d;
-    std::vector<double> row(static_cast<size_t>(in.keys)), row_scaled(row.size()), key(q.size());
-    for (int t = 0; t < in.rows; ++t) {
-      for (double& x : q) x = rng.normal();
-      for (int j = 0; j < in.keys; ++j) {
-        double dot = 0.0;
-        for (int i = 0; i < d; ++i) dot += q[static_cast<size_t>(i)] * (key[static_cast<size_t>(i)] = rng.normal());
-        row[static_cast<size_t>(j)] = dot;
-        row_scaled[static_cast<size_t>(j)] = dot / root;
-      }
-      double mw, h;
-      softmax_stats(row, mw, h);
-      sat.max_weight += mw / in.rows;
-      sat.entropy += h / in.rows;
-      softmax_stats(row_scaled, mw, h);
-      sat.scaled_max_weight += mw / in.rows;
-      sat.scaled_entropy += h / in.rows;
-      // The softmax Jacobian at its input, by the backward pass (scale 1: the logits are given).
-      sat.gradient_norm_unscaled += softmax_jacobian_norm(row.data(), nullptr, in.keys, 1.0) / in.rows;
-      sat.gradient_norm_scaled += softmax_jacobian_norm(row_scaled.data(), nullptr, in.keys, 1.0) / in.rows;
-    }
-    r.saturation.push_back(sat);
+void ScalingStudy::begin_d_k() {
+  const int d = in_.d_ks[d_index_];
+  dot_ = DotProductStats{};
+  dot_.d_k = d;
+  dot_.histogram.assign(static_cast<size_t>(in_.bins), 0);
+  dot_.scaled_histogram.assign(static_cast<size_t>(in_.bins), 0);
+  dots_.assign(static_cast<size_t>(in_.samples), 0.0);
+  scaled_.assign(dots_.size(), 0.0);
+  q_.assign(static_cast<size_t>(d), 0.0);
+  k_.assign(q_.size(), 0.0);
+  phase_ = 0;
+  t_ = 0;
+}
+
+long long ScalingStudy::advance(long long max_units) {
+  long long n = 0;
+  const long long limit = std::max(1LL, max_units);
+  while (!done_ && n < limit) {
+    step();
+    ++n;
   }
+  units_done_ += n;
+  return n;
+}
+
+// One unit; a phase's closing arithmetic runs with its last unit, in scaling_study's order.
+void ScalingStudy::step() {
+  const int d = in_.d_ks[d_index_];
+  const double root = std::sqrt(static_cast<double>(d));
+  const double n = in_.samples;
+  if (phase_ == 0) {
+    // 1. N independent pairs (q, k), components N(0, 1).
+    for (double& x : q_) x = rng_.normal();
+    for (double& x : k_) x = rng_.normal();
+    double dot = 0.0;
+    for (int i = 0; i < d; ++i) dot += q_[static_cast<size_t>(i)] * k_[static_cast<size_t>(i)];
+    dots_[static_cast<size_t>(t_)] = dot;
+    scaled_[static_cast<size_t>(t_)] = dot / root;
+    count(dot, in_.range, in_.bins, dot_.histogram, dot_.below, dot_.above);
+    count(dot / root, in_.range, in_.bins, dot_.scaled_histogram, dot_.scaled_below, dot_.scaled_above);
+    if (++t_ < in_.samples) return;
+    const Moments m = moments(dots_), ms = moments(scaled_);
+    dot_.mean = m.mean;
+    dot_.variance = m.variance;
+    dot_.scaled_mean = ms.mean;
+    dot_.scaled_variance = ms.variance;
+    dot_.variance_tolerance = 5.0 * std::sqrt((2.0 + 6.0 / d) / n);
+    tied_ = 0.0;
+    phase_ = 1;
+    t_ = 0;
+    return;
+  }
+  if (phase_ == 1) {
+    // 2. Tied Q = K: the self-score q·q.
+    double qq = 0.0;
+    for (double& x : q_) {
+      x = rng_.normal();
+      qq += x * x;
+    }
+    tied_ += qq;
+    if (++t_ < in_.samples) return;
+    dot_.tied_mean = tied_ / n;
+    dot_.tied_scaled_mean = dot_.tied_mean / root;
+    dot_.tied_tolerance = 5.0 * std::sqrt(2.0 / (d * n));
+    worst_var_ = std::max(worst_var_, std::fabs(dot_.variance / d - 1.0) / dot_.variance_tolerance);
+    worst_scaled_ = std::max(worst_scaled_, std::fabs(dot_.scaled_variance - 1.0) / dot_.variance_tolerance);
+    worst_tied_ = std::max(worst_tied_, std::fabs(dot_.tied_mean / d - 1.0) / dot_.tied_tolerance);
+    r_.dot.push_back(std::move(dot_));
+    sat_ = SaturationStats{};
+    sat_.d_k = d;
+    row_.assign(static_cast<size_t>(in_.keys), 0.0);
+    row_scaled_.assign(row_.size(), 0.0);
+    key_.assign(q_.size(), 0.0);
+    phase_ = 2;
+    t_ = 0;
+    return;
+  }
+  // 3. Saturation: `rows` softmax rows of one query against `keys` keys.
+  for (double& x : q_) x = rng_.normal();
+  for (int j = 0; j < in_.keys; ++j) {
+    double dot = 0.0;
+    for (int i = 0; i < d; ++i) dot += q_[static_cast<size_t>(i)] * (key_[static_cast<size_t>(i)] = rng_.normal());
+    row_[static_cast<size_t>(j)] = dot;
+    row_scaled_[static_cast<size_t>(j)] = dot / root;
+  }
+  double mw, h;
+  softmax_stats(row_, mw, h);
+  sat_.max_weight += mw / in_.rows;
+  sat_.entropy += h / in_.rows;
+  softmax_stats(row_scaled_, mw, h);
+  sat_.scaled_max_weight += mw / in_.rows;
+  sat_.scaled_entropy += h / in_.rows;
+  // The softmax Jacobian at its input, by the backward pass (scale 1: the logits are given).
+  sat_.gradient_norm_unscaled += softmax_jacobian_norm(row_.data(), nullptr, in_.keys, 1.0) / in_.rows;
+  sat_.gradient_norm_scaled += softmax_jacobian_norm(row_scaled_.data(), nullptr, in_.keys, 1.0) / in_.rows;
+  if (++t_ < in_.rows) return;
+  r_.saturation.push_back(sat_);
+  if (++d_index_ < in_.d_ks.size()) {
+    begin_d_k();
+    return;
+  }
+  finish();
+}
+
+void ScalingStudy::finish() {
+  ScalingResult& r = r_;
   r.checks.push_back(check_at_most("var(q.k) = d_k: worst |var/d_k - 1| in units of 5 standard errors",
-                                   worst_var, 1.0));
+                                   worst_var_, 1.0));
   r.checks.push_back(check_at_most("var(q.k/sqrt(d_k)) = 1: worst |var - 1| in units of 5 standard errors",
-                                   worst_scaled, 1.0));
+                                   worst_scaled_, 1.0));
   r.checks.push_back(check_at_most("tied Q = K: mean self-score q.q = d_k: worst |mean/d_k - 1| in units of "
                                    "5 standard errors",
-                                   worst_tied, 1.0));
+                                   worst_tied_, 1.0));
   const SaturationStats& last = r.saturation.back();
   if (last.d_k >= 256)
     r.checks.push_back(check_above("unscaled softmax saturates: mean largest weight at d_k = " +
@@ -178,7 +215,21 @@ ScalingResult scaling_study(const ScalingInput& in) {
     drift = std::max(drift, std::fabs(s.scaled_max_weight - r.saturation.front().scaled_max_weight));
   r.checks.push_back(check_at_most("scaled softmax does not saturate with d_k: max drift of the mean largest weight",
                                    drift, 0.15));
-  return r;
+  // The buffers of the last d_k are not needed any more.
+  dots_ = {};
+  scaled_ = {};
+  done_ = true;
+}
+
+const ScalingResult& ScalingStudy::result() const {
+  if (!done_) throw Error(ErrorCode::invalid_field, "the scaling study is not complete");
+  return r_;
+}
+
+ScalingResult scaling_study(const ScalingInput& in) {
+  ScalingStudy study(in);
+  study.advance(study.total_units());
+  return study.result();
 }
 
 SoftmaxStability softmax_stability(const std::vector<double>& logits) {

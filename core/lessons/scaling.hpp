@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "attn/random.hpp"
 #include "lessons/check.hpp"
 
 namespace attn {
@@ -78,7 +79,50 @@ inline constexpr double kMaxScalingWork = 1e7;
 /// Samples in this order from one Rng(seed): for each d_k, N pairs (q then k), then N tied q,
 /// then `rows` rows (q then `keys` keys). Errors: invalid_field (a value out of its range above,
 /// naming it), empty_sequence (no d_k), too_large (past kMaxScalingWork).
+/// The same as ScalingStudy(in) advanced to the end in one call.
 ScalingResult scaling_study(const ScalingInput& in);
+
+/// scaling_study in slices, for a caller with a time budget per frame. A unit is one draw of the
+/// study: a (q, k) pair, a tied q, or a saturation row of one q and `keys` keys — at most
+/// (keys + 1)·d_k normal draws. total_units() = (number of d_k)·(2·samples + rows). However the
+/// units are sliced (advance(1) repeatedly, or all at once), the result is bit-identical to
+/// scaling_study(in): one Rng(seed), drawn and summed in the same order.
+class ScalingStudy {
+ public:
+  /// Checks `in` as scaling_study does (same errors); nothing is drawn yet.
+  explicit ScalingStudy(const ScalingInput& in);
+
+  /// Runs at most `max_units` (>= 1; less is taken as 1) more units; returns how many ran
+  /// (0 once done).
+  long long advance(long long max_units);
+  bool done() const { return done_; }
+  long long units_done() const { return units_done_; }
+  long long total_units() const { return total_units_; }
+  /// The input being sampled.
+  const ScalingInput& input() const { return in_; }
+  /// The complete result (checks included). Error(invalid_field) "the scaling study is not
+  /// complete" before done().
+  const ScalingResult& result() const;
+
+ private:
+  void begin_d_k();
+  void step();
+  void finish();
+
+  ScalingInput in_;
+  ScalingResult r_;
+  Rng rng_;
+  long long units_done_ = 0, total_units_ = 0;
+  bool done_ = false;
+  size_t d_index_ = 0;  // into in_.d_ks
+  int phase_ = 0;       // 0 pairs, 1 tied, 2 saturation rows
+  int t_ = 0;           // units done in this phase
+  DotProductStats dot_;
+  SaturationStats sat_;
+  std::vector<double> dots_, scaled_, q_, k_, row_, row_scaled_, key_;
+  double tied_ = 0;
+  double worst_var_ = 0, worst_scaled_ = 0, worst_tied_ = 0;
+};
 
 struct SoftmaxStability {
   std::vector<double> logits;

@@ -677,7 +677,8 @@ int main() {
     }
 
     // --- a slow first study waits for the next frame when the navigation opens its panel: the
-    // panel's state() says pending until the tick before that frame runs it (never a draw call)
+    // panel's state() says pending until the ticks before the frames run it (never a draw call);
+    // the Scaling study runs in slices across several ticks, its progress in state()
     g_step = "pending";
     {
       app::AppState fresh = app::make_default_state();
@@ -688,7 +689,18 @@ int main() {
         if (!before.contains("pending")) continue;
         ++pending_panels;
         expect(before["pending"] == true && app::panels_busy(fresh), std::string(p.name) + ": pending after the nav");
-        app::tick_panels(fresh);
+        int ticks = 0;
+        long long last_done = -1;
+        do {
+          app::tick_panels(fresh);
+          const Json mid = p.state(fresh);
+          if (mid.contains("progress")) {  // a sliced study: its units only go up
+            const long long done = mid["progress"]["units_done"];
+            expect(done > last_done && done < mid["progress"]["total_units"].get<long long>(),
+                   std::string(p.name) + ": progress goes up");
+            last_done = done;
+          }
+        } while (app::panels_busy(fresh) && ++ticks < 100000);
         const Json after = p.state(fresh);
         expect(!after.contains("pending") && !app::panels_busy(fresh), std::string(p.name) + ": complete after the tick");
         app::show_panel(fresh, p.name, true);  // shown again: nothing left to do

@@ -2,6 +2,7 @@
 // saturation, and row-max subtraction.
 #include <attn/random.hpp>
 #include <lessons/scaling.hpp>
+#include <cstring>
 
 #include "support/support.hpp"
 
@@ -178,4 +179,112 @@ TEST_CASE("softmax stability: the subtraction does not undo saturation", "[lesso
   CHECK_FALSE(lo.naive_overflowed);
   CHECK_ATTN_ERROR(attn::softmax_stability({}), attn::ErrorCode::empty_sequence);
   CHECK_ATTN_ERROR(attn::softmax_stability({1.0, INFINITY}), attn::ErrorCode::non_finite);
+}
+
+namespace {
+
+std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// Every number of two results, bit for bit (doubles by their bit patterns, so -0 != 0).
+void require_same_bits(const attn::ScalingResult& a, const attn::ScalingResult& b) {
+  REQUIRE(a.dot.size() == b.dot.size());
+  REQUIRE(a.saturation.size() == b.saturation.size());
+  REQUIRE(a.bin_edges.size() == b.bin_edges.size());
+  for (size_t i = 0; i < a.bin_edges.size(); ++i) CHECK(bits(a.bin_edges[i]) == bits(b.bin_edges[i]));
+  CHECK(bits(a.uniform_entropy) == bits(b.uniform_entropy));
+  CHECK(bits(a.uniform_gradient_norm) == bits(b.uniform_gradient_norm));
+  for (size_t i = 0; i < a.dot.size(); ++i) {
+    const attn::DotProductStats &x = a.dot[i], &y = b.dot[i];
+    INFO("d_k " << x.d_k);
+    CHECK(x.d_k == y.d_k);
+    for (auto f : {&attn::DotProductStats::mean, &attn::DotProductStats::variance, &attn::DotProductStats::scaled_mean,
+                   &attn::DotProductStats::scaled_variance, &attn::DotProductStats::variance_tolerance,
+                   &attn::DotProductStats::tied_mean, &attn::DotProductStats::tied_scaled_mean,
+                   &attn::DotProductStats::tied_tolerance})
+      CHECK(bits(x.*f) == bits(y.*f));
+    CHECK(x.histogram == y.histogram);
+    CHECK(x.scaled_histogram == y.scaled_histogram);
+    CHECK((x.below == y.below && x.above == y.above && x.scaled_below == y.scaled_below &&
+           x.scaled_above == y.scaled_above));
+  }
+  for (size_t i = 0; i < a.saturation.size(); ++i) {
+    const attn::SaturationStats &x = a.saturation[i], &y = b.saturation[i];
+    INFO("saturation d_k " << x.d_k);
+    CHECK(x.d_k == y.d_k);
+    for (auto f : {&attn::SaturationStats::max_weight, &attn::SaturationStats::entropy,
+                   &attn::SaturationStats::scaled_max_weight, &attn::SaturationStats::scaled_entropy,
+                   &attn::SaturationStats::gradient_norm_unscaled, &attn::SaturationStats::gradient_norm_scaled})
+      CHECK(bits(x.*f) == bits(y.*f));
+  }
+  REQUIRE(a.checks.size() == b.checks.size());
+  for (size_t i = 0; i < a.checks.size(); ++i) {
+    CHECK(a.checks[i].claim == b.checks[i].claim);
+    CHECK(bits(a.checks[i].measured) == bits(b.checks[i].measured));
+    CHECK(a.checks[i].pass == b.checks[i].pass);
+  }
+}
+
+// Runs the study in slices of `slice` units; checks the progress counts on the way.
+attn::ScalingResult sliced(const attn::ScalingInput& in, long long slice) {
+  attn::ScalingStudy study(in);
+  long long calls = 0, last = 0;
+  while (!study.done()) {
+    const long long ran = study.advance(slice);
+    REQUIRE(ran >= 1);
+    REQUIRE(ran <= slice);
+    REQUIRE(study.units_done() == last + ran);
+    last = study.units_done();
+    ++calls;
+  }
+  CHECK(study.units_done() == study.total_units());
+  CHECK(calls == (study.total_units() + slice - 1) / slice);
+  CHECK(study.advance(slice) == 0);  // nothing left
+  return study.result();
+}
+
+}  // namespace
+
+TEST_CASE("scaling: the study in slices gives the one-shot result bit for bit", "[lesson][scaling]") {
+  attn::ScalingInput in;  // several d_k, one past 256 (the saturation check), small N
+  in.d_ks = {1, 3, 64, 300};
+  in.samples = 300;
+  in.rows = 20;
+  in.seed = 5;
+  const attn::ScalingResult one_shot = attn::scaling_study(in);
+  const long long total = static_cast<long long>(in.d_ks.size()) * (2 * in.samples + in.rows);
+  CHECK(attn::ScalingStudy(in).total_units() == total);
+  for (long long slice : {1LL, 2LL, 7LL, 299LL, 300LL, 301LL, 1000LL, total, total + 5}) {
+    INFO("slice " << slice);
+    require_same_bits(sliced(in, slice), one_shot);
+  }
+  // The page's study: d_k = 1..512, N = 2000, seed 17, one unit at a time and in frames' slices.
+  const attn::ScalingInput page;
+  const attn::ScalingResult page_once = attn::scaling_study(page);
+  require_same_bits(sliced(page, 1), page_once);
+  require_same_bits(sliced(page, 4099), page_once);
+}
+
+TEST_CASE("scaling: a study refuses what scaling_study refuses - and has no result before the end",
+          "[lesson][scaling][errors]") {
+  attn::ScalingInput bad;
+  bad.samples = 1;
+  CHECK_ATTN_ERROR(attn::ScalingStudy{bad}, attn::ErrorCode::invalid_field);
+  bad = attn::ScalingInput{};
+  bad.d_ks = {};
+  CHECK_ATTN_ERROR(attn::ScalingStudy{bad}, attn::ErrorCode::empty_sequence);
+  attn::ScalingInput in;
+  in.d_ks = {2};
+  in.samples = 10;
+  in.rows = 3;
+  attn::ScalingStudy study(in);
+  CHECK(study.total_units() == 23);
+  CHECK(study.advance(0) == 1);  // at least one unit per call
+  CHECK_ATTN_ERROR(study.result(), attn::ErrorCode::invalid_field);
+  study.advance(100);
+  CHECK(study.done());
+  CHECK(study.result().dot.size() == 1);
 }

@@ -1,14 +1,103 @@
 // Additive attention (Bahdanau et al. 2015): a decoder stepping through "le chat noir" over
 // "the black cat", one soft read of the source per step; four scoring functions on the same states.
+#include "panels/additive.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "imgui_stdlib.h"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+bool set_additive_input(AppState& s, const attn::AdditiveDecoderInput& in) {
+  AdditiveState& a = s.additive;
+  return guarded(a.error, [&] {
+    attn::AdditiveDecoderDemo r = attn::additive_decoder_demo(in);
+    a.input = in;
+    a.source_text = in.source;
+    a.target_text = in.target;
+    a.step = std::max(0, std::min(static_cast<int>(r.steps.size()) - 1, a.step));
+    a.result = std::move(r);
+    ++s.generation;
+  });
+}
+
+void set_additive_step(AppState& s, int step) {
+  AdditiveState& a = s.additive;
+  a.step = std::max(0, std::min(static_cast<int>(a.result.steps.size()) - 1, step));
+  ++s.generation;
+}
+
+void init_additive(AppState& s) { set_additive_input(s, attn::AdditiveDecoderInput{}); }
+
+namespace {
+Json additive_inputs_only(const AppState& s) {
+  const AdditiveState& ad = s.additive;
+  return Json{{"source", ad.input.source}, {"target", ad.input.target}, {"seed", ad.input.seed},
+              {"d_h", ad.input.d_h},       {"d_s", ad.input.d_s},       {"d_a", ad.input.d_a}};
+}
+}  // namespace
+
+Json additive_inputs_json(const AppState& s) {
+  Json in = additive_inputs_only(s);
+  in["step"] = s.additive.step;  // a link also carries the step spelled out
+  return in;
+}
+
+Json additive_state_json(const AppState& s) {
+  const AdditiveState& ad = s.additive;
+  Json additive_checks = Json::array();
+  for (const attn::Check& k : ad.result.checks) additive_checks.push_back(attn::to_json(k));
+  if (ad.step >= 0 && ad.step < static_cast<int>(ad.result.steps.size())) {
+    const attn::AdditiveDecoderStep& st = ad.result.steps[static_cast<size_t>(ad.step)];
+    for (const attn::Check& k : st.attention.checks) additive_checks.push_back(attn::to_json(k));
+    for (const attn::Check& k : st.comparison.checks) additive_checks.push_back(attn::to_json(k));
+  }
+  Json r = attn::to_json(ad.result);
+  r["checks_shown"] = additive_checks;
+  return Json{{"inputs", additive_inputs_only(s)}, {"step", ad.step}, {"result", std::move(r)}, {"error", error_value(ad.error)}};
+}
+
+bool apply_additive_json(AppState& s, const Json& patch) {
+  AdditiveState& a = s.additive;
+  attn::AdditiveDecoderInput in = a.input;
+  bool recompute = false, has_step = false;
+  int step = 0;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "source")
+      in.source = get_string(v, "source"), a.source_text = in.source, recompute = true;
+    else if (k == "target")
+      in.target = get_string(v, "target"), a.target_text = in.target, recompute = true;
+    else if (k == "seed")
+      in.seed = get_lesson_seed(v), recompute = true;
+    else if (k == "d_h")
+      in.d_h = get_int(v, "d_h", -1000000, 1000000), recompute = true;
+    else if (k == "d_s")
+      in.d_s = get_int(v, "d_s", -1000000, 1000000), recompute = true;
+    else if (k == "d_a")
+      in.d_a = get_int(v, "d_a", -1000000, 1000000), recompute = true;
+    else if (k == "step")
+      step = get_int(v, "step", -1000000, 1000000), has_step = true;
+    else
+      refuse("unknown additive input '" + k + "'");
+  });
+  if (recompute && !set_additive_input(s, in)) return false;
+  if (has_step) set_additive_step(s, step);
+  return true;
+}
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 
@@ -21,7 +110,7 @@ std::string vec_text(const attn::Vector& v) {
 }  // namespace
 
 void draw_additive_panel(AppState& s, Ui& ui) {
-  AdditiveState& a = s.lesson.additive;
+  AdditiveState& a = s.additive;
   const attn::AdditiveDecoderDemo& r = a.result;
   const float fs = ImGui::GetFontSize();
 

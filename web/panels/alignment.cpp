@@ -16,7 +16,7 @@
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
-#include "panels.hpp"
+#include "panels/ui.hpp"
 
 namespace app {
 

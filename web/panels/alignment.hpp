@@ -17,6 +17,7 @@
 namespace app {
 
 struct AppState;
+struct Ui;
 
 struct AlignmentState {
   // Inputs (last good). Tq = queries.size(), Tk = keys.size(), values Tk×2.
@@ -50,5 +51,8 @@ attn::Json alignment_state_json(const AppState& s);
 attn::Json alignment_link_inputs(const AppState& s);
 /// set() patches; a malformed patch throws (reported as invalid_field by apply_json).
 bool apply_alignment_json(AppState& s, const attn::Json& patch);
+
+/// "the black cat" → "le chat noir": constructed cross-attention weights, editable; trace one row.
+void draw_alignment_panel(AppState& s, Ui& ui);
 
 }  // namespace app

@@ -1,14 +1,155 @@
 // Attribution panel: the weight a_j next to the contribution ‖a_j v_j‖, the lesson's
 // counterexample (0.99 on a zero value), and two interventions per key.
+#include "panels/attribution.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+bool set_attribution(AppState& s, const std::vector<std::string>& keys, const Vector& weights, const Matrix& values) {
+  AttributionState& a = s.attribution;
+  return guarded(a.error, [&] {
+    if (static_cast<attn::Index>(keys.size()) != weights.size())
+      throw attn::Error(attn::ErrorCode::shape_mismatch,
+                        std::to_string(keys.size()) + " key labels for " + std::to_string(weights.size()) + " weights");
+    if (weights.size() > 8) throw attn::Error(attn::ErrorCode::too_large, "the panel draws at most 8 keys");
+    attn::AttributionResult r = attn::attribution(weights, values);
+    a.keys = keys;
+    a.weights = weights;
+    a.values = values;
+    a.weight_row = r.weights.transpose();
+    a.result = std::move(r);
+    a.selected_key = std::max(0, std::min(static_cast<int>(weights.size()) - 1, a.selected_key));
+    ++s.generation;
+  });
+}
+
+bool set_attribution_weight(AppState& s, int key, double value) {
+  AttributionState& a = s.attribution;
+  Matrix row = a.weights.transpose();  // the core's rule works on a row of a weight matrix
+  if (!guarded(a.error, [&] { attn::set_weight_keep_distribution(row, 0, key, value); })) return false;
+  return set_attribution(s, a.keys, row.row(0).transpose(), a.values);
+}
+
+bool set_attribution_value(AppState& s, int key, int dim, double value) {
+  AttributionState& a = s.attribution;
+  if (key < 0 || key >= a.values.rows() || dim < 0 || dim >= a.values.cols()) {
+    a.error = ErrorInfo{"invalid_field", "value (" + std::to_string(key) + ", " + std::to_string(dim) +
+                                             ") is outside the " + attn::shape_str(a.values) + " value matrix"};
+    return false;
+  }
+  Matrix v = a.values;
+  v(key, dim) = value;
+  return set_attribution(s, a.keys, a.weights, v);
+}
+
+void select_attribution_key(AppState& s, int key) {
+  AttributionState& a = s.attribution;
+  a.selected_key = std::max(0, std::min(static_cast<int>(a.weights.size()) - 1, key));
+  ++s.generation;
+}
+
+bool attribution_preset(AppState& s, const std::string& name) {
+  AttributionState& a = s.attribution;
+  if (name == "chat") {
+    Vector w(3);
+    w << 0.1, 0.1, 0.8;
+    Matrix v(3, 2);
+    v << 1, 0, 0, 1, 2, 0;
+    a.selected_key = 2;
+    return set_attribution(s, {"the", "black", "cat"}, w, v);
+  }
+  if (name == "counterexample") {
+    a.selected_key = 0;
+    return set_attribution(s, {"zero value", "(10, 20)"}, a.counterexample.weights, a.counterexample.values);
+  }
+  a.error = ErrorInfo{"invalid_field", "unknown preset '" + name + "' (chat, counterexample)"};
+  return false;
+}
+
+void init_attribution(AppState& s) {
+  s.attribution.counterexample = attn::attribution_counterexample();
+  attribution_preset(s, "chat");
+}
+
+Json attribution_inputs_json(const AppState& s) {
+  const AttributionState& a = s.attribution;
+  return Json{{"keys", a.keys},
+              {"weights", attn::to_json(a.weights)},
+              {"values", attn::to_json(a.values)},
+              {"selected_key", a.selected_key}};
+}
+
+Json attribution_state_json(const AppState& s) {
+  const AttributionState& a = s.attribution;
+  return Json{{"inputs", attribution_inputs_json(s)},
+              {"result",
+               {{"counterexample", attn::to_json(a.counterexample)},
+                {"row", attn::to_json(a.result)},
+                {"checks", all_checks({&a.counterexample.checks, &a.result.checks})}}},
+              {"error", error_value(a.error)}};
+}
+
+bool apply_attribution_json(AppState& s, const Json& patch) {
+  AttributionState& a = s.attribution;
+  std::vector<std::string> keys = a.keys;
+  Vector w = a.weights;
+  Matrix v = a.values;
+  bool matrices = false, ok = true;
+  each(patch, [&](const std::string& k, const Json& x) {
+    if (k == "weights") {
+      const std::vector<double> n = get_numbers(x, "weights");
+      w = Eigen::Map<const Vector>(n.data(), static_cast<attn::Index>(n.size()));
+      matrices = true;
+    } else if (k == "values") {
+      v = attn::matrix_from_json(x, "values");
+      matrices = true;
+    } else if (k == "keys") {
+      if (!x.is_array()) refuse("keys must be an array of strings");
+      keys.clear();
+      for (const Json& t : x) keys.push_back(get_string(t, "keys"));
+      matrices = true;
+    } else if (k == "selected_key") {
+      select_attribution_key(s, get_int(x, "selected_key", -1000000, 1000000));
+    } else if (k == "preset") {
+      ok = ok && attribution_preset(s, get_string(x, "preset"));
+      keys = a.keys, w = a.weights, v = a.values;
+    } else if (k == "set_weight") {
+      if (!x.is_object() || !x.contains("key") || !x.contains("value")) refuse("set_weight needs {key, value}");
+      ok =
+          ok && set_attribution_weight(s, get_int(x["key"], "key", -1000000, 1000000), get_double(x["value"], "value"));
+      w = a.weights;
+    } else {
+      refuse("unknown attribution input '" + k + "'");
+    }
+  });
+  if (!ok) return false;
+  if (matrices) {
+    // Labels follow the number of keys when only the numbers were given.
+    if (!patch.contains("keys") && static_cast<attn::Index>(keys.size()) != w.size()) {
+      keys.clear();
+      for (attn::Index j = 0; j < w.size(); ++j) keys.push_back("key " + std::to_string(j));
+    }
+    return set_attribution(s, keys, w, v);
+  }
+  return true;
+}
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 
@@ -30,7 +171,7 @@ double max_of(const attn::Vector& v) {
 }  // namespace
 
 void draw_attribution_panel(AppState& s, Ui& ui) {
-  AttributionState& a = s.lesson.attribution;
+  AttributionState& a = s.attribution;
   const attn::AttributionResult& r = a.result;
   const attn::AttributionResult& ce = a.counterexample;
   const float fs = ImGui::GetFontSize();

@@ -17,7 +17,7 @@
 #include "attn/error.hpp"
 #include "json/lesson_json.hpp"
 #include "lesson_ui.hpp"
-#include "panels.hpp"
+#include "panels/ui.hpp"
 
 namespace app {
 

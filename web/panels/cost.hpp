@@ -17,6 +17,7 @@
 namespace app {
 
 struct AppState;
+struct Ui;
 
 struct CostState {
   attn::CostInput input;              ///< last good (defaults: CostInput)
@@ -65,5 +66,8 @@ attn::Json cost_state_json(const AppState& s);
 /// Returns false when a setter refused (the error is in CostState::error); a malformed patch
 /// throws attn::Error(invalid_field).
 bool apply_cost_json(AppState& s, const attn::Json& patch);
+
+/// The cost of dense attention: FLOPs, stored bytes, K/V cache, sliding window; dense vs tiled timing; the T×T map.
+void draw_cost_panel(AppState& s, Ui& ui);
 
 }  // namespace app

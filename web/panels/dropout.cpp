@@ -1,19 +1,76 @@
 // Dropout panel: inverted dropout on the attention weights. The weights the head returns stay the
 // pre-dropout ones (rows sum to 1); the keep mask and the dropped weights are shown beside them.
+#include "panels/dropout.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 
 namespace app {
 
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+bool set_dropout(AppState& s, double p, std::uint64_t seed) {
+  DropoutState& d = s.dropout;
+  const attn::SelfAttentionResult& a = lesson_model().attention;
+  return guarded(d.error, [&] {
+    attn::AttentionDropout r = attn::apply_attention_dropout(a.attention, a.value, p, seed);
+    d.keep = bool_to_matrix(r.keep);
+    const Matrix sums = attn::matmul(a.attention.weights, Matrix::Ones(a.attention.weights.cols(), 1), "weights·1");
+    d.weight_row_sums.assign(sums.data(), sums.data() + sums.size());
+    d.p = p;
+    d.seed = seed;
+    d.result = std::move(r);
+    ++s.generation;
+  });
+}
+
+void init_dropout(AppState& s) { set_dropout(s, s.dropout.p, s.dropout.seed); }
+
+Json dropout_inputs_json(const AppState& s) {
+  const DropoutState& d = s.dropout;
+  return Json{{"p", d.p}, {"seed", d.seed}};
+}
+
+Json dropout_state_json(const AppState& s) {
+  const DropoutState& d = s.dropout;
+  Json r = attn::to_json(d.result);
+  r["tokens"] = lesson_model().tokens;
+  r["weights"] = attn::to_json(lesson_model().attention.attention.weights);
+  return Json{{"inputs", dropout_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(d.error)}};
+}
+
+bool apply_dropout_json(AppState& s, const Json& patch) {
+  DropoutState& d = s.dropout;
+  double p = d.p;
+  std::uint64_t seed = d.seed;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "p")
+      p = get_double(v, "p");
+    else if (k == "seed")
+      seed = get_lesson_seed(v);
+    else
+      refuse("unknown dropout input '" + k + "'");
+  });
+  return set_dropout(s, p, seed);
+}
+
+// --- drawing -------------------------------------------------------------------------------
+
 void draw_dropout_panel(AppState& s, Ui& ui) {
-  DropoutState& d = s.lesson.dropout;
+  DropoutState& d = s.dropout;
   const attn::AttentionDropout& r = d.result;
-  const attn::SelfAttentionResult& a = s.lesson.model.attention;
-  const std::vector<std::string>& tokens = s.lesson.model.tokens;
+  const attn::SelfAttentionResult& a = lesson_model().attention;
+  const std::vector<std::string>& tokens = lesson_model().tokens;
   const float fs = ImGui::GetFontSize();
 
   txt::para(

@@ -18,7 +18,7 @@
 #include "attn/error.hpp"
 #include "attn/masks.hpp"
 #include "lesson_ui.hpp"
-#include "panels.hpp"
+#include "panels/ui.hpp"
 #include "widgets/plots.hpp"
 
 namespace app {

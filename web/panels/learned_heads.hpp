@@ -23,6 +23,7 @@
 namespace app {
 
 struct AppState;
+struct Ui;
 
 struct LearnedHeadsInput {
   std::uint64_t seed = 17;
@@ -170,5 +171,9 @@ attn::Json learned_heads_inputs_json(const LearnedHeadsInput& in);
 ///  extrapolation: "start"|"pause"|"continue"}}). Returns false
 /// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
 bool apply_learned_heads_json(AppState& s, const attn::Json& patch);
+
+/// A tiny transformer trained here on repeated runs: loss curve, every head's map, scores,
+/// ablation and patching, parallel training vs sequential generation.
+void draw_learned_heads_panel(AppState& s, Ui& ui);
 
 }  // namespace app

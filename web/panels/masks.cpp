@@ -1,14 +1,166 @@
 // Masks panel: prefix isolation under a causal mask (with the unmasked control), key padding,
 // a query with no allowed key under both policies, and the two causal alignments for Tq != Tk.
+#include "panels/masks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+bool set_masks_prefix(AppState& s, int from, double amount) {
+  MasksState& m = s.masks;
+  return guarded(m.error, [&] {
+    attn::PrefixIsolationResult r = attn::prefix_isolation(lesson_model().x, lesson_model().weights, from, amount);
+    m.from = from;
+    m.amount = amount;
+    m.prefix = std::move(r);
+    ++s.generation;
+  });
+}
+
+bool set_masks_padding(AppState& s, int valid_length) {
+  MasksState& m = s.masks;
+  return guarded(m.error, [&] {
+    const int t = static_cast<int>(lesson_model().x.rows());
+    attn::require_range("valid length", valid_length, 1, t);
+    std::vector<bool> valid(static_cast<size_t>(t), false);
+    for (int j = 0; j < valid_length; ++j) valid[static_cast<size_t>(j)] = true;
+    attn::KeyPaddingResult r = attn::key_padding_experiment(lesson_model().x, lesson_model().weights, valid, 100.0);
+    m.valid_length = valid_length;
+    m.padding = std::move(r);
+    ++s.generation;
+  });
+}
+
+bool set_masks_empty_allowed(AppState& s, const attn::BoolMatrix& allowed) {
+  MasksState& m = s.masks;
+  const attn::SelfAttentionResult& a = lesson_model().attention;
+  return guarded(m.error, [&] {
+    attn::MaskSpec spec;
+    spec.allowed = allowed;
+    attn::EmptyRowDemo r = attn::empty_row_demo(a.query, a.key, a.value, spec);
+    m.empty_allowed = allowed;
+    m.empty = std::move(r);
+    ++s.generation;
+  });
+}
+
+bool toggle_masks_empty_cell(AppState& s, int row, int col) {
+  MasksState& m = s.masks;
+  if (row < 0 || col < 0 || row >= m.empty_allowed.rows() || col >= m.empty_allowed.cols()) {
+    m.error = ErrorInfo{"invalid_field", "cell (" + std::to_string(row) + ", " + std::to_string(col) +
+                                             ") is outside the " + std::to_string(m.empty_allowed.rows()) + "x" +
+                                             std::to_string(m.empty_allowed.cols()) + " mask"};
+    return false;
+  }
+  attn::BoolMatrix b = m.empty_allowed;
+  b(row, col) = !b(row, col);
+  return set_masks_empty_allowed(s, b);
+}
+
+void set_masks_zero_policy(AppState& s, bool zero) {
+  s.masks.zero_policy = zero;
+  ++s.generation;
+}
+
+bool set_masks_causal(AppState& s, int tq, int tk) {
+  MasksState& m = s.masks;
+  return guarded(m.error, [&] {
+    attn::require_range("Tq", tq, 1, 16);
+    attn::require_range("Tk", tk, 1, 16);
+    attn::CausalAlignmentTable r = attn::causal_alignments(tq, tk);
+    m.top_left = bool_to_matrix(r.top_left);
+    m.bottom_right = bool_to_matrix(r.bottom_right);
+    m.tq = tq;
+    m.tk = tk;
+    m.causal = std::move(r);
+    ++s.generation;
+  });
+}
+
+void init_masks(AppState& s) {
+  const int t = static_cast<int>(lesson_model().x.rows());
+  set_masks_prefix(s, 3, 100.0);
+  set_masks_padding(s, 4);
+  attn::BoolMatrix grid = attn::BoolMatrix::Constant(t, t, true);
+  grid.row(1).setConstant(false);  // query "cat" may attend to nothing
+  set_masks_empty_allowed(s, grid);
+  set_masks_causal(s, 3, 5);
+}
+
+Json masks_inputs_json(const AppState& s) {
+  const MasksState& m = s.masks;
+  return Json{{"from", m.from},
+              {"amount", m.amount},
+              {"valid_length", m.valid_length},
+              {"empty_allowed", attn::to_json(m.empty_allowed)},
+              {"zero_policy", m.zero_policy},
+              {"tq", m.tq},
+              {"tk", m.tk}};
+}
+
+Json masks_state_json(const AppState& s) {
+  const MasksState& m = s.masks;
+  return Json{{"inputs", masks_inputs_json(s)},
+              {"result",
+               {{"tokens", lesson_model().tokens},
+                {"prefix", attn::to_json(m.prefix)},
+                {"padding", attn::to_json(m.padding)},
+                {"empty_rows", attn::to_json(m.empty)},
+                {"causal", attn::to_json(m.causal)},
+                {"checks", all_checks({&m.prefix.checks, &m.padding.checks, &m.empty.checks, &m.causal.checks})}}},
+              {"error", error_value(m.error)}};
+}
+
+bool apply_masks_json(AppState& s, const Json& patch) {
+  MasksState& m = s.masks;
+  int from = m.from, valid = m.valid_length, tq = m.tq, tk = m.tk;
+  double amount = m.amount;
+  bool prefix = false, padding = false, causal = false;
+  bool ok = true;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "from")
+      from = get_int(v, "from", -1000000, 1000000), prefix = true;
+    else if (k == "amount")
+      amount = get_double(v, "amount"), prefix = true;
+    else if (k == "valid_length")
+      valid = get_int(v, "valid_length", -1000000, 1000000), padding = true;
+    else if (k == "tq")
+      tq = get_int(v, "tq", -1000000, 1000000), causal = true;
+    else if (k == "tk")
+      tk = get_int(v, "tk", -1000000, 1000000), causal = true;
+    else if (k == "zero_policy")
+      set_masks_zero_policy(s, get_bool(v, "zero_policy"));
+    else if (k == "empty_allowed") {
+      attn::MaskSpec spec = attn::mask_from_json(Json{{"allowed", v}});
+      ok = ok && set_masks_empty_allowed(s, *spec.allowed);
+    } else if (k == "toggle") {
+      if (!v.is_array() || v.size() != 2) refuse("toggle takes [row, col]");
+      ok = ok &&
+           toggle_masks_empty_cell(s, get_int(v[0], "row", -1000000, 1000000), get_int(v[1], "col", -1000000, 1000000));
+    } else
+      refuse("unknown masks input '" + k + "'");
+  });
+  if (ok && prefix) ok = set_masks_prefix(s, from, amount);
+  if (ok && padding) ok = set_masks_padding(s, valid);
+  if (ok && causal) ok = set_masks_causal(s, tq, tk);
+  return ok;
+}
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 
@@ -21,8 +173,8 @@ std::vector<std::string> numbered(const char* prefix, attn::Index n) {
 }  // namespace
 
 void draw_masks_panel(AppState& s, Ui& ui) {
-  MasksState& m = s.lesson.masks;
-  const attn::LessonReplica& model = s.lesson.model;
+  MasksState& m = s.masks;
+  const attn::LessonReplica& model = lesson_model();
   const std::vector<std::string>& tokens = model.tokens;
   const int t = static_cast<int>(tokens.size());
   const float fs = ImGui::GetFontSize();

@@ -1,9 +1,10 @@
-// web/panels/patch.hpp — readers of set() patches and pieces of state() shared by the Alignment,
-// Random-init heads and Permutation panels (moved from app_state.cpp, unchanged). A malformed patch
-// throws PatchError, which apply_json reports as invalid_field.
+// web/panels/patch.hpp — readers of set() patches and pieces of state() shared by the panels.
+// A malformed patch throws PatchError, which apply_json reports as invalid_field with its message.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "lessons/permutation.hpp"
 #include "lessons/check.hpp"
 #include "json/json_case.hpp"
+#include "json/lesson_json.hpp"
 #include "attn/linalg.hpp"
 #include "error_info.hpp"
 
@@ -79,5 +81,53 @@ inline std::uint64_t get_seed(const attn::Json& j) {
   if (j.is_number_unsigned()) return j.get<std::uint64_t>();
   return get_number<std::uint64_t>(j, "seed", 0, (1ULL << 53));
 }
+
+// --- the lesson-claim panels' readers (their messages as the page has always given them) --------
+
+/// A malformed patch: PatchError(message).
+[[noreturn]] inline void refuse(const std::string& message) { throw PatchError{message}; }
+
+/// An integral number in [lo, hi] ("KEY must be an integer between LO and HI").
+inline int get_int(const attn::Json& j, const char* key, int lo, int hi) { return get_number<int>(j, key, lo, hi); }
+
+/// Any number; finiteness is the core's business (its setters report non_finite in the panel).
+inline double get_double(const attn::Json& j, const char* key) {
+  if (!j.is_number()) refuse(std::string(key) + " must be a number");
+  return j.get<double>();
+}
+
+/// An array of numbers, each as get_double.
+inline std::vector<double> get_numbers(const attn::Json& j, const char* key) {
+  if (!j.is_array()) refuse(std::string(key) + " must be an array of numbers");
+  std::vector<double> out;
+  for (const attn::Json& x : j) out.push_back(get_double(x, key));
+  return out;
+}
+
+/// A seed as get_seed, its range spelled "0 and 2^53" (the lesson panels' message).
+inline std::uint64_t get_lesson_seed(const attn::Json& j) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (!j.is_number() || j.get<double>() < 0 || j.get<double>() > 9007199254740992.0 ||
+      j.get<double>() != std::floor(j.get<double>()))
+    refuse("seed must be an integer between 0 and 2^53");
+  return static_cast<std::uint64_t>(j.get<double>());
+}
+
+/// f(key, value) for each field of a patch, in the patch's order.
+template <typename F>
+void each(const attn::Json& patch, F&& f) {
+  for (auto it = patch.begin(); it != patch.end(); ++it) f(it.key(), *it);
+}
+
+/// The checks of several results, in order, as one JSON array.
+inline attn::Json all_checks(std::initializer_list<const std::vector<attn::Check>*> lists) {
+  attn::Json out = attn::Json::array();
+  for (const auto* l : lists)
+    for (const attn::Check& c : *l) out.push_back(attn::to_json(c));
+  return out;
+}
+
+/// A 0/1 copy of a bool matrix, for the heatmap widget.
+inline attn::Matrix bool_to_matrix(const attn::BoolMatrix& b) { return b.cast<double>(); }
 
 }  // namespace app

@@ -16,7 +16,7 @@
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
-#include "panels.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
 #include "lesson_ui.hpp"
 

@@ -19,6 +19,7 @@
 namespace app {
 
 struct AppState;
+struct Ui;
 
 struct PermutationState {
   attn::PermutationInput input;     ///< last good inputs
@@ -48,5 +49,8 @@ std::string permutation_to_text(const std::vector<int>& p);
 attn::Json permutation_state_json(const AppState& s);
 attn::Json permutation_link_inputs(const AppState& s);
 bool apply_permutation_json(AppState& s, const attn::Json& patch);
+
+/// f(P·X) against P·f(X), with the causal / positions toggles and the K/V check.
+void draw_permutation_panel(AppState& s, Ui& ui);
 
 }  // namespace app

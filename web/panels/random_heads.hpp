@@ -17,6 +17,7 @@
 namespace app {
 
 struct AppState;
+struct Ui;
 
 struct HeadsState {
   attn::RandomHeadsInput input;  ///< last good inputs (valid_length -1 = no key padding)
@@ -37,5 +38,8 @@ bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in);
 attn::Json heads_state_json(const AppState& s);
 attn::Json heads_link_inputs(const AppState& s);
 bool apply_heads_json(AppState& s, const attn::Json& patch);
+
+/// Random-init multi-head self-attention on a sentence; one heatmap per head.
+void draw_heads_panel(AppState& s, Ui& ui);
 
 }  // namespace app

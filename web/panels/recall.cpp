@@ -2,17 +2,118 @@
 // (attn::check_recall). Predict tasks: pick an answer, the core computes the truth on a fixed
 // seeded example. Construct tasks: build something in the panel above, the core runs the real
 // experiment on it.
+#include "panels/recall.hpp"
+
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 
 namespace app {
 
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+namespace {
+const attn::RecallTask* find_task(const AppState& s, const std::string& id) {
+  for (const attn::RecallTask& t : s.recall.tasks)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+}  // namespace
+
+bool answer_recall(AppState& s, const std::string& task_id, int choice) {
+  RecallState& r = s.recall;
+  const attn::RecallTask* t = find_task(s, task_id);
+  if (!t) {
+    r.error = ErrorInfo{"invalid_field", "unknown recall task \"" + task_id + "\""};
+    return false;
+  }
+  if (t->kind != attn::RecallKind::predict || choice < 0 || choice >= static_cast<int>(t->choices.size())) {
+    r.error = ErrorInfo{"invalid_field", "task \"" + task_id + "\" takes a choice 0.." +
+                                             std::to_string(static_cast<int>(t->choices.size()) - 1)};
+    return false;
+  }
+  r.entries[task_id].choice = choice;
+  return check_recall_task(s, task_id);
+}
+
+bool check_recall_task(AppState& s, const std::string& task_id) {
+  RecallState& r = s.recall;
+  return guarded(r.error, [&] {
+    const attn::RecallTask* t = find_task(s, task_id);
+    if (!t) throw attn::Error(attn::ErrorCode::invalid_field, "unknown recall task \"" + task_id + "\"");
+    RecallEntry& e = r.entries[task_id];
+    attn::RecallAttempt attempt;
+    if (e.choice >= 0) attempt.choice = e.choice;
+    // Construct tasks read what the panel shows: the attribution row, the masks panel's grid.
+    for (const std::string& field : t->reads) {
+      if (field == "weights") attempt.weights = s.attribution.weights;
+      if (field == "values") attempt.values = s.attribution.values;
+      if (field == "query") attempt.query = lesson_model().attention.query;
+      if (field == "key") attempt.key = lesson_model().attention.key;
+      if (field == "value") attempt.value = lesson_model().attention.value;
+      if (field == "mask") attempt.mask.allowed = s.masks.empty_allowed;
+      if (field == "heads_model") {  // the Learned heads panel's model as it stands
+        attempt.heads_model = s.learned_heads.trainer.get();
+        attempt.heads_heldout = &s.learned_heads.heldout;
+      }
+    }
+    attn::RecallVerdict v = attn::check_recall(task_id, attempt);
+    e.verdict = std::move(v);
+    ++s.generation;
+  });
+}
+
+std::vector<int> recall_tasks_of(const AppState& s, const char* panel) {
+  std::vector<int> out;
+  const auto& tasks = s.recall.tasks;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].panel == panel) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+void init_recall(AppState& s) {
+  RecallState& r = s.recall;
+  r.tasks = attn::recall_tasks();
+  for (const attn::RecallTask& task : r.tasks) r.entries[task.id] = RecallEntry{};
+}
+
+Json recall_state_json(const AppState& s) {
+  Json answers = Json::object();
+  for (const auto& [id, e] : s.recall.entries)
+    answers[id] = Json{{"choice", e.choice >= 0 ? Json(e.choice) : Json(nullptr)},
+                       {"verdict", e.verdict ? attn::to_json(*e.verdict) : Json(nullptr)}};
+  return Json{{"tasks", attn::to_json(s.recall.tasks)}, {"result", {{"answers", answers}}}, {"error", error_value(s.recall.error)}};
+}
+
+bool apply_recall_json(AppState& s, const Json& patch) {
+  if (!patch.contains("task")) refuse("recall takes {task: id, choice?: n}");
+  std::string task;
+  int choice = -1;
+  bool has_choice = false;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "task")
+      task = get_string(v, "task");
+    else if (k == "choice")
+      choice = get_int(v, "choice", -1000000, 1000000), has_choice = true;
+    else
+      refuse("unknown recall input '" + k + "' (task, choice)");
+  });
+  return has_choice ? answer_recall(s, task, choice) : check_recall_task(s, task);
+}
+
+// --- drawing -------------------------------------------------------------------------------
+
 void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
   const std::vector<int> ids = recall_tasks_of(s, panel);
   if (ids.empty()) return;
-  RecallState& r = s.lesson.recall;
+  RecallState& r = s.recall;
   const float fs = ImGui::GetFontSize();
 
   ImGui::Dummy(ImVec2(0, fs * 0.4f));

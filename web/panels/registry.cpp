@@ -3,7 +3,6 @@
 #include "page/api.hpp"
 #include "panels/cost.hpp"
 #include "panels/learned_heads.hpp"
-#include "lesson_state.hpp"
 
 namespace app {
 
@@ -37,27 +36,27 @@ std::vector<PanelDef>& table() {
        "Permutation: what self-attention knows about order", permutation_state_json, apply_permutation_json,
        [](AppState& s) { return &s.permutation.error; }, permutation_link_inputs, draw_permutation_panel},
       {"masks", "4", "Masks", "causal, padding, empty rows", "Masks: what a query may not see", masks_state_json,
-       apply_masks_json, [](AppState& s) { return &s.lesson.masks.error; }, masks_inputs_json, draw_masks_panel},
+       apply_masks_json, [](AppState& s) { return &s.masks.error; }, masks_inputs_json, draw_masks_panel},
       {"attribution", "5", "Attribution", "weight is not contribution",
        "Attribution: a large weight is not a large effect", attribution_state_json, apply_attribution_json,
-       [](AppState& s) { return &s.lesson.attribution.error; }, attribution_inputs_json, draw_attribution_panel},
+       [](AppState& s) { return &s.attribution.error; }, attribution_inputs_json, draw_attribution_panel},
       {"scaling", "6", "Scaling", "why divide by \xE2\x88\x9A" "d_k",
        "Scaling: why scores are divided by \xE2\x88\x9A" "d_k", scaling_state_json, apply_scaling_json,
-       [](AppState& s) { return &s.lesson.scaling.error; }, scaling_inputs_json, draw_scaling_panel,
+       [](AppState& s) { return &s.scaling.error; }, scaling_inputs_json, draw_scaling_panel,
        show_scaling_panel, [](AppState& s, bool) { tick_scaling(s); },
-       [](const AppState& s) { return s.lesson.scaling.pending; }},
+       [](const AppState& s) { return s.scaling.pending; }},
       {"temperature", "7", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
-       temperature_state_json, apply_temperature_json, [](AppState& s) { return &s.lesson.temperature.error; },
+       temperature_state_json, apply_temperature_json, [](AppState& s) { return &s.temperature.error; },
        temperature_inputs_json, draw_temperature_panel},
       {"dropout", "8", "Dropout", "sampled rows, kept weights", "Dropout on attention weights", dropout_state_json,
-       apply_dropout_json, [](AppState& s) { return &s.lesson.dropout.error; }, dropout_inputs_json,
+       apply_dropout_json, [](AppState& s) { return &s.dropout.error; }, dropout_inputs_json,
        draw_dropout_panel},
       {"additive", "9", "Additive", "Bahdanau's scores, stepped", "Additive attention (Bahdanau et al. 2015)",
-       additive_state_json, apply_additive_json, [](AppState& s) { return &s.lesson.additive.error; },
+       additive_state_json, apply_additive_json, [](AppState& s) { return &s.additive.error; },
        additive_inputs_json, draw_additive_panel},
       // The script panel's only input is its run count, which set() cannot take back: no link inputs.
       {"script", "10", "Lesson script", "torch replica, timing", "The lesson's script: replica and timing",
-       script_state_json, apply_script_json, [](AppState& s) { return &s.lesson.script.error; }, nullptr,
+       script_state_json, apply_script_json, [](AppState& s) { return &s.script.error; }, nullptr,
        draw_script_panel},
       {"cost", "11", "Cost", "FLOPs, bytes, caches, kernels", "Cost: what dense attention spends", cost_state_json,
        apply_cost_json, [](AppState& s) { return &s.cost.error; }, cost_inputs_json, draw_cost_panel,

@@ -15,7 +15,7 @@
 
 #include "app_state.hpp"
 #include "error_info.hpp"
-#include "panels/panels.hpp"
+#include "panels/ui.hpp"
 
 namespace app {
 

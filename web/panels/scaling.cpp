@@ -1,17 +1,182 @@
 // Scaling panel: why scores are divided by sqrt(d_k). Sampled q·k against d_k (histograms,
 // variances), softmax saturation with and without the scale, the tied Q = K case, and the
 // row-max subtraction that prevents overflow but does not undo saturation.
+#include "panels/scaling.hpp"
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "imgui_stdlib.h"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+namespace {
+
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+// The curve's study is complete: it becomes the curve shown.
+void install_curve(AppState& s) {
+  ScalingState& c = s.scaling;
+  c.curve = c.study->result();
+  c.study.reset();
+  c.pending = false;
+  ++s.generation;
+}
+
+}  // namespace
+
+bool set_scaling(AppState& s, int d_k, std::uint64_t seed, int samples, bool now) {
+  ScalingState& c = s.scaling;
+  return guarded(c.error, [&] {
+    attn::require_range("d_k", d_k, 1, 512);
+    attn::ScalingInput base;  // d_k = 1, 2, 4, ..., 512
+    base.seed = seed;
+    base.samples = samples;
+    // The curve depends on seed and samples only; keep it (or its study in progress) while only d_k moves.
+    const bool same_curve = !c.curve.dot.empty() && c.curve.input.seed == seed && c.curve.input.samples == samples;
+    const bool same_study = c.study && c.study->input().seed == seed && c.study->input().samples == samples;
+    std::optional<attn::ScalingStudy> study;
+    if (!same_curve && !same_study) study.emplace(base);  // refuses bad seed/samples before anything changes
+    attn::ScalingInput one = base;
+    one.d_ks = {d_k};
+    one.rows = 100;
+    one.bins = 41;
+    one.range = 4.0 * std::sqrt(static_cast<double>(d_k));  // display range: ±4 standard deviations of q·k
+    attn::ScalingResult selected = attn::scaling_study(one);
+    one.rows = 1;
+    one.range = 4.0;  // ±4 standard deviations of q·k/sqrt(d_k)
+    attn::ScalingResult selected_scaled = attn::scaling_study(one);
+    c.d_k = d_k;
+    c.d_k_edit = d_k;
+    c.seed = seed;
+    c.samples = samples;
+    c.selected = std::move(selected);
+    c.selected_scaled = std::move(selected_scaled);
+    if (same_curve) {
+      c.study.reset();  // back to the curve shown: a study of other inputs stops
+      c.pending = false;
+    } else {
+      if (study) c.study = std::move(study);  // a new study (restarts one of other inputs)
+      c.pending = true;
+      if (now) {
+        c.study->advance(c.study->total_units());
+        install_curve(s);
+      }
+    }
+    ++s.generation;
+  });
+}
+
+bool set_scaling_logits(AppState& s, const std::vector<double>& logits) {
+  ScalingState& c = s.scaling;
+  return guarded(c.error, [&] {
+    attn::SoftmaxStability r = attn::softmax_stability(logits);
+    if (logits != c.logits) c.logits_text = attn::dump(Json(logits));
+    c.logits = logits;
+    c.stability = std::move(r);
+    ++s.generation;
+  });
+}
+
+void init_scaling(AppState& s) {
+  set_scaling_logits(s, s.scaling.logits);  // the sampling study: show_scaling_panel
+}
+
+void show_scaling_panel(AppState& s, bool now) {
+  ScalingState& c = s.scaling;
+  if (!c.curve.dot.empty() && !c.pending) return;
+  c.pending = true;
+  if (now) {
+    tick_scaling(s, 0.0);
+    if (c.study) {
+      c.study->advance(c.study->total_units());
+      install_curve(s);
+    }
+  }
+}
+
+void tick_scaling(AppState& s, double budget_seconds) {
+  ScalingState& c = s.scaling;
+  if (!c.pending) return;
+  if (!c.study) {
+    // First show: the histograms at d_k now, the curve's study from the next slice on.
+    if (!set_scaling(s, c.d_k, c.seed, c.samples, false) || !c.study) {
+      c.pending = false;  // refused (error shown) or nothing to run
+      return;
+    }
+    return;
+  }
+  const double t0 = now_seconds();
+  do {
+    if (c.study->advance(64) == 0) break;
+  } while (!c.study->done() && now_seconds() - t0 < budget_seconds);
+  if (c.study->done()) install_curve(s);
+  ++s.generation;
+}
+
+Json scaling_inputs_json(const AppState& s) {
+  const ScalingState& c = s.scaling;
+  return Json{{"d_k", c.d_k}, {"seed", c.seed}, {"samples", c.samples}, {"logits", c.logits}};
+}
+
+Json scaling_state_json(const AppState& s) {
+  const ScalingState& c = s.scaling;
+  Json out{{"inputs", scaling_inputs_json(s)},
+           {"result",
+            {{"curve", attn::to_json(c.curve)},
+             {"selected", attn::to_json(c.selected)},
+             {"selected_scaled", attn::to_json(c.selected_scaled)},
+             {"stability", attn::to_json(c.stability)},
+             {"checks", all_checks({&c.curve.checks, &c.selected.checks, &c.stability.checks})}}},
+           {"error", error_value(c.error)}};
+  if (c.pending) {  // the sampling study waits for or runs in frames (omitted once done)
+    out["pending"] = true;
+    if (c.study) out["progress"] = Json{{"units_done", c.study->units_done()}, {"total_units", c.study->total_units()}};
+  }
+  return out;
+}
+
+bool apply_scaling_json(AppState& s, const Json& patch) {
+  ScalingState& c = s.scaling;
+  int d_k = c.d_k, samples = c.samples;
+  std::uint64_t seed = c.seed;
+  bool study = false, ok = true;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "d_k")
+      d_k = get_int(v, "d_k", -1000000, 1000000), study = true;
+    else if (k == "samples")
+      samples = get_int(v, "samples", -100000000, 100000000), study = true;
+    else if (k == "seed")
+      seed = get_lesson_seed(v), study = true;
+    else if (k == "logits")
+      ok = ok && set_scaling_logits(s, get_numbers(v, "logits"));
+    else
+      refuse("unknown scaling input '" + k + "'");
+  });
+  // The same inputs again change nothing: the study stays as it is (and, before the panel was first
+  // shown, not computed), so a link that repeats the defaults leaves state() as a fresh page has it.
+  const bool same = d_k == c.d_k && seed == c.seed && samples == c.samples && !c.error;
+  return ok && (!study || same || set_scaling(s, d_k, seed, samples));
+}
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 
@@ -39,7 +204,7 @@ std::string cell(double v) { return std::isfinite(v) ? short_number(v, 4) : (std
 }  // namespace
 
 void draw_scaling_panel(AppState& s, Ui& ui) {
-  ScalingState& c = s.lesson.scaling;
+  ScalingState& c = s.scaling;
   const float fs = ImGui::GetFontSize();
 
   txt::para(
@@ -53,27 +218,30 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
       "scores, not larger ones.");
   style::error_box(c.error);
 
-  if (c.pending) {  // the sampling study runs before the next frame (show_scaling_panel), not in this draw
-    ImGui::TextDisabled("Sampling the study (%d pairs per d_k)...", c.samples);
-    return;
-  }
-
   // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
   ImGui::SetNextItemWidth(fs * 16.0f);
   ImGui::SliderInt("d_k", &c.d_k_edit, 1, 512, "%d", ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemDeactivatedAfterEdit()) set_scaling(s, c.d_k_edit, c.seed, c.samples);
+  if (ImGui::IsItemDeactivatedAfterEdit()) set_scaling(s, c.d_k_edit, c.seed, c.samples, false);
   if (!ImGui::IsItemActive()) c.d_k_edit = c.d_k;
   ImGui::SameLine(0, fs * 1.5f);
   ImGui::SetNextItemWidth(fs * 7.0f);
   std::uint64_t seed = c.seed;
   const std::uint64_t one = 1;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu"))
-    set_scaling(s, c.d_k, seed, c.samples);
+    set_scaling(s, c.d_k, seed, c.samples, false);
   ImGui::SameLine(0, fs * 1.5f);
   ImGui::SetNextItemWidth(fs * 7.0f);
   int samples = c.samples;
   if (ImGui::InputInt("samples N", &samples, 500, 1000, ImGuiInputTextFlags_EnterReturnsTrue))
-    set_scaling(s, c.d_k, c.seed, samples);
+    set_scaling(s, c.d_k, c.seed, samples, false);
+  if (c.pending) {  // the study runs in slices before each frame (tick_scaling), never in this draw
+    if (c.study)
+      ImGui::TextDisabled("Running the study: %lld / %lld \xE2\x80\xA6  (d_k = 1, 2, 4, ..., 512; %d pairs per d_k)",
+                          c.study->units_done(), c.study->total_units(), c.study->input().samples);
+    else
+      ImGui::TextDisabled("Running the study \xE2\x80\xA6  (%d pairs per d_k)", c.samples);
+    if (c.curve.dot.empty()) return;  // nothing to show yet; afterwards the last complete curve stays
+  }
 
   const float avail = ImGui::GetContentRegionAvail().x;
   const float gap = fs * 1.5f;

@@ -1,14 +1,60 @@
 // The lesson script panel: the model the script builds (torch's CPU generator replayed by the core,
 // so seed 17 shows the matrix the script prints) and its CPU timing fixture, with its caveat.
+#include "panels/script.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "registry.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+bool run_timing(AppState& s) {
+  ScriptState& sc = s.script;
+  return guarded(sc.error, [&] {
+    attn::TimingFixture f = attn::timing_fixture(17);
+    sc.timing = std::move(f);
+    ++sc.runs;
+    ++s.generation;
+  });
+}
+
+void init_script(AppState& s) { run_timing(s); }
+
+Json script_state_json(const AppState& s) {
+  const ScriptState& sc = s.script;
+  return Json{{"inputs", {{"runs", sc.runs}}},
+              {"result",
+               {{"replica", attn::to_json(lesson_model())},
+                {"timing", attn::to_json(sc.timing)},
+                {"checks", all_checks({&lesson_model().checks, &sc.timing.checks})}}},
+              {"error", error_value(sc.error)}};
+}
+
+bool apply_script_json(AppState& s, const Json& patch) {
+  bool ok = true;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "run_timing") {
+      if (get_bool(v, "run_timing")) ok = ok && run_timing(s);
+    } else {
+      refuse("unknown script input '" + k + "'");
+    }
+  });
+  return ok;
+}
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 
@@ -21,8 +67,8 @@ std::string duration(double seconds) {
 }  // namespace
 
 void draw_script_panel(AppState& s, Ui& ui) {
-  ScriptState& sc = s.lesson.script;
-  const attn::LessonReplica& m = s.lesson.model;
+  ScriptState& sc = s.script;
+  const attn::LessonReplica& m = lesson_model();
   const attn::TimingFixture& f = sc.timing;
 
   style::error_box(sc.error);

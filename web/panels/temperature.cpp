@@ -1,14 +1,71 @@
 // Soft to hard: softmax(scores / τ) from uniform-ish to argmax; every output stays inside the
 // convex hull of the values; argmax gives no useful gradient.
+#include "panels/temperature.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "panels.hpp"
+#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
+#include "panels/lesson_model.hpp"
+#include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
 
 namespace app {
+
+// --- state: inputs, setters, state() and set() ---------------------------------------------
+
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
+bool set_temperature(AppState& s, double temperature, bool hard) {
+  TemperatureState& t = s.temperature;
+  const attn::SelfAttentionResult& a = lesson_model().attention;
+  return guarded(t.error, [&] {
+    attn::TemperatureResult r = attn::temperature_attention(a.query, a.key, t.values2d, {}, temperature, hard);
+    t.temperature = temperature;
+    t.hard = hard;
+    t.result = std::move(r);
+    ++s.generation;
+  });
+}
+
+void init_temperature(AppState& s) {
+  s.temperature.values2d = lesson_model().attention.value.leftCols(2);
+  set_temperature(s, 1.0, false);
+}
+
+Json temperature_inputs_json(const AppState& s) {
+  const TemperatureState& t = s.temperature;
+  return Json{{"temperature", t.temperature}, {"hard", t.hard}};
+}
+
+Json temperature_state_json(const AppState& s) {
+  const TemperatureState& t = s.temperature;
+  Json r = attn::to_json(t.result);
+  r["tokens"] = lesson_model().tokens;
+  r["values"] = attn::to_json(t.values2d);
+  return Json{{"inputs", temperature_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(t.error)}};
+}
+
+bool apply_temperature_json(AppState& s, const Json& patch) {
+  TemperatureState& t = s.temperature;
+  double tau = t.temperature;
+  bool hard = t.hard;
+  each(patch, [&](const std::string& k, const Json& v) {
+    if (k == "temperature")
+      tau = get_double(v, "temperature");
+    else if (k == "hard")
+      hard = get_bool(v, "hard");
+    else
+      refuse("unknown temperature input '" + k + "'");
+  });
+  return set_temperature(s, tau, hard);
+}
+
+// --- drawing -------------------------------------------------------------------------------
 
 namespace {
 
@@ -76,9 +133,9 @@ void hull_plot(const attn::TemperatureResult& r, const attn::Matrix& values, con
 }  // namespace
 
 void draw_temperature_panel(AppState& s, Ui& ui) {
-  TemperatureState& t = s.lesson.temperature;
+  TemperatureState& t = s.temperature;
   const attn::TemperatureResult& r = t.result;
-  const std::vector<std::string>& tokens = s.lesson.model.tokens;
+  const std::vector<std::string>& tokens = lesson_model().tokens;
   const float fs = ImGui::GetFontSize();
 
   txt::para(
