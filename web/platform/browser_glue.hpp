@@ -42,6 +42,17 @@ ATTN_EXPORT void attn_app_release_input();
 ///  "active_item","cell_mode","nav_window","nav_item","scroll":[y,max]|null,"context_lost"} —
 ///  for tests of focus, navigation, wheel, touch and blur handling.
 ATTN_EXPORT const char* attn_app_input_state();
+/// Committed text from the page's soft-keyboard / IME element (UTF-8), typed at the cursor of
+/// the field being edited, in order with the keys before it. 0 when no field is being edited.
+ATTN_EXPORT int attn_app_text(const char* utf8);
+/// The field being edited, for the page's editable element: {"active":false} or {"active":true,
+/// "id","x","y","h" (caret, CSS px),"mode":"text"|"numeric"|"decimal","multiline"}.
+ATTN_EXPORT const char* attn_app_text_field();
+/// A finger swipe of dy CSS px at (x, y) (positive: content moves up): scrolls the ImGui window
+/// under the finger (or its first parent that can scroll) that way. 1 when it could scroll.
+ATTN_EXPORT int attn_app_touch_scroll(double x, double y, double dy);
+/// Touch-sized widgets on (a coarse primary pointer) or off.
+ATTN_EXPORT void attn_app_touch_ui(int on);
 ATTN_EXPORT void attn_app_context_lost();
 ATTN_EXPORT void attn_app_context_restored();
 /// Item locator (tests): record every labelled widget of the next frame...

@@ -14,6 +14,8 @@ namespace app::style {
 
 namespace {
 
+bool g_touch_sizes = false;
+
 ImVec4 rgb(int r, int g, int b, float a = 1.0f) { return ImVec4(r / 255.0f, g / 255.0f, b / 255.0f, a); }
 
 // The code points the UI draws (Latin-1, Latin Extended, Greek, Cyrillic, the lesson's symbols and
@@ -81,6 +83,14 @@ void apply_theme() {
   s.GrabRounding = 4;
   s.TabRounding = 5;
   s.ScrollbarRounding = 7;
+  if (g_touch_sizes) {
+    // 17-unit text + 2 × 13.5 padding = a 44-unit frame (the touch-target minimum); more room
+    // between rows so a finger does not hit the neighbour.
+    s.FramePadding.y = 13.5f;
+    s.ItemSpacing.y = 10.0f;
+    s.GrabMinSize = 28.0f;
+    s.ScrollbarSize = 18.0f;
+  }
 
   ImVec4* c = s.Colors;
   c[ImGuiCol_Text] = rgb(31, 35, 40);
@@ -108,6 +118,12 @@ void apply_theme() {
   c[ImGuiCol_TableRowBgAlt] = rgb(0, 0, 0, 0.025f);
   c[ImGuiCol_ScrollbarBg] = rgb(0, 0, 0, 0.0f);
   c[ImGuiCol_ScrollbarGrab] = rgb(200, 200, 195);
+}
+
+void set_touch_sizes(bool on) {
+  if (on == g_touch_sizes) return;
+  g_touch_sizes = on;
+  if (ImGui::GetCurrentContext()) apply_theme();
 }
 
 ImVec4 accent() { return rgb(31, 111, 178); }

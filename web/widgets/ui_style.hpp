@@ -30,8 +30,11 @@ namespace style {
 /// at 1/ratio so text is sharp on HiDPI screens). Uses the embedded DejaVu Sans when the
 /// build found it, else ImGui's built-in font. Clears any previous atlas.
 Fonts load_fonts(float pixel_ratio);
-/// Colours and metrics of the light lesson theme.
+/// Colours and metrics of the light lesson theme (with the touch sizes, see set_touch_sizes).
 void apply_theme();
+/// Touch devices (a coarse primary pointer): frames, buttons, sliders and checkboxes at least
+/// 44 window units tall, so a fingertip hits them. Re-applies the theme when it changes.
+void set_touch_sizes(bool on);
 
 ImU32 accent_u32();
 ImVec4 accent();
