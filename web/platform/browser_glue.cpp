@@ -207,6 +207,8 @@ const char* attn_app_input_state() {
     j["cell_mode"] = app::heatmap_cell_mode_active();
     j["nav_window"] = GImGui->NavWindow ? attn::Json(GImGui->NavWindow->Name) : attn::Json(nullptr);
     j["nav_item"] = GImGui->NavId != 0 && !GImGui->NavDisableHighlight;
+    // The last frame drew a "U+732B" placeholder for a character without a glyph.
+    j["placeholders"] = app::style::last_placeholder_frame() == ImGui::GetFrameCount();
     // The window the wheel would scroll now: [scroll y, max scroll y] (null: none can).
     if (ImGuiWindow* w = app::wheel_target(false)) j["scroll"] = {w->Scroll.y, w->ScrollMax.y};
     else j["scroll"] = nullptr;

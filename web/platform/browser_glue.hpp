@@ -39,8 +39,9 @@ ATTN_EXPORT int attn_app_paste(const char* text);
 /// Release all keys and modifiers (the canvas lost focus).
 ATTN_EXPORT void attn_app_release_input();
 /// {"keys_down":n,"ctrl","shift","alt","super","mouse_down","mouse":[x,y]|null,"want_text",
-///  "active_item","cell_mode","nav_window","nav_item","scroll":[y,max]|null,"context_lost"} —
-///  for tests of focus, navigation, wheel, touch and blur handling.
+///  "active_item","cell_mode","nav_window","nav_item","scroll":[y,max]|null,"placeholders",
+///  "context_lost"} — for tests of focus, navigation, wheel, touch and blur handling, and of the
+///  glyph placeholders.
 ATTN_EXPORT const char* attn_app_input_state();
 /// Committed text from the page's soft-keyboard / IME element (UTF-8), typed at the cursor of
 /// the field being edited, in order with the keys before it. 0 when no field is being edited.

@@ -42,6 +42,15 @@ ImU32 border_color();
 ImU32 pass_color();
 ImU32 fail_color();
 
+/// `utf8` as the current font can draw it: each character it has no glyph for (CJK, emoji)
+/// becomes a visible "U+732B" placeholder instead of a bare box. `replaced` (if given) is set
+/// when one was. The text itself (state(), links, the text mirror) keeps the characters.
+std::string shown_text(const std::string& utf8, bool* replaced = nullptr);
+/// The line that explains the placeholders (drawn under what showed them first in a frame).
+void placeholder_note();
+/// ImGui's frame count of the last frame that drew a placeholder (tests; 0: none yet).
+int last_placeholder_frame();
+
 /// Wrapped paragraph in the body font.
 void paragraph(const char* text);
 /// Wrapped, dimmed paragraph (caveats, provenance notes).
