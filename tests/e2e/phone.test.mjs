@@ -137,12 +137,26 @@ test('phone: a tapped field takes soft-keyboard text, IME compositions, Android 
   assert.equal((await page.evaluate(() => window.attentionLab.inputState())).want_text, false, 'the edit ended');
   assert.notEqual((await active(page)).id, 'lab-text', 'the element is blurred (the keyboard hides)');
 
-  // Tapping elsewhere (the panel's text) blurs a field being edited.
+  // The soft keyboard takes the lower half of the window (the visual viewport shrinks): the
+  // panel scrolls the field being edited above it.
   await page.touchscreen.tap(field.rect[2] - 4, field.y);
   await frames(page, 4);
   assert.equal((await active(page)).id, 'lab-text');
-  await page.touchscreen.tap(200, 120);
+  await page.setViewportSize({ width: 390, height: 480 });
+  await frames(page, 6);
+  const shown = await centre(page, 'sentence');
+  assert.ok(shown.rect[3] <= 480 && shown.rect[1] >= 0, `the field is above the keyboard: ${shown.rect}`);
+  assert.equal((await active(page)).id, 'lab-text', 'and still being edited');
+  await page.screenshot({ path: shot('keyboard-up') });
+  await page.setViewportSize({ width: 390, height: 844 });
   await frames(page, 4);
+
+  // Tapping elsewhere (the panel's paragraph above the field) blurs a field being edited.
+  assert.equal((await active(page)).id, 'lab-text');
+  const now = await centre(page, 'sentence');
+  await page.touchscreen.tap(now.x, now.rect[1] - 40);
+  await frames(page, 4);
+  assert.equal((await state(page)).panel, 'heads', 'the tap hit the panel text, nothing else');
   assert.equal((await page.evaluate(() => window.attentionLab.inputState())).want_text, false);
   assert.equal((await active(page)).id, 'canvas', 'focus back on the canvas');
   assert.equal(await sentence(page), 'The cat sat on the mat again naïve', 'the tap typed nothing');

@@ -252,6 +252,7 @@ const char* attn_app_text_field() {
     j["x"] = g->PlatformImeLastPos.x;
     j["y"] = g->PlatformImeLastPos.y;
     j["h"] = g->FontSize;
+    j["pad"] = g->Style.FramePadding.y;  // the field's frame reaches this far above and below
     j["mode"] = mode;
     j["multiline"] = !st.Stb.single_line;
   }

@@ -47,7 +47,7 @@ ATTN_EXPORT const char* attn_app_input_state();
 /// the field being edited, in order with the keys before it. 0 when no field is being edited.
 ATTN_EXPORT int attn_app_text(const char* utf8);
 /// The field being edited, for the page's editable element: {"active":false} or {"active":true,
-/// "id","x","y","h" (caret, CSS px),"mode":"text"|"numeric"|"decimal","multiline"}.
+/// "id","x","y","h" (caret, CSS px),"pad" (frame padding),"mode":"text"|"numeric"|"decimal","multiline"}.
 ATTN_EXPORT const char* attn_app_text_field();
 /// A finger swipe of dy CSS px at (x, y) (positive: content moves up): scrolls the ImGui window
 /// under the finger (or its first parent that can scroll) that way. 1 when it could scroll.

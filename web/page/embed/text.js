@@ -132,7 +132,7 @@
       const vv = window.visualViewport;
       if (!vv || !f.active) return;
       const bottom = Math.min(canvas.clientHeight, vv.offsetTop + vv.height) - 12;
-      const over = f.y + f.h - bottom;
+      const over = f.y + f.h + (f.pad || 0) - bottom;  // the whole field, not just its caret
       if (over > 0) Module._attn_app_touch_scroll(f.x, f.y, over);
     };
     const update = function () {
