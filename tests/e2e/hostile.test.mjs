@@ -89,7 +89,8 @@ test('the sentence field: empty, one token, 2,000 tokens, Unicode', async () => 
   await page.screenshot({ path: shot('2000-tokens') });
 
   // Unicode: accented letters are drawn; CJK and emoji (no glyph in the embedded font) show as
-  // the replacement mark U+FFFD, and the tokens themselves are kept exactly.
+  // "U+732B" placeholders with a line that explains them, and the tokens themselves are kept exactly.
+  assert.equal((await page.evaluate(() => window.attentionLab.inputState())).placeholders, false, 'no placeholder for "hello"');
   await replaceField(page, field, 'café 猫 🐈 naïve Ωmega Ärger');
   h = await heads(page);
   assert.equal(h.error, null);
@@ -98,6 +99,7 @@ test('the sentence field: empty, one token, 2,000 tokens, Unicode', async () => 
   await page.mouse.move(5, 850);
   await frames(page, 3);
   await page.screenshot({ path: shot('unicode') });
+  assert.equal((await page.evaluate(() => window.attentionLab.inputState())).placeholders, true, '猫 and 🐈 drawn as placeholders');
   const headers = await page.evaluate(() => [...document.querySelectorAll('#mirror table')][0].tHead.textContent);
   assert.ok(headers.includes('猫') && headers.includes('🐈'), 'the text mirror has the real characters');
   assert.deepEqual(log.errors, []);

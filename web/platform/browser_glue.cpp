@@ -2,7 +2,9 @@
 
 #include <SDL.h>
 
+#include <cfloat>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "json/json_case.hpp"
 #include "widgets/heatmap_cursor.hpp"
 #include "widgets/heatmap_gl.hpp"
+#include "widgets/ui_style.hpp"
 #include "imgui_internal.h"
 #include "platform/platform.hpp"
 
@@ -42,14 +45,25 @@ void set_modifiers_from_sdl(ImGuiIO& io) {
 
 // The window ImGui 1.86 scrolls with the wheel (ImGui::UpdateMouseWheel): the hovered one, or
 // its first parent that can scroll.
-ImGuiWindow* wheel_target(bool horizontal) {
-  ImGuiWindow* w = GImGui->HoveredWindow;
+ImGuiWindow* scroll_parent(ImGuiWindow* w, bool horizontal) {
   while (w && (w->Flags & ImGuiWindowFlags_ChildWindow) &&
          ((horizontal ? w->ScrollMax.x : w->ScrollMax.y) == 0.0f ||
           ((w->Flags & ImGuiWindowFlags_NoScrollWithMouse) && !(w->Flags & ImGuiWindowFlags_NoMouseInputs))))
     w = w->ParentWindow;
   if (!w || (w->Flags & ImGuiWindowFlags_NoScrollWithMouse)) return nullptr;
   return w;
+}
+ImGuiWindow* wheel_target(bool horizontal) { return scroll_parent(GImGui->HoveredWindow, horizontal); }
+
+// The front-most window at p (as ImGui's own hover test, without the mouse: a finger that
+// scrolls is never given to ImGui as a pointer).
+ImGuiWindow* window_at(ImVec2 p) {
+  for (int i = GImGui->Windows.Size - 1; i >= 0; --i) {
+    ImGuiWindow* w = GImGui->Windows[i];
+    if (!w->WasActive || w->Hidden || (w->Flags & ImGuiWindowFlags_NoMouseInputs)) continue;
+    if (w->OuterRectClipped.Contains(p)) return w;
+  }
+  return nullptr;
 }
 
 bool can_scroll(ImGuiWindow* w, bool horizontal, double delta) {
@@ -68,6 +82,8 @@ struct Located {
   std::string full;   // with the hidden part ("##v"), to tell unnamed fields apart
 };
 std::vector<Located> g_located;
+
+ImGuiID g_judged = 0;  // the field whose keyboard kind attn_app_text_field last decided
 
 }  // namespace
 
@@ -191,6 +207,8 @@ const char* attn_app_input_state() {
     j["cell_mode"] = app::heatmap_cell_mode_active();
     j["nav_window"] = GImGui->NavWindow ? attn::Json(GImGui->NavWindow->Name) : attn::Json(nullptr);
     j["nav_item"] = GImGui->NavId != 0 && !GImGui->NavDisableHighlight;
+    // The last frame drew a "U+732B" placeholder for a character without a glyph.
+    j["placeholders"] = app::style::last_placeholder_frame() == ImGui::GetFrameCount();
     // The window the wheel would scroll now: [scroll y, max scroll y] (null: none can).
     if (ImGuiWindow* w = app::wheel_target(false)) j["scroll"] = {w->Scroll.y, w->ScrollMax.y};
     else j["scroll"] = nullptr;
@@ -199,6 +217,63 @@ const char* attn_app_input_state() {
   j["context_lost"] = app::g_context_lost;
   app::g_reply = attn::dump(j);
   return app::g_reply.c_str();
+}
+
+int attn_app_text(const char* utf8) {
+  if (!GImGui || !app::g_platform || !ImGui::GetIO().WantTextInput) return 0;
+  app::g_platform->push_text(utf8);
+  app::request_frame();
+  return 1;
+}
+
+const char* attn_app_text_field() {
+  attn::Json j = attn::Json::object();
+  const ImGuiContext* g = GImGui;
+  const bool active = g && ImGui::GetIO().WantTextInput && g->ActiveId != 0 && g->InputTextState.ID == g->ActiveId;
+  j["active"] = active;
+  if (!active) app::g_judged = 0;
+  if (active) {
+    const ImGuiInputTextState& st = g->InputTextState;
+    // ImGui keeps a field's flags only inside its InputText call, so a number field is told by
+    // what InputScalar does on activation: its text, all selected, is one formatted number.
+    static const char* mode = "text";
+    if (app::g_judged != g->ActiveId) {
+      app::g_judged = g->ActiveId;
+      const std::string text(st.TextA.Data ? st.TextA.Data : "", static_cast<std::size_t>(st.CurLenA));
+      const bool all = st.CurLenA > 0 && ImMin(st.Stb.select_start, st.Stb.select_end) == 0 &&
+                       ImMax(st.Stb.select_start, st.Stb.select_end) == st.CurLenW;
+      char* end = nullptr;
+      std::strtod(text.c_str(), &end);
+      const bool number = all && end && end != text.c_str() && *end == '\0';
+      mode = !number ? "text" : text.find_first_of(".eE") != std::string::npos ? "decimal" : "numeric";
+    }
+    j["id"] = g->ActiveId;
+    // The caret as InputText last placed it for an IME (its top-left, one line tall).
+    j["x"] = g->PlatformImeLastPos.x;
+    j["y"] = g->PlatformImeLastPos.y;
+    j["h"] = g->FontSize;
+    j["pad"] = g->Style.FramePadding.y;  // the field's frame reaches this far above and below
+    j["mode"] = mode;
+    j["multiline"] = !st.Stb.single_line;
+  }
+  app::g_reply = attn::dump(j);
+  return app::g_reply.c_str();
+}
+
+int attn_app_touch_scroll(double x, double y, double dy) {
+  if (!GImGui || app::g_context_lost) return 0;
+  ImGuiWindow* w = app::scroll_parent(app::window_at(ImVec2(static_cast<float>(x), static_cast<float>(y))), false);
+  if (!app::can_scroll(w, false, dy)) return 0;
+  // From the target already set this frame, so several moves before a frame add up.
+  const float from = w->ScrollTarget.y < FLT_MAX ? w->ScrollTarget.y : w->Scroll.y;
+  ImGui::SetScrollY(w, ImClamp(from + static_cast<float>(dy), 0.0f, w->ScrollMax.y));
+  app::request_frame();
+  return 1;
+}
+
+void attn_app_touch_ui(int on) {
+  app::style::set_touch_sizes(on != 0);
+  app::request_frame();
 }
 
 void attn_app_context_lost() { app::g_context_lost = true; }

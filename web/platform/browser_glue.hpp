@@ -39,9 +39,21 @@ ATTN_EXPORT int attn_app_paste(const char* text);
 /// Release all keys and modifiers (the canvas lost focus).
 ATTN_EXPORT void attn_app_release_input();
 /// {"keys_down":n,"ctrl","shift","alt","super","mouse_down","mouse":[x,y]|null,"want_text",
-///  "active_item","cell_mode","nav_window","nav_item","scroll":[y,max]|null,"context_lost"} —
-///  for tests of focus, navigation, wheel, touch and blur handling.
+///  "active_item","cell_mode","nav_window","nav_item","scroll":[y,max]|null,"placeholders",
+///  "context_lost"} — for tests of focus, navigation, wheel, touch and blur handling, and of the
+///  glyph placeholders.
 ATTN_EXPORT const char* attn_app_input_state();
+/// Committed text from the page's soft-keyboard / IME element (UTF-8), typed at the cursor of
+/// the field being edited, in order with the keys before it. 0 when no field is being edited.
+ATTN_EXPORT int attn_app_text(const char* utf8);
+/// The field being edited, for the page's editable element: {"active":false} or {"active":true,
+/// "id","x","y","h" (caret, CSS px),"pad" (frame padding),"mode":"text"|"numeric"|"decimal","multiline"}.
+ATTN_EXPORT const char* attn_app_text_field();
+/// A finger swipe of dy CSS px at (x, y) (positive: content moves up): scrolls the ImGui window
+/// under the finger (or its first parent that can scroll) that way. 1 when it could scroll.
+ATTN_EXPORT int attn_app_touch_scroll(double x, double y, double dy);
+/// Touch-sized widgets on (a coarse primary pointer) or off.
+ATTN_EXPORT void attn_app_touch_ui(int on);
 ATTN_EXPORT void attn_app_context_lost();
 ATTN_EXPORT void attn_app_context_restored();
 /// Item locator (tests): record every labelled widget of the next frame...

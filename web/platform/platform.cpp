@@ -4,6 +4,8 @@
 
 #include <cfloat>
 #include <cstdio>
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "imgui_impl_opengl3.h"
@@ -78,6 +80,8 @@ namespace {
 // it wait for the next frame, in order. (1.87+ queues input events itself.)
 std::vector<SDL_Event> g_pending;
 constexpr Sint32 kPasteCode = 0x50415354;  // "PAST": an SDL_USEREVENT from push_paste
+constexpr Sint32 kTextCode = 0x54455854;   // "TEXT": an SDL_USEREVENT from push_text
+std::deque<std::string> g_texts;           // their strings, in order (SDL_TEXTINPUT holds 32 bytes)
 
 // The backend sets the modifiers from SDL's state *now*; the event's own record is what
 // held when the key went down or up (they differ when several keys arrive between frames).
@@ -104,6 +108,7 @@ bool Platform::poll_events(bool* had_input) {
   bool changed_now[SDL_NUM_SCANCODES] = {};  // the key went down or up in this frame
   bool any_change = false;
   bool wait = false;
+  bool touch_pressed = false;  // a finger went down in this frame
   for (SDL_Event& e : batch) {
     *had_input = true;
     const bool key = (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) && e.key.keysym.scancode < SDL_NUM_SCANCODES;
@@ -111,7 +116,14 @@ bool Platform::poll_events(bool* had_input) {
     const bool change = key && !(e.type == SDL_KEYDOWN && e.key.repeat);
     // A paste is typed as Ctrl+V in this frame: no other key may change in it.
     const bool paste = e.type == SDL_USEREVENT && e.user.code == kPasteCode;
-    if ((change && changed_now[e.key.keysym.scancode]) || (paste && any_change)) wait = true;
+    const bool text = e.type == SDL_USEREVENT && e.user.code == kTextCode;
+    // A finger's moves after its press wait for the next frame: ImGui then sees the press where
+    // the finger landed (a slider or a field under it, not under where it moved to).
+    const bool touch_move = e.type == SDL_FINGERMOTION ||
+                            (e.type == SDL_MOUSEMOTION && e.motion.which == SDL_TOUCH_MOUSEID);
+    if ((change && changed_now[e.key.keysym.scancode]) || ((paste || text) && any_change) ||
+        (touch_move && touch_pressed))
+      wait = true;
     if (wait) {
       g_pending.push_back(e);
       continue;
@@ -121,7 +133,16 @@ bool Platform::poll_events(bool* had_input) {
       wait = true;
       continue;
     }
+    if (text) {
+      if (!g_texts.empty()) {
+        ImGui::GetIO().AddInputCharactersUTF8(g_texts.front().c_str());
+        g_texts.pop_front();
+      }
+      continue;
+    }
     if (change) changed_now[e.key.keysym.scancode] = any_change = true;
+    if (e.type == SDL_FINGERDOWN || (e.type == SDL_MOUSEBUTTONDOWN && e.button.which == SDL_TOUCH_MOUSEID))
+      touch_pressed = true;
     process(e);
     // Touch: SDL turns a finger into the mouse. After the finger lifts, the mouse must leave,
     // or the last touched widget stays hovered (see new_frame).
@@ -142,6 +163,15 @@ void Platform::push_paste() {
   SDL_Event e{};
   e.type = SDL_USEREVENT;
   e.user.code = kPasteCode;
+  SDL_PushEvent(&e);
+}
+
+void Platform::push_text(const char* utf8) {
+  if (!utf8 || !*utf8) return;
+  g_texts.emplace_back(utf8);
+  SDL_Event e{};
+  e.type = SDL_USEREVENT;
+  e.user.code = kTextCode;
   SDL_PushEvent(&e);
 }
 

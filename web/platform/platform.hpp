@@ -33,6 +33,10 @@ class Platform {
   /// its own, it calls on_paste.
   void push_paste();
   void (*on_paste)() = nullptr;
+  /// Queue committed text (UTF-8, from the page's soft-keyboard / IME element) behind the
+  /// events already received; poll_events types it at the cursor (io.AddInputCharactersUTF8)
+  /// in a frame where no key changed before it, so Backspace-then-text keeps its order.
+  void push_text(const char* utf8);
   /// Input events held for later frames (a key's second change within one frame waits for
   /// the next; see poll_events). 0 once every event so far has reached ImGui.
   std::size_t pending_input() const;

@@ -202,6 +202,23 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   const auto* rlab = spec.row_labels && static_cast<int>(spec.row_labels->size()) == rows ? spec.row_labels : nullptr;
   const auto* clab = spec.col_labels && static_cast<int>(spec.col_labels->size()) == cols ? spec.col_labels : nullptr;
   const auto* sums = spec.row_sums && static_cast<int>(spec.row_sums->size()) == rows ? spec.row_sums : nullptr;
+  // Labels as the font can draw them (the record for the text mirror and exports keeps spec's).
+  bool placeholders = false;
+  std::vector<std::string> shown_rows, shown_cols;
+  auto shown = [&](const std::vector<std::string>* labels, std::vector<std::string>* out) {
+    // Most labels are ASCII, which the font has: no copies then (a map may have 2048 labels a side).
+    auto ascii = [](const std::string& t) {
+      return std::all_of(t.begin(), t.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
+    };
+    if (!labels || std::all_of(labels->begin(), labels->end(), ascii)) return labels;
+    bool any = false;
+    out->reserve(labels->size());
+    for (const std::string& s : *labels) out->push_back(style::shown_text(s, &any));
+    placeholders = placeholders || any;
+    return any ? static_cast<const std::vector<std::string>*>(out) : labels;
+  };
+  rlab = shown(rlab, &shown_rows);
+  clab = shown(clab, &shown_cols);
   double vmin = spec.vmin, vmax = spec.vmax;
   if (!(vmax > vmin)) vmax = vmin + 1.0;  // flat data still gets a valid range
 
@@ -394,6 +411,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
     if (show_cursor) ImGui::TextDisabled("arrow keys move \xC2\xB7 Esc leaves");
     ImGui::EndTooltip();
   }
+  if (placeholders) style::placeholder_note();
   ImGui::PopID();
   return ev;
 }

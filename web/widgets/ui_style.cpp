@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "imgui_internal.h"  // ImTextCharFromUtf8
 #include "widgets/heatmap.hpp"
 #include "page/page_view.hpp"
 
@@ -13,6 +14,9 @@
 namespace app::style {
 
 namespace {
+
+bool g_touch_sizes = false;
+int g_placeholder_frame = 0;
 
 ImVec4 rgb(int r, int g, int b, float a = 1.0f) { return ImVec4(r / 255.0f, g / 255.0f, b / 255.0f, a); }
 
@@ -81,6 +85,14 @@ void apply_theme() {
   s.GrabRounding = 4;
   s.TabRounding = 5;
   s.ScrollbarRounding = 7;
+  if (g_touch_sizes) {
+    // 17-unit text + 2 × 13.5 padding = a 44-unit frame (the touch-target minimum); more room
+    // between rows so a finger does not hit the neighbour.
+    s.FramePadding.y = 13.5f;
+    s.ItemSpacing.y = 10.0f;
+    s.GrabMinSize = 28.0f;
+    s.ScrollbarSize = 18.0f;
+  }
 
   ImVec4* c = s.Colors;
   c[ImGuiCol_Text] = rgb(31, 35, 40);
@@ -110,11 +122,51 @@ void apply_theme() {
   c[ImGuiCol_ScrollbarGrab] = rgb(200, 200, 195);
 }
 
+void set_touch_sizes(bool on) {
+  if (on == g_touch_sizes) return;
+  g_touch_sizes = on;
+  if (ImGui::GetCurrentContext()) apply_theme();
+}
+
 ImVec4 accent() { return rgb(31, 111, 178); }
 ImU32 accent_u32() { return IM_COL32(31, 111, 178, 255); }
 ImU32 border_color() { return IM_COL32(150, 150, 150, 255); }
 ImU32 pass_color() { return IM_COL32(26, 127, 55, 255); }
 ImU32 fail_color() { return IM_COL32(207, 34, 46, 255); }
+
+std::string shown_text(const std::string& utf8, bool* replaced) {
+  const ImFont* font = ImGui::GetFont();
+  std::string out;
+  const char* p = utf8.c_str();
+  const char* end = p + utf8.size();
+  while (p < end) {
+    unsigned int c = 0;
+    const int n = ImTextCharFromUtf8(&c, p, end);
+    if (n <= 0) break;
+    if (c >= 0x20 && font && !font->FindGlyphNoFallback(static_cast<ImWchar>(c))) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "U+%04X", c);
+      out += buf;
+      if (replaced) *replaced = true;
+      g_placeholder_frame = ImGui::GetFrameCount();
+    } else {
+      out.append(p, static_cast<std::size_t>(n));
+    }
+    p += n;
+  }
+  return out;
+}
+
+void placeholder_note() {
+  // Once a frame: heatmaps side by side (one per head) need not each repeat it.
+  static int shown_in = -1;
+  if (shown_in == ImGui::GetFrameCount()) return;
+  shown_in = ImGui::GetFrameCount();
+  note("U+XXXX: a character the page's font cannot draw (CJK, emoji, ...), shown by its code point. "
+       "The text version, the exports and the link keep the character itself.");
+}
+
+int last_placeholder_frame() { return g_placeholder_frame; }
 
 void paragraph(const char* text) {
   ImGui::PushTextWrapPos(0.0f);

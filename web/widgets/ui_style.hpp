@@ -30,14 +30,26 @@ namespace style {
 /// at 1/ratio so text is sharp on HiDPI screens). Uses the embedded DejaVu Sans when the
 /// build found it, else ImGui's built-in font. Clears any previous atlas.
 Fonts load_fonts(float pixel_ratio);
-/// Colours and metrics of the light lesson theme.
+/// Colours and metrics of the light lesson theme (with the touch sizes, see set_touch_sizes).
 void apply_theme();
+/// Touch devices (a coarse primary pointer): frames, buttons, sliders and checkboxes at least
+/// 44 window units tall, so a fingertip hits them. Re-applies the theme when it changes.
+void set_touch_sizes(bool on);
 
 ImU32 accent_u32();
 ImVec4 accent();
 ImU32 border_color();
 ImU32 pass_color();
 ImU32 fail_color();
+
+/// `utf8` as the current font can draw it: each character it has no glyph for (CJK, emoji)
+/// becomes a visible "U+732B" placeholder instead of a bare box. `replaced` (if given) is set
+/// when one was. The text itself (state(), links, the text mirror) keeps the characters.
+std::string shown_text(const std::string& utf8, bool* replaced = nullptr);
+/// The line that explains the placeholders (drawn under what showed them first in a frame).
+void placeholder_note();
+/// ImGui's frame count of the last frame that drew a placeholder (tests; 0: none yet).
+int last_placeholder_frame();
 
 /// Wrapped paragraph in the body font.
 void paragraph(const char* text);

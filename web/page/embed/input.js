@@ -44,7 +44,8 @@
       for (const k of heldKeys.splice(0)) canvas.dispatchEvent(new KeyboardEvent(k.type, k.init));
     };
     const holdKey = function (e) {
-      if (!pastePending || e.target !== canvas || !e.isTrusted) return false;
+      // A hardware key the editable element handed over (text.js) counts as the user's own.
+      if (!pastePending || e.target !== canvas || !(e.isTrusted || e.attnForwarded)) return false;
       e.stopImmediatePropagation();
       e.preventDefault();
       heldKeys.push({ type: e.type, init: { key: e.key, code: e.code, keyCode: e.keyCode, which: e.which, charCode: e.charCode,
@@ -92,7 +93,7 @@
       Module._free(p);
     };
     window.addEventListener('paste', function (e) {
-      if (document.activeElement !== canvas) return;
+      if (document.activeElement !== canvas && (!textBox || document.activeElement !== textBox)) return;
       clearTimeout(pasteTimer);
       e.preventDefault();
       paste(e.clipboardData ? e.clipboardData.getData('text/plain') : '');
@@ -101,14 +102,18 @@
     // Keys typed in the lab do not bubble to the host page's own shortcuts.
     for (const type of ['keydown', 'keyup', 'keypress']) canvas.addEventListener(type, function (e) { e.stopPropagation(); });
     // Losing focus releases every key and button (their key-up / mouse-up go elsewhere).
-    canvas.addEventListener('blur', function () {
+    releaseInput = function () {
       heldKeys.length = 0;  // their key-ups went elsewhere too
       Module._attn_app_release_input();
       document.dispatchEvent(new MouseEvent('mouseup', { button: 0 }));
-    });
-    // Touch: focus the canvas (SDL forwards the pointer only to a focused window).
-    canvas.addEventListener('touchstart', function () { if (document.activeElement !== canvas) canvas.focus({ preventScroll: true }); },
-                            { capture: true, passive: true });
+    };
+    // (Not when the field's editable element takes the focus: the keys are still the lab's.)
+    canvas.addEventListener('blur', function (e) { if (!textBox || e.relatedTarget !== textBox) releaseInput(); });
+    // Touch: focus the canvas (SDL forwards the pointer only to a focused window), unless a
+    // field's editable element has it (the soft keyboard stays up while the field is edited).
+    canvas.addEventListener('touchstart', function () {
+      if (document.activeElement !== canvas && document.activeElement !== textBox) canvas.focus({ preventScroll: true });
+    }, { capture: true, passive: true });
     for (const type of ['pointerdown', 'pointerup', 'touchend', 'keyup']) canvas.addEventListener(type, function () { dirty = true; });
     document.addEventListener('visibilitychange', function () { dirty = true; });
   }

@@ -1,4 +1,4 @@
-//! web/page/embed/prelude.js — embed.js, part 1 of 7: what the page does around the canvas, the
+//! web/page/embed/prelude.js — embed.js, part 1 of 9: what the page does around the canvas, the
 //! shared constants (protocol, limits, the link's short parameter names) and state. The build
 //! (cmake/build_embed_js.cmake) concatenates the parts in web/CMakeLists.txt's order into the one
 //! embed.js the site serves, dropping these //! lines.
@@ -21,6 +21,10 @@
 //                normalised and handed to the page when the lab cannot scroll; keys stay in the
 //                lab and are released when it loses focus; Tab leaves the canvas unless a text
 //                field is being edited; clipboard copy and paste; WebGL context loss.
+//   touch        a vertical swipe scrolls (with momentum), a sideways drag or a held finger
+//                drags what it is on; touch-sized widgets on a coarse pointer.
+//   soft keys    while a field is edited, an editable element over it takes soft-keyboard and
+//                input-method text (composition shown over the field).
 // Everything written into the DOM goes through textContent / DOM APIs.
 (function () {
   'use strict';
@@ -53,6 +57,8 @@
 
   let lab = null;
   let canvas = null;
+  let textBox = null;         // the editable element of a field being edited (text.js)
+  let releaseInput = null;    // releases every key and button (input.js), when the lab loses the keyboard
   let defaults = null;        // linkInputs() before the URL was applied
   let lastLinkText = '';      // JSON of the inputs last written to the URL
   let dirty = true;           // something may have changed since the last sync

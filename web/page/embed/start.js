@@ -1,4 +1,4 @@
-//! web/page/embed/start.js — embed.js, part 7: start() and window.attentionLabPage.
+//! web/page/embed/start.js — embed.js, part 9: start() and window.attentionLabPage.
   // --------------------------------------------------------------------- start
   function start(api) {
     lab = api;
@@ -14,6 +14,8 @@
     Module.attnPageAction = function (name) { setTimeout(function () { pageAction(name); }, 0); };
     Module.attnSetClipboard = function (text) { writeClipboard(text).catch(function () { warn('copy: the browser refused the clipboard'); }); };
     installInput();
+    installTextInput();
+    installTouch();
     installContextLoss();
     try { applyAddress(); } catch (e) { warn('the address could not be applied: ' + e.message); }
     window.addEventListener('message', onMessage);
