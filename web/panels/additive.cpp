@@ -61,8 +61,8 @@ Json additive_state_json(const AppState& s) {
   for (const attn::Check& k : ad.result.checks) additive_checks.push_back(attn::to_json(k));
   if (ad.step >= 0 && ad.step < static_cast<int>(ad.result.steps.size())) {
     const attn::AdditiveDecoderStep& st = ad.result.steps[static_cast<size_t>(ad.step)];
-    for (const attn::Check& k : st.attention.checks) additive_checks.push_back(attn::to_json(k));
-    for (const attn::Check& k : st.comparison.checks) additive_checks.push_back(attn::to_json(k));
+    for (const attn::Check& k : st.attention_checks) additive_checks.push_back(attn::to_json(k));
+    for (const attn::Check& k : st.comparison_checks) additive_checks.push_back(attn::to_json(k));
   }
   Json r = attn::to_json(ad.result);
   r["checks_shown"] = additive_checks;

@@ -1,5 +1,7 @@
 // web/panels/patch.hpp — readers of set() patches and pieces of state() shared by the panels.
 // A malformed patch throws PatchError, which apply_json reports as invalid_field with its message.
+// Not attn::Fields: in a patch `null` is refused rather than read as absent (JSON.stringify turns a
+// NaN a script meant to set into null, and dropping it would hide the bad input).
 #pragma once
 
 #include <cmath>
