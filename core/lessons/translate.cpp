@@ -341,7 +341,7 @@ BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, 
       const int prev = live[b].h.tokens.empty() ? kTranslateBos : live[b].h.tokens.back();
       decoder_step(m, enc, states[b], prev, dists[b], att);
       for (size_t k = 0; k < dists[b].size(); ++k) {
-        if (k == static_cast<size_t>(kTranslatePad) || k == static_cast<size_t>(kTranslateBos)) continue;
+        // every token, as greedy decoding's argmax ranges over them all
         cands.push_back({live[b].h.log_prob + det::log(dists[b][k]), static_cast<int>(b), static_cast<int>(k)});
       }
     }
