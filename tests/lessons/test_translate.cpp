@@ -318,7 +318,7 @@ TEST_CASE("translate: decoding stops at EOS or at the step limit", "[lesson][tra
   }
 }
 
-TEST_CASE("translate: a run record survives its checkpoint; damaged records are refused", "[lesson][translate][checkpoint]") {
+TEST_CASE("translate: a run record survives its checkpoint and damaged records are refused", "[lesson][translate][checkpoint]") {
   const TranslateRun run = record_translate_run(small_config());
   const std::string bytes = learn::encode_checkpoint(translate_run_checkpoint(run));
   const TranslateRun back =
