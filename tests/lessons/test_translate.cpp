@@ -375,7 +375,9 @@ TEST_CASE("translate: the shipped attention model reaches 90 percent exact match
   CHECK(al.forced.rows == 4);
   CHECK(al.max_row_sum_error <= 1e-12);
   CHECK(al.max_padded_weight == 0.0);
-  // the untrained pair is far from it: the accuracy is learned
+  // the untrained pair is far from it: the accuracy is learned (a third of the test set under the
+  // sanitizers, a slow build)
   const TranslateTrainer init(TranslateConfig{});
-  CHECK(evaluate_translation(init.model(true), d.test, d.config.buckets).overall.exact_match < 0.05);
+  const std::vector<TranslationPair> some(d.test.begin(), d.test.begin() + static_cast<long>(kSanitized ? d.test.size() / 3 : d.test.size()));
+  CHECK(evaluate_translation(init.model(true), some, d.config.buckets).overall.exact_match < 0.05);
 }
