@@ -28,7 +28,7 @@
 namespace attn::lessons {
 
 /// Defaults: the shipped pair (checkpoints/translate.ckpt; `attn checkpoint translate`), chosen so
-/// that training both takes about 17 s of CPU natively (bench/translate_bench), within the page's
+/// that training both takes about 19 s of CPU natively under load (bench/translate_bench), within the page's
 /// 60 s at wasm's 1.5–2.5× slowdown, and the attention model passes 90% exact match on the test
 /// set and 80% on its longest bucket.
 struct TranslateConfig {
