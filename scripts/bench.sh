@@ -142,6 +142,17 @@ run_training() {
   node bench/train_report.mjs --native "$(IFS=,; echo "${natives[*]}")" "${chromium_arg[@]}" "${torch_arg[@]}" \
     --results bench/RESULTS.md --load-before "$load_before" --load-after "$load_after" --command "$cmd"
   run_heads_page "$cmd"
+  run_translate_native
+}
+
+# The Translate lesson's default pair trained natively from its seed (bench/translate_bench.cpp):
+# sizes, time, both models' test exact match per length bucket, and the full bit-for-bit check of
+# checkpoints/translate.ckpt that the test suite leaves out. Printed and kept in
+# build/bench-results/translate-native.txt (not yet a section of RESULTS.md).
+run_translate_native() {
+  configure_native translate_bench
+  say "translate: the default pair, natively (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  "$NATIVE/bench/translate_bench" --check checkpoints/translate.ckpt | tee "$RESULTS/translate-native.txt" >&2
 }
 
 if [ "$ONLY_TRAINING" = 1 ]; then

@@ -4,6 +4,9 @@
 //   attn checkpoint learned_heads FILE
 //                     train the Learned heads panel's default run from its seed and write its
 //                     checkpoint (checkpoints/learned_heads.ckpt; learn/checkpoint.hpp's layout)
+//   attn checkpoint translate FILE
+//                     train the Translate lesson's default pair (fixed summary and additive
+//                     attention) from its seed and write checkpoints/translate.ckpt
 //
 // Writes one JSON result on stdout. Exit 0 on success; on bad input exit 2
 // with {"error":{"code":...,"message":...}} on stdout and the message on
@@ -19,12 +22,13 @@
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads.hpp"
+#include "lessons/translate.hpp"
 
 namespace {
 
 int usage() {
   std::cerr << "usage: attn run FILE   (FILE may be - for standard input)\n"
-               "       attn checkpoint learned_heads FILE   (train the shipped run, write its checkpoint)\n"
+               "       attn checkpoint learned_heads|translate FILE   (train the shipped run, write its checkpoint)\n"
                "Reads one JSON case, e.g. {\"op\":\"attention\",\"query\":[[1,0]],\"key\":[[1,0]],"
                "\"value\":[[2]]},\nand prints the result as JSON. Ops: attention, self_attention, "
                "multi_head.\n";
@@ -33,9 +37,37 @@ int usage() {
 
 }  // namespace
 
+int write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    std::cerr << "attn: cannot write " << path << "\n";
+    return 73;
+  }
+  return 0;
+}
+
+int write_translate_checkpoint(const std::string& path) {
+  try {
+    const attn::lessons::TranslateConfig cfg;  // the panel's default inputs
+    const attn::lessons::TranslateRun run = attn::lessons::record_translate_run(cfg);
+    const std::string bytes = attn::learn::encode_checkpoint(attn::lessons::translate_run_checkpoint(run));
+    if (const int rc = write_bytes(path, bytes)) return rc;
+    std::cerr << "attn: " << path << ": " << bytes.size() << " bytes, step " << run.step << ", final losses "
+              << run.none_losses.back() << " (fixed summary), " << run.additive_losses.back()
+              << " (additive attention), params fnv1a " << attn::learn::hex64(attn::learn::fnv1a_doubles(run.none_params))
+              << " " << attn::learn::hex64(attn::learn::fnv1a_doubles(run.additive_params)) << "\n";
+    return 0;
+  } catch (const attn::Error& e) {
+    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
 int write_checkpoint(const std::string& name, const std::string& path) {
+  if (name == "translate") return write_translate_checkpoint(path);
   if (name != "learned_heads") {
-    std::cerr << "attn: no shipped checkpoint named '" << name << "' (learned_heads)\n";
+    std::cerr << "attn: no shipped checkpoint named '" << name << "' (learned_heads, translate)\n";
     return 64;
   }
   try {

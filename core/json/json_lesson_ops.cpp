@@ -14,6 +14,7 @@
 #include "json/lesson_json.hpp"
 #include "json/ops.hpp"
 #include "attn/linalg.hpp"
+#include "lessons/translation_data.hpp"
 
 namespace attn {
 namespace {
@@ -215,6 +216,30 @@ const std::vector<OpSpec>& lesson_op_table() {
        [](const Fields& f) -> Json {
          return to_json(lesson_replica(f.text("sentence", "The cat sat on the mat"), f.seed("seed", 17),
                                        static_cast<int>(f.integer("d_model", 8, 1, 512))));
+       }},
+      {"translation_data",
+       {"seed", "sentence"},
+       [](const Fields& f) -> Json {
+         lessons::TranslationDataConfig cfg;
+         cfg.seed = f.seed("seed", cfg.seed);
+         const lessons::TranslationDataset d = lessons::make_translation_dataset(cfg);
+         Json buckets = Json::array();
+         for (size_t b = 0; b < cfg.buckets.size(); ++b)
+           buckets.push_back({{"lo", cfg.buckets[b].lo}, {"hi", cfg.buckets[b].hi}, {"train", d.train_per_bucket[b]},
+                              {"validation", d.validation_per_bucket_count[b]}, {"test", d.test_per_bucket_count[b]}});
+         Json out{{"english", lessons::english_vocab().words}, {"french", lessons::french_vocab().words},
+                  {"pad", lessons::kTranslatePad}, {"bos", lessons::kTranslateBos}, {"eos", lessons::kTranslateEos},
+                  {"max_length", cfg.max_length}, {"buckets", buckets}, {"train", d.train.size()},
+                  {"validation", d.validation.size()}, {"test", d.test.size()}, {"drawn", d.drawn},
+                  {"dropped", d.dropped}, {"held_out", lessons::words_of(lessons::english_vocab(), d.test[0].source)}};
+         if (f.has("sentence")) {
+           const std::vector<int> src = lessons::english_ids(f.text("sentence", ""));
+           const std::vector<int> ref = lessons::reference_translation(src);
+           out["sentence"] = {{"source", src}, {"reference", ref},
+                              {"reference_words", lessons::words_of(lessons::french_vocab(), ref)},
+                              {"bucket", lessons::bucket_of(cfg.buckets, static_cast<int>(src.size()))}};
+         }
+         return out;
        }},
       {"recall_tasks",
        {},

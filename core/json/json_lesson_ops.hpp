@@ -28,6 +28,8 @@
 //   cost_timing       {t, d, dtype: "float32"|"float64", seed, warmups, repeats}
 //                     dense vs tiled kernel timings (vary run to run)
 //   lesson_replica    {sentence, seed, d_model}             torch's generator replayed
+//   translation_data  {seed=2026, sentence?}                the Translate lesson's mini-language:
+//                     vocabularies, split counts per bucket; a sentence's ids and reference
 //   recall_tasks      {}                                    → {tasks}
 //   recall            {task, choice?, weights?, values?, query?, key?, value?, mask?}
 #pragma once

@@ -94,3 +94,19 @@ TEST_CASE("lesson ops: unknown fields - bad types and ranges get their codes", "
   CHECK_ATTN_ERROR(op(Json::parse(R"({"op":"key_padding","x":[[1],[2]],"w_q":[[1]],"w_k":[[1]],"w_v":[[1]],"key_valid":[true]})")),
              attn::ErrorCode::shape_mismatch);
 }
+
+TEST_CASE("lesson ops: translation_data gives the split and a sentence's reference", "[lesson][json][translate]") {
+  const Json out = op(Json::parse(R"({"op":"translation_data","sentence":"the big black dog"})"));
+  CHECK(out["english"][0] == "<pad>");
+  CHECK(out["held_out"] == "the black cat");
+  CHECK(out["sentence"]["reference_words"] == "le grand chien noir");
+  CHECK(out["sentence"]["bucket"] == 0);
+  int train = 0;
+  for (const Json& b : out["buckets"]) train += b["train"].get<int>();
+  CHECK(train == out["train"].get<int>());
+  for (const char* bad : {R"({"op":"translation_data","sentence":""})", R"({"op":"translation_data","sentence":"the red cat"})",
+                          R"({"op":"translation_data","sentence":"cat the black"})", R"({"op":"translation_data","sentences":"x"})"}) {
+    const Json req = Json::parse(bad);
+    CHECK_THROWS_AS(attn::run_lesson_op("translation_data", req), attn::Error);
+  }
+}

@@ -1,0 +1,566 @@
+#include "lessons/translate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attn/detmath.hpp"
+#include "attn/error.hpp"
+#include "learn/layers.hpp"
+
+namespace attn::lessons {
+namespace {
+
+[[noreturn]] void bad(const std::string& msg) { throw Error(ErrorCode::invalid_field, msg); }
+
+constexpr std::uint64_t kOrderSalt = 0x7a11b0a7d00dULL;  // the data order's stream, apart from the init's
+
+void check_ids(const std::vector<int>& ids, int vocab, const char* what) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 3 || ids[i] >= vocab)
+      bad(std::string(what) + "[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
+          " is not a word id (3.." + std::to_string(vocab - 1) + ")");
+}
+
+void check_steps(int max_steps) {
+  if (max_steps < 1 || max_steps > 512) bad("max_steps must be between 1 and 512, got " + std::to_string(max_steps));
+}
+
+TranslateModel make_model(const TranslateConfig& cfg, bool attention) {
+  TranslateModel m;
+  m.config = translate_model_config(cfg, attention);
+  m.layout = learn::seq2seq_layout(m.config);
+  m.params = learn::init_params(m.layout, cfg.seed);
+  return m;
+}
+
+double train_step(TranslateModel& m, learn::AdamState& adam, const TranslateConfig& cfg, const learn::Seq2SeqBatch& b) {
+  learn::Seq2SeqActivations acts;
+  std::vector<double> grads(m.layout.total(), 0.0);
+  const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  learn::seq2seq_backward(m.config, m.layout, m.params.data(), b, acts, grads.data());
+  if (cfg.clip > 0.0) learn::clip_grad_norm(grads.data(), grads.size(), cfg.clip);
+  learn::adam_step(m.params.data(), grads.data(), m.params.size(), adam, cfg.adam);
+  return loss;
+}
+
+}  // namespace
+
+void validate_translate_config(const TranslateConfig& c) {
+  validate_translation_data(c.data);
+  require_range("embed", c.embed, 1, 256);
+  require_range("hidden", c.hidden, 1, 256);
+  require_range("attn_dim", c.attn_dim, 1, 256);
+  require_range("batch", c.batch, 1, 256);
+  require_range("steps", c.steps, 0, 20000);
+  require_range("eval_every", c.eval_every, 1, 10000);
+  if (!(c.adam.lr > 0.0) || !(c.adam.lr <= 1.0)) bad("lr must be in (0, 1], got " + std::to_string(c.adam.lr));
+  if (!(c.clip >= 0.0) || !std::isfinite(c.clip)) bad("clip must be finite and >= 0");
+  if (c.batch > c.data.train) bad("batch must not exceed the training pairs (" + std::to_string(c.data.train) + ")");
+}
+
+learn::Seq2SeqConfig translate_model_config(const TranslateConfig& cfg, bool attention) {
+  learn::Seq2SeqConfig m;
+  m.src_vocab = english_vocab().size();
+  m.tgt_vocab = french_vocab().size();
+  m.embed = cfg.embed;
+  m.hidden = cfg.hidden;
+  m.attention = attention;
+  m.attn_dim = cfg.attn_dim;
+  return m;
+}
+
+learn::Seq2SeqBatch translation_batch(const std::vector<TranslationPair>& pairs, const std::vector<int>& idx) {
+  if (idx.empty()) throw Error(ErrorCode::empty_sequence, "a batch needs at least one pair");
+  learn::Seq2SeqBatch b;
+  b.batch = static_cast<int>(idx.size());
+  for (int i : idx) {
+    if (i < 0 || i >= static_cast<int>(pairs.size())) bad("pair index " + std::to_string(i) + " is out of range");
+    b.src_len = std::max(b.src_len, static_cast<int>(pairs[i].source.size()));
+    b.tgt_len = std::max(b.tgt_len, static_cast<int>(pairs[i].target.size()) + 1);
+  }
+  const int S = b.src_len, U = b.tgt_len;
+  b.source.assign(static_cast<size_t>(b.batch) * S, kTranslatePad);
+  b.target_in.assign(static_cast<size_t>(b.batch) * U, kTranslatePad);
+  b.target_out.assign(static_cast<size_t>(b.batch) * U, learn::kIgnoreIndex);
+  for (int r = 0; r < b.batch; ++r) {
+    const TranslationPair& p = pairs[static_cast<size_t>(idx[static_cast<size_t>(r)])];
+    const int L = static_cast<int>(p.target.size());
+    b.source_lengths.push_back(static_cast<int>(p.source.size()));
+    for (size_t t = 0; t < p.source.size(); ++t) b.source[static_cast<size_t>(r) * S + t] = p.source[t];
+    b.target_in[static_cast<size_t>(r) * U] = kTranslateBos;
+    for (int t = 0; t < L; ++t) {
+      b.target_in[static_cast<size_t>(r) * U + t + 1] = p.target[static_cast<size_t>(t)];
+      b.target_out[static_cast<size_t>(r) * U + t] = p.target[static_cast<size_t>(t)];
+    }
+    b.target_out[static_cast<size_t>(r) * U + L] = kTranslateEos;
+  }
+  return b;
+}
+
+double teacher_forced_loss(const TranslateModel& m, const std::vector<TranslationPair>& pairs) {
+  double total = 0.0;
+  long counted = 0;
+  for (size_t start = 0; start < pairs.size(); start += 64) {
+    std::vector<int> idx;
+    for (size_t i = start; i < std::min(pairs.size(), start + 64); ++i) idx.push_back(static_cast<int>(i));
+    const learn::Seq2SeqBatch b = translation_batch(pairs, idx);
+    learn::Seq2SeqActivations acts;
+    const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+    total += loss * acts.counted;
+    counted += acts.counted;
+  }
+  return counted > 0 ? total / static_cast<double>(counted) : 0.0;
+}
+
+// ---------------------------------------------------------------- trainer
+
+TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg) : cfg_(cfg), order_rng_(cfg.seed ^ kOrderSalt) {
+  validate_translate_config(cfg);
+  data_ = make_translation_dataset(cfg.data);
+  none_ = make_model(cfg, false);
+  additive_ = make_model(cfg, true);
+  record_validation();
+}
+
+void TranslateTrainer::record_validation() {
+  val_steps_.push_back(step_);
+  none_val_.push_back(teacher_forced_loss(none_, data_.validation));
+  additive_val_.push_back(teacher_forced_loss(additive_, data_.validation));
+}
+
+void TranslateTrainer::new_epoch() {
+  // Fisher–Yates with the core's sampler, then pairs of similar length batched together (fewer
+  // padded decoder steps): each run of kChunk batches is sorted by source length, cut into batches,
+  // and the batches of the epoch are shuffled again.
+  const size_t B = static_cast<size_t>(cfg_.batch), n = data_.train.size();
+  std::vector<int> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<int>(i);
+  for (size_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[order_rng_.below(i + 1)]);
+  const size_t usable = n / B * B, chunk = kChunk * B;
+  for (size_t c = 0; c < usable; c += chunk) {
+    const auto first = perm.begin() + static_cast<long>(c);
+    const auto last = perm.begin() + static_cast<long>(std::min(usable, c + chunk));
+    std::stable_sort(first, last, [&](int a, int b) { return data_.train[a].source.size() < data_.train[b].source.size(); });
+  }
+  batches_.clear();
+  for (size_t c = 0; c < usable; c += B)
+    batches_.emplace_back(perm.begin() + static_cast<long>(c), perm.begin() + static_cast<long>(c + B));
+  for (size_t i = batches_.size() - 1; i > 0; --i) std::swap(batches_[i], batches_[order_rng_.below(i + 1)]);
+  cursor_ = 0;
+}
+
+int TranslateTrainer::advance(int max_steps) {
+  int ran = 0;
+  while (ran < max_steps && step_ < cfg_.steps) {
+    if (cursor_ >= batches_.size()) new_epoch();
+    const learn::Seq2SeqBatch b = translation_batch(data_.train, batches_[cursor_++]);
+    none_losses_.push_back(train_step(none_, none_adam_, cfg_, b));
+    additive_losses_.push_back(train_step(additive_, additive_adam_, cfg_, b));
+    ++step_;
+    ++ran;
+    if (step_ % cfg_.eval_every == 0 || step_ == cfg_.steps) record_validation();
+  }
+  return ran;
+}
+
+TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(run.config) {
+  if (run.step != cfg_.steps)
+    bad("a restored run must be finished: step " + std::to_string(run.step) + " of " + std::to_string(cfg_.steps) +
+        " (Adam's moments are not recorded, so it could not continue)");
+  if (run.none_params.size() != none_.params.size() || run.additive_params.size() != additive_.params.size())
+    bad("the record's parameter counts do not fit the configuration (" + std::to_string(none_.params.size()) + ", " +
+        std::to_string(additive_.params.size()) + ")");
+  if (run.none_losses.size() != static_cast<size_t>(run.step) || run.additive_losses.size() != static_cast<size_t>(run.step))
+    bad("the record needs one loss per step for each model (" + std::to_string(run.step) + ")");
+  if (run.none_validation.size() != run.validation_steps.size() ||
+      run.additive_validation.size() != run.validation_steps.size())
+    bad("the record needs one validation loss per validation step for each model");
+  none_.params = run.none_params;
+  additive_.params = run.additive_params;
+  none_losses_ = run.none_losses;
+  additive_losses_ = run.additive_losses;
+  val_steps_ = run.validation_steps;
+  none_val_ = run.none_validation;
+  additive_val_ = run.additive_validation;
+  step_ = run.step;
+}
+
+// ---------------------------------------------------------------- decoding
+
+EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source) {
+  const learn::Seq2SeqConfig& c = m.config;
+  if (source.empty()) throw Error(ErrorCode::empty_sequence, "the source has no words");
+  if (source.size() > 512) bad("the source is limited to 512 tokens");
+  check_ids(source, c.src_vocab, "source");
+  const int S = static_cast<int>(source.size()), E = c.embed, H = c.hidden, A = c.attn_dim;
+  EncodedSource e;
+  e.source = source;
+  std::vector<double> x(static_cast<size_t>(S) * E), gates(static_cast<size_t>(S) * 3 * H), hn(static_cast<size_t>(S) * H);
+  e.states.resize(static_cast<size_t>(S) * H);
+  const double* P = m.params.data();
+  learn::embedding_forward(x.data(), source.data(), learn::tensor_in(m.layout, P, "src_embed.weight"), S, E);
+  learn::gru_sequence_forward(e.states.data(), gates.data(), hn.data(), x.data(),
+                              learn::tensor_in(m.layout, P, "encoder.weight_ih_l0"),
+                              learn::tensor_in(m.layout, P, "encoder.weight_hh_l0"),
+                              learn::tensor_in(m.layout, P, "encoder.bias_ih_l0"),
+                              learn::tensor_in(m.layout, P, "encoder.bias_hh_l0"), S, E, H);
+  e.s0.assign(e.states.end() - H, e.states.end());
+  if (c.attention) {
+    e.whh.resize(static_cast<size_t>(S) * A);
+    learn::linear_forward(e.whh.data(), e.states.data(), learn::tensor_in(m.layout, P, "attn.w_h.weight"),
+                          learn::tensor_in(m.layout, P, "attn.w_h.bias"), S, H, A);
+  }
+  return e;
+}
+
+void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector<double>& s, int previous,
+                  std::vector<double>& probs, std::vector<double>& attention) {
+  const learn::Seq2SeqConfig& c = m.config;
+  const int S = static_cast<int>(enc.source.size()), E = c.embed, H = c.hidden, A = c.attn_dim, V = c.tgt_vocab;
+  const int I = E + H;
+  if (previous < 0 || previous >= V) bad("previous token " + std::to_string(previous) + " is outside the target vocabulary");
+  const double* P = m.params.data();
+  std::vector<double> ctx(static_cast<size_t>(H), 0.0);
+  if (c.attention) {
+    attention.assign(static_cast<size_t>(S), 0.0);
+    std::vector<double> tanh_out(static_cast<size_t>(S) * A, 0.0);
+    learn::additive_forward(ctx.data(), attention.data(), tanh_out.data(), s.data(), enc.states.data(), enc.whh.data(),
+                            learn::tensor_in(m.layout, P, "attn.w_s.weight"), learn::tensor_in(m.layout, P, "attn.v.weight"),
+                            S, H, H, A);
+  } else {
+    attention.clear();
+    ctx = enc.s0;
+  }
+  std::vector<double> in(static_cast<size_t>(I)), gates(static_cast<size_t>(3 * H)), hn(static_cast<size_t>(H)),
+      s_next(static_cast<size_t>(H));
+  learn::embedding_forward(in.data(), &previous, learn::tensor_in(m.layout, P, "tgt_embed.weight"), 1, E);
+  for (int j = 0; j < H; ++j) in[static_cast<size_t>(E + j)] = ctx[static_cast<size_t>(j)];
+  learn::gru_cell_forward(s_next.data(), gates.data(), hn.data(), in.data(), s.data(),
+                          learn::tensor_in(m.layout, P, "decoder.weight_ih"), learn::tensor_in(m.layout, P, "decoder.weight_hh"),
+                          learn::tensor_in(m.layout, P, "decoder.bias_ih"), learn::tensor_in(m.layout, P, "decoder.bias_hh"),
+                          1, I, H);
+  s = s_next;
+  std::vector<double> out_in(static_cast<size_t>(2 * H)), logits(static_cast<size_t>(V));
+  for (int j = 0; j < H; ++j) {
+    out_in[static_cast<size_t>(j)] = s[static_cast<size_t>(j)];
+    out_in[static_cast<size_t>(H + j)] = ctx[static_cast<size_t>(j)];
+  }
+  learn::linear_forward(logits.data(), out_in.data(), learn::tensor_in(m.layout, P, "out.weight"),
+                        learn::tensor_in(m.layout, P, "out.bias"), 1, 2 * H, V);
+  probs.resize(static_cast<size_t>(V));
+  const int ignore = learn::kIgnoreIndex;
+  learn::cross_entropy_forward(probs.data(), logits.data(), &ignore, 1, V, nullptr);
+}
+
+std::vector<double> next_distribution(const TranslateModel& m, const std::vector<int>& source,
+                                      const std::vector<int>& prefix) {
+  const EncodedSource enc = encode_source(m, source);
+  std::vector<double> s = enc.s0, probs, att;
+  decoder_step(m, enc, s, kTranslateBos, probs, att);
+  for (int y : prefix) decoder_step(m, enc, s, y, probs, att);
+  return probs;
+}
+
+GreedyDecode greedy_decode(const TranslateModel& m, const std::vector<int>& source, int max_steps) {
+  check_steps(max_steps);
+  const EncodedSource enc = encode_source(m, source);
+  GreedyDecode g;
+  std::vector<double> s = enc.s0;
+  int prev = kTranslateBos;
+  for (int t = 0; t < max_steps; ++t) {
+    DecodeStep st;
+    decoder_step(m, enc, s, prev, st.probs, st.attention);
+    int best = 0;
+    for (size_t k = 1; k < st.probs.size(); ++k)
+      if (st.probs[k] > st.probs[static_cast<size_t>(best)]) best = static_cast<int>(k);
+    st.token = best;
+    st.probability = st.probs[static_cast<size_t>(best)];
+    g.steps.push_back(std::move(st));
+    if (best == kTranslateEos) {
+      g.ended = true;
+      break;
+    }
+    g.tokens.push_back(best);
+    prev = best;
+  }
+  return g;
+}
+
+TeacherForced teacher_forced(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target) {
+  encode_source(m, source);  // the source's checks
+  check_ids(target, m.config.tgt_vocab, "target");
+  const std::vector<TranslationPair> one{{source, target}};
+  const learn::Seq2SeqBatch b = translation_batch(one, {0});
+  learn::Seq2SeqActivations acts;
+  TeacherForced tf;
+  tf.loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  tf.rows = b.tgt_len;
+  tf.src_len = b.src_len;
+  tf.probs = acts.probs;
+  const int V = m.config.tgt_vocab;
+  for (int t = 0; t < tf.rows; ++t) {
+    const double* p = acts.probs.data() + static_cast<size_t>(t) * V;
+    int best = 0;
+    for (int k = 1; k < V; ++k)
+      if (p[k] > p[best]) best = k;
+    tf.argmax.push_back(best);
+    if (m.config.attention) tf.attention.insert(tf.attention.end(), acts.weights[t].begin(), acts.weights[t].end());
+  }
+  return tf;
+}
+
+double gnmt_length_penalty(int length, double alpha) { return det::pow((5.0 + length) / 6.0, alpha); }
+
+BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, int width, double alpha,
+                       int max_steps) {
+  if (width < 1 || width > 16) bad("width must be between 1 and 16, got " + std::to_string(width));
+  if (!(alpha >= 0.0) || !(alpha <= 2.0)) bad("alpha must be between 0 and 2");
+  check_steps(max_steps);
+  const EncodedSource enc = encode_source(m, source);
+  struct Live {
+    BeamHypothesis h;
+    std::vector<double> s;
+  };
+  BeamResult r;
+  r.width = width;
+  r.alpha = alpha;
+  std::vector<Live> live(1);
+  live[0].s = enc.s0;
+  struct Cand {
+    double log_prob;
+    int beam, token;
+  };
+  std::vector<std::vector<double>> dists, states;
+  for (int t = 0; t < max_steps && !live.empty() && static_cast<int>(r.finished.size()) < width; ++t) {
+    std::vector<Cand> cands;
+    dists.assign(live.size(), {});
+    states.assign(live.size(), {});
+    for (size_t b = 0; b < live.size(); ++b) {
+      std::vector<double> att;
+      states[b] = live[b].s;
+      const int prev = live[b].h.tokens.empty() ? kTranslateBos : live[b].h.tokens.back();
+      decoder_step(m, enc, states[b], prev, dists[b], att);
+      for (size_t k = 0; k < dists[b].size(); ++k) {
+        // every token, as greedy decoding's argmax ranges over them all
+        cands.push_back({live[b].h.log_prob + det::log(dists[b][k]), static_cast<int>(b), static_cast<int>(k)});
+      }
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
+      if (a.log_prob != b.log_prob) return a.log_prob > b.log_prob;
+      if (a.beam != b.beam) return a.beam < b.beam;
+      return a.token < b.token;
+    });
+    std::vector<Live> next;
+    const int keep = std::min(width, static_cast<int>(cands.size()));
+    for (int i = 0; i < keep; ++i) {
+      const Cand& c = cands[static_cast<size_t>(i)];
+      Live n;
+      n.h = live[static_cast<size_t>(c.beam)].h;
+      n.h.log_prob = c.log_prob;
+      n.h.distributions.push_back(dists[static_cast<size_t>(c.beam)]);
+      n.s = states[static_cast<size_t>(c.beam)];
+      if (c.token == kTranslateEos) {
+        n.h.ended = true;
+        n.h.score = n.h.log_prob / gnmt_length_penalty(static_cast<int>(n.h.tokens.size()) + 1, alpha);
+        r.finished.push_back(std::move(n.h));
+      } else {
+        n.h.tokens.push_back(c.token);
+        next.push_back(std::move(n));
+      }
+    }
+    live = std::move(next);
+    std::vector<std::pair<std::vector<int>, double>> kept;
+    for (const Live& l : live) kept.emplace_back(l.h.tokens, l.h.log_prob);
+    r.beams.push_back(std::move(kept));
+  }
+  if (r.finished.empty())
+    for (Live& l : live) {
+      l.h.score = l.h.log_prob / gnmt_length_penalty(static_cast<int>(l.h.tokens.size()), alpha);
+      r.finished.push_back(std::move(l.h));
+    }
+  r.best = 0;
+  for (size_t i = 1; i < r.finished.size(); ++i)
+    if (r.finished[i].score > r.finished[static_cast<size_t>(r.best)].score) r.best = static_cast<int>(i);
+  return r;
+}
+
+// ---------------------------------------------------------------- evaluation
+
+TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                   const std::vector<LengthBucket>& buckets) {
+  if (buckets.empty()) bad("evaluation needs at least one length bucket");
+  TranslateEval ev;
+  for (const LengthBucket& b : buckets) ev.buckets.push_back({b});
+  ev.overall.bucket = {buckets.front().lo, buckets.back().hi};
+  for (const TranslationPair& p : pairs) {
+    const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
+    if (k < 0) continue;
+    const GreedyDecode g = greedy_decode(m, p.source, static_cast<int>(p.source.size()) + 10);
+    int correct = 0;
+    for (size_t i = 0; i < p.target.size() && i < g.tokens.size(); ++i) correct += g.tokens[i] == p.target[i];
+    const bool exact = g.ended && g.tokens == p.target;
+    for (BucketAccuracy* a : {&ev.buckets[static_cast<size_t>(k)], &ev.overall}) {
+      ++a->sentences;
+      a->exact += exact;
+      a->tokens += static_cast<int>(p.target.size());
+      a->correct += correct;
+    }
+  }
+  auto finish = [](BucketAccuracy& a) {
+    a.exact_match = a.sentences ? static_cast<double>(a.exact) / a.sentences : 0.0;
+    a.token_accuracy = a.tokens ? static_cast<double>(a.correct) / a.tokens : 0.0;
+  };
+  for (BucketAccuracy& a : ev.buckets) finish(a);
+  finish(ev.overall);
+  return ev;
+}
+
+TranslateAlignment translate_alignment(const TranslateModel& m, const std::string& sentence) {
+  if (!m.config.attention) bad("the fixed-summary model has no alignment (attention \"none\")");
+  TranslateAlignment a;
+  a.source = english_ids(sentence);
+  a.reference = reference_translation(a.source);
+  for (int id : a.source) a.source_words.push_back(english_vocab().words[static_cast<size_t>(id)]);
+  for (int id : a.reference) a.target_words.push_back(french_vocab().words[static_cast<size_t>(id)]);
+  a.target_words.push_back("<eos>");
+  a.forced = teacher_forced(m, a.source, a.reference);
+  a.greedy = greedy_decode(m, a.source, static_cast<int>(a.source.size()) + 10);
+  const int S = a.forced.src_len;
+  for (int t = 0; t < a.forced.rows; ++t) {
+    double sum = 0.0;
+    for (int j = 0; j < S; ++j) sum += a.forced.attention[static_cast<size_t>(t) * S + j];
+    a.max_row_sum_error = std::max(a.max_row_sum_error, std::fabs(sum - 1.0));
+  }
+  // the same pass with two PAD columns after the source
+  const std::vector<TranslationPair> one{{a.source, a.reference}};
+  learn::Seq2SeqBatch b = translation_batch(one, {0});
+  const int Sp = S + 2;
+  std::vector<int> padded(static_cast<size_t>(Sp), kTranslatePad);
+  std::copy(a.source.begin(), a.source.end(), padded.begin());
+  b.source = padded;
+  b.src_len = Sp;
+  learn::Seq2SeqActivations acts;
+  learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  for (int t = 0; t < b.tgt_len; ++t)
+    for (int j = S; j < Sp; ++j)
+      a.max_padded_weight = std::max(a.max_padded_weight, std::fabs(acts.weights[t][static_cast<size_t>(j)]));
+  return a;
+}
+
+// ---------------------------------------------------------------- record and checkpoint
+
+Json translate_config_json(const TranslateConfig& c) {
+  Json buckets = Json::array();
+  for (const LengthBucket& b : c.data.buckets) buckets.push_back({b.lo, b.hi});
+  return Json{{"data", {{"seed", c.data.seed}, {"train", c.data.train},
+                        {"validation_per_bucket", c.data.validation_per_bucket},
+                        {"test_per_bucket", c.data.test_per_bucket}, {"max_length", c.data.max_length},
+                        {"buckets", buckets}}},
+              {"embed", c.embed}, {"hidden", c.hidden}, {"attn_dim", c.attn_dim}, {"batch", c.batch},
+              {"adam", {{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
+                        {"weight_decay", c.adam.weight_decay}}},
+              {"clip", c.clip}, {"seed", c.seed}, {"steps", c.steps}, {"eval_every", c.eval_every}};
+}
+
+TranslateConfig translate_config_from_json(const Json& j) {
+  auto num = [](const Json& o, const char* key) -> const Json& {
+    if (!o.is_object() || !o.contains(key) || !o[key].is_number()) bad(std::string("translate config: '") + key + "' missing");
+    return o[key];
+  };
+  TranslateConfig c;
+  const Json& d = j.is_object() && j.contains("data") ? j["data"] : Json();
+  c.data.seed = num(d, "seed").get<std::uint64_t>();
+  c.data.train = num(d, "train").get<int>();
+  c.data.validation_per_bucket = num(d, "validation_per_bucket").get<int>();
+  c.data.test_per_bucket = num(d, "test_per_bucket").get<int>();
+  c.data.max_length = num(d, "max_length").get<int>();
+  if (!d.contains("buckets") || !d["buckets"].is_array()) bad("translate config: 'buckets' missing");
+  c.data.buckets.clear();
+  for (const Json& b : d["buckets"]) {
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer())
+      bad("translate config: each bucket is [lo, hi]");
+    c.data.buckets.push_back({b[0].get<int>(), b[1].get<int>()});
+  }
+  c.embed = num(j, "embed").get<int>();
+  c.hidden = num(j, "hidden").get<int>();
+  c.attn_dim = num(j, "attn_dim").get<int>();
+  c.batch = num(j, "batch").get<int>();
+  const Json& a = j.is_object() && j.contains("adam") ? j["adam"] : Json();
+  c.adam = {num(a, "lr").get<double>(), num(a, "beta1").get<double>(), num(a, "beta2").get<double>(),
+            num(a, "eps").get<double>(), num(a, "weight_decay").get<double>()};
+  c.clip = num(j, "clip").get<double>();
+  c.seed = num(j, "seed").get<std::uint64_t>();
+  c.steps = num(j, "steps").get<int>();
+  c.eval_every = num(j, "eval_every").get<int>();
+  return c;
+}
+
+TranslateRun translate_run_of(const TranslateTrainer& tr) {
+  TranslateRun r;
+  r.config = tr.config();
+  r.step = tr.step();
+  r.none_params = tr.model(false).params;
+  r.additive_params = tr.model(true).params;
+  r.none_losses = tr.losses(false);
+  r.additive_losses = tr.losses(true);
+  r.validation_steps = tr.validation_steps();
+  r.none_validation = tr.validation_losses(false);
+  r.additive_validation = tr.validation_losses(true);
+  return r;
+}
+
+TranslateRun record_translate_run(const TranslateConfig& cfg) {
+  TranslateTrainer tr(cfg);
+  tr.advance(cfg.steps);
+  return translate_run_of(tr);
+}
+
+learn::Checkpoint translate_run_checkpoint(const TranslateRun& run) {
+  learn::Checkpoint c;
+  c.meta = Json{{"model", "seq2seq"},
+                {"task", "translate"},
+                {"config", translate_config_json(run.config)},
+                {"step", run.step},
+                {"none_fnv1a", learn::hex64(learn::fnv1a_doubles(run.none_params))},
+                {"additive_fnv1a", learn::hex64(learn::fnv1a_doubles(run.additive_params))}};
+  c.add("none.params", run.none_params);
+  c.add("additive.params", run.additive_params);
+  c.add("none.losses", run.none_losses);
+  c.add("additive.losses", run.additive_losses);
+  c.add("validation_steps", std::vector<double>(run.validation_steps.begin(), run.validation_steps.end()));
+  c.add("none.validation_losses", run.none_validation);
+  c.add("additive.validation_losses", run.additive_validation);
+  return c;
+}
+
+TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ck) {
+  const Json& m = ck.meta;
+  if (m.value("model", "") != "seq2seq" || m.value("task", "") != "translate")
+    bad("checkpoint: not a translate run (model " + m.value("model", std::string("?")) + ", task " +
+        m.value("task", std::string("?")) + ")");
+  if (!m.contains("config") || !m.contains("step") || !m["step"].is_number_integer())
+    bad("checkpoint: the meta needs a config and a step");
+  TranslateRun r;
+  r.config = translate_config_from_json(m["config"]);
+  validate_translate_config(r.config);
+  r.step = m["step"].get<int>();
+  r.none_params = ck.array("none.params");
+  r.additive_params = ck.array("additive.params");
+  r.none_losses = ck.array("none.losses");
+  r.additive_losses = ck.array("additive.losses");
+  for (double s : ck.array("validation_steps")) r.validation_steps.push_back(static_cast<int>(s));
+  r.none_validation = ck.array("none.validation_losses");
+  r.additive_validation = ck.array("additive.validation_losses");
+  if (m.value("none_fnv1a", "") != learn::hex64(learn::fnv1a_doubles(r.none_params)) ||
+      m.value("additive_fnv1a", "") != learn::hex64(learn::fnv1a_doubles(r.additive_params)))
+    bad("checkpoint: a parameter hash differs from the meta's (a damaged or edited file)");
+  const size_t nn = learn::seq2seq_layout(translate_model_config(r.config, false)).total();
+  const size_t na = learn::seq2seq_layout(translate_model_config(r.config, true)).total();
+  if (r.none_params.size() != nn || r.additive_params.size() != na)
+    bad("checkpoint: parameter counts " + std::to_string(r.none_params.size()) + ", " +
+        std::to_string(r.additive_params.size()) + " do not fit the configuration (" + std::to_string(nn) + ", " +
+        std::to_string(na) + ")");
+  return r;
+}
+
+}  // namespace attn::lessons

@@ -1,0 +1,250 @@
+// lessons/translate.hpp — two GRU translators of the mini-language (translation_data.hpp),
+// identical except for the attention: a fixed summary (Cho et al. 2014, attention "none") and
+// Bahdanau additive attention. Both start from the same seed (their shared tensors get the same
+// initial bits), see the same batches in the same order and take the same number of Adam steps.
+//
+// Sequences as the model sees them: source = the English ids (padded with PAD to the batch's
+// longest); teacher forcing feeds target_in = BOS y_1..y_L and trains on target_out = y_1..y_L EOS
+// (padding PAD in target_in, −100 in target_out), so every position is computed in one pass.
+// Generation is sequential: greedy decoding feeds each step's argmax back from BOS until EOS or a
+// step limit; beam search (width k) keeps the k best prefixes by summed log-probability and ranks
+// finished ones by GNMT's length-normalised score log P(Y) / lp(Y), lp(Y) = ((5 + |Y|)/6)^α
+// (Wu et al. 2016, eq. 14; |Y| counts the emitted tokens, EOS included). Search changes which
+// sequence is found, never the model's conditional distributions: every step of every decode calls
+// the same decoder step on the same state, so a shared prefix gets the same distribution bits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/random.hpp"
+#include "learn/checkpoint.hpp"
+#include "learn/optim.hpp"
+#include "learn/params.hpp"
+#include "learn/seq2seq.hpp"
+#include "lessons/translation_data.hpp"
+
+namespace attn::lessons {
+
+/// Defaults: the shipped pair (checkpoints/translate.ckpt; `attn checkpoint translate`), chosen so
+/// that training both takes about 19 s of CPU natively under load (bench/translate_bench), within the page's
+/// 60 s at wasm's 1.5–2.5× slowdown, and the attention model passes 90% exact match on the test
+/// set and 80% on its longest bucket.
+struct TranslateConfig {
+  TranslationDataConfig data;
+  int embed = 32, hidden = 32, attn_dim = 32;  ///< E, H, A (A: the attention model only)
+  int batch = 16;
+  learn::AdamConfig adam{5e-3, 0.9, 0.999, 1e-8, 0.0};
+  double clip = 1.0;          ///< clip_grad_norm max norm (0 = none)
+  std::uint64_t seed = 17;    ///< parameters and data order (the data have their own seed)
+  int steps = 1000;
+  int eval_every = 50;        ///< validation loss every this many steps (and at step 0 and the end)
+};
+
+/// embed, hidden, attn_dim 1..256, batch 1..256, steps 0..20000, eval_every 1..10000, lr in (0, 1],
+/// clip >= 0, and the data's own checks. Throws Error(invalid_field) naming the field.
+void validate_translate_config(const TranslateConfig& cfg);
+
+/// One trained (or training) translator: its seq2seq configuration, layout and parameters.
+struct TranslateModel {
+  learn::Seq2SeqConfig config;
+  learn::ParamLayout layout;
+  std::vector<double> params;
+};
+
+/// The seq2seq configuration of one of the pair (vocabularies from translation_data.hpp).
+learn::Seq2SeqConfig translate_model_config(const TranslateConfig& cfg, bool attention);
+
+/// Teacher-forced batch of pairs[indices[i]] (layout above). Throws Error(invalid_field) for an
+/// index out of range, Error(empty_sequence) for no indices.
+learn::Seq2SeqBatch translation_batch(const std::vector<TranslationPair>& pairs, const std::vector<int>& indices);
+
+/// Mean teacher-forced cross-entropy per target token (EOS included) over all pairs.
+double teacher_forced_loss(const TranslateModel& m, const std::vector<TranslationPair>& pairs);
+
+struct TranslateRun;
+
+/// The pair trained in slices: advance(n) runs up to n steps of both models; the weights after k
+/// steps are the same bits however the k steps were sliced. Data order: an epoch is a permutation
+/// of the training pairs drawn with the trainer's Rng (seed); each run of kChunk·batch pairs is
+/// sorted by source length and cut into batches (less padding), and the epoch's batches are
+/// shuffled; the pairs beyond the last whole batch are skipped that epoch.
+class TranslateTrainer {
+ public:
+  /// Validates (Error(invalid_field)), builds the dataset and draws both models' initial parameters.
+  explicit TranslateTrainer(const TranslateConfig& cfg);
+  /// A finished run restored from its record; it cannot continue (Adam's moments are not stored).
+  /// Throws Error(invalid_field) when the record does not fit its configuration.
+  explicit TranslateTrainer(const TranslateRun& run);
+  int advance(int max_steps);  ///< returns the steps run (never beyond cfg.steps)
+  int step() const { return step_; }
+  bool done() const { return step_ >= cfg_.steps; }
+  const TranslateConfig& config() const { return cfg_; }
+  const TranslationDataset& data() const { return data_; }
+  /// attention = false: the fixed summary; true: additive attention.
+  const TranslateModel& model(bool attention) const { return attention ? additive_ : none_; }
+  /// Per step: each model's training loss (mean per target token of the batch).
+  const std::vector<double>& losses(bool attention) const { return attention ? additive_losses_ : none_losses_; }
+  /// Validation loss at validation_steps() (0, every eval_every, the last step).
+  const std::vector<int>& validation_steps() const { return val_steps_; }
+  const std::vector<double>& validation_losses(bool attention) const { return attention ? additive_val_ : none_val_; }
+
+ private:
+  static constexpr size_t kChunk = 8;
+  void record_validation();
+  void new_epoch();
+  TranslateConfig cfg_;
+  TranslationDataset data_;
+  TranslateModel none_, additive_;
+  learn::AdamState none_adam_, additive_adam_;
+  Rng order_rng_;
+  std::vector<std::vector<int>> batches_;  ///< the epoch's batches (pair indices)
+  size_t cursor_ = 0;
+  int step_ = 0;
+  std::vector<double> none_losses_, additive_losses_, none_val_, additive_val_;
+  std::vector<int> val_steps_;
+};
+
+// ---------------------------------------------------------------- decoding
+
+/// A source encoded once: encoder states S×H, W_h h_j + b S×A (attention) and s₀ = h_{S−1}.
+struct EncodedSource {
+  std::vector<int> source;
+  std::vector<double> states, whh, s0;
+};
+
+/// Throws Error(empty_sequence) for an empty source, Error(invalid_field) for an id outside the
+/// source vocabulary or more than 512 tokens.
+EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source);
+
+/// One decoder step: state s (H, replaced by s_t), previous token → probs (Vt, softmax of the
+/// logits) and attention (S weights; left empty for the fixed summary). The same arithmetic as
+/// seq2seq_forward's step for one row.
+void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector<double>& s, int previous,
+                  std::vector<double>& probs, std::vector<double>& attention);
+
+/// The next-token distribution after BOS + prefix (prefix without BOS).
+std::vector<double> next_distribution(const TranslateModel& m, const std::vector<int>& source,
+                                      const std::vector<int>& prefix);
+
+struct DecodeStep {
+  int token = 0;             ///< the chosen token
+  double probability = 0.0;  ///< its probability
+  std::vector<double> probs;      ///< the whole distribution (Vt)
+  std::vector<double> attention;  ///< source weights S (empty for the fixed summary)
+};
+
+struct GreedyDecode {
+  std::vector<int> tokens;  ///< the output without EOS
+  bool ended = false;       ///< EOS was chosen (false: the step limit stopped it)
+  std::vector<DecodeStep> steps;  ///< one per step, EOS's included
+};
+
+/// Greedy decoding: from BOS, each step's argmax (the lowest id among equal maxima) is fed back,
+/// until EOS or max_steps steps (1..512). Errors as encode_source, and Error(invalid_field) for
+/// max_steps.
+GreedyDecode greedy_decode(const TranslateModel& m, const std::vector<int>& source, int max_steps);
+
+/// The teacher-forced pass of one pair: target_in = BOS target, target_out = target EOS, all
+/// positions in one seq2seq_forward. probs (L+1)×Vt, attention (L+1)×S (empty for the fixed
+/// summary), argmax per position, the loss (mean cross-entropy over L+1 tokens).
+struct TeacherForced {
+  int rows = 0, src_len = 0;
+  std::vector<double> probs, attention;
+  std::vector<int> argmax;
+  double loss = 0.0;
+};
+
+/// Errors as encode_source; target ids must be in the target vocabulary (Error(invalid_field)).
+TeacherForced teacher_forced(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target);
+
+/// GNMT's length penalty ((5 + length)/6)^alpha (det::pow).
+double gnmt_length_penalty(int length, double alpha);
+
+struct BeamHypothesis {
+  std::vector<int> tokens;          ///< without EOS
+  bool ended = false;               ///< finished with EOS
+  double log_prob = 0.0;            ///< Σ log p of the emitted tokens (EOS included)
+  double score = 0.0;               ///< log_prob / gnmt_length_penalty(emitted, alpha)
+  std::vector<std::vector<double>> distributions;  ///< the distribution at each of its steps
+};
+
+struct BeamResult {
+  int width = 0;
+  double alpha = 0.0;
+  std::vector<BeamHypothesis> finished;  ///< in the order they finished (then unfinished ones at the limit)
+  int best = 0;                          ///< index in finished of the highest score
+  /// Per step, the live prefixes kept after pruning (tokens without BOS, and their log P).
+  std::vector<std::vector<std::pair<std::vector<int>, double>>> beams;
+};
+
+/// Beam search (rules in the header comment): candidates ranked by log P, ties by beam then token
+/// id; the top `width` are kept, those ending in EOS leave as finished; stops when `width` have
+/// finished, none is live, or after max_steps. width 1..16, alpha 0..2, max_steps 1..512
+/// (Error(invalid_field)); errors as encode_source. Width 1 is greedy decoding.
+BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, int width, double alpha,
+                       int max_steps);
+
+// ---------------------------------------------------------------- evaluation
+
+struct BucketAccuracy {
+  LengthBucket bucket;
+  int sentences = 0, exact = 0;  ///< exact: the greedy output equals the reference
+  int tokens = 0, correct = 0;   ///< reference words, and those the output has at the same position
+  double exact_match = 0.0, token_accuracy = 0.0;  ///< fractions (0 for an empty bucket)
+};
+
+struct TranslateEval {
+  std::vector<BucketAccuracy> buckets;
+  BucketAccuracy overall;  ///< bucket = {shortest, longest} of the buckets
+};
+
+/// Greedy decoding (limit: source length + 10 steps) of every pair, scored per source-length bucket.
+/// EOS is not a word: the output ends at EOS and must equal the reference exactly.
+TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                   const std::vector<LengthBucket>& buckets);
+
+/// The attention model's alignment of one sentence: the grammar's reference translation
+/// teacher-forced (rows: the target words then EOS, columns: the source words), the greedy decode,
+/// and the claims rows sum to 1 and padded source positions get weight 0 (measured on the same
+/// pass with two PAD columns appended).
+struct TranslateAlignment {
+  std::vector<int> source, reference;
+  std::vector<std::string> source_words, target_words;  ///< target_words: the reference's, then "<eos>"
+  TeacherForced forced;
+  GreedyDecode greedy;
+  double max_row_sum_error = 0.0, max_padded_weight = 0.0;
+};
+
+/// Errors: english_ids' (empty sentence, unknown word), reference_translation's (not a sentence of
+/// the grammar), Error(invalid_field) when m has no attention.
+TranslateAlignment translate_alignment(const TranslateModel& m, const std::string& sentence);
+
+// ---------------------------------------------------------------- the record and its checkpoint
+
+struct TranslateRun {
+  TranslateConfig config;
+  int step = 0;
+  std::vector<double> none_params, additive_params, none_losses, additive_losses;
+  std::vector<int> validation_steps;
+  std::vector<double> none_validation, additive_validation;
+};
+
+/// Every field of a configuration; two configurations are the same run iff their JSON is equal.
+Json translate_config_json(const TranslateConfig& cfg);
+/// Reads translate_config_json back. Throws Error(invalid_field) naming a missing field.
+TranslateConfig translate_config_from_json(const Json& j);
+
+/// Trains cfg to its last step (what Train does, in one call).
+TranslateRun record_translate_run(const TranslateConfig& cfg);
+TranslateRun translate_run_of(const TranslateTrainer& trainer);
+
+/// meta {model: "seq2seq", task: "translate", config, step, none_fnv1a, additive_fnv1a}; arrays
+/// "none.params", "additive.params", "none.losses", "additive.losses", "validation_steps",
+/// "none.validation_losses", "additive.validation_losses" (float64 bits).
+learn::Checkpoint translate_run_checkpoint(const TranslateRun& run);
+/// Throws Error(invalid_field) naming what does not fit (another task, sizes, a hash mismatch).
+TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ckpt);
+
+}  // namespace attn::lessons

@@ -1,0 +1,383 @@
+// The Translate lesson's core: the mini-language and its split, decoding (greedy, teacher-forced,
+// beam search) and the shipped checkpoint of the fixed-summary / additive-attention pair.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "attn/error.hpp"
+#include "lessons/translate.hpp"
+
+using namespace attn;
+using namespace attn::lessons;
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> w;
+  std::istringstream in(s);
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
+
+std::vector<std::string> fr_words(const std::vector<int>& ids) { return split_words(words_of(french_vocab(), ids)); }
+std::vector<std::string> en_words(const std::vector<int>& ids) { return split_words(words_of(english_vocab(), ids)); }
+
+// Written out here, apart from the grammar's tables: French words by class and gender.
+const std::set<std::string> kFrNounsM{"chat", "chien", "cheval", "livre"}, kFrNounsF{"souris", "voiture", "maison", "balle"};
+const std::set<std::string> kFrMasc{"le", "un", "noir", "blanc", "vert", "gris", "bleu", "grand", "petit"};
+const std::set<std::string> kFrFem{"la", "une", "noire", "blanche", "verte", "grise", "bleue", "grande", "petite"};
+const std::set<std::string> kFrColours{"noir", "blanc", "vert", "gris", "bleu", "noire", "blanche", "verte", "grise", "bleue"};
+const std::set<std::string> kEnColours{"black", "white", "green", "grey", "blue"};
+const std::set<std::string> kEnNouns{"cat", "dog", "horse", "book", "mouse", "car", "house", "ball"};
+
+// A small, fast configuration for the decoding and slicing tests.
+TranslateConfig small_config() {
+  TranslateConfig c;
+  c.data.train = 64;
+  c.data.validation_per_bucket = 2;
+  c.data.test_per_bucket = 3;
+  c.embed = 8;
+  c.hidden = 8;
+  c.attn_dim = 8;
+  c.batch = 8;
+  c.steps = 6;
+  c.eval_every = 2;
+  return c;
+}
+
+const std::string& shipped_bytes() {
+  static const std::string bytes = [] {
+    std::ifstream in(std::string(ATTN_TESTS_DIR) + "/../checkpoints/translate.ckpt", std::ios::binary);
+    REQUIRE(in.good());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }();
+  return bytes;
+}
+
+TranslateRun shipped_run() {
+  const std::string& b = shipped_bytes();
+  return translate_run_from_checkpoint(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size()));
+}
+
+}  // namespace
+
+TEST_CASE("translate: the reference sentence, agreement and word order", "[lesson][translate]") {
+  CHECK(words_of(french_vocab(), reference_translation(english_ids("the black cat"))) == "le chat noir");
+  CHECK(words_of(french_vocab(), reference_translation(english_ids("  a big white mouse "))) == "une grande souris blanche");
+  CHECK(words_of(french_vocab(), reference_translation(english_ids("the small car sees a black dog with the ball"))) ==
+        "la petite voiture voit un chien noir avec la balle");
+  CHECK(english_vocab().words[0] == "<pad>");
+  CHECK(english_vocab().words[kTranslateBos] == "<bos>");
+  CHECK(french_vocab().words[kTranslateEos] == "<eos>");
+
+  const TranslationDataset d = make_translation_dataset(TranslationDataConfig{});
+  int nps = 0;
+  for (const auto* split : {&d.train, &d.validation, &d.test})
+    for (const TranslationPair& p : *split) {
+      REQUIRE(p.source.size() == p.target.size());  // one French word per English word
+      const std::vector<std::string> en = en_words(p.source), fr = fr_words(p.target);
+      // every French noun phrase agrees: det [size] noun [colour] share the noun's gender
+      for (size_t i = 0; i < fr.size(); ++i) {
+        const bool m = kFrNounsM.count(fr[i]) > 0, f = kFrNounsF.count(fr[i]) > 0;
+        if (!m && !f) continue;
+        ++nps;
+        const std::set<std::string>& same = m ? kFrMasc : kFrFem;
+        REQUIRE(i >= 1);
+        CHECK(same.count(fr[i - 1]) == 1);  // the determiner or the size adjective
+        if (i >= 2 && (kFrMasc.count(fr[i - 2]) || kFrFem.count(fr[i - 2]))) CHECK(same.count(fr[i - 2]) == 1);
+        if (i + 1 < fr.size() && kFrColours.count(fr[i + 1])) CHECK(same.count(fr[i + 1]) == 1);
+      }
+      // colour adjectives precede the noun in English and follow it in French
+      for (size_t i = 0; i < en.size(); ++i)
+        if (kEnColours.count(en[i])) {
+          REQUIRE(i + 1 < en.size());
+          CHECK(kEnNouns.count(en[i + 1]) == 1);
+          CHECK(kFrColours.count(fr[i + 1]) == 1);
+          CHECK((kFrNounsM.count(fr[i]) + kFrNounsF.count(fr[i])) == 1);
+        }
+      CHECK(reference_translation(p.source) == p.target);
+    }
+  CHECK(nps > 10000);
+}
+
+TEST_CASE("translate: the split is disjoint up to permutation, with quotas per bucket", "[lesson][translate]") {
+  const TranslationDataConfig cfg;
+  const TranslationDataset d = make_translation_dataset(cfg);
+  CHECK(static_cast<int>(d.train.size()) == cfg.train);
+  CHECK(static_cast<int>(d.test.size()) == cfg.test_per_bucket * static_cast<int>(cfg.buckets.size()));
+  CHECK(static_cast<int>(d.validation.size()) == cfg.validation_per_bucket * static_cast<int>(cfg.buckets.size()));
+  std::map<std::vector<int>, int> owner;  // sorted source → split
+  int shortest = 99, longest = 0;
+  std::vector<int> per_bucket(cfg.buckets.size(), 0);
+  const std::vector<const std::vector<TranslationPair>*> splits{&d.train, &d.validation, &d.test};
+  for (int s = 0; s < 3; ++s)
+    for (const TranslationPair& p : *splits[s]) {
+      std::vector<int> key = p.source;
+      std::sort(key.begin(), key.end());
+      CHECK(owner.emplace(key, s).second);  // no source is a permutation (or copy) of another
+      const int n = static_cast<int>(p.source.size());
+      shortest = std::min(shortest, n);
+      longest = std::max(longest, n);
+      if (s == 0) {
+        for (size_t b = 0; b < cfg.buckets.size(); ++b)
+          if (n >= cfg.buckets[b].lo && n <= cfg.buckets[b].hi) ++per_bucket[b];
+      }
+    }
+  CHECK(shortest == 3);
+  CHECK(longest == cfg.max_length);
+  CHECK(per_bucket == d.train_per_bucket);
+  for (int n : d.test_per_bucket_count) CHECK(n == cfg.test_per_bucket);
+  for (int n : d.train_per_bucket) CHECK(n > 100);
+  // "the black cat" is a test sentence and nothing else
+  const std::vector<int> ref = english_ids("the black cat");
+  CHECK(d.test[0].source == ref);
+  for (const TranslationPair& p : d.train) CHECK(p.source != ref);
+  for (const TranslationPair& p : d.validation) CHECK(p.source != ref);
+  // seeded: the same seed gives the same data, another seed other data
+  const TranslationDataset again = make_translation_dataset(cfg);
+  CHECK(again.train.back().source == d.train.back().source);
+  TranslationDataConfig other = cfg;
+  other.seed += 1;
+  CHECK(make_translation_dataset(other).train.front().source != d.train.front().source);
+}
+
+TEST_CASE("translate: clear errors for empty sentences, unknown words and bad sizes", "[lesson][translate]") {
+  try {
+    english_ids("   ");
+    FAIL("an empty sentence was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::empty_sequence);
+  }
+  try {
+    english_ids("the purple cat");
+    FAIL("an unknown word was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_field);
+    CHECK_THAT(std::string(e.what()), Catch::Contains("\"purple\"") && Catch::Contains("black"));
+  }
+  CHECK_THROWS_WITH(english_ids("The cat"), Catch::Contains("\"The\""));  // lowercase only
+  CHECK_THROWS_WITH(reference_translation(english_ids("black the cat")), Catch::Contains("word 1"));
+  CHECK_THROWS_WITH(reference_translation(english_ids("the cat")), Catch::Contains("adjective"));
+  CHECK_THROWS_WITH(reference_translation(english_ids("the cat sees")), Catch::Contains("determiner"));
+  TranslateConfig c = small_config();
+  c.hidden = 0;
+  CHECK_THROWS_WITH(TranslateTrainer(c), Catch::Contains("hidden"));
+  c = small_config();
+  c.steps = 20001;
+  CHECK_THROWS_WITH(TranslateTrainer(c), Catch::Contains("steps"));
+  c = small_config();
+  c.data.buckets = {{3, 8}, {8, 12}};
+  CHECK_THROWS_WITH(TranslateTrainer(c), Catch::Contains("buckets"));
+  const TranslateTrainer tr(small_config());
+  CHECK_THROWS_AS(greedy_decode(tr.model(true), {}, 10), Error);
+  CHECK_THROWS_WITH(greedy_decode(tr.model(true), {3, 4}, 0), Catch::Contains("max_steps"));
+  CHECK_THROWS_WITH(greedy_decode(tr.model(true), {3, 99}, 5), Catch::Contains("source[1]"));
+  CHECK_THROWS_WITH(beam_search(tr.model(true), {3, 4}, 0, 0.6, 5), Catch::Contains("width"));
+  CHECK_THROWS_WITH(translate_alignment(tr.model(false), "the black cat"), Catch::Contains("no alignment"));
+}
+
+TEST_CASE("translate: training in slices gives the same bits, and both models see the same batches", "[lesson][translate]") {
+  const TranslateConfig c = small_config();
+  TranslateTrainer whole(c), sliced(c);
+  CHECK(whole.advance(100) == c.steps);
+  CHECK(sliced.advance(1) == 1);
+  CHECK(sliced.advance(3) == 3);
+  CHECK(sliced.advance(5) == 2);
+  CHECK(sliced.done());
+  for (bool att : {false, true}) {
+    CHECK(same_bits(whole.model(att).params, sliced.model(att).params));
+    CHECK(same_bits(whole.losses(att), sliced.losses(att)));
+    CHECK(same_bits(whole.validation_losses(att), sliced.validation_losses(att)));
+  }
+  CHECK(whole.validation_steps() == std::vector<int>{0, 2, 4, 6});
+  // the shared tensors start from the same bits: the models differ only by the attention
+  const TranslateTrainer fresh(c);
+  const TranslateModel& n = fresh.model(false);
+  const TranslateModel& a = fresh.model(true);
+  for (const char* name : {"src_embed.weight", "encoder.weight_hh_l0", "decoder.weight_ih"}) {
+    const long in = n.layout.find(name), ia = a.layout.find(name);
+    REQUIRE(in >= 0);
+    REQUIRE(ia >= 0);
+    const learn::ParamInfo& pn = n.layout.at(static_cast<size_t>(in));
+    const learn::ParamInfo& pa = a.layout.at(static_cast<size_t>(ia));
+    CHECK(std::memcmp(n.params.data() + pn.offset, a.params.data() + pa.offset, pn.size() * sizeof(double)) == 0);
+  }
+}
+
+TEST_CASE("translate: greedy is the argmax per step and the teacher-forced pass gives the same distributions", "[lesson][translate]") {
+  TranslateTrainer tr(small_config());
+  tr.advance(6);
+  const std::vector<int> src = english_ids("the big cat chases a grey mouse");
+  for (bool att : {false, true}) {
+    const TranslateModel& m = tr.model(att);
+    const GreedyDecode g = greedy_decode(m, src, 12);
+    REQUIRE(!g.steps.empty());
+    for (size_t t = 0; t < g.steps.size(); ++t) {
+      const DecodeStep& st = g.steps[t];
+      const double mx = *std::max_element(st.probs.begin(), st.probs.end());
+      CHECK(st.probability == mx);
+      CHECK(st.probs[static_cast<size_t>(st.token)] == mx);
+      CHECK(std::find(st.probs.begin(), st.probs.end(), mx) - st.probs.begin() == st.token);  // lowest id among ties
+      CHECK(st.attention.size() == (att ? src.size() : 0u));
+    }
+    // the teacher-forced pass on greedy's own output: each row is that step's distribution, to the bit
+    const TeacherForced tf = teacher_forced(m, src, g.tokens);
+    const int V = m.config.tgt_vocab;
+    REQUIRE(tf.rows == static_cast<int>(g.tokens.size()) + 1);
+    for (size_t t = 0; t < g.steps.size(); ++t) {
+      const std::vector<double> row(tf.probs.begin() + static_cast<long>(t) * V, tf.probs.begin() + static_cast<long>(t + 1) * V);
+      CHECK(same_bits(row, g.steps[t].probs));
+      if (att) {
+        const std::vector<double> w(tf.attention.begin() + static_cast<long>(t) * tf.src_len,
+                                    tf.attention.begin() + static_cast<long>(t + 1) * tf.src_len);
+        CHECK(same_bits(w, g.steps[t].attention));
+      }
+    }
+  }
+}
+
+TEST_CASE("translate: beam search changes the search, not the model's distributions", "[lesson][translate]") {
+  TranslateTrainer tr(small_config());
+  tr.advance(6);
+  const std::vector<int> src = english_ids("a small dog finds the house");
+  const TranslateModel& m = tr.model(true);
+  const GreedyDecode g = greedy_decode(m, src, 10);
+  // width 1 is greedy decoding, tokens and distributions
+  const BeamResult one = beam_search(m, src, 1, 0.0, 10);
+  REQUIRE(one.finished.size() == 1u);
+  CHECK(one.finished[0].tokens == g.tokens);
+  CHECK(one.finished[0].ended == g.ended);
+  REQUIRE(one.finished[0].distributions.size() == g.steps.size());
+  for (size_t t = 0; t < g.steps.size(); ++t) CHECK(same_bits(one.finished[0].distributions[t], g.steps[t].probs));
+  // width 4: every hypothesis's distribution at each step is the one any decode gets for that prefix
+  const BeamResult four = beam_search(m, src, 4, 0.6, 10);
+  REQUIRE(!four.finished.empty());
+  for (const BeamHypothesis& h : four.finished) {
+    for (size_t t = 0; t < h.distributions.size(); ++t) {
+      const std::vector<int> prefix(h.tokens.begin(), h.tokens.begin() + static_cast<long>(std::min(t, h.tokens.size())));
+      CHECK(same_bits(h.distributions[t], next_distribution(m, src, prefix)));
+    }
+    CHECK(same_bits(h.distributions[0], g.steps[0].probs));  // the shared empty prefix
+    // the score is GNMT's normalisation of the summed log-probabilities
+    const int emitted = static_cast<int>(h.tokens.size()) + (h.ended ? 1 : 0);
+    CHECK(h.score == Approx(h.log_prob / std::pow((5.0 + emitted) / 6.0, 0.6)).epsilon(1e-12));
+  }
+  CHECK(gnmt_length_penalty(1, 0.0) == 1.0);
+  CHECK(gnmt_length_penalty(7, 1.0) == Approx(2.0).epsilon(1e-15));
+  CHECK(gnmt_length_penalty(13, 0.5) == Approx(std::sqrt(3.0)).epsilon(1e-14));
+  CHECK(four.best >= 0);
+  for (const BeamHypothesis& h : four.finished) CHECK(h.score <= four.finished[static_cast<size_t>(four.best)].score);
+}
+
+TEST_CASE("translate: decoding stops at EOS or at the step limit", "[lesson][translate]") {
+  const TranslateTrainer tr(small_config());
+  TranslateModel m = tr.model(true);
+  const std::vector<int> src = english_ids("the black cat");
+  // EOS made certain by its output bias: one step, nothing emitted
+  double* bias = learn::tensor_in(m.layout, m.params.data(), "out.bias");
+  bias[kTranslateEos] = 1e3;
+  const GreedyDecode eos = greedy_decode(m, src, 7);
+  CHECK(eos.ended);
+  CHECK(eos.tokens.empty());
+  CHECK(eos.steps.size() == 1u);
+  CHECK(eos.steps[0].token == kTranslateEos);
+  // EOS made impossible: the limit stops it
+  bias[kTranslateEos] = -1e3;
+  const GreedyDecode cut = greedy_decode(m, src, 7);
+  CHECK_FALSE(cut.ended);
+  CHECK(cut.tokens.size() == 7u);
+  CHECK(cut.steps.size() == 7u);
+  const BeamResult b = beam_search(m, src, 3, 0.6, 5);
+  for (const BeamHypothesis& h : b.finished) {
+    CHECK_FALSE(h.ended);
+    CHECK(h.tokens.size() == 5u);
+  }
+}
+
+TEST_CASE("translate: a run record survives its checkpoint and damaged records are refused", "[lesson][translate][checkpoint]") {
+  const TranslateRun run = record_translate_run(small_config());
+  const std::string bytes = learn::encode_checkpoint(translate_run_checkpoint(run));
+  const TranslateRun back =
+      translate_run_from_checkpoint(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  CHECK(translate_config_json(back.config) == translate_config_json(run.config));
+  CHECK(same_bits(back.additive_params, run.additive_params));
+  CHECK(same_bits(back.none_losses, run.none_losses));
+  CHECK(back.validation_steps == run.validation_steps);
+  const TranslateTrainer restored(back);
+  CHECK(restored.done());
+  CHECK(same_bits(restored.model(true).params, run.additive_params));
+  TranslateRun unfinished = run;
+  unfinished.config.steps += 1;
+  CHECK_THROWS_WITH(TranslateTrainer(unfinished), Catch::Contains("must be finished"));
+  learn::Checkpoint tampered = translate_run_checkpoint(run);
+  tampered.arrays[0].second[0] += 1.0;
+  CHECK_THROWS_WITH(translate_run_from_checkpoint(tampered), Catch::Contains("hash differs"));
+}
+
+TEST_CASE("translate: the shipped checkpoint is what training the default pair from its seed gives", "[lesson][translate][checkpoint]") {
+  const TranslateRun shipped = shipped_run();
+  const TranslateConfig cfg;  // the panel's default inputs
+  REQUIRE(translate_config_json(shipped.config) == translate_config_json(cfg));
+  REQUIRE(shipped.step == cfg.steps);
+  CHECK(shipped.validation_steps.front() == 0);
+  CHECK(shipped.validation_steps.back() == cfg.steps);
+  // A prefix of the run, loss for loss (each step's loss depends only on the steps before it); the
+  // whole run is reproduced by bench/translate_bench --check.
+  const int k = kSanitized ? 2 : 20;
+  TranslateTrainer tr(cfg);
+  tr.advance(k);
+  for (bool att : {false, true}) {
+    const std::vector<double>& all = att ? shipped.additive_losses : shipped.none_losses;
+    CHECK(same_bits(tr.losses(att), std::vector<double>(all.begin(), all.begin() + k)));
+  }
+  CHECK(tr.validation_losses(true)[0] == shipped.additive_validation[0]);
+  CHECK(tr.validation_losses(false)[0] == shipped.none_validation[0]);
+  CHECK(shipped_bytes().size() <= 400u * 1024u);  // raw bytes: gzip only shrinks them
+}
+
+TEST_CASE("translate: the shipped attention model reaches 90 percent exact match and 80 in the longest bucket", "[lesson][translate][checkpoint]") {
+  const TranslateTrainer tr(shipped_run());
+  const TranslationDataset& d = tr.data();
+  const TranslateEval att = evaluate_translation(tr.model(true), d.test, d.config.buckets);
+  for (const BucketAccuracy& b : att.buckets)
+    INFO("attention " << b.bucket.lo << "-" << b.bucket.hi << ": exact " << b.exact_match << " of " << b.sentences);
+  CHECK(att.overall.sentences == static_cast<int>(d.test.size()));
+  CHECK(att.overall.exact_match >= 0.9);
+  CHECK(att.buckets.back().exact_match >= 0.8);
+  CHECK(att.buckets.back().sentences >= 50);
+  // the learned alignment of the held-out reference sentence: a distribution per row, nothing on padding
+  const TranslateAlignment al = translate_alignment(tr.model(true), "the black cat");
+  CHECK(al.target_words == std::vector<std::string>{"le", "chat", "noir", "<eos>"});
+  CHECK(al.forced.rows == 4);
+  CHECK(al.max_row_sum_error <= 1e-12);
+  CHECK(al.max_padded_weight == 0.0);
+  // the untrained pair is far from it: the accuracy is learned (a third of the test set under the
+  // sanitizers, a slow build)
+  const TranslateTrainer init(TranslateConfig{});
+  const std::vector<TranslationPair> some(d.test.begin(), d.test.begin() + static_cast<long>(kSanitized ? d.test.size() / 3 : d.test.size()));
+  CHECK(evaluate_translation(init.model(true), some, d.config.buckets).overall.exact_match < 0.05);
+}
