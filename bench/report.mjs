@@ -124,7 +124,7 @@ const mark = (ok) => (ok === null ? 'not run' : ok ? '**pass**' : '**short**');
   targets.push(['... so at most 3x native time (best wasm / best native kernel)', ratios.join('; ') || '—', mark(rOk)]);
   targets.push(['... softmax <= 25% of the forward (profiled phases of that kernel)', shares.join('; ') || '—', mark(sOk)]);
 }
-targets.push(['Page: JS + wasm <= 700 KB gzip; first frame <= 1.5 s; median frame <= 16.7 ms; 2048x2048 heatmap >= 30 FPS',
+targets.push(['Page: JS + wasm <= 800 KB gzip; first frame <= 1.5 s; median frame <= 16.7 ms; 2048x2048 heatmap >= 30 FPS',
   'not measured by this suite (the page: scripts/bench_page.mjs)', 'n/a']);
 
 // ---------------------------------------------------------------------------

@@ -265,7 +265,7 @@ if [ ! -f "$IMGUI_DIR/.attn-ok" ]; then
 fi
 
 # ---------------------------------------------------------------- 4. SDL2 for wasm
-# Built for size (the page's download budget: JS + wasm <= 700 KB gzip): MinSizeRel, and SDL's own
+# Built for size (the page's download budget: JS + wasm <= 800 KB gzip): MinSizeRel, and SDL's own
 # SDL_LEAN_AND_MEAN switch, which leaves out the software blitters, RLE and YUV code of
 # SDL_Surface (about 35 KB gzip). The page draws with WebGL2 and uses system cursors only, so
 # no surface is ever blitted between formats. The "-lean" suffix keeps this build apart from
