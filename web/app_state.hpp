@@ -25,6 +25,7 @@
 #include "panels/cost.hpp"
 #include "error_info.hpp"
 #include "panels/learned_heads.hpp"
+#include "panels/translate.hpp"
 #include "panels/alignment.hpp"
 #include "panels/permutation.hpp"
 #include "panels/random_heads.hpp"
@@ -54,6 +55,7 @@ struct AppState {
   RecallState recall;               ///< the "check yourself" strips, shared by the panels
   CostState cost;
   LearnedHeadsState learned_heads;
+  TranslateState translate;
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)

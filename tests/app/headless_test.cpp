@@ -676,6 +676,58 @@ int main() {
       d.frames(1);
     }
 
+    // --- the Translate panel: the shipped pair from its checkpoint, slices, refusals
+    g_step = "translate";
+    {
+      expect(Json::parse(attn_app_show_panel("translate"))["ok"] == true, "showPanel translate");
+      d.frames(2);  // opening the panel fetches the default pair's checkpoint (natively: read at once)
+      Json tr = api_state()["translate"];
+      expect(tr["checkpoint"]["status"] == "installed" && tr["source"] == "checkpoint",
+             "the default pair opens trained from its checkpoint: " + attn::dump(tr["checkpoint"]));
+      expect(tr["accuracy"].is_object() && tr["accuracy"]["buckets"].size() == 3, "the accuracy table by bucket");
+      expect(tr["accuracy"]["overall"]["additive"]["exact_match"].get<double>() >= 0.9, "the attention model translates");
+      expect(tr["alignment"].is_object() && tr["alignment"]["max_row_sum_error"].get<double>() < 1e-9,
+             "the alignment's rows sum to 1");
+      d.sweep(71);
+      expect_accepted({{"translate", {{"sentence", "a small grey horse chases the black cat with a big blue ball"}}}});
+      expect(api_state()["translate"]["alignment"]["source_words"].size() == 13, "a typed sentence's alignment");
+      expect_accepted({{"translate", {{"beam_width", 1}}}});
+      tr = api_state()["translate"]["decoding"];
+      expect(tr["beam"]["finished"].size() >= 1 && tr["greedy"].size() >= 1, "beam search and greedy steps");
+      expect_accepted({{"translate", {{"beam_width", 5}, {"alpha", 1.0}}}});
+      expect(api_state()["translate"]["decoding"]["beam"]["width"] == 5, "the beam's width");
+      d.sweep(71);
+      expect_accepted({{"translate", {{"steps", 40}, {"hidden", 16}}}});
+      tr = api_state()["translate"];
+      expect(tr["step"] == 0 && tr["status"] == "idle", "a new input starts over at step 0, not running");
+      d.click("Train");
+      expect(api_state()["translate"]["running"] == true, "Train starts a run");
+      d.frames(3);
+      expect_accepted({{"translate", {{"pause", true}}}});
+      const int paused_at = api_state()["translate"]["step"].get<int>();
+      expect(paused_at >= 1, "the slices advanced the run");
+      d.frames(5);
+      expect(api_state()["translate"]["step"].get<int>() == paused_at, "paused: the step stays");
+      for (const Json& bad : {Json{{"hidden", 0}}, Json{{"steps", 0}}, Json{{"steps", 5001}}, Json{{"lr", -1}},
+                              Json{{"sentence", ""}}, Json{{"sentence", "the purple cat"}}, Json{{"sentence", "cat the"}},
+                              Json{{"beam_width", 0}}, Json{{"alpha", 3}}}) {
+        const Json reply = api_set({{"translate", bad}});
+        expect(reply.value("ok", true) == false, "accepted bad translate input " + attn::dump(bad));
+        const Json after = api_state()["translate"];
+        expect(after["step"].get<int>() == paused_at && after["inputs"]["hidden"] == 16 && after["inputs"]["steps"] == 40,
+               "a bad input keeps the run: " + attn::dump(bad));
+      }
+      expect(!api_state()["translate"]["error"].is_null(), "the refusal is shown");
+      d.sweep(71);
+      expect_accepted({{"translate", {{"continue", true}}}});
+      int guard = 0;
+      while (api_state()["translate"]["running"] == true && ++guard < 2000) d.frames(1);
+      tr = api_state()["translate"];
+      expect(tr["step"] == 40 && tr["status"] == "done" && tr["accuracy"]["step"] == 40, "the run ends and is scored");
+      d.sweep(71);
+      expect_accepted({{"translate", {{"steps", 1000}, {"hidden", 32}, {"sentence", "the black cat"}}}});
+    }
+
     // --- a slow first study waits for the next frame when the navigation opens its panel: the
     // panel's state() says pending until the ticks before the frames run it (never a draw call);
     // the Scaling study runs in slices across several ticks, its progress in state()

@@ -3,6 +3,7 @@
 #include "page/api.hpp"
 #include "panels/cost.hpp"
 #include "panels/learned_heads.hpp"
+#include "panels/translate.hpp"
 
 namespace app {
 
@@ -21,6 +22,15 @@ void learned_heads_tick(AppState& s, bool shown) {
   if (learned_heads_wants_checkpoint(s, shown)) {  // fetched when the panel first opens, not with the page
     learned_heads_checkpoint_requested(s);
     fetch_checkpoint(kLearnedHeadsCheckpointUrl);
+  }
+}
+
+void translate_tick(AppState& s, bool shown) {
+  // The training slice before anything is drawn (panels/translate.hpp).
+  tick_translate(s);
+  if (translate_wants_checkpoint(s, shown)) {  // fetched when the panel first opens, not with the page
+    translate_checkpoint_requested(s);
+    fetch_checkpoint(kTranslateCheckpointUrl);
   }
 }
 
@@ -66,6 +76,10 @@ std::vector<PanelDef>& table() {
        [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
        draw_learned_heads_panel, nullptr, learned_heads_tick,
        [](const AppState& s) { return s.learned_heads.running || s.learned_heads.extrapolation_running; }},
+      {"translate", "13", "Translate", "fixed summary vs attention", "Translate: a fixed summary against attention",
+       translate_state_json, apply_translate_json, [](AppState& s) { return &s.translate.error; },
+       [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
+       draw_translate_panel, nullptr, translate_tick, [](const AppState& s) { return s.translate.running; }},
   };
   return t;
 }

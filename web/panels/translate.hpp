@@ -1,0 +1,161 @@
+// web/panels/translate.hpp — inputs and results of the "Translate" panel; its draw function is in translate.cpp.
+//
+// Two GRU translators of the mini-language (core/lessons/translate.hpp): a fixed summary and
+// additive attention, trained together. Same one-way flow as learned_heads.hpp: inputs change only
+// through the setters below, which validate through the core and keep the last good inputs and
+// results on attn::Error. Training runs in slices from tick_translate() before anything is drawn;
+// the evaluation (greedy decoding of the test set) and the alignment run when a run stops (end,
+// pause, reset, checkpoint), never per frame, never while drawing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/types.hpp"
+#include "error_info.hpp"
+#include "json/json_case.hpp"
+#include "lessons/check.hpp"
+#include "lessons/translate.hpp"
+
+namespace app {
+
+struct AppState;
+struct Ui;
+
+struct TranslateInput {
+  std::uint64_t seed = 17;
+  int steps = 1000;   ///< 1..5000
+  double lr = 5e-3;   ///< Adam's learning rate, (0, 1]
+  int hidden = 32;    ///< H (= E = A): 8, 16, 32 or 64; the shipped checkpoint is H 32
+  std::string sentence = "the black cat";  ///< the alignment's sentence (English, the grammar's words)
+  int beam_width = 4;   ///< beam search's width k, 1..16
+  double alpha = 0.6;   ///< GNMT length-penalty exponent, 0..2
+  bool same_run(const TranslateInput& o) const {
+    return seed == o.seed && steps == o.steps && lr == o.lr && hidden == o.hidden;
+  }
+  bool operator==(const TranslateInput& o) const {
+    return same_run(o) && sentence == o.sentence && beam_width == o.beam_width && alpha == o.alpha;
+  }
+};
+
+/// The core's configuration for the inputs (data and the rest at their defaults).
+attn::lessons::TranslateConfig translate_config(const TranslateInput& in);
+
+/// Both models scored on the test set at one step.
+struct TranslateScores {
+  int step = 0;
+  attn::lessons::TranslateEval none, additive;
+  std::string caption;  ///< what the numbers show, worded from them
+  // The table as drawn (a heatmap, so the text mirror carries it): rows the buckets then "all",
+  // columns summary exact, summary tokens, attention exact, attention tokens (fractions).
+  attn::Matrix table;
+  std::vector<std::string> table_rows, table_cols;
+};
+
+/// The attention model's alignment of input.sentence at one step, as drawn.
+struct TranslateAlignmentView {
+  int step = 0;
+  attn::lessons::TranslateAlignment result;
+  attn::Matrix weights;  ///< rows: target words then EOS, columns: source words
+  std::vector<double> row_sums;
+  std::string greedy;    ///< the greedy translation's words
+  std::string caption;   ///< what the measured rows show
+  std::vector<attn::Check> checks;  ///< rows sum to 1; padded positions get 0
+
+  // Decoding the sentence with the attention model, as drawn.
+  struct GreedyRow {
+    std::string word, reads;  ///< the chosen word; the source word with the step's largest weight
+    double probability = 0.0, read_weight = 0.0;
+  };
+  std::vector<GreedyRow> greedy_rows;
+  struct ForcedRow {
+    std::string reference, argmax;  ///< the word fed next / the model's most likely word here
+    double p_reference = 0.0;       ///< the model's probability of the reference word
+  };
+  std::vector<ForcedRow> forced_rows;
+  std::string summary_greedy;  ///< the fixed-summary model's greedy translation
+  struct BeamRow {
+    std::string words;
+    bool ended = false;
+    int length = 0;  ///< |Y|: emitted tokens, EOS included
+    double log_prob = 0.0, penalty = 0.0, score = 0.0;
+  };
+  std::vector<BeamRow> beam_rows;
+  int beam_best = 0;
+};
+
+/// The shipped pair (checkpoints/translate.ckpt, `attn checkpoint translate`): fetched when the
+/// panel is first shown with the default inputs at step 0, installed only if they are still the
+/// defaults and nothing was trained meanwhile.
+struct TranslateCheckpoint {
+  enum class Status { not_requested, requested, installed, declined, failed };
+  Status status = Status::not_requested;
+  std::size_t bytes = 0;
+  std::string message;  ///< why it failed or was declined
+};
+inline constexpr const char* kTranslateCheckpointUrl = "checkpoints/translate.ckpt";
+
+struct TranslateState {
+  TranslateInput input;  ///< last good
+  std::shared_ptr<attn::lessons::TranslateTrainer> trainer;  ///< the run (step 0 after a reset)
+  bool running = false;
+  int runs = 0;
+  TranslateCheckpoint checkpoint;
+  bool from_checkpoint = false;
+
+  std::optional<TranslateScores> scores;
+  std::optional<TranslateAlignmentView> alignment;
+  attn::Matrix lesson_weights;  ///< the lesson's constructed "le chat noir" matrix
+  std::vector<std::string> lesson_rows, lesson_cols;
+  std::vector<double> lesson_row_sums;
+
+  // Loss curves as drawn (means over `curve_stride` steps), validation points.
+  std::vector<double> curve_x, curve_none, curve_additive;
+  int curve_stride = 1;
+  double steps_per_second = 0.0, rate_t0 = 0.0;
+  int rate_step0 = 0;
+
+  std::optional<ErrorInfo> error;
+};
+
+/// Step 0 of the default run (cannot fail).
+void init_translate(AppState& s);
+/// Validate and take new inputs: a change of seed, steps, lr or H starts over at step 0; a new
+/// sentence only recomputes the alignment. False (error recorded, last good state kept) on bad input.
+bool set_translate_input(AppState& s, const TranslateInput& in);
+/// A fresh run from step 0, running.
+void translate_train(AppState& s);
+void translate_pause(AppState& s);
+/// Resume where it stopped (a finished or restored run stays as it is).
+void translate_continue(AppState& s);
+/// Back to step 0, not running.
+void translate_reset(AppState& s);
+/// One frame's slice: while running, steps of both models until `budget_seconds` are spent (at
+/// least one); at the end the scores and the alignment. True when anything changed.
+bool tick_translate(AppState& s, double budget_seconds = 0.020);
+
+bool translate_wants_checkpoint(const AppState& s, bool shown);
+void translate_checkpoint_requested(AppState& s);
+/// The fetched bytes, decoded and checked by the core; installed when the inputs are still the
+/// defaults at step 0 (else declined). False, with the reason in checkpoint.message, otherwise.
+bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size);
+void translate_checkpoint_failed(AppState& s, const std::string& message);
+
+/// {"inputs", "status", "step", "total", "progress", "running", "source", "checkpoint", "losses"
+///  {stride, none, additive, validation_steps, none_validation, additive_validation, last10},
+///  "accuracy" {step, buckets: [{lo, hi, sentences, none{exact_match, token_accuracy, exact,
+///  correct, tokens}, additive{...}}], overall, caption}, "alignment", "lesson_alignment", "error"}.
+attn::Json translate_state_json(const AppState& s);
+/// The inputs alone (link parameters; a valid set() patch).
+attn::Json translate_inputs_json(const TranslateInput& in);
+/// set({translate: {seed, steps, lr, hidden, sentence, train, pause, continue, reset}}). False
+/// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
+bool apply_translate_json(AppState& s, const attn::Json& patch);
+
+/// Two GRU translators, fixed summary vs attention: losses, accuracy by length, learned alignment.
+void draw_translate_panel(AppState& s, Ui& ui);
+
+}  // namespace app
