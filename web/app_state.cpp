@@ -36,7 +36,7 @@ AppState make_default_state() {
   cost.causal_width = 1024;  // a window shorter than the default T = 4096, so it hides something
   set_cost_input(s, cost);  // the weights map waits for show_cost_panel
   init_learned_heads(s);    // step 0 of the default run (training waits for Train)
-  init_translate(s);        // step 0 of the default pair (the checkpoint waits for the panel)
+  // The Translate panel builds its dataset and trainer on first show (ensure_translate), not here.
   return s;
 }
 

@@ -27,6 +27,7 @@ void learned_heads_tick(AppState& s, bool shown) {
 
 void translate_tick(AppState& s, bool shown) {
   // The training slice before anything is drawn (panels/translate.hpp).
+  if (shown) ensure_translate(s);  // built on first show, never at page start
   tick_translate(s);
   if (translate_wants_checkpoint(s, shown)) {  // fetched when the panel first opens, not with the page
     translate_checkpoint_requested(s);
@@ -79,7 +80,8 @@ std::vector<PanelDef>& table() {
       {"translate", "13", "Translate", "fixed summary vs attention", "Translate: a fixed summary against attention",
        translate_state_json, apply_translate_json, [](AppState& s) { return &s.translate.error; },
        [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
-       draw_translate_panel, nullptr, translate_tick, [](const AppState& s) { return s.translate.running; }},
+       draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
+       [](const AppState& s) { return s.translate.running; }},
   };
   return t;
 }

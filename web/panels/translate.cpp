@@ -298,6 +298,10 @@ void init_translate(AppState& s) {
   start_over(s);
 }
 
+void ensure_translate(AppState& s) {
+  if (!s.translate.trainer) init_translate(s);
+}
+
 bool set_translate_input(AppState& s, const TranslateInput& in) {
   TranslateState& t = s.translate;
   if (in == t.input && t.trainer) {
@@ -546,6 +550,7 @@ Json translate_state_json(const AppState& s) {
 }
 
 bool apply_translate_json(AppState& s, const Json& patch) {
+  ensure_translate(s);
   TranslateState& t = s.translate;
   TranslateInput in = t.input;
   bool inputs = false, train = false, pause = false, resume = false, reset = false;

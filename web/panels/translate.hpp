@@ -123,6 +123,9 @@ struct TranslateState {
 
 /// Step 0 of the default run (cannot fail).
 void init_translate(AppState& s);
+/// init_translate() unless done: the dataset and the trainer are built when the panel is first
+/// shown (or first patched by set()), never at page start.
+void ensure_translate(AppState& s);
 /// Validate and take new inputs: a change of seed, steps, lr or H starts over at step 0; a new
 /// sentence only recomputes the alignment. False (error recorded, last good state kept) on bad input.
 bool set_translate_input(AppState& s, const TranslateInput& in);
