@@ -1,0 +1,212 @@
+// Browser test of the Translate panel: the shipped pair opens from its checkpoint, fetched only
+// when the panel opens, with the accuracy table by source length in state() and in the text
+// mirror (view()); training from step 0 in per-frame slices lowers the loss of steps 41–50 below
+// steps 1–10 for both models; pausing holds the step and continuing resumes it with the same
+// losses; bad inputs are refused with a message and the last good state kept; a link reproduces
+// the view. Screenshots at 1280 and 390 CSS pixels wide: test-artifacts/e2e-translate-*.png.
+// Run: node --test tests/e2e/translate.test.mjs  (CTest does, in the web build).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { frames, launchChromium, openLab, repoRoot, serveStatic, siteDir } from './lib.mjs';
+
+const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
+fs.mkdirSync(artifacts, { recursive: true });
+
+let server, browser;
+before(async () => {
+  server = await serveStatic(siteDir());
+  browser = await launchChromium();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function api(page) {
+  return {
+    state: () => page.evaluate(() => window.attentionLab.state().translate),
+    set: (patch) => page.evaluate((p) => window.attentionLab.set({ translate: p }), patch),
+    frames: async (n) => { for (let i = 0; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame()); },
+    async waitStep(min, timeoutMs = 40000) {
+      const t0 = Date.now();
+      for (;;) {
+        const s = await page.evaluate(() => { const h = window.attentionLab.state().translate; return { step: h.step, running: h.running }; });
+        if (s.step >= min) return s.step;
+        if (!s.running) throw new Error(`training stopped at step ${s.step} before step ${min}`);
+        if (Date.now() - t0 > timeoutMs) throw new Error(`step ${s.step} after ${timeoutMs} ms, waiting for ${min}`);
+        await sleep(100);
+      }
+    },
+  };
+}
+
+async function scrolled(page, name, stops) {
+  await page.mouse.move(page.viewportSize().width * 0.7, page.viewportSize().height * 0.6);
+  for (let i = 0; i < stops; ++i) {
+    await page.screenshot({ path: path.join(artifacts, `${name}-${i}.png`) });
+    await page.mouse.wheel(0, page.viewportSize().height * 0.8);
+    await frames(page, 4);
+  }
+}
+
+async function waitCheckpoint(page, timeoutMs = 30000) {
+  const t0 = Date.now();
+  for (;;) {
+    const c = await page.evaluate(() => window.attentionLab.state().translate.checkpoint);
+    if (c.status !== 'requested' && c.status !== 'not_requested') return c;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`checkpoint still ${c.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+test('translate: opens trained from the checkpoint fetched with the panel; the table in state() and the mirror', async () => {
+  const lab = await openLab(browser, server.url + '?panel=alignment');
+  const { page, context, problems } = lab;
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().includes('checkpoints/translate')) fetched.push(r.url()); });
+  await frames(page, 4);
+  assert.deepEqual(fetched, [], 'the checkpoint is not part of the first download');
+  await page.evaluate(() => window.attentionLab.showPanel('translate'));
+  const c = await waitCheckpoint(page);
+  assert.equal(c.status, 'installed', JSON.stringify(c));
+  assert.equal(fetched.length, 1, 'fetched once, when the panel opened');
+  const h = api(page);
+  const s = await h.state();
+  assert.equal(s.source, 'checkpoint');
+  assert.equal(s.status, 'done');
+  assert.equal(s.step, 1000);
+  const acc = s.accuracy;
+  assert.equal(acc.step, 1000);
+  assert.equal(acc.buckets.length, 3);
+  for (const b of acc.buckets) {
+    assert.ok(b.sentences > 0);
+    for (const m of [b.none, b.additive]) {
+      assert.ok(m.exact_match >= 0 && m.exact_match <= 1 && m.token_accuracy >= 0 && m.token_accuracy <= 1);
+      assert.equal(m.exact_match, m.exact / m.sentences);
+    }
+  }
+  assert.ok(acc.overall.additive.exact_match >= 0.9, `attention exact ${acc.overall.additive.exact_match}`);
+  assert.ok(acc.buckets[2].additive.exact_match > acc.buckets[2].none.exact_match, 'attention wins on long sentences');
+  assert.match(acc.caption, /not a word-count limit/);
+  const al = s.alignment;
+  assert.deepEqual(al.source_words, ['the', 'black', 'cat']);
+  assert.ok(al.max_row_sum_error < 1e-9 && al.max_padded_weight === 0);
+  assert.ok(al.checks.every((x) => x.pass));
+  assert.deepEqual(s.lesson_alignment.rows, ['le', 'chat', 'noir']);
+  const d = s.decoding;
+  assert.equal(d.greedy.map((g) => g.word).join(' '), al.greedy + (al.greedy_ended ? ' <eos>' : ''));
+  assert.equal(d.teacher_forced.rows.length, al.target_words.length);
+  assert.ok(d.beam.finished.length >= 1 && d.beam.formula.includes('(5 + |Y|) / 6'));
+
+  // The text mirror: the accuracy table and both alignments, with the values of state().
+  await frames(page, 3);
+  const v = await page.evaluate(() => window.attentionLab.view());
+  const table = v.heatmaps.find((x) => x.name === 'translate_accuracy');
+  assert.ok(table, 'the accuracy table is in the mirror: ' + v.heatmaps.map((x) => x.name).join(', '));
+  assert.equal(table.rows, 4);
+  assert.deepEqual(table.values[2], [acc.buckets[2].none.exact_match, acc.buckets[2].none.token_accuracy,
+    acc.buckets[2].additive.exact_match, acc.buckets[2].additive.token_accuracy]);
+  const learned = v.heatmaps.find((x) => x.name === 'translate_alignment');
+  assert.deepEqual(learned.values, al.weights);
+  assert.ok(v.heatmaps.find((x) => x.name === 'translate_lesson_alignment'));
+  assert.ok(v.checks.length >= 2 && v.checks.every((x) => x.pass));
+  await scrolled(page, 'e2e-translate-checkpoint-1280', 4);
+
+  // A long sentence shows its own alignment.
+  let r = await h.set({ sentence: 'a small grey horse chases the black cat with a big blue ball and the dog eats a green book' });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const long = (await h.state()).alignment;
+  assert.equal(long.source_words.length, 19);
+  await frames(page, 3);
+  await scrolled(page, 'e2e-translate-long-1280', 4);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('translate: train from step 0, pause, continue, refuse bad inputs, a link', async () => {
+  const lab = await openLab(browser, server.url + '?panel=translate&translate.steps=300');
+  const { page, context, problems } = lab;
+  const h = api(page);
+  let s = await h.state();
+  assert.equal(s.inputs.steps, 300, 'the link parameter set the steps');
+  assert.equal(s.step, 0);
+  assert.equal(s.checkpoint.status, 'not_requested', 'not the default run: no checkpoint');
+
+  let r = await h.set({ reset: true, train: true });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const f0 = await page.evaluate(() => window.attentionLab.state().frames);
+  await h.waitStep(50);
+  const f1 = await page.evaluate(() => window.attentionLab.state().frames);
+  assert.ok(f1 - f0 >= 5, `frames drawn while training: ${f1 - f0}`);
+  r = await h.set({ pause: true });
+  assert.equal(r.ok, true);
+  s = await h.state();
+  assert.equal(s.status, 'paused');
+  for (const m of ['none', 'additive']) {
+    const l = s.losses[m];
+    assert.ok(l.length >= 50 && l.every(Number.isFinite));
+    const early = mean(l.slice(0, 10)), late = mean(l.slice(40, 50));
+    assert.ok(late < early, `${m}: mean loss of steps 41-50 (${late}) below steps 1-10 (${early})`);
+  }
+  assert.equal(s.accuracy.step, s.step, 'scored where it paused');
+  const pausedAt = s.step, pausedLosses = s.losses;
+  await h.frames(8);
+  assert.equal((await h.state()).step, pausedAt, 'paused: the step stays');
+
+  r = await h.set({ continue: true });
+  assert.equal(r.ok, true);
+  await h.waitStep(pausedAt + 5);
+  await h.set({ pause: true });
+  s = await h.state();
+  assert.deepEqual(s.losses.none.slice(0, pausedAt), pausedLosses.none.slice(0, pausedAt), 'resumed where it stopped');
+  assert.deepEqual(s.losses.additive.slice(0, pausedAt), pausedLosses.additive.slice(0, pausedAt));
+  const good = s;
+
+  for (const [bad, re] of [[{ sentence: '' }, /no words/], [{ sentence: 'the purple cat' }, /purple/],
+    [{ hidden: 0 }, /H must be/], [{ steps: 100000 }, /steps/]]) {
+    r = await h.set(bad);
+    assert.equal(r.ok, false, JSON.stringify(bad));
+    s = await h.state();
+    assert.match(s.error.message, re);
+    assert.deepEqual(s.inputs, good.inputs, 'the last good inputs stay');
+    assert.equal(s.step, good.step, 'the run stays');
+    assert.deepEqual(s.alignment, good.alignment, 'the last good alignment stays');
+  }
+  await frames(page, 3);
+  const v = await page.evaluate(() => window.attentionLab.view());
+  assert.ok(v.errors.length >= 1, 'the message is on screen');
+
+  // A link reproduces the view: the inputs travel in the address; step 0 of the same run.
+  r = await h.set({ hidden: 16, sentence: 'the big dog sees a white mouse' });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  await frames(page, 3);
+  await page.evaluate(() => window.attentionLabPage.sync());
+  const want = await h.state();
+  const u = new URL(page.url());
+  assert.equal(u.searchParams.get('translate.hidden'), '16');
+  const other = await openLab(browser, server.url + u.search);
+  const got = await other.page.evaluate(() => window.attentionLab.state().translate);
+  assert.deepEqual(got.inputs, want.inputs);
+  assert.deepEqual(got.alignment, want.alignment, 'the same step-0 alignment, bit for bit');
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('translate: phone width (390 px)', async () => {
+  const lab = await openLab(browser, server.url + '?panel=translate', { width: 390, height: 844 });
+  const { page, context, problems } = lab;
+  const c = await waitCheckpoint(page);
+  assert.equal(c.status, 'installed');
+  await frames(page, 4);
+  await scrolled(page, 'e2e-translate-390', 8);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
