@@ -12,6 +12,7 @@
 #include "learn/layers.hpp"
 #include "lessons/recall.hpp"
 #include "lessons/learned_heads.hpp"
+#include "support/support.hpp"
 
 using namespace attn;
 using namespace attn::lessons;
@@ -277,28 +278,8 @@ TEST_CASE("learned heads: accuracy by position - learned rows past the training 
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 const std::string& shipped_bytes() {
-  static const std::string bytes = read_bytes(std::string(ATTN_TESTS_DIR) + "/../checkpoints/learned_heads.ckpt");
+  static const std::string bytes = attn_test::read_text("../checkpoints/learned_heads.ckpt");
   return bytes;
 }
 
@@ -389,7 +370,7 @@ TEST_CASE("learned heads: the shipped checkpoint is what training the default ru
   const HeadsRun shipped = shipped_run();
   const HeadsTrainingConfig cfg;  // the panel's default inputs
   REQUIRE(heads_config_json(shipped.config) == heads_config_json(cfg));
-  if (kSanitized) {
+  if (attn_test::kSanitized) {
     // Under the sanitizers (a slow build) the first 200 steps, loss for loss.
     HeadsTrainingConfig part = cfg;
     part.steps = 200;

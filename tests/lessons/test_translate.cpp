@@ -12,23 +12,12 @@
 
 #include "attn/error.hpp"
 #include "lessons/translate.hpp"
+#include "support/support.hpp"
 
 using namespace attn;
 using namespace attn::lessons;
 
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
@@ -68,13 +57,7 @@ TranslateConfig small_config() {
 }
 
 const std::string& shipped_bytes() {
-  static const std::string bytes = [] {
-    std::ifstream in(std::string(ATTN_TESTS_DIR) + "/../checkpoints/translate.ckpt", std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }();
+  static const std::string bytes = attn_test::read_text("../checkpoints/translate.ckpt");
   return bytes;
 }
 
@@ -347,7 +330,7 @@ TEST_CASE("translate: the shipped checkpoint is what training the default pair f
   CHECK(shipped.validation_steps.back() == cfg.steps);
   // A prefix of the run, loss for loss (each step's loss depends only on the steps before it); the
   // whole run is reproduced by bench/translate_bench --check.
-  const int k = kSanitized ? 2 : 20;
+  const int k = attn_test::kSanitized ? 2 : 20;
   TranslateTrainer tr(cfg);
   tr.advance(k);
   for (bool att : {false, true}) {
@@ -378,6 +361,6 @@ TEST_CASE("translate: the shipped attention model reaches 90 percent exact match
   // the untrained pair is far from it: the accuracy is learned (a third of the test set under the
   // sanitizers, a slow build)
   const TranslateTrainer init(TranslateConfig{});
-  const std::vector<TranslationPair> some(d.test.begin(), d.test.begin() + static_cast<long>(kSanitized ? d.test.size() / 3 : d.test.size()));
+  const std::vector<TranslationPair> some(d.test.begin(), d.test.begin() + static_cast<long>(attn_test::kSanitized ? d.test.size() / 3 : d.test.size()));
   CHECK(evaluate_translation(init.model(true), some, d.config.buckets).overall.exact_match < 0.05);
 }

@@ -413,6 +413,20 @@ inline Matrix naive_rope(const Matrix& x) {
 
 namespace attn_test {
 
+// True in an AddressSanitizer build (g++ defines __SANITIZE_ADDRESS__, clang has the feature): slow
+// replays there check a shorter prefix.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 inline std::string read_text(const std::string& relative) {
   const std::string path = std::string(ATTN_TESTS_DIR) + "/" + relative;
   std::ifstream in(path, std::ios::binary);
