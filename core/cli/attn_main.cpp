@@ -7,6 +7,9 @@
 //   attn checkpoint translate FILE
 //                     train the Translate lesson's default pair (fixed summary and additive
 //                     attention) from its seed and write checkpoints/translate.ckpt
+//   attn table translate_widths FILE
+//                     train that pair at every width of the panel's H control (8, 16, 32, 64)
+//                     and write their test-set scores (checkpoints/translate_widths.json)
 //
 // Writes one JSON result on stdout. Exit 0 on success; on bad input exit 2
 // with {"error":{"code":...,"message":...}} on stdout and the message on
@@ -29,6 +32,7 @@ namespace {
 int usage() {
   std::cerr << "usage: attn run FILE   (FILE may be - for standard input)\n"
                "       attn checkpoint learned_heads|translate FILE   (train the shipped run, write its checkpoint)\n"
+               "       attn table translate_widths FILE   (train the Translate pair at H 8, 16, 32, 64, write the scores)\n"
                "Reads one JSON case, e.g. {\"op\":\"attention\",\"query\":[[1,0]],\"key\":[[1,0]],"
                "\"value\":[[2]]},\nand prints the result as JSON. Ops: attention, self_attention, "
                "multi_head.\n";
@@ -57,6 +61,26 @@ int write_translate_checkpoint(const std::string& path) {
               << run.none_losses.back() << " (fixed summary), " << run.additive_losses.back()
               << " (additive attention), params fnv1a " << attn::learn::hex64(attn::learn::fnv1a_doubles(run.none_params))
               << " " << attn::learn::hex64(attn::learn::fnv1a_doubles(run.additive_params)) << "\n";
+    return 0;
+  } catch (const attn::Error& e) {
+    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int write_translate_widths(const std::string& path) {
+  try {
+    const attn::lessons::TranslateConfig base;  // the panel's defaults; H varies
+    std::vector<attn::lessons::TranslateWidthResult> rows;
+    for (const int h : {8, 16, 32, 64}) {
+      rows.push_back(attn::lessons::translate_width_result(base, h));
+      const auto& r = rows.back();
+      std::cerr << "attn: H " << h << ": exact match overall " << r.none.overall.exact_match << " (fixed summary), "
+                << r.additive.overall.exact_match << " (attention)\n";
+    }
+    const std::string text = attn::lessons::translate_widths_json(base, rows).dump(1) + "\n";
+    if (const int rc = write_bytes(path, text)) return rc;
+    std::cerr << "attn: " << path << ": " << text.size() << " bytes\n";
     return 0;
   } catch (const attn::Error& e) {
     std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
@@ -93,6 +117,13 @@ int write_checkpoint(const std::string& name, const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "checkpoint") return write_checkpoint(argv[2], argv[3]);
+  if (argc == 4 && std::string(argv[1]) == "table") {
+    if (std::string(argv[2]) != "translate_widths") {
+      std::cerr << "attn: no table named '" << argv[2] << "' (translate_widths)\n";
+      return 64;
+    }
+    return write_translate_widths(argv[3]);
+  }
   if (argc != 3 || std::string(argv[1]) != "run") return usage();
   const std::string path = argv[2];
   std::string text;

@@ -247,4 +247,32 @@ learn::Checkpoint translate_run_checkpoint(const TranslateRun& run);
 /// Throws Error(invalid_field) naming what does not fit (another task, sizes, a hash mismatch).
 TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ckpt);
 
+// ---------------------------------------------------------------- the H control's table
+
+/// The pair trained at one width: what Train gives with E = H = A = hidden and the other fields
+/// of the base configuration, scored on the test set; the parameters' FNV-1a hashes identify the run.
+struct TranslateWidthResult {
+  int hidden = 0;
+  TranslateConfig config;  ///< the configuration that was trained
+  TranslateEval none, additive;
+  double none_final_loss = 0.0, additive_final_loss = 0.0;  ///< the last step's training losses
+  std::string none_fnv1a, additive_fnv1a;
+};
+
+/// base with E = H = A = hidden (the panel's H control).
+TranslateConfig translate_width_config(const TranslateConfig& base, int hidden);
+/// Trains translate_width_config(base, hidden) from its seed to its last step and evaluates both
+/// models (evaluate_translation on the dataset's test pairs). Errors as validate_translate_config.
+TranslateWidthResult translate_width_result(const TranslateConfig& base, int hidden);
+/// The scores of an already trained pair (e.g. a checkpoint's) at its own width.
+TranslateWidthResult translate_width_result_of(const TranslateRun& run);
+
+/// {"table": "translate_widths", "base": translate_config_json(base at its own width), "widths":
+/// [{hidden, none, additive: {buckets: [{lo, hi, sentences, exact, tokens, correct}], overall},
+/// none_final_loss, additive_final_loss, none_fnv1a, additive_fnv1a}]} (counts, so fractions are exact).
+Json translate_widths_json(const TranslateConfig& base, const std::vector<TranslateWidthResult>& rows);
+/// Reads translate_widths_json back (fractions recomputed from the counts). Throws
+/// Error(invalid_field) naming what is missing or inconsistent (a bucket with more exact than sentences).
+std::vector<TranslateWidthResult> translate_widths_from_json(const Json& j);
+
 }  // namespace attn::lessons

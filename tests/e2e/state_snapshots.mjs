@@ -35,7 +35,7 @@ export function withoutTimings(v) {
 }
 
 const PANELS = ['alignment', 'heads', 'permutation', 'masks', 'attribution', 'scaling', 'temperature', 'dropout',
-  'additive', 'script', 'cost', 'learned_heads'];
+  'additive', 'script', 'cost', 'learned_heads', 'translate'];
 
 // Each group opens the page fresh at `url`, then runs its actions in order; a snapshot follows
 // every action. An action is [method, ...args] on window.attentionLab.
@@ -85,7 +85,7 @@ export const GROUPS = [
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Wait until the page has nothing pending: the Learned heads checkpoint installed (or failed),
+/** Wait until the page has nothing pending: the Learned heads and Translate checkpoints installed (or failed),
  *  no study running. */
 async function settle(page) {
   for (let i = 0; i < 600; ++i) {
@@ -94,7 +94,8 @@ async function settle(page) {
       const s = window.attentionLab.state();
       const h = s.learned_heads || {};
       const ck = h.checkpoint || {};
-      return Boolean(h.running || ck.status === 'requested' ||
+      const t = s.translate || {};
+      return Boolean(h.running || ck.status === 'requested' || t.running || (t.checkpoint || {}).status === 'requested' ||
         (h.extrapolation && h.extrapolation.running) || (s.scaling && s.scaling.pending) || (s.cost && s.cost.pending));
     });
     if (!busy) return;

@@ -328,9 +328,9 @@ TEST_CASE("translate: the shipped checkpoint is what training the default pair f
   REQUIRE(shipped.step == cfg.steps);
   CHECK(shipped.validation_steps.front() == 0);
   CHECK(shipped.validation_steps.back() == cfg.steps);
-  // A prefix of the run, loss for loss (each step's loss depends only on the steps before it); the
-  // whole run is reproduced by bench/translate_bench --check.
-  const int k = attn_test::kSanitized ? 2 : 20;
+  // The whole run natively (about 15 s), loss for loss and parameter for parameter; under the
+  // sanitizers (a slow build) its first 2 steps (each step's loss depends only on the steps before it).
+  const int k = attn_test::kSanitized ? 2 : cfg.steps;
   TranslateTrainer tr(cfg);
   tr.advance(k);
   for (bool att : {false, true}) {
@@ -339,6 +339,12 @@ TEST_CASE("translate: the shipped checkpoint is what training the default pair f
   }
   CHECK(tr.validation_losses(true)[0] == shipped.additive_validation[0]);
   CHECK(tr.validation_losses(false)[0] == shipped.none_validation[0]);
+  if (k == cfg.steps) {
+    CHECK(same_bits(tr.model(false).params, shipped.none_params));
+    CHECK(same_bits(tr.model(true).params, shipped.additive_params));
+    CHECK(same_bits(tr.validation_losses(true), shipped.additive_validation));
+    CHECK(same_bits(tr.validation_losses(false), shipped.none_validation));
+  }
   CHECK(shipped_bytes().size() <= 400u * 1024u);  // raw bytes: gzip only shrinks them
 }
 
@@ -363,4 +369,76 @@ TEST_CASE("translate: the shipped attention model reaches 90 percent exact match
   const TranslateTrainer init(TranslateConfig{});
   const std::vector<TranslationPair> some(d.test.begin(), d.test.begin() + static_cast<long>(attn_test::kSanitized ? d.test.size() / 3 : d.test.size()));
   CHECK(evaluate_translation(init.model(true), some, d.config.buckets).overall.exact_match < 0.05);
+}
+
+namespace {
+
+bool same_counts(const BucketAccuracy& a, const BucketAccuracy& b) {
+  return a.bucket.lo == b.bucket.lo && a.bucket.hi == b.bucket.hi && a.sentences == b.sentences && a.exact == b.exact &&
+         a.tokens == b.tokens && a.correct == b.correct;
+}
+
+bool same_eval(const TranslateEval& a, const TranslateEval& b) {
+  if (a.buckets.size() != b.buckets.size() || !same_counts(a.overall, b.overall)) return false;
+  for (size_t i = 0; i < a.buckets.size(); ++i)
+    if (!same_counts(a.buckets[i], b.buckets[i])) return false;
+  return true;
+}
+
+std::vector<TranslateWidthResult> shipped_widths() {
+  return translate_widths_from_json(attn_test::load_json("../checkpoints/translate_widths.json"));
+}
+
+}  // namespace
+
+TEST_CASE("translate: the H table's width 32 is the shipped checkpoint, scored again", "[lesson][translate][checkpoint]") {
+  const std::vector<TranslateWidthResult> rows = shipped_widths();
+  REQUIRE(rows.size() == 4);
+  const TranslateConfig base;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int h = std::vector<int>{8, 16, 32, 64}[i];
+    CHECK(rows[i].hidden == h);
+    // each row is the panel's defaults at its own width: Train at that H gives this configuration
+    CHECK(translate_config_json(rows[i].config) == translate_config_json(translate_width_config(base, h)));
+    CHECK(rows[i].none.overall.sentences == 300);
+  }
+  const TranslateRun shipped = shipped_run();
+  const TranslateWidthResult again = translate_width_result_of(shipped);
+  const TranslateWidthResult& row = rows[2];
+  CHECK(row.none_fnv1a == again.none_fnv1a);
+  CHECK(row.additive_fnv1a == again.additive_fnv1a);
+  CHECK(same_eval(row.none, again.none));
+  CHECK(same_eval(row.additive, again.additive));
+  CHECK(row.additive_final_loss == shipped.additive_losses.back());
+  CHECK(row.none_final_loss == shipped.none_losses.back());
+}
+
+TEST_CASE("translate: the H table's width 8 is what training it from its seed gives", "[lesson][translate][checkpoint]") {
+  if (attn_test::kSanitized) {
+    WARN("skipped under the sanitizers (a full training run); the native build runs it");
+    return;
+  }
+  const std::vector<TranslateWidthResult> rows = shipped_widths();
+  REQUIRE(!rows.empty());
+  const TranslateWidthResult& row = rows[0];
+  REQUIRE(row.hidden == 8);
+  const TranslateWidthResult fresh = translate_width_result(TranslateConfig{}, 8);
+  CHECK(fresh.none_fnv1a == row.none_fnv1a);
+  CHECK(fresh.additive_fnv1a == row.additive_fnv1a);
+  CHECK(same_eval(fresh.none, row.none));
+  CHECK(same_eval(fresh.additive, row.additive));
+  CHECK(fresh.none_final_loss == row.none_final_loss);
+  CHECK(fresh.additive_final_loss == row.additive_final_loss);
+}
+
+TEST_CASE("translate: a damaged H table is refused with the field named", "[lesson][translate]") {
+  Json j = attn_test::load_json("../checkpoints/translate_widths.json");
+  CHECK(translate_widths_from_json(j).size() == 4);
+  Json more = j;
+  more["widths"][1]["additive"]["buckets"][0]["exact"] = 1000;
+  CHECK_THROWS_WITH(translate_widths_from_json(more), Catch::Contains("widths[1].additive.buckets[0]"));
+  Json wrong = j;
+  wrong["widths"][0]["hidden"] = 9;
+  CHECK_THROWS_WITH(translate_widths_from_json(wrong), Catch::Contains("hidden differs"));
+  CHECK_THROWS_WITH(translate_widths_from_json(Json::object()), Catch::Contains("translate_widths"));
 }

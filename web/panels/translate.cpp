@@ -70,6 +70,7 @@ void validate(const TranslateInput& in) {
   if (in.hidden != 8 && in.hidden != 16 && in.hidden != 32 && in.hidden != 64)
     invalid("H must be 8, 16, 32 or 64, got " + std::to_string(in.hidden));
   if (!(in.lr > 0.0) || !(in.lr <= 1.0) || !std::isfinite(in.lr)) invalid("the learning rate must be in (0, 1]");
+  if (in.row < 0 || in.row > 64) invalid("row must be between 0 and 64 (it is clamped to the alignment's rows), got " + std::to_string(in.row));
 }
 
 // Like guarded(), but a success leaves an earlier input error on show.
@@ -174,6 +175,114 @@ std::string alignment_caption(const TranslateAlignmentView& v) {
          "decoder reads, not proof of what it uses.";
 }
 
+// The H table embedded at build time (web/CMakeLists.txt; `attn table translate_widths`).
+const char kWidthsJson[] =
+#include "attn_translate_widths.inc"
+    ;
+
+std::string range_of(const tl::LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
+
+std::string points(double from, double to) {
+  const long d = std::lround(100.0 * (to - from));
+  return (d > 0 ? "+" : "") + std::to_string(d) + " points";
+}
+
+// What the table measured, from its numbers: how far the widest state moved each model's exact
+// match per bucket from the narrowest, and where attention at a width passes the fixed summary at
+// every width.
+std::string widths_caption(const std::vector<tl::TranslateWidthResult>& rows) {
+  if (rows.size() < 2) return "";
+  const tl::TranslateWidthResult &lo = rows.front(), &hi = rows.back();
+  const size_t nb = lo.none.buckets.size();
+  if (nb == 0 || hi.none.buckets.size() != nb) return "";
+  const auto moves = [&](bool att) {
+    std::string c;
+    for (size_t b = 0; b < nb; ++b) {
+      const tl::BucketAccuracy& x = (att ? lo.additive : lo.none).buckets[b];
+      const tl::BucketAccuracy& y = (att ? hi.additive : hi.none).buckets[b];
+      c += (b ? (b + 1 == nb ? " and " : ", ") : "") + pct(x.exact_match) + " to " + pct(y.exact_match) + " on " +
+           range_of(x.bucket) + " words";
+    }
+    return c;
+  };
+  std::string c = "What the H control measured (precomputed: each width trained from its seed for " +
+                  std::to_string(lo.config.steps) + " steps at learning rate " + short_number(lo.config.adam.lr, 3) +
+                  ", as Train does here). From H " + std::to_string(lo.hidden) + " to H " + std::to_string(hi.hidden) +
+                  ", the fixed summary's exact match went from " + moves(false) + "; attention's from " + moves(true) +
+                  ". ";
+  const size_t last = nb - 1;
+  double best_none = 0.0;
+  int best_none_h = lo.hidden;
+  for (const auto& r : rows)
+    if (r.none.buckets[last].exact_match > best_none) best_none = r.none.buckets[last].exact_match, best_none_h = r.hidden;
+  const tl::LengthBucket& lb = lo.none.buckets[last].bucket;
+  const double long_move = hi.none.buckets[last].exact_match - lo.none.buckets[last].exact_match;
+  if (long_move < 0.05) {
+    c += "On the longest sentences (" + range_of(lb) + " words) a state " + std::to_string(hi.hidden / lo.hidden) +
+         " times wider moved the fixed summary by " + points(lo.none.buckets[last].exact_match, hi.none.buckets[last].exact_match) +
+         " (token accuracy " + pct(lo.none.buckets[last].token_accuracy) + " to " +
+         pct(hi.none.buckets[last].token_accuracy) + "): in this many steps, more numbers in the summary did not "
+         "make it learn to carry a long sentence. ";
+  } else {
+    c += "On the longest sentences (" + range_of(lb) + " words) the wider state moved the fixed summary by " +
+         points(lo.none.buckets[last].exact_match, hi.none.buckets[last].exact_match) + ". ";
+  }
+  for (const auto& r : rows) {
+    if (r.additive.buckets[last].exact_match > best_none) {
+      c += "Attention at H " + std::to_string(r.hidden) + " (" + pct(r.additive.buckets[last].exact_match) +
+           " there) already beats the fixed summary at every width (best " + pct(best_none) + ", at H " +
+           std::to_string(best_none_h) + ").";
+      break;
+    }
+  }
+  return c;
+}
+
+TranslateWidths read_widths() {
+  TranslateWidths w;
+  try {
+    w.rows = tl::translate_widths_from_json(Json::parse(kWidthsJson));
+  } catch (const std::exception& e) {  // attn::Error or a parse error of the embedded file
+    w.rows.clear();
+    w.error = std::string("the precomputed H table could not be read: ") + e.what();
+    return w;
+  }
+  if (w.rows.empty()) return w;
+  const size_t nb = w.rows.front().none.buckets.size();
+  w.table = attn::Matrix(static_cast<int>(w.rows.size()), static_cast<int>(2 * nb));
+  for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("summary " + range_of(w.rows.front().none.buckets[b].bucket));
+  for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("attention " + range_of(w.rows.front().none.buckets[b].bucket));
+  for (size_t i = 0; i < w.rows.size(); ++i) {
+    const tl::TranslateWidthResult& r = w.rows[i];
+    w.table_rows.push_back("H " + std::to_string(r.hidden));
+    for (size_t b = 0; b < nb && b < r.none.buckets.size() && b < r.additive.buckets.size(); ++b) {
+      w.table(static_cast<int>(i), static_cast<int>(b)) = r.none.buckets[b].exact_match;
+      w.table(static_cast<int>(i), static_cast<int>(nb + b)) = r.additive.buckets[b].exact_match;
+    }
+  }
+  w.caption = widths_caption(w.rows);
+  return w;
+}
+
+// A finished run against the precomputed run of the same configuration, hash for hash.
+TranslateReproduction reproduction_of(const TranslateState& t) {
+  TranslateReproduction r;
+  if (!t.trainer || !t.trainer->done()) return r;
+  const tl::TranslateTrainer& tr = *t.trainer;
+  const Json cfg = tl::translate_config_json(tr.config());
+  for (const tl::TranslateWidthResult& w : t.widths.rows) {
+    if (tl::translate_config_json(w.config) != cfg) continue;
+    r.compared = true;
+    r.hidden = w.hidden;
+    r.none_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(tr.model(false).params));
+    r.additive_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(tr.model(true).params));
+    r.want_none_fnv1a = w.none_fnv1a;
+    r.want_additive_fnv1a = w.additive_fnv1a;
+    r.same = r.none_fnv1a == w.none_fnv1a && r.additive_fnv1a == w.additive_fnv1a;
+  }
+  return r;
+}
+
 // Scores and the alignment of the current step (when a run stops, or the sentence changes).
 void refresh_results(AppState& s, bool scores) {
   TranslateState& t = s.translate;
@@ -201,6 +310,7 @@ void refresh_results(AppState& s, bool scores) {
       }
       t.scores = std::move(sc);
     });
+    t.reproduction = reproduction_of(t);
   }
   computed(t.error, [&] {
     TranslateAlignmentView v;
@@ -259,6 +369,7 @@ void start_over(AppState& s) {
   t.from_checkpoint = false;
   t.scores.reset();
   t.alignment.reset();
+  t.reproduction = TranslateReproduction{};
   t.steps_per_second = 0.0;
   rebuild_curve(t);
   refresh_results(s, false);  // one sentence's alignment is cheap; the test set waits for a stop
@@ -295,6 +406,7 @@ void init_translate(AppState& s) {
   t.lesson_rows = lesson.queries;
   t.lesson_cols = lesson.keys;
   t.lesson_row_sums = core_row_sums(lesson.weights);
+  t.widths = read_widths();
   start_over(s);
 }
 
@@ -307,6 +419,13 @@ bool set_translate_input(AppState& s, const TranslateInput& in) {
   if (in == t.input && t.trainer) {
     t.error.reset();
     return true;
+  }
+  TranslateInput only_row = t.input;
+  only_row.row = in.row;
+  if (only_row == in && t.trainer) {  // the traced row alone: nothing to recompute
+    const bool ok = guarded(t.error, [&] { validate(in); });
+    if (ok) t.input.row = in.row, ++s.generation;
+    return ok;
   }
   const bool new_run = !in.same_run(t.input) || !t.trainer;
   const bool ok = guarded(t.error, [&] {
@@ -430,7 +549,7 @@ bool tick_translate(AppState& s, double budget_seconds) {
 
 Json translate_inputs_json(const TranslateInput& in) {
   return Json{{"seed", in.seed},         {"steps", in.steps},           {"lr", in.lr},      {"hidden", in.hidden},
-              {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}};
+              {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}, {"row", in.row}};
 }
 
 Json translate_state_json(const AppState& s) {
@@ -513,6 +632,14 @@ Json translate_state_json(const AppState& s) {
                             {"greedy_ended", v.result.greedy.ended},
                             {"checks", attn::to_json(v.checks)},
                             {"caption", v.caption}};
+    if (v.weights.rows() > 0) {
+      const int r = std::min(t.input.row, static_cast<int>(v.weights.rows()) - 1);
+      Json trace = Json::object();
+      trace["row"] = r;
+      trace["target_word"] = v.result.target_words[static_cast<size_t>(r)];
+      trace["weights"] = rows[static_cast<size_t>(r)];
+      out["alignment"]["trace"] = trace;
+    }
     Json greedy = Json::array(), forced = Json::array(), beam = Json::array();
     for (size_t i = 0; i < v.greedy_rows.size(); ++i) {
       const auto& g = v.greedy_rows[i];
@@ -545,6 +672,38 @@ Json translate_state_json(const AppState& s) {
     out["lesson_alignment"] = Json{{"rows", t.lesson_rows}, {"columns", t.lesson_cols}, {"weights", rows},
                                    {"note", "constructed by the lesson, not learned"}};
   }
+  {
+    Json rows = Json::array();
+    for (const tl::TranslateWidthResult& w : t.widths.rows) {
+      const auto model = [](const tl::TranslateEval& e) {
+        Json b = Json::array();
+        for (const tl::BucketAccuracy& a : e.buckets) {
+          Json x = bucket_json(a);
+          x["lo"] = a.bucket.lo, x["hi"] = a.bucket.hi;
+          b.push_back(x);
+        }
+        return Json{{"buckets", b}, {"overall", bucket_json(e.overall)}};
+      };
+      rows.push_back(Json{{"hidden", w.hidden}, {"none", model(w.none)}, {"additive", model(w.additive)},
+                          {"none_final_loss", w.none_final_loss}, {"additive_final_loss", w.additive_final_loss},
+                          {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}});
+    }
+    out["widths"] = Json{{"rows", rows},
+                         {"note", "precomputed natively from each width's seed (checkpoints/translate_widths.json); "
+                                  "seed, steps and learning rate at their defaults"},
+                         {"caption", t.widths.caption},
+                         {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}};
+  }
+  {
+    const TranslateReproduction& r = t.reproduction;
+    out["reproduction"] = r.compared ? Json{{"compared_with", "the precomputed run at H " + std::to_string(r.hidden)},
+                                            {"same", r.same},
+                                            {"none_fnv1a", r.none_fnv1a},
+                                            {"additive_fnv1a", r.additive_fnv1a},
+                                            {"want_none_fnv1a", r.want_none_fnv1a},
+                                            {"want_additive_fnv1a", r.want_additive_fnv1a}}
+                                     : Json(nullptr);
+  }
   out["error"] = t.error ? Json{{"code", t.error->code}, {"message", t.error->message}} : Json(nullptr);
   return out;
 }
@@ -570,6 +729,7 @@ bool apply_translate_json(AppState& s, const Json& patch) {
       if (!v.is_string()) invalid("sentence must be a string");
       in.sentence = v.get<std::string>(), inputs = true;
     } else if (k == "beam_width") in.beam_width = clamp_int(get_integer(v, k)), inputs = true;
+    else if (k == "row") in.row = clamp_int(get_integer(v, k)), inputs = true;
     else if (k == "alpha") {
       if (!v.is_number() || !std::isfinite(v.get<double>())) invalid("alpha must be a number");
       in.alpha = v.get<double>(), inputs = true;
@@ -577,7 +737,7 @@ bool apply_translate_json(AppState& s, const Json& patch) {
     else if (k == "pause") pause = get_bool(v, k);
     else if (k == "continue" || k == "resume") resume = get_bool(v, k);
     else if (k == "reset") reset = get_bool(v, k);
-    else invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, beam_width, alpha, train, pause, continue, reset)");
+    else invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, beam_width, alpha, row, train, pause, continue, reset)");
   }
   if (inputs && !set_translate_input(s, in)) return false;
   if (reset) translate_reset(s);
@@ -765,6 +925,18 @@ void draw_body(AppState& s, Ui& ui) {
                  " steps, from the shipped checkpoint (" + short_number(t.checkpoint.bytes / 1000.0, 3) +
                  " kB, fetched when this panel opened). Train runs the same seed here.")
                     .c_str());
+    }
+    if (t.reproduction.compared) {
+      const TranslateReproduction& r = t.reproduction;
+      const std::string what = t.from_checkpoint ? "The shipped checkpoint's parameters" : "This run's parameters";
+      txt::note((r.same ? what + " are bit for bit those of the precomputed native run at H " + std::to_string(r.hidden) +
+                              " (FNV-1a of the float64 bits: " + r.none_fnv1a + ", " + r.additive_fnv1a + ")."
+                        : what + " differ from the precomputed native run at H " + std::to_string(r.hidden) +
+                              " (FNV-1a " + r.none_fnv1a + ", " + r.additive_fnv1a + "; the table's " + r.want_none_fnv1a +
+                              ", " + r.want_additive_fnv1a + "): this build does not reproduce it.")
+                    .c_str());
+    }
+    if (t.from_checkpoint) {
     } else if (t.checkpoint.status == CS::requested) {
       txt::note("Fetching the trained checkpoint of the default pair...");
     } else if (t.checkpoint.status == CS::failed) {
@@ -833,12 +1005,59 @@ void draw_body(AppState& s, Ui& ui) {
     spec.col_axis = "model, measure";
     spec.version = static_cast<std::uint64_t>(sc.step) + 1;
     spec.numbers = true;
-    spec.width = std::min(ImGui::GetContentRegionAvail().x, fs * 34);
+    const txt::TwoColumns acc = txt::two_columns(0.55f);
+    txt::begin_column(acc.left_w);
+    spec.width = std::min(acc.left_w, fs * 34);
     spec.max_cell = fs * 5.5f;
     heatmap("translate_accuracy", spec, ui.gpu);
+    txt::end_column(acc.left_w);
+    if (acc.two) ImGui::SameLine(acc.x0 + acc.left_w + acc.gap);
+    txt::begin_column(acc.right_w);
+    {
+      // Both models on one plot: exact match (solid) and token accuracy (dashed) per bucket,
+      // at each bucket's longest source.
+      std::vector<double> xs, ne, nt, ae, at;
+      for (size_t i = 0; i < sc.none.buckets.size() && i < sc.additive.buckets.size(); ++i) {
+        xs.push_back(sc.none.buckets[i].bucket.hi);
+        ne.push_back(sc.none.buckets[i].exact_match), nt.push_back(sc.none.buckets[i].token_accuracy);
+        ae.push_back(sc.additive.buckets[i].exact_match), at.push_back(sc.additive.buckets[i].token_accuracy);
+      }
+      const ImU32 cn = IM_COL32(214, 120, 20, 255), ca = IM_COL32(31, 111, 178, 255);
+      if (xs.size() >= 2)
+        plot::line_plot("accuracy by length", xs,
+                        {plot::Series{"summary exact", ne, cn, false}, plot::Series{"attention exact", ae, ca, false},
+                         plot::Series{"summary tokens", nt, cn, true}, plot::Series{"attention tokens", at, ca, true}},
+                        false, 0.0, 1.0, acc.right_w, fs * 14, "longest source in the bucket (words)", "fraction");
+    }
+    txt::end_column(acc.right_w);
     ImGui::TextWrapped("%s", sc.caption.c_str());
     txt::note("Exact: the greedy output equals the reference sentence. Tokens: reference words the output has at "
               "the same position. In brackets: test sentences per length bucket.");
+  }
+
+  // --- what the H control measured: the precomputed table of every width
+  style::heading(ui.fonts, "What a wider state changes (exact match by width H)");
+  if (!t.widths.error.empty()) {
+    txt::note(t.widths.error.c_str());
+  } else if (!t.widths.rows.empty()) {
+    HeatmapSpec ws;
+    ws.values = &t.widths.table;
+    ws.row_labels = &t.widths.table_rows;
+    ws.col_labels = &t.widths.table_cols;
+    ws.value_name = "exact match";
+    ws.row_axis = "width H (= E = A)";
+    ws.col_axis = "model, source length";
+    ws.version = 1;
+    ws.numbers = true;
+    ws.vmin = 0.0;
+    ws.vmax = 1.0;
+    ws.width = std::min(ImGui::GetContentRegionAvail().x, fs * 40);
+    ws.max_cell = fs * 4.5f;
+    heatmap("translate_widths", ws, ui.gpu);
+    ImGui::TextWrapped("%s", t.widths.caption.c_str());
+    txt::note(cur.seed == 17 && cur.steps == 1000 && cur.lr == 5e-3
+                  ? ("Your run is the H " + std::to_string(cur.hidden) + " row's configuration; Train reproduces it here.").c_str()
+                  : "The table is for seed 17, 1000 steps and learning rate 0.005; your run's own figures are above.");
   }
 
   // --- the learned alignment beside the constructed one
@@ -885,7 +1104,23 @@ void draw_body(AppState& s, Ui& ui) {
     spec.numbers = true;
     spec.width = ac.left_w;
     spec.max_cell = 48.0f;
-    heatmap("translate_alignment", spec, ui.gpu);
+    const int traced = std::min(cur.row, static_cast<int>(v.weights.rows()) - 1);
+    spec.selected_row = traced;
+    const HeatmapEvent ev = heatmap("translate_alignment", spec, ui.gpu);
+    if (ev.clicked_row >= 0 && ev.clicked_row != cur.row) {
+      TranslateInput e = cur;
+      e.row = ev.clicked_row;
+      set_translate_input(s, e);
+    }
+    if (traced >= 0) {
+      // The traced row: where this target word's decoder step reads, word by word.
+      plot::BarColumn bc;
+      bc.title = "weight of \"" + v.result.target_words[static_cast<size_t>(traced)] + "\"";
+      for (int j = 0; j < v.weights.cols(); ++j) bc.values.push_back(v.weights(traced, j));
+      bc.max = 1.0;
+      plot::bar_table("translate_trace", v.result.source_words, {bc}, std::min(ac.left_w, fs * 24));
+      ImGui::TextDisabled("Click a row to trace it.");
+    }
     ImGui::TextWrapped("Greedy translation: %s%s", v.greedy.c_str(), v.result.greedy.ended ? "" : " (no <eos>)");
     style::check_lines(v.checks);
     ImGui::TextWrapped("%s", v.caption.c_str());

@@ -33,11 +33,12 @@ struct TranslateInput {
   std::string sentence = "the black cat";  ///< the alignment's sentence (English, the grammar's words)
   int beam_width = 4;   ///< beam search's width k, 1..16
   double alpha = 0.6;   ///< GNMT length-penalty exponent, 0..2
+  int row = 0;          ///< the alignment row traced below the heatmap (clamped to its rows)
   bool same_run(const TranslateInput& o) const {
     return seed == o.seed && steps == o.steps && lr == o.lr && hidden == o.hidden;
   }
   bool operator==(const TranslateInput& o) const {
-    return same_run(o) && sentence == o.sentence && beam_width == o.beam_width && alpha == o.alpha;
+    return same_run(o) && sentence == o.sentence && beam_width == o.beam_width && alpha == o.alpha && row == o.row;
   }
 };
 
@@ -87,6 +88,27 @@ struct TranslateAlignmentView {
   int beam_best = 0;
 };
 
+/// The H control's precomputed figures (checkpoints/translate_widths.json, embedded in the build):
+/// each width of the default run trained from its seed natively, as Train does here.
+struct TranslateWidths {
+  std::vector<attn::lessons::TranslateWidthResult> rows;
+  std::string error;    ///< why the embedded table could not be read (then rows is empty)
+  std::string caption;  ///< what the table measured, worded from its numbers
+  // As drawn (a heatmap, so the text mirror carries it): rows "H 8".., columns exact match per
+  // bucket, fixed summary then attention.
+  attn::Matrix table;
+  std::vector<std::string> table_rows, table_cols;
+};
+
+/// A finished run's parameters against the precomputed run of the same configuration (the
+/// table's, which at H 32 is the shipped checkpoint): FNV-1a of each model's float64 bits.
+struct TranslateReproduction {
+  bool compared = false;  ///< false: no precomputed run has this configuration
+  bool same = false;
+  int hidden = 0;
+  std::string none_fnv1a, additive_fnv1a, want_none_fnv1a, want_additive_fnv1a;
+};
+
 /// The shipped pair (checkpoints/translate.ckpt, `attn checkpoint translate`): fetched when the
 /// panel is first shown with the default inputs at step 0, installed only if they are still the
 /// defaults and nothing was trained meanwhile.
@@ -108,6 +130,8 @@ struct TranslateState {
 
   std::optional<TranslateScores> scores;
   std::optional<TranslateAlignmentView> alignment;
+  TranslateWidths widths;
+  TranslateReproduction reproduction;
   attn::Matrix lesson_weights;  ///< the lesson's constructed "le chat noir" matrix
   std::vector<std::string> lesson_rows, lesson_cols;
   std::vector<double> lesson_row_sums;
@@ -150,11 +174,12 @@ void translate_checkpoint_failed(AppState& s, const std::string& message);
 /// {"inputs", "status", "step", "total", "progress", "running", "source", "checkpoint", "losses"
 ///  {stride, none, additive, validation_steps, none_validation, additive_validation, last10},
 ///  "accuracy" {step, buckets: [{lo, hi, sentences, none{exact_match, token_accuracy, exact,
-///  correct, tokens}, additive{...}}], overall, caption}, "alignment", "lesson_alignment", "error"}.
+///  correct, tokens}, additive{...}}], overall, caption}, "alignment" {.., selected_row, trace},
+///  "decoding", "lesson_alignment", "widths" {rows, caption}, "reproduction", "error"}.
 attn::Json translate_state_json(const AppState& s);
 /// The inputs alone (link parameters; a valid set() patch).
 attn::Json translate_inputs_json(const TranslateInput& in);
-/// set({translate: {seed, steps, lr, hidden, sentence, train, pause, continue, reset}}). False
+/// set({translate: {seed, steps, lr, hidden, sentence, beam_width, alpha, row, train, pause, continue, reset}}). False
 /// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
 bool apply_translate_json(AppState& s, const attn::Json& patch);
 
