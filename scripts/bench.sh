@@ -26,7 +26,10 @@
 # bench/heads_train_page.mjs times set({learned_heads: {train: true}}) until "done" (target <= 60 s),
 # with steps/s, held-out accuracy and the best induction / previous-token scores, into
 # build/bench-results/heads_train_page.json; bench/heads_train_report.mjs writes the "Learned heads:
-# time to train in the page" subsection of the Training section. ~1-2 minutes.
+# time to train in the page" subsection of the Training section. ~1-2 minutes. Last, the Translate
+# lesson's default pair natively (bench/translate_bench --check: the checkpoint reproduced) and in
+# the page (bench/translate_train_page.mjs, target <= 60 s, its own "Translate: time to train in the
+# page" section with both models' exact match per length bucket). ~2 minutes.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -143,16 +146,28 @@ run_training() {
     --results bench/RESULTS.md --load-before "$load_before" --load-after "$load_after" --command "$cmd"
   run_heads_page "$cmd"
   run_translate_native
+  run_translate_page
 }
 
 # The Translate lesson's default pair trained natively from its seed (bench/translate_bench.cpp):
 # sizes, time, both models' test exact match per length bucket, and the full bit-for-bit check of
-# checkpoints/translate.ckpt that the test suite leaves out. Printed and kept in
-# build/bench-results/translate-native.txt (not yet a section of RESULTS.md).
+# checkpoints/translate.ckpt (the test suite also retrains it). Printed and kept in
+# build/bench-results/translate-native.txt (not a section of RESULTS.md).
 run_translate_native() {
   configure_native translate_bench
   say "translate: the default pair, natively (load average $(cut -d' ' -f1-3 /proc/loadavg))"
   "$NATIVE/bench/translate_bench" --check checkpoints/translate.ckpt | tee "$RESULTS/translate-native.txt" >&2
+}
+
+# The Translate panel's default pair trained in the built page (bench/translate_train_page.mjs,
+# target <= 60 s): its section "### Translate: time to train in the page" of bench/RESULTS.md.
+run_translate_page() {
+  local site=${ATTN_SITE_DIR:-build/web/site}
+  if [ "$CHROMIUM" = 0 ]; then say "translate: the page benchmark is skipped (--no-chromium)"; return 0; fi
+  if [ ! -f "$site/index.html" ]; then say "translate: no built page in $site: the page benchmark is skipped"; return 0; fi
+  say "translate: the default pair in the page (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  node bench/translate_train_page.mjs --site "$site" --out "$RESULTS/translate_train_page.json" \
+    --results bench/RESULTS.md >&2 || say "bench/translate_train_page.mjs failed (its output is above)"
 }
 
 if [ "$ONLY_TRAINING" = 1 ]; then
