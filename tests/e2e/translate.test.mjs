@@ -94,6 +94,29 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   assert.ok(acc.overall.additive.exact_match >= 0.9, `attention exact ${acc.overall.additive.exact_match}`);
   assert.ok(acc.buckets[2].additive.exact_match > acc.buckets[2].none.exact_match, 'attention wins on long sentences');
   assert.match(acc.caption, /not a word-count limit/);
+  // The H table: four widths, each bucket a fraction of its counts; its width 32 is this run.
+  const w = s.widths;
+  assert.deepEqual(w.rows.map((x) => x.hidden), [8, 16, 32, 64]);
+  const w32 = w.rows[2];
+  for (const m of ['none', 'additive']) {
+    assert.deepEqual(w32[m].buckets.map((b) => b.exact), acc.buckets.map((b) => b[m].exact), `${m}: H 32 = the checkpoint`);
+    for (const b of w32[m].buckets) assert.equal(b.exact_match, b.exact / b.sentences);
+  }
+  assert.match(w.caption, /From H 8 to H 64/);
+  assert.ok(s.reproduction && s.reproduction.same, 'the checkpoint has the table\'s H 32 hashes: ' + JSON.stringify(s.reproduction));
+  // The traced row: row 1 ("chat") of the alignment, and a row beyond the last is clamped.
+  let rr = await h.set({ row: 1 });
+  assert.equal(rr.ok, true, JSON.stringify(rr));
+  let tr = (await h.state()).alignment.trace;
+  assert.equal(tr.target_word, 'chat');
+  assert.deepEqual(tr.weights, s.alignment.weights[1]);
+  rr = await h.set({ row: 60 });
+  assert.equal(rr.ok, true);
+  tr = (await h.state()).alignment.trace;
+  assert.equal(tr.row, s.alignment.weights.length - 1, 'clamped to the last row');
+  rr = await h.set({ row: -1 });
+  assert.equal(rr.ok, false, 'a negative row is refused');
+  await h.set({ row: 0 });
   const al = s.alignment;
   assert.deepEqual(al.source_words, ['the', 'black', 'cat']);
   assert.ok(al.max_row_sum_error < 1e-9 && al.max_padded_weight === 0);
@@ -116,6 +139,10 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   assert.deepEqual(learned.values, al.weights);
   assert.ok(v.heatmaps.find((x) => x.name === 'translate_lesson_alignment'));
   assert.ok(v.checks.length >= 2 && v.checks.every((x) => x.pass));
+  const wt = v.heatmaps.find((x) => x.name === 'translate_widths');
+  assert.ok(wt, 'the H table is in the mirror');
+  assert.equal(wt.rows, 4);
+  assert.deepEqual(wt.values[0].slice(0, 3), w.rows[0].none.buckets.map((b) => b.exact_match));
   await scrolled(page, 'e2e-translate-checkpoint-1280', 4);
 
   // A long sentence shows its own alignment.
