@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "attn/detmath.hpp"
 #include "attn/error.hpp"
@@ -382,6 +384,46 @@ BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, 
   for (size_t i = 1; i < r.finished.size(); ++i)
     if (r.finished[i].score > r.finished[static_cast<size_t>(r.best)].score) r.best = static_cast<int>(i);
   return r;
+}
+
+namespace {
+
+// max |a_i - b_i| (infinity when the sizes differ), and whether the bits are equal.
+std::pair<double, bool> row_difference(const double* a, const std::vector<double>& b, size_t n) {
+  if (b.size() != n) return {std::numeric_limits<double>::infinity(), false};
+  double d = 0.0;
+  for (size_t i = 0; i < n; ++i) d = std::max(d, std::fabs(a[i] - b[i]));
+  return {d, std::memcmp(a, b.data(), n * sizeof(double)) == 0};
+}
+
+}  // namespace
+
+BeamPrefixCheck beam_prefix_check(const TranslateModel& m, const std::vector<int>& source, const BeamResult& beam) {
+  BeamPrefixCheck c;
+  if (beam.finished.empty()) return c;
+  const size_t V = static_cast<size_t>(m.config.tgt_vocab);
+  const BeamHypothesis& best = beam.finished[static_cast<size_t>(beam.best)];
+  const TeacherForced tf = teacher_forced(m, source, best.tokens);
+  for (size_t t = 0; t < best.distributions.size() && t < static_cast<size_t>(tf.rows); ++t) {
+    const auto [d, same] = row_difference(tf.probs.data() + t * V, best.distributions[t], V);
+    ++c.forced_rows;
+    c.forced_same_bits += same;
+    c.forced_max_diff = std::max(c.forced_max_diff, d);
+  }
+  for (size_t a = 0; a < beam.finished.size(); ++a) {
+    for (size_t b = a + 1; b < beam.finished.size(); ++b) {
+      const BeamHypothesis &x = beam.finished[a], &y = beam.finished[b];
+      // step t's distribution depends on the first t tokens: shared while those agree
+      for (size_t t = 0; t < x.distributions.size() && t < y.distributions.size(); ++t) {
+        if (t > 0 && (t > x.tokens.size() || t > y.tokens.size() || x.tokens[t - 1] != y.tokens[t - 1])) break;
+        const auto [d, same] = row_difference(x.distributions[t].data(), y.distributions[t], x.distributions[t].size());
+        ++c.shared_rows;
+        c.shared_same_bits += same;
+        c.shared_max_diff = std::max(c.shared_max_diff, d);
+      }
+    }
+  }
+  return c;
 }
 
 // ---------------------------------------------------------------- evaluation

@@ -186,6 +186,21 @@ struct BeamResult {
 BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, int width, double alpha,
                        int max_steps);
 
+/// What a beam search did to the model's conditional distributions, measured: the best
+/// hypothesis's distribution at each step against the teacher-forced pass of its own words (one
+/// parallel pass, a different code path), and every pair of hypotheses at each step of the prefix
+/// they share. Differences are max |p - q| over the vocabulary (0: the same bits, as the header
+/// comment says they must be); `same_bits` counts the rows whose bits are equal.
+struct BeamPrefixCheck {
+  int forced_rows = 0, forced_same_bits = 0;  ///< best hypothesis vs the teacher-forced pass
+  double forced_max_diff = 0.0;
+  int shared_rows = 0, shared_same_bits = 0;  ///< hypothesis pairs over their shared prefixes
+  double shared_max_diff = 0.0;
+};
+
+/// Errors as teacher_forced; an empty beam gives zeros.
+BeamPrefixCheck beam_prefix_check(const TranslateModel& m, const std::vector<int>& source, const BeamResult& beam);
+
 // ---------------------------------------------------------------- evaluation
 
 struct BucketAccuracy {

@@ -276,6 +276,30 @@ TEST_CASE("translate: beam search changes the search, not the model's distributi
   for (const BeamHypothesis& h : four.finished) CHECK(h.score <= four.finished[static_cast<size_t>(four.best)].score);
 }
 
+TEST_CASE("translate: the panel's beam measurement sees equal bits, and a tampered distribution", "[lesson][translate][checkpoint]") {
+  // On the shipped attention model, where a width-4 search finishes several hypotheses
+  const TranslateTrainer tr(shipped_run());
+  const TranslateModel& m = tr.model(true);
+  const std::vector<int> src = english_ids("a small grey horse chases the black cat");
+  const BeamResult four = beam_search(m, src, 4, 0.6, 18);
+  REQUIRE(four.finished.size() >= 2u);
+  const BeamPrefixCheck pc = beam_prefix_check(m, src, four);
+  CHECK(pc.forced_rows == static_cast<int>(four.finished[static_cast<size_t>(four.best)].distributions.size()));
+  CHECK(pc.forced_same_bits == pc.forced_rows);
+  CHECK(pc.forced_max_diff == 0.0);
+  // step 0 (the empty prefix) is shared by every pair
+  CHECK(pc.shared_rows >= static_cast<int>(four.finished.size() * (four.finished.size() - 1) / 2));
+  CHECK(pc.shared_same_bits == pc.shared_rows);
+  CHECK(pc.shared_max_diff == 0.0);
+  BeamResult tampered = four;
+  tampered.finished[static_cast<size_t>(tampered.best)].distributions[0][3] += 1e-12;
+  const BeamPrefixCheck bad = beam_prefix_check(m, src, tampered);
+  CHECK(bad.forced_same_bits == bad.forced_rows - 1);
+  CHECK(bad.forced_max_diff > 0.0);
+  CHECK(bad.shared_same_bits < bad.shared_rows);
+  CHECK(bad.shared_max_diff > 0.0);
+}
+
 TEST_CASE("translate: decoding stops at EOS or at the step limit", "[lesson][translate]") {
   const TranslateTrainer tr(small_config());
   TranslateModel m = tr.model(true);

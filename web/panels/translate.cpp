@@ -357,6 +357,16 @@ void refresh_results(AppState& s, bool scores) {
       v.beam_rows.push_back(std::move(b));
     }
     v.beam_best = beam.best;
+    v.beam_prefix = tl::beam_prefix_check(tr.model(true), v.result.source, beam);
+    const tl::BeamPrefixCheck& pc = v.beam_prefix;
+    v.beam_checks = {
+        attn::check_at_most("the best hypothesis's " + std::to_string(pc.forced_rows) +
+                                " step distributions vs the teacher-forced pass of its words: max |p - q| (" +
+                                std::to_string(pc.forced_same_bits) + " rows the same bits)",
+                            pc.forced_max_diff, 0.0),
+        attn::check_at_most("hypotheses sharing a prefix, " + std::to_string(pc.shared_rows) +
+                                " shared steps: max |p - q| (" + std::to_string(pc.shared_same_bits) + " the same bits)",
+                            pc.shared_max_diff, 0.0)};
     t.alignment = std::move(v);
   });
   ++s.generation;
@@ -442,6 +452,22 @@ bool set_translate_input(AppState& s, const TranslateInput& in) {
     refresh_results(s, false);
   }
   return true;
+}
+
+bool pick_translate_test_sentence(AppState& s, int index) {
+  ensure_translate(s);
+  TranslateState& t = s.translate;
+  const std::vector<tl::TranslationPair>& test = t.trainer->data().test;
+  std::string sentence;
+  const bool ok = guarded(t.error, [&] {
+    if (index < 1 || index > static_cast<int>(test.size()))
+      invalid("test sentence must be between 1 and " + std::to_string(test.size()) + ", got " + std::to_string(index));
+    sentence = tl::words_of(tl::english_vocab(), test[static_cast<size_t>(index - 1)].source);
+  });
+  if (!ok) return false;
+  TranslateInput e = t.input;
+  e.sentence = sentence;
+  return set_translate_input(s, e);
 }
 
 void translate_train(AppState& s) {
@@ -657,7 +683,14 @@ Json translate_state_json(const AppState& s) {
                            {"teacher_forced", {{"rows", forced}, {"loss", v.result.forced.loss}}},
                            {"summary_greedy", v.summary_greedy},
                            {"beam", {{"width", t.input.beam_width}, {"alpha", t.input.alpha}, {"best", v.beam_best},
-                                     {"finished", beam}, {"formula", "score = log P(Y) / ((5 + |Y|) / 6)^alpha"}}}};
+                                     {"finished", beam}, {"formula", "score = log P(Y) / ((5 + |Y|) / 6)^alpha"},
+                                     {"prefix", {{"forced_rows", v.beam_prefix.forced_rows},
+                                                 {"forced_same_bits", v.beam_prefix.forced_same_bits},
+                                                 {"forced_max_diff", v.beam_prefix.forced_max_diff},
+                                                 {"shared_rows", v.beam_prefix.shared_rows},
+                                                 {"shared_same_bits", v.beam_prefix.shared_same_bits},
+                                                 {"shared_max_diff", v.beam_prefix.shared_max_diff}}},
+                                     {"checks", attn::to_json(v.beam_checks)}}}};
   } else {
     out["alignment"] = nullptr;
     out["decoding"] = nullptr;
@@ -713,6 +746,7 @@ bool apply_translate_json(AppState& s, const Json& patch) {
   TranslateState& t = s.translate;
   TranslateInput in = t.input;
   bool inputs = false, train = false, pause = false, resume = false, reset = false;
+  std::optional<int> pick;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
     const Json& v = *it;
@@ -733,13 +767,16 @@ bool apply_translate_json(AppState& s, const Json& patch) {
     else if (k == "alpha") {
       if (!v.is_number() || !std::isfinite(v.get<double>())) invalid("alpha must be a number");
       in.alpha = v.get<double>(), inputs = true;
+    } else if (k == "test_sentence") {
+      pick = clamp_int(get_integer(v, k));
     } else if (k == "train") train = get_bool(v, k);
     else if (k == "pause") pause = get_bool(v, k);
     else if (k == "continue" || k == "resume") resume = get_bool(v, k);
     else if (k == "reset") reset = get_bool(v, k);
-    else invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, beam_width, alpha, row, train, pause, continue, reset)");
+    else invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset)");
   }
   if (inputs && !set_translate_input(s, in)) return false;
+  if (pick && !pick_translate_test_sentence(s, *pick)) return false;
   if (reset) translate_reset(s);
   if (train) translate_train(s);
   if (pause) translate_pause(s);
@@ -847,8 +884,10 @@ void draw_decoding(AppState& s, Ui& ui) {
     }
     ImGui::EndTable();
   }
+  style::check_lines(v.beam_checks);
   txt::note("Search changes which sequence is found, not the model: every hypothesis is scored with the same "
-            "decoder steps. Width 1 is greedy. \xCE\xB1 = 0 ranks by log P alone, which favours short outputs.");
+            "decoder steps, measured above. Width 1 is greedy. \xCE\xB1 = 0 ranks by log P alone, which favours "
+            "short outputs.");
 }
 
 void draw_body(AppState& s, Ui& ui) {
@@ -1085,6 +1124,14 @@ void draw_body(AppState& s, Ui& ui) {
         set_translate_input(s, e);
       }
     }
+    // Any held-out sentence, by its number in the test set.
+    static int test_index = 1;
+    const int n_test = static_cast<int>(t.trainer ? t.trainer->data().test.size() : 0);
+    widgets::same_line_if_fits(widgets::labeled_width(fs * 4.0f, "test sentence (1-300)"), fs);
+    ImGui::SetNextItemWidth(fs * 4.0f);
+    const std::string label = "test sentence (1-" + std::to_string(n_test) + ")";
+    ImGui::InputInt(label.c_str(), &test_index, 0, 0);
+    if (ImGui::IsItemDeactivatedAfterEdit()) pick_translate_test_sentence(s, test_index);
   }
   const txt::TwoColumns ac = txt::two_columns(0.6f);
   txt::begin_column(ac.left_w);

@@ -86,6 +86,8 @@ struct TranslateAlignmentView {
   };
   std::vector<BeamRow> beam_rows;
   int beam_best = 0;
+  attn::lessons::BeamPrefixCheck beam_prefix;  ///< the search left the distributions alone, measured
+  std::vector<attn::Check> beam_checks;
 };
 
 /// The H control's precomputed figures (checkpoints/translate_widths.json, embedded in the build):
@@ -153,6 +155,9 @@ void ensure_translate(AppState& s);
 /// Validate and take new inputs: a change of seed, steps, lr or H starts over at step 0; a new
 /// sentence only recomputes the alignment. False (error recorded, last good state kept) on bad input.
 bool set_translate_input(AppState& s, const TranslateInput& in);
+/// The sentence becomes test pair `index` (1-based, in the test set's order: 1 is "the black cat").
+/// False (error recorded, last good state kept) when there is no such pair.
+bool pick_translate_test_sentence(AppState& s, int index);
 /// A fresh run from step 0, running.
 void translate_train(AppState& s);
 void translate_pause(AppState& s);
