@@ -111,7 +111,7 @@ TEST_CASE("lesson ops: translation_data gives the split and a sentence's referen
   }
 }
 
-TEST_CASE("lesson ops: additive_decoder_trained reads the shipped translator; additive_decoder stays untrained",
+TEST_CASE("lesson ops: additive_decoder_trained reads the shipped translator - additive_decoder stays untrained",
           "[lesson][json]") {
   const std::string ckpt = std::string(ATTN_TESTS_DIR) + "/../checkpoints/translate.ckpt";
   const Json out = op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"step", 2}});
