@@ -520,7 +520,7 @@ int main() {
     // when the Translate panel opens; natively read at once), then back to the seeded demo.
     {
       expect(api_state()["additive"]["view"] == "untrained", "the Additive panel opens untrained");
-      d.click("trained translator (Translate panel's attention model)");
+      d.click("trained translator (Translate panel's attention model)###trained_view");
       d.frames(2);
       Json tv = api_state()["additive"];
       expect(tv["view"] == "trained" && tv["trained"]["result"].is_object(),

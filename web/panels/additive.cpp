@@ -288,6 +288,24 @@ std::string vec_text(const attn::Vector& v) {
 
 namespace {
 
+// A labelled vector as lines of numbers, as many per line as fit the width (wrapped text would
+// break a number at its decimal point).
+void number_lines(const char* label, const attn::Vector& v, ImFont* font) {
+  ImGui::PushFont(font);
+  ImGui::TextUnformatted(label);
+  const float cell = ImGui::CalcTextSize("-0.0000 ").x;
+  const int per_line = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / cell));
+  for (attn::Index i = 0; i < v.size(); i += per_line) {
+    std::string line;
+    for (attn::Index k = i; k < std::min<attn::Index>(v.size(), i + per_line); ++k) {
+      std::string n = short_number(v(k), 3);
+      line += n + std::string(n.size() < 7 ? 7 - n.size() : 0, ' ') + " ";
+    }
+    ImGui::TextUnformatted(line.c_str());
+  }
+  ImGui::PopFont();
+}
+
 // The trained view: the Translate panel's attention translator read at one target step. Draws
 // a.trained as computed by the setters and tick_additive; computes nothing.
 void draw_additive_trained(AppState& s, Ui& ui) {
@@ -303,12 +321,13 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   // --- inputs
   tl::TrainedAdditiveInput in = a.trained_input;
   bool changed = false;
-  ImGui::SetNextItemWidth(fs * 22.0f);
-  if (ImGui::InputText("English sentence", &a.trained_sentence_text)) in.sentence = a.trained_sentence_text, changed = true;
-  ImGui::SameLine(0, fs);
+  const char* const sentence_label = "English sentence";
+  ImGui::SetNextItemWidth(std::min(fs * 22.0f, ImGui::GetContentRegionAvail().x -
+                                                   widgets::labeled_width(0.0f, sentence_label)));
+  if (ImGui::InputText(sentence_label, &a.trained_sentence_text)) in.sentence = a.trained_sentence_text, changed = true;
   if (ImGui::RadioButton("teacher forced (the reference)", in.feed == tl::DecoderFeed::teacher_forced))
     in.feed = tl::DecoderFeed::teacher_forced, changed = true;
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::check_width("greedy (its own words)"));
   if (ImGui::RadioButton("greedy (its own words)", in.feed == tl::DecoderFeed::greedy))
     in.feed = tl::DecoderFeed::greedy, changed = true;
   if (changed) set_additive_trained_input(s, in);
@@ -338,11 +357,12 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   ImGui::BeginDisabled(step >= tq - 1);
   if (ImGui::Button("next step >##trained")) set_additive_trained_step(s, step + 1);
   ImGui::EndDisabled();
-  ImGui::SameLine(0, fs);
-  ImGui::AlignTextToFramePadding();
+  const std::string step_text = "step " + std::to_string(step + 1) + " of " + std::to_string(tq) + ": fed \"" +
+                                st.previous_word + "\", emitting \"" + st.target_word + "\"";
   ImGui::PushFont(ui.fonts.bold);
-  ImGui::Text("step %d of %d: fed \"%s\", emitting \"%s\"", step + 1, tq, st.previous_word.c_str(),
-              st.target_word.c_str());
+  widgets::same_line_if_fits(ImGui::CalcTextSize(step_text.c_str()).x, fs);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(step_text.c_str());
   ImGui::PopFont();
   txt::note(("The model's most likely word here: \"" + st.model_word + "\" (p = " +
              short_number(st.model_probability, 4) + ").")
@@ -365,21 +385,6 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   const HeatmapEvent ev = heatmap("trained_alignment", spec, ui.gpu);
   if (ev.clicked_row >= 0) set_additive_trained_step(s, ev.clicked_row);
   ImGui::TextDisabled("Click a row to jump to that step.");
-  style::heading(ui.fonts, "Encoder states h_j (rows: source words, columns: hidden units)");
-  HeatmapSpec hs;
-  hs.values = &st.encoder_states;
-  hs.row_labels = &st.source_words;
-  hs.vmin = -1.0;
-  hs.vmax = 1.0;
-  hs.value_name = "h";
-  hs.row_axis = "source word";
-  hs.col_axis = "hidden unit";
-  hs.version = s.generation;
-  hs.width = cols.left_w;
-  hs.max_cell = 18.0f;
-  heatmap("trained_states", hs, ui.gpu);
-  txt::note("GRU states lie in (-1, 1). They are the trained encoder's output for this sentence, the same rows the "
-            "Translate panel's alignment reads.");
   txt::end_column(cols.left_w);
 
   if (cols.two) ImGui::SameLine(cols.x0 + cols.left_w + cols.gap);
@@ -407,14 +412,31 @@ void draw_additive_trained(AppState& s, Ui& ui) {
     }
     ImGui::EndTable();
   }
-  txt::para(("decoder state s (" + std::to_string(st.state.size()) + " numbers) = " + vec_text(st.state)).c_str());
-  ImGui::PushFont(ui.fonts.bold);
-  txt::para(("context c = \xCE\xA3 a_j h_j = " + vec_text(ar.context)).c_str());
-  ImGui::PopFont();
   txt::note("\"model's own a_j\": the weights the translator's decoder step computes inside its own pass; the "
-            "read on the left of it is recomputed from its parameters, and the last check compares the two.");
+            "weights a_j are recomputed here from its parameters, and the last check compares the two.");
   style::check_lines(st.checks);
   txt::end_column(cols.right_w);
+
+  // Full width: 32 hidden units need the room.
+  style::heading(ui.fonts, "Encoder states h_j");
+  txt::note("Rows: source words; columns: the encoder's hidden units.");
+  HeatmapSpec hs;
+  hs.values = &st.encoder_states;
+  hs.row_labels = &st.source_words;
+  hs.vmin = -1.0;
+  hs.vmax = 1.0;
+  hs.value_name = "h";
+  hs.row_axis = "source word";
+  hs.col_axis = "hidden unit";
+  hs.version = s.generation;
+  hs.legend = true;
+  hs.max_cell = 28.0f;
+  heatmap("trained_states", hs, ui.gpu);
+  txt::note("GRU states lie in (-1, 1). These are the trained encoder's outputs for this sentence, the rows the "
+            "Translate panel's alignment reads; hover a cell for its value.");
+  number_lines(("decoder state s before this step (" + std::to_string(st.state.size()) + " numbers)").c_str(),
+               st.state, ui.fonts.body);
+  number_lines("context c = \xCE\xA3 a_j h_j", ar.context, ui.fonts.bold);
 }
 
 }  // namespace
@@ -430,11 +452,16 @@ void draw_additive_panel(AppState& s, Ui& ui) {
       "e_j = v_a^T tanh(W_s s + W_h h_j + b); a softmax over the valid positions gives weights a_j; the context "
       "c = \xCE\xA3 a_j h_j feeds the next step. The decoder itself stays sequential: one step per target word.");
   // --- which states: seeded draws or the trained translator
+  // The trained choice's whole label when it fits the width, else a short one with the rest
+  // wrapped under it (phones); one ImGui id either way.
+  const char* const trained_label = "trained translator (Translate panel's attention model)###trained_view";
   if (ImGui::RadioButton("untrained (random encoder states)", a.view == AdditiveView::untrained))
     set_additive_view(s, AdditiveView::untrained);
-  ImGui::SameLine(0, fs);
-  if (ImGui::RadioButton("trained translator (Translate panel's attention model)", a.view == AdditiveView::trained))
+  const bool whole = ImGui::GetContentRegionAvail().x >= widgets::check_width(trained_label);
+  widgets::same_line_if_fits(widgets::check_width(whole ? trained_label : "trained translator###trained_view"), fs);
+  if (ImGui::RadioButton(whole ? trained_label : "trained translator###trained_view", a.view == AdditiveView::trained))
     set_additive_view(s, AdditiveView::trained);
+  if (!whole) txt::note("(the Translate panel's attention model)");
   if (a.view == AdditiveView::trained) {
     draw_additive_trained(s, ui);
     draw_recall_strip(s, ui, "additive");
