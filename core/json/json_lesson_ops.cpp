@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,9 @@
 #include "json/lesson_json.hpp"
 #include "json/ops.hpp"
 #include "attn/linalg.hpp"
+#include "learn/checkpoint.hpp"
+#include "lessons/additive_trained.hpp"
+#include "lessons/translate.hpp"
 #include "lessons/translation_data.hpp"
 
 namespace attn {
@@ -109,6 +115,40 @@ const std::vector<OpSpec>& lesson_op_table() {
          in.d_s = static_cast<int>(f.integer("d_s", in.d_s, 1, 64));
          in.d_a = static_cast<int>(f.integer("d_a", in.d_a, 1, 64));
          return to_json(additive_decoder_demo(in));
+       }},
+      // The trained variant reads the Translate lesson's attention model from a checkpoint file
+      // (`attn checkpoint translate FILE`, shipped as checkpoints/translate.ckpt): a model is too
+      // large to pass inline, and the untrained op above keeps its seeded form.
+      {"additive_decoder_trained",
+       {"checkpoint", "sentence", "step", "feed"},
+       [](const Fields& f) -> Json {
+         const Json& path_j = f.required("checkpoint");
+         if (!path_j.is_string())
+           fail(ErrorCode::invalid_field, "checkpoint must be the path of a translate checkpoint file");
+         const std::string path = path_j.get<std::string>();
+         // A regular file of bounded size only: a request must not make the tool read a device
+         // or a pipe forever.
+         std::error_code ec;
+         const bool regular = std::filesystem::is_regular_file(path, ec);
+         const std::uintmax_t size = regular ? std::filesystem::file_size(path, ec) : 0;
+         if (!regular || ec) fail(ErrorCode::invalid_field, "checkpoint: \"" + path + "\" is not a readable file");
+         if (size > (std::uintmax_t{64} << 20))
+           fail(ErrorCode::too_large, "checkpoint: \"" + path + "\" is larger than 64 MiB");
+         std::ifstream file(path, std::ios::binary);
+         if (!file) fail(ErrorCode::invalid_field, "checkpoint: cannot open \"" + path + "\"");
+         std::ostringstream bytes;
+         bytes << file.rdbuf();
+         const std::string b = bytes.str();
+         const lessons::TranslateModel m = lessons::translate_attention_model(lessons::translate_run_from_checkpoint(
+             learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size())));
+         lessons::TrainedAdditiveInput in;
+         in.sentence = f.text("sentence", in.sentence);
+         in.step = static_cast<int>(f.integer("step", in.step, -1000000, 1000000));  // the core names the range
+         const std::string feed = f.text("feed", "teacher_forced");
+         if (feed == "teacher_forced") in.feed = lessons::DecoderFeed::teacher_forced;
+         else if (feed == "greedy") in.feed = lessons::DecoderFeed::greedy;
+         else fail(ErrorCode::invalid_field, "feed must be \"teacher_forced\" or \"greedy\"");
+         return to_json(lessons::trained_additive_step(m, in), in.feed);
        }},
       {"rope",
        {"x", "positions", "base"},

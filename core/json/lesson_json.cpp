@@ -195,6 +195,28 @@ Json to_json(const AdditiveDecoderDemo& r) {
               {"checks", to_json(r.checks)}};
 }
 
+Json to_json(const lessons::TrainedAdditiveStep& r, lessons::DecoderFeed feed) {
+  return Json{{"source_words", r.source_words},
+              {"target_words", r.target_words},
+              {"steps", r.steps},
+              {"step", r.step},
+              {"feed", feed == lessons::DecoderFeed::greedy ? "greedy" : "teacher_forced"},
+              {"previous_word", r.previous_word},
+              {"target_word", r.target_word},
+              {"model_word", r.model_word},
+              {"model_probability", r.model_probability},
+              {"encoder_states", to_json(r.encoder_states)},
+              {"state", to_json(r.state)},
+              {"w_s", to_json(r.params.w_s)},
+              {"w_h", to_json(r.params.w_h)},
+              {"bias", to_json(r.params.bias)},
+              {"v", to_json(r.params.v)},
+              {"attention", to_json(r.attention, {})},
+              {"model_weights", to_json(r.model_weights)},
+              {"note", r.note},
+              {"checks", to_json(r.checks)}};
+}
+
 Json to_json(const PositionSymmetryResult& r) {
   return Json{{"tokens", r.tokens},
               {"permuted_tokens", r.permuted_tokens},

@@ -8,6 +8,7 @@
 #include "attn/additive.hpp"
 #include "lessons/additive_checks.hpp"
 #include "lessons/additive_decoder.hpp"
+#include "lessons/additive_trained.hpp"
 #include "lessons/attribution.hpp"
 #include "lessons/cost.hpp"
 #include "lessons/dropout.hpp"
@@ -37,6 +38,10 @@ Json to_json(const AdditiveResult& r, const std::vector<Check>& checks);
 /// scores: null where invalid; checks: as above
 Json to_json(const ScoringComparison& r, const std::vector<Check>& checks);
 Json to_json(const AdditiveDecoderDemo& r);
+/// {source_words, target_words, steps, step, feed, previous_word, target_word, model_word,
+///  model_probability, encoder_states, state, w_s, w_h, bias, v, attention (as AdditiveResult),
+///  model_weights, note, checks}.
+Json to_json(const lessons::TrainedAdditiveStep& r, lessons::DecoderFeed feed);
 Json to_json(const PositionSymmetryResult& r);
 Json to_json(const TemperatureResult& r);
 Json to_json(const AttentionDropout& r);

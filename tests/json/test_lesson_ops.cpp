@@ -110,3 +110,33 @@ TEST_CASE("lesson ops: translation_data gives the split and a sentence's referen
     CHECK_THROWS_AS(attn::run_lesson_op("translation_data", req), attn::Error);
   }
 }
+
+TEST_CASE("lesson ops: additive_decoder_trained reads the shipped translator - additive_decoder stays untrained",
+          "[lesson][json]") {
+  const std::string ckpt = std::string(ATTN_TESTS_DIR) + "/../checkpoints/translate.ckpt";
+  const Json out = op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"step", 2}});
+  CHECK(out["source_words"] == Json::array({"the", "black", "cat"}));
+  CHECK(out["target_word"] == "noir");
+  CHECK(out["feed"] == "teacher_forced");
+  CHECK(out["encoder_states"].size() == 3);
+  double sum = 0.0;
+  for (const Json& w : out["attention"]["weights"]) sum += w.get<double>();
+  CHECK(std::fabs(sum - 1.0) <= 1e-12);
+  for (const Json& k : out["checks"]) {
+    INFO(k.dump());
+    CHECK(k["pass"].get<bool>());
+  }
+  const Json greedy = op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"feed", "greedy"},
+                              {"sentence", "a big white mouse"}});
+  CHECK(greedy["model_word"] == greedy["target_word"]);
+  CHECK(op(Json{{"op", "additive_decoder"}})["note"].get<std::string>().find("untrained") != std::string::npos);
+  CHECK_ATTN_ERROR(op(Json{{"op", "additive_decoder_trained"}}), attn::ErrorCode::missing_field);
+  CHECK_ATTN_ERROR(op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt + ".missing"}}),
+                   attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"sentence", "the zebra"}}),
+                   attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"step", 9}}),
+                   attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"feed", "beam"}}),
+                   attn::ErrorCode::invalid_field);
+}

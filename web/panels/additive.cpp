@@ -41,17 +41,158 @@ void set_additive_step(AppState& s, int step) {
 
 void init_additive(AppState& s) { set_additive_input(s, attn::AdditiveDecoderInput{}); }
 
+// --- the trained view ------------------------------------------------------------------------
+
+namespace tl = attn::lessons;
+
+namespace {
+
+const char* feed_name(tl::DecoderFeed f) { return f == tl::DecoderFeed::greedy ? "greedy" : "teacher_forced"; }
+
+// Why the Translate panel's attention model cannot be read yet ("" when it can): it is read once
+// it is trained, from the shipped checkpoint or by steps run in the Translate panel.
+const char* const kLoadingTranslator = "loading the trained translator\xE2\x80\xA6";
+
+std::string translator_unavailable(const AppState& s) {
+  const TranslateState& t = s.translate;
+  if (!t.trainer) return kLoadingTranslator;
+  if (t.from_checkpoint || t.trainer->step() > 0) return "";
+  switch (t.checkpoint.status) {
+    case TranslateCheckpoint::Status::failed:
+      return "the trained translator could not be loaded (" + t.checkpoint.message +
+             "); the Translate panel's Train button trains the same model in the page";
+    case TranslateCheckpoint::Status::declined:
+      return "the Translate panel's translator is at step 0, untrained (its shipped checkpoint was not installed: " +
+             t.checkpoint.message + "); train it in the Translate panel";
+    case TranslateCheckpoint::Status::not_requested:
+      if (!t.running && !translate_wants_checkpoint(s, true))
+        return "the Translate panel's translator is at step 0, untrained (its inputs are not the shipped run's, so "
+               "its checkpoint does not apply); train it in the Translate panel";
+      return kLoadingTranslator;
+    default:
+      return kLoadingTranslator;
+  }
+}
+
+bool trained_is_current(const AppState& s) {
+  const AdditiveState& a = s.additive;
+  const TranslateState& t = s.translate;
+  return a.trained && t.trainer && a.trained->trainer == t.trainer && a.trained->model_step == t.trainer->step() &&
+         a.trained->from_checkpoint == t.from_checkpoint;
+}
+
+// The walk of `in` on the Translate panel's current attention model (throws attn::Error).
+AdditiveTrained read_trained(const AppState& s, const tl::TrainedAdditiveInput& in) {
+  const TranslateState& t = s.translate;
+  AdditiveTrained r;
+  r.walk = tl::trained_additive_walk(t.trainer->model(true), in);
+  r.trainer = t.trainer;
+  r.model_step = t.trainer->step();
+  r.from_checkpoint = t.from_checkpoint;
+  return r;
+}
+
+// Into the walk's steps; without a walk yet (the model still loading) the step is kept as asked,
+// so that a link's step survives until the model is there.
+void clamp_trained_step(AdditiveState& a) {
+  if (!a.trained) return;
+  const int n = static_cast<int>(a.trained->walk.steps.size());
+  a.trained_step = std::max(0, std::min(n - 1, a.trained_step));
+}
+
+// Reads the model again when it changed since the last read; the status says why not otherwise.
+bool refresh_trained(AppState& s) {
+  AdditiveState& a = s.additive;
+  if (a.view != AdditiveView::trained) return false;
+  const std::string why = translator_unavailable(s);
+  if (!why.empty()) {
+    if (a.trained_status == why && !a.trained) return false;
+    a.trained_status = why;
+    a.trained.reset();
+    ++s.generation;
+    return true;
+  }
+  if (trained_is_current(s) && a.trained_status.empty()) return false;
+  const bool ok = guarded(a.error, [&] { a.trained = read_trained(s, a.trained_input); });
+  a.trained_status = ok ? "" : "the trained translator could not read this sentence";
+  if (!ok) a.trained.reset();
+  clamp_trained_step(a);
+  ++s.generation;
+  return true;
+}
+
+}  // namespace
+
+void set_additive_view(AppState& s, AdditiveView view) {
+  AdditiveState& a = s.additive;
+  a.view = view;
+  if (view == AdditiveView::trained) {
+    ensure_translate(s);  // the Translate panel's state, built on first need as when it is shown
+    refresh_trained(s);
+  }
+  ++s.generation;
+}
+
+bool set_additive_trained_input(AppState& s, const tl::TrainedAdditiveInput& in) {
+  AdditiveState& a = s.additive;
+  std::optional<AdditiveTrained> next;
+  const bool ok = guarded(a.error, [&] {
+    const std::vector<int> ids = tl::english_ids(in.sentence);  // empty sentence, unknown word
+    if (in.feed == tl::DecoderFeed::teacher_forced) (void)tl::reference_translation(ids);  // not of the grammar
+    if (s.translate.trainer && translator_unavailable(s).empty()) next = read_trained(s, in);
+  });
+  if (!ok) return false;
+  a.trained_input = in;
+  a.trained_input.step = 0;
+  a.trained_sentence_text = in.sentence;
+  if (next) {
+    a.trained = std::move(next);
+    a.trained_status.clear();
+  } else {
+    a.trained.reset();
+    if (a.view == AdditiveView::trained) a.trained_status = translator_unavailable(s);
+  }
+  clamp_trained_step(a);
+  ++s.generation;
+  return true;
+}
+
+void set_additive_trained_step(AppState& s, int step) {
+  AdditiveState& a = s.additive;
+  a.trained_step = step;
+  clamp_trained_step(a);
+  ++s.generation;
+}
+
+bool tick_additive(AppState& s) { return refresh_trained(s); }
+
+bool additive_pending(const AppState& s) {
+  const AdditiveState& a = s.additive;
+  if (a.view != AdditiveView::trained) return false;
+  const std::string why = translator_unavailable(s);
+  if (!why.empty()) return why == kLoadingTranslator;
+  return !trained_is_current(s);
+}
+
 namespace {
 Json additive_inputs_only(const AppState& s) {
   const AdditiveState& ad = s.additive;
-  return Json{{"source", ad.input.source}, {"target", ad.input.target}, {"seed", ad.input.seed},
-              {"d_h", ad.input.d_h},       {"d_s", ad.input.d_s},       {"d_a", ad.input.d_a}};
+  return Json{{"source", ad.input.source},
+              {"target", ad.input.target},
+              {"seed", ad.input.seed},
+              {"d_h", ad.input.d_h},
+              {"d_s", ad.input.d_s},
+              {"d_a", ad.input.d_a},
+              {"view", ad.view == AdditiveView::trained ? "trained" : "untrained"},
+              {"sentence", ad.trained_input.sentence},
+              {"feed", feed_name(ad.trained_input.feed)}};
 }
 }  // namespace
 
 Json additive_inputs_json(const AppState& s) {
   Json in = additive_inputs_only(s);
   in["step"] = s.additive.step;  // a link also carries the step spelled out
+  in["trained_step"] = s.additive.trained_step;
   return in;
 }
 
@@ -66,14 +207,32 @@ Json additive_state_json(const AppState& s) {
   }
   Json r = attn::to_json(ad.result);
   r["checks_shown"] = additive_checks;
-  return Json{{"inputs", additive_inputs_only(s)}, {"step", ad.step}, {"result", std::move(r)}, {"error", error_value(ad.error)}};
+  Json trained{{"step", ad.trained_step}, {"status", ad.trained_status}, {"pending", additive_pending(s)}};
+  if (ad.trained) {
+    const AdditiveTrained& t = *ad.trained;
+    trained["source"] = t.from_checkpoint ? "checkpoint" : "trained here";
+    trained["model_step"] = t.model_step;
+    trained["steps"] = t.walk.steps.size();
+    trained["target_words"] = t.walk.steps[0].target_words;
+    trained["alignment"] = attn::to_json(t.walk.alignment);
+    const tl::TrainedAdditiveStep& st = t.walk.steps[static_cast<size_t>(ad.trained_step)];
+    trained["result"] = attn::to_json(st, ad.trained_input.feed);
+    trained["checks_shown"] = attn::to_json(st.checks);
+  } else {
+    trained["result"] = nullptr;
+  }
+  return Json{{"inputs", additive_inputs_only(s)}, {"step", ad.step},           {"result", std::move(r)},
+              {"view", ad.view == AdditiveView::trained ? "trained" : "untrained"}, {"trained", std::move(trained)},
+              {"error", error_value(ad.error)}};
 }
 
 bool apply_additive_json(AppState& s, const Json& patch) {
   AdditiveState& a = s.additive;
   attn::AdditiveDecoderInput in = a.input;
-  bool recompute = false, has_step = false;
-  int step = 0;
+  tl::TrainedAdditiveInput tin = a.trained_input;
+  bool recompute = false, has_step = false, retrain = false, has_trained_step = false;
+  std::optional<AdditiveView> view;
+  int step = 0, trained_step = 0;
   each(patch, [&](const std::string& k, const Json& v) {
     if (k == "source")
       in.source = get_string(v, "source"), a.source_text = in.source, recompute = true;
@@ -89,11 +248,29 @@ bool apply_additive_json(AppState& s, const Json& patch) {
       in.d_a = get_int(v, "d_a", -1000000, 1000000), recompute = true;
     else if (k == "step")
       step = get_int(v, "step", -1000000, 1000000), has_step = true;
+    else if (k == "view") {
+      const std::string w = get_string(v, "view");
+      if (w == "untrained") view = AdditiveView::untrained;
+      else if (w == "trained") view = AdditiveView::trained;
+      else refuse("view must be \"untrained\" or \"trained\"");
+    } else if (k == "sentence")
+      tin.sentence = get_string(v, "sentence"), retrain = true;
+    else if (k == "feed") {
+      const std::string w = get_string(v, "feed");
+      if (w == "teacher_forced") tin.feed = tl::DecoderFeed::teacher_forced;
+      else if (w == "greedy") tin.feed = tl::DecoderFeed::greedy;
+      else refuse("feed must be \"teacher_forced\" or \"greedy\"");
+      retrain = true;
+    } else if (k == "trained_step")
+      trained_step = get_int(v, "trained_step", -1000000, 1000000), has_trained_step = true;
     else
       refuse("unknown additive input '" + k + "'");
   });
   if (recompute && !set_additive_input(s, in)) return false;
   if (has_step) set_additive_step(s, step);
+  if (view) set_additive_view(s, *view);
+  if (retrain && !set_additive_trained_input(s, tin)) return false;
+  if (has_trained_step) set_additive_trained_step(s, trained_step);
   return true;
 }
 
@@ -109,6 +286,161 @@ std::string vec_text(const attn::Vector& v) {
 
 }  // namespace
 
+namespace {
+
+// A labelled vector as lines of numbers, as many per line as fit the width (wrapped text would
+// break a number at its decimal point).
+void number_lines(const char* label, const attn::Vector& v, ImFont* font) {
+  ImGui::PushFont(font);
+  ImGui::TextUnformatted(label);
+  const float cell = ImGui::CalcTextSize("-0.0000 ").x;
+  const int per_line = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / cell));
+  for (attn::Index i = 0; i < v.size(); i += per_line) {
+    std::string line;
+    for (attn::Index k = i; k < std::min<attn::Index>(v.size(), i + per_line); ++k) {
+      std::string n = short_number(v(k), 3);
+      line += n + std::string(n.size() < 7 ? 7 - n.size() : 0, ' ') + " ";
+    }
+    ImGui::TextUnformatted(line.c_str());
+  }
+  ImGui::PopFont();
+}
+
+// The trained view: the Translate panel's attention translator read at one target step. Draws
+// a.trained as computed by the setters and tick_additive; computes nothing.
+void draw_additive_trained(AppState& s, Ui& ui) {
+  AdditiveState& a = s.additive;
+  const float fs = ImGui::GetFontSize();
+  txt::para(
+      "The Translate panel's GRU translator with Bahdanau attention, trained on its mini-language. Here h_j are "
+      "its encoder's states for the sentence, s is its decoder's state before this step, and W_s, W_h, b and v "
+      "are its learned attention parameters: e_j = v^T tanh(W_s s + W_h h_j + b) (Bahdanau et al. 2015, "
+      "eq. 6), a_j = softmax_j(e_j), c = \xCE\xA3 a_j h_j.");
+  style::error_box(a.error);
+
+  // --- inputs
+  tl::TrainedAdditiveInput in = a.trained_input;
+  bool changed = false;
+  const char* const sentence_label = "English sentence";
+  ImGui::SetNextItemWidth(std::min(fs * 22.0f, ImGui::GetContentRegionAvail().x -
+                                                   widgets::labeled_width(0.0f, sentence_label)));
+  if (ImGui::InputText(sentence_label, &a.trained_sentence_text)) in.sentence = a.trained_sentence_text, changed = true;
+  if (ImGui::RadioButton("teacher forced (the reference)", in.feed == tl::DecoderFeed::teacher_forced))
+    in.feed = tl::DecoderFeed::teacher_forced, changed = true;
+  widgets::same_line_if_fits(widgets::check_width("greedy (its own words)"));
+  if (ImGui::RadioButton("greedy (its own words)", in.feed == tl::DecoderFeed::greedy))
+    in.feed = tl::DecoderFeed::greedy, changed = true;
+  if (changed) set_additive_trained_input(s, in);
+
+  if (!a.trained) {
+    ImGui::PushFont(ui.fonts.bold);
+    txt::para(a.trained_status.empty() ? kLoadingTranslator : a.trained_status.c_str());
+    ImGui::PopFont();
+    return;
+  }
+  const AdditiveTrained& t = *a.trained;
+  txt::note((std::string("Model: ") +
+             (t.from_checkpoint ? "the shipped checkpoint of the Translate panel (step " + std::to_string(t.model_step) + ")"
+                                : "trained in the Translate panel, step " + std::to_string(t.model_step)) +
+             (in.feed == tl::DecoderFeed::teacher_forced
+                  ? ". Teacher forcing: each step is fed the reference translation's previous word."
+                  : ". Greedy: each step is fed the model's own previous choice."))
+                .c_str());
+
+  const int tq = static_cast<int>(t.walk.steps.size());
+  const int step = a.trained_step;
+  const tl::TrainedAdditiveStep& st = t.walk.steps[static_cast<size_t>(step)];
+  ImGui::BeginDisabled(step <= 0);
+  if (ImGui::Button("< previous step##trained")) set_additive_trained_step(s, step - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(step >= tq - 1);
+  if (ImGui::Button("next step >##trained")) set_additive_trained_step(s, step + 1);
+  ImGui::EndDisabled();
+  const std::string step_text = "step " + std::to_string(step + 1) + " of " + std::to_string(tq) + ": fed \"" +
+                                st.previous_word + "\", emitting \"" + st.target_word + "\"";
+  ImGui::PushFont(ui.fonts.bold);
+  widgets::same_line_if_fits(ImGui::CalcTextSize(step_text.c_str()).x, fs);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(step_text.c_str());
+  ImGui::PopFont();
+  txt::note(("The model's most likely word here: \"" + st.model_word + "\" (p = " +
+             short_number(st.model_probability, 4) + ").")
+                .c_str());
+
+  const txt::TwoColumns cols = txt::two_columns(0.45f);
+  txt::begin_column(cols.left_w);
+  style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
+  HeatmapSpec spec;
+  spec.values = &t.walk.alignment;
+  spec.row_labels = &st.target_words;
+  spec.col_labels = &st.source_words;
+  spec.version = s.generation;
+  spec.numbers = true;
+  spec.width = cols.left_w;
+  spec.max_cell = 64.0f;
+  spec.selected_row = step;
+  spec.row_axis = "target step";
+  spec.col_axis = "source word";
+  const HeatmapEvent ev = heatmap("trained_alignment", spec, ui.gpu);
+  if (ev.clicked_row >= 0) set_additive_trained_step(s, ev.clicked_row);
+  ImGui::TextDisabled("Click a row to jump to that step.");
+  txt::end_column(cols.left_w);
+
+  if (cols.two) ImGui::SameLine(cols.x0 + cols.left_w + cols.gap);
+  txt::begin_column(cols.right_w);
+  const attn::AdditiveResult& ar = st.attention;
+  style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
+  if (ImGui::BeginTable("##trained_step", 4,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
+                        ImVec2(cols.right_w, 0))) {
+    ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("model's own a_j", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableHeadersRow();
+    for (attn::Index j = 0; j < ar.weights.size(); ++j) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(st.source_words[static_cast<size_t>(j)].c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(ar.scores(j), 4).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(ar.weights(j), 4).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(st.model_weights(j), 4).c_str());
+    }
+    ImGui::EndTable();
+  }
+  txt::note("\"model's own a_j\": the weights the translator's decoder step computes inside its own pass; the "
+            "weights a_j are recomputed here from its parameters, and the last check compares the two.");
+  style::check_lines(st.checks);
+  txt::end_column(cols.right_w);
+
+  // Full width: 32 hidden units need the room.
+  style::heading(ui.fonts, "Encoder states h_j");
+  txt::note("Rows: source words; columns: the encoder's hidden units.");
+  HeatmapSpec hs;
+  hs.values = &st.encoder_states;
+  hs.row_labels = &st.source_words;
+  hs.vmin = -1.0;
+  hs.vmax = 1.0;
+  hs.value_name = "h";
+  hs.row_axis = "source word";
+  hs.col_axis = "hidden unit";
+  hs.version = s.generation;
+  hs.legend = true;
+  hs.max_cell = 28.0f;
+  heatmap("trained_states", hs, ui.gpu);
+  txt::note("GRU states lie in (-1, 1). These are the trained encoder's outputs for this sentence, the rows the "
+            "Translate panel's alignment reads; hover a cell for its value.");
+  number_lines(("decoder state s before this step (" + std::to_string(st.state.size()) + " numbers)").c_str(),
+               st.state, ui.fonts.body);
+  number_lines("context c = \xCE\xA3 a_j h_j", ar.context, ui.fonts.bold);
+}
+
+}  // namespace
+
 void draw_additive_panel(AppState& s, Ui& ui) {
   AdditiveState& a = s.additive;
   const attn::AdditiveDecoderDemo& r = a.result;
@@ -119,6 +451,25 @@ void draw_additive_panel(AppState& s, Ui& ui) {
       "final summary. At each step the previous decoder state s scores each source position, "
       "e_j = v_a^T tanh(W_s s + W_h h_j + b); a softmax over the valid positions gives weights a_j; the context "
       "c = \xCE\xA3 a_j h_j feeds the next step. The decoder itself stays sequential: one step per target word.");
+  // --- which states: seeded draws or the trained translator
+  // The trained choice's whole label when it fits the width, else a short one with the rest
+  // wrapped under it (phones); one ImGui id either way.
+  const char* const trained_label = "trained translator (Translate panel's attention model)###trained_view";
+  if (ImGui::RadioButton("untrained (random encoder states)", a.view == AdditiveView::untrained))
+    set_additive_view(s, AdditiveView::untrained);
+  const bool whole = ImGui::GetContentRegionAvail().x >= widgets::check_width(trained_label);
+  widgets::same_line_if_fits(widgets::check_width(whole ? trained_label : "trained translator###trained_view"), fs);
+  if (ImGui::RadioButton(whole ? trained_label : "trained translator###trained_view", a.view == AdditiveView::trained))
+    set_additive_view(s, AdditiveView::trained);
+  if (!whole) txt::note("(the Translate panel's attention model)");
+  if (a.view == AdditiveView::trained) {
+    draw_additive_trained(s, ui);
+    draw_recall_strip(s, ui, "additive");
+    return;
+  }
+  txt::para(
+      "In this view the \"encoder states\" h_j are random draws (seeded normal numbers), not the output of a "
+      "trained encoder, and every weight matrix is random too.");
   txt::note(("Note: " + r.note + ".").c_str());
   style::error_box(a.error);
 

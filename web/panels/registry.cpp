@@ -35,6 +35,18 @@ void translate_tick(AppState& s, bool shown) {
   }
 }
 
+// The Additive panel's trained view reads the Translate panel's attention model: while it is on
+// screen, the Translate state is built if missing and the shipped checkpoint fetched exactly as
+// when the Translate panel opens (translate_wants_checkpoint), then the read follows the model.
+void additive_wants_translator(AppState& s, bool shown) {
+  if (!shown || s.additive.view != AdditiveView::trained) return;
+  ensure_translate(s);
+  if (translate_wants_checkpoint(s, true)) {
+    translate_checkpoint_requested(s);
+    fetch_checkpoint(kTranslateCheckpointUrl);
+  }
+}
+
 std::vector<PanelDef>& table() {
   static std::vector<PanelDef> t = {
       {"alignment", "1", "Alignment", "a constructed cross-read", "Alignment: a soft read of the source",
@@ -64,7 +76,17 @@ std::vector<PanelDef>& table() {
        draw_dropout_panel},
       {"additive", "9", "Additive", "Bahdanau's scores, stepped", "Additive attention (Bahdanau et al. 2015)",
        additive_state_json, apply_additive_json, [](AppState& s) { return &s.additive.error; },
-       additive_inputs_json, draw_additive_panel},
+       additive_inputs_json, draw_additive_panel,
+       [](AppState& s, bool now) {
+         if (!now) return;  // inside a frame the tick below does it before the next one is drawn
+         additive_wants_translator(s, true);
+         tick_additive(s);
+       },
+       [](AppState& s, bool shown) {
+         additive_wants_translator(s, shown);
+         if (shown) tick_additive(s);
+       },
+       [](const AppState& s) { return s.panel == panel_index("additive") && additive_pending(s); }},
       // The script panel's only input is its run count, which set() cannot take back: no link inputs.
       {"script", "10", "Lesson script", "torch replica, timing", "The lesson's script: replica and timing",
        script_state_json, apply_script_json, [](AppState& s) { return &s.script.error; }, nullptr,
