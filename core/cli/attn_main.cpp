@@ -22,6 +22,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "json/case_files.hpp"
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads.hpp"
@@ -116,6 +117,7 @@ int write_checkpoint(const std::string& name, const std::string& path) {
 }
 
 int main(int argc, char** argv) {
+  attn::set_case_file_reader(attn::read_case_file);  // cases may name a checkpoint file
   if (argc == 4 && std::string(argv[1]) == "checkpoint") return write_checkpoint(argv[2], argv[3]);
   if (argc == 4 && std::string(argv[1]) == "table") {
     if (std::string(argv[2]) != "translate_widths") {

@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "json/fields.hpp"
+#include "json/case_files.hpp"
 #include "json/lesson_json.hpp"
 #include "json/ops.hpp"
 #include "attn/linalg.hpp"
@@ -23,6 +21,26 @@
 #include "lessons/translation_data.hpp"
 
 namespace attn {
+
+namespace {
+CaseFileReader& installed_reader() {
+  static CaseFileReader reader;
+  return reader;
+}
+}  // namespace
+
+void set_case_file_reader(CaseFileReader reader) { installed_reader() = std::move(reader); }
+
+std::string read_named_file(const std::string& path, const char* field) {
+  if (!installed_reader())
+    throw Error(ErrorCode::invalid_field, std::string(field) + ": this build has no file access (the page has no "
+                                          "file system; use the attn tool)");
+  try {
+    return installed_reader()(path);
+  } catch (const Error& e) {
+    throw Error(e.code(), std::string(field) + ": " + e.what());
+  }
+}
 namespace {
 
 [[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
@@ -125,20 +143,7 @@ const std::vector<OpSpec>& lesson_op_table() {
          const Json& path_j = f.required("checkpoint");
          if (!path_j.is_string())
            fail(ErrorCode::invalid_field, "checkpoint must be the path of a translate checkpoint file");
-         const std::string path = path_j.get<std::string>();
-         // A regular file of bounded size only: a request must not make the tool read a device
-         // or a pipe forever.
-         std::error_code ec;
-         const bool regular = std::filesystem::is_regular_file(path, ec);
-         const std::uintmax_t size = regular ? std::filesystem::file_size(path, ec) : 0;
-         if (!regular || ec) fail(ErrorCode::invalid_field, "checkpoint: \"" + path + "\" is not a readable file");
-         if (size > (std::uintmax_t{64} << 20))
-           fail(ErrorCode::too_large, "checkpoint: \"" + path + "\" is larger than 64 MiB");
-         std::ifstream file(path, std::ios::binary);
-         if (!file) fail(ErrorCode::invalid_field, "checkpoint: cannot open \"" + path + "\"");
-         std::ostringstream bytes;
-         bytes << file.rdbuf();
-         const std::string b = bytes.str();
+         const std::string b = read_named_file(path_j.get<std::string>(), "checkpoint");
          const lessons::TranslateModel m = lessons::translate_attention_model(lessons::translate_run_from_checkpoint(
              learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size())));
          lessons::TrainedAdditiveInput in;

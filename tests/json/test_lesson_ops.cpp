@@ -1,5 +1,6 @@
 // tests/lesson/test_lesson_ops.cpp — the lesson's JSON ops (json/json_lesson_ops.hpp), in-process.
 // Values are checked in the struct tests; here: dispatch, field handling and error codes.
+#include <json/case_files.hpp>
 #include <json/json_lesson_ops.hpp>
 #include <lessons/recall.hpp>
 
@@ -114,6 +115,11 @@ TEST_CASE("lesson ops: translation_data gives the split and a sentence's referen
 TEST_CASE("lesson ops: additive_decoder_trained reads the shipped translator - additive_decoder stays untrained",
           "[lesson][json]") {
   const std::string ckpt = std::string(ATTN_TESTS_DIR) + "/../checkpoints/translate.ckpt";
+  // Without a file reader (the page's build) the op says it has no file access.
+  attn::set_case_file_reader({});
+  CHECK_THROWS_WITH(op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}}),
+                    Catch::Contains("no file access"));
+  attn::set_case_file_reader(attn::read_case_file);
   const Json out = op(Json{{"op", "additive_decoder_trained"}, {"checkpoint", ckpt}, {"step", 2}});
   CHECK(out["source_words"] == Json::array({"the", "black", "cat"}));
   CHECK(out["target_word"] == "noir");
