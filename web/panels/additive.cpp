@@ -144,7 +144,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   ImGui::SetNextItemWidth(fs * 5.5f);
   if (ImGui::InputInt("d_a", &in.d_a)) changed = true;
   ImGui::SameLine(0, fs);
-  ImGui::TextDisabled("(the comparison of scores needs d_s = d_h)");
+  widgets::dim_wrapped("(the comparison of scores needs d_s = d_h)");
   if (changed) set_additive_input(s, in);
 
   const int tq = static_cast<int>(r.steps.size());
@@ -187,7 +187,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   spec.col_axis = "source word";
   const HeatmapEvent ev = heatmap("alignment", spec, ui.gpu);
   if (ev.clicked_row >= 0) set_additive_step(s, ev.clicked_row);
-  ImGui::TextDisabled("Click a row to jump to that step.");
+  widgets::dim_wrapped("Click a row to jump to that step.");
   style::heading(ui.fonts, "One step");
   txt::para("1. The previous decoder state s scores every source state h_j (additive score e_j).");
   txt::para("2. A softmax over the valid source positions turns the scores into weights a_j.");
@@ -205,9 +205,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     const attn::AdditiveResult& ar = st.attention;
     style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
     txt::para(("decoder state s = " + vec_text(st.state)).c_str());
-    if (ImGui::BeginTable("##step", 4,
-                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
-                          ImVec2(right_w, 0))) {
+    if (widgets::begin_table_fit("##step", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp, right_w, static_cast<int>(ar.weights.size()) + 1)) {
       ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
       ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
       ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -227,7 +225,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(vec_text(r.encoder_states.row(j).transpose()).c_str());
       }
-      ImGui::EndTable();
+      widgets::end_table_fit();
     }
     ImGui::PushFont(ui.fonts.bold);
     txt::para(("context c = \xCE\xA3 a_j h_j = " + vec_text(ar.context)).c_str());

@@ -165,7 +165,7 @@ void value_plot(const attn::AlignmentRead& r, int selected, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   if (r.values.cols() != 2 || r.values.rows() == 0) {
-    ImGui::TextDisabled("The plot needs 2-D values.");
+    widgets::dim_wrapped("The plot needs 2-D values.");
     return;
   }
   // Data bounds; equal scale on both axes so the triangle keeps its shape.
@@ -308,10 +308,10 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   spec.selected_row = a.selected_row;
   const HeatmapEvent ev = heatmap("alignment_weights", spec, ui.gpu);
   if (ev.clicked_row >= 0) select_alignment_row(s, ev.clicked_row);
-  ImGui::TextDisabled("Click a row to trace it.");
+  widgets::dim_wrapped("Click a row to trace it.");
 
   style::heading(ui.fonts, "Edit the weights and values");
-  ImGui::TextDisabled("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
+  widgets::dim_wrapped("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
   // One slider per weight: moving one rescales the others so the row still sums to 1.
   if (ImGui::BeginTable("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, ImVec2(left_w, 0))) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
@@ -337,7 +337,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("Values: one 2-D vector per source word.");
+  widgets::dim_wrapped("Values: one 2-D vector per source word.");
   if (ImGui::BeginTable("##values", static_cast<int>(r.values.cols()) + 1, ImGuiTableFlags_SizingStretchSame,
                         ImVec2(left_w, 0))) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);

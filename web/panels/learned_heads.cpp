@@ -812,7 +812,7 @@ void draw_extrapolation(AppState& s, Ui& ui) {
   widgets::same_line_if_fits(fs * 14, fs);
   ImGui::ProgressBar(static_cast<float>(st->steps_done()) / std::max(1, st->steps_total()),
                      ImVec2(std::max(fs * 12, ImGui::GetContentRegionAvail().x), 0), overlay);
-  if (h.running) ImGui::TextDisabled("Waits while the main run trains.");
+  if (h.running) widgets::dim_wrapped("Waits while the main run trains.");
   if (st->results().empty()) return;
   const int n = cfg.test_length;
   std::vector<double> xs;
@@ -885,7 +885,7 @@ void draw_body(AppState& s, Ui& ui) {
     if (ImGui::IsItemDeactivatedAfterEdit()) changed = true;
 
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("heads:");
+    widgets::dim_wrapped("heads:");
     for (int v : {1, 2, 4, 8}) {
       ImGui::SameLine();
       ImGui::PushID(v);
@@ -894,7 +894,7 @@ void draw_body(AppState& s, Ui& ui) {
     }
     next(ImGui::CalcTextSize("layers:").x + 3 * widgets::check_width("3") + fs);
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("layers:");
+    widgets::dim_wrapped("layers:");
     for (int v : {1, 2, 3}) {
       ImGui::SameLine();
       ImGui::PushID(100 + v);
@@ -903,14 +903,14 @@ void draw_body(AppState& s, Ui& ui) {
     }
     next(ImGui::CalcTextSize("MLP:").x + widgets::check_width("none") + widgets::check_width("64") + fs);
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("MLP:");
+    widgets::dim_wrapped("MLP:");
     ImGui::SameLine();
     if (ImGui::RadioButton("none", e.mlp == 0)) e.mlp = 0, changed = true;
     ImGui::SameLine();
     if (ImGui::RadioButton("64", e.mlp == 64)) e.mlp = 64, changed = true;
 
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("positions:");
+    widgets::dim_wrapped("positions:");
     for (const auto& [kind, label] :
          {std::pair{DecoderPositions::learned, "learned"}, std::pair{DecoderPositions::sinusoidal, "sinusoidal"},
           std::pair{DecoderPositions::rope, "RoPE"}, std::pair{DecoderPositions::none, "no positions"}}) {
@@ -918,7 +918,7 @@ void draw_body(AppState& s, Ui& ui) {
       if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
     }
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("task:");
+    widgets::dim_wrapped("task:");
     ImGui::SameLine();
     if (int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
     next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
@@ -1099,7 +1099,7 @@ void draw_body(AppState& s, Ui& ui) {
       if (ImGui::Button(fresh ? "Run interventions again" : "Run interventions at this step"))
         run_learned_heads_interventions(s);
     } else {
-      ImGui::TextDisabled("Interventions run when training is paused or done (and once at the end).");
+      widgets::dim_wrapped("Interventions run when training is paused or done (and once at the end).");
     }
     if (h.interventions) {
       ImGui::SameLine();
@@ -1148,7 +1148,7 @@ void draw_body(AppState& s, Ui& ui) {
         } else {
           for (int c = 0; c < 5; ++c) {
             ImGui::TableNextColumn();
-            ImGui::TextDisabled("-");
+            widgets::dim_wrapped("-");
           }
         }
       }

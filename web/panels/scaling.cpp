@@ -275,8 +275,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
                     "d_k",
                     ds.scaled_below, ds.scaled_above);
     ImGui::EndGroup();
-    ImGui::TextDisabled(
-        "Each histogram spans \xC2\xB1"
+    widgets::dim_wrapped("Each histogram spans \xC2\xB1"
         "4 of its own standard deviations: the left axis grows with "
         "\xE2\x88\x9A"
         "d_k, the right one stays put.");
@@ -297,9 +296,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   const attn::ScalingResult& cu = c.curve;
   style::heading(ui.fonts, "Against d_k");
   ImGui::BeginGroup();
-  if (ImGui::BeginTable("##var", 4,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame,
-                        ImVec2(half, 0))) {
+  if (widgets::begin_table_fit("##var", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame, half, static_cast<int>(cu.dot.size()) + 1)) {
     ImGui::TableSetupColumn("d_k");
     ImGui::TableSetupColumn("var(q\xC2\xB7k)");
     ImGui::TableSetupColumn(
@@ -318,7 +315,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(short_number(d.tied_mean, 4).c_str());
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   ImGui::TextDisabled("N = %d pairs per d_k, seed %llu", cu.input.samples,
                       static_cast<unsigned long long>(cu.input.seed));
@@ -385,10 +382,9 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
       c.error = ErrorInfo{"invalid_field", "logits: type numbers separated by spaces, e.g. 1000 1001"};
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("(Enter to apply)");
+  widgets::dim_wrapped("(Enter to apply)");
   const attn::SoftmaxStability& st = c.stability;
-  if (ImGui::BeginTable("##stab", static_cast<int>(st.logits.size()) + 1,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
+  if (widgets::begin_table_fit("##stab", static_cast<int>(st.logits.size()) + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, 4)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, fs * 16.0f);
     for (size_t j = 0; j < st.logits.size(); ++j)
       ImGui::TableSetupColumn(("logit " + short_number(st.logits[j], 6)).c_str(), ImGuiTableColumnFlags_WidthFixed,
@@ -407,7 +403,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     row("naive exp / sum", st.naive_weights);
     row("exp(logit - max) / sum", st.stable_weights);
     row("softmax(logit - max)", st.gap_weights);
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   txt::para(((st.naive_overflowed ? std::string("exp() of these logits overflows a double, and inf/inf is NaN. ")
                                   : std::string("These logits do not overflow exp(); logits near 1000 would. ")) +
@@ -418,11 +414,11 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
                 .c_str());
 
   style::heading(ui.fonts, "Checks");
-  ImGui::TextDisabled("across d_k = 1, 2, 4, ..., 512");
+  widgets::dim_wrapped("across d_k = 1, 2, 4, ..., 512");
   style::check_lines(cu.checks);
   ImGui::TextDisabled("at the chosen d_k = %d", c.d_k);
   style::check_lines(c.selected.checks);
-  ImGui::TextDisabled("the logits above");
+  widgets::dim_wrapped("the logits above");
   style::check_lines(st.checks);
   draw_recall_strip(s, ui, "scaling");
 }

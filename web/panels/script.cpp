@@ -121,9 +121,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
        " random inputs of width d = " + std::to_string(f.d) + ": " + std::to_string(f.warmups) +
        " warm-ups, then the median of " + std::to_string(f.repeats) + " runs (" + f.clock + ").")
           .c_str());
-  if (ImGui::BeginTable("##timing", 3,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
-                        ImVec2(right_w, 0))) {
+  if (widgets::begin_table_fit("##timing", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp, right_w, 4)) {
     ImGui::TableSetupColumn("forward", ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("the runs", ImGuiTableColumnFlags_WidthStretch, 2.5f);
@@ -141,7 +139,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
     };
     row("LSTM", f.lstm_median, f.lstm_seconds);
     row("causal attention", f.attention_median, f.attention_seconds);
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   if (ImGui::Button("Run the fixture again")) run_timing(s);
   ImGui::SameLine();
