@@ -59,7 +59,7 @@ void measure(const char* panel) {
     for (int k = 0; k < t->ColumnsCount; ++k) {
       const ImGuiTableColumn& col = t->Columns[k];
       if (!col.IsEnabled) continue;
-      const float right = std::max({col.ContentMaxXFrozen, col.ContentMaxXUnfrozen, col.ContentMaxXHeadersUsed});
+      const float right = std::max({col.ContentMaxXFrozen, col.ContentMaxXUnfrozen, col.ContentMaxXHeadersIdeal});  // a header: its label's own extent
       r.widest = std::max(r.widest, right);
       if (right > col.ClipRect.Max.x + kSlack) {
         char where[64];

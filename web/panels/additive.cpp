@@ -125,26 +125,25 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   // --- inputs
   attn::AdditiveDecoderInput in = a.input;
   bool changed = false;
-  ImGui::SetNextItemWidth(fs * 11.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 11.0f, "source"));
   if (ImGui::InputText("source", &a.source_text)) in.source = a.source_text, changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::SetNextItemWidth(fs * 11.0f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 11.0f, "target"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 11.0f, "target"));
   if (ImGui::InputText("target", &a.target_text)) in.target = a.target_text, changed = true;
-  ImGui::SameLine(0, fs);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 6.5f, "seed"), fs);
   ImGui::SetNextItemWidth(fs * 6.5f);
   std::uint64_t seed = in.seed;
   const std::uint64_t one = 1;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) in.seed = seed, changed = true;
-  ImGui::SetNextItemWidth(fs * 5.5f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.5f, "d_h"));
   if (ImGui::InputInt("d_h", &in.d_h)) changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::SetNextItemWidth(fs * 5.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 5.5f, "d_s"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.5f, "d_s"));
   if (ImGui::InputInt("d_s", &in.d_s)) changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::SetNextItemWidth(fs * 5.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 5.5f, "d_a"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.5f, "d_a"));
   if (ImGui::InputInt("d_a", &in.d_a)) changed = true;
-  ImGui::SameLine(0, fs);
-  widgets::dim_wrapped("(the comparison of scores needs d_s = d_h)");
+  widgets::dim_after("(the comparison of scores needs d_s = d_h)", fs);
   if (changed) set_additive_input(s, in);
 
   const int tq = static_cast<int>(r.steps.size());
@@ -154,7 +153,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   ImGui::BeginDisabled(step <= 0);
   if (ImGui::Button("< previous step")) set_additive_step(s, step - 1);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("next step >"), -1.0f);
   ImGui::BeginDisabled(step >= tq - 1);
   if (ImGui::Button("next step >")) set_additive_step(s, step + 1);
   ImGui::EndDisabled();

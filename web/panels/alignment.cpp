@@ -313,7 +313,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Edit the weights and values");
   widgets::dim_wrapped("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
   // One slider per weight: moving one rescales the others so the row still sums to 1.
-  if (ImGui::BeginTable("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, ImVec2(left_w, 0))) {
+  if (widgets::begin_table_fit("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, left_w, tq + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
     for (int j = 0; j < tk; ++j) ImGui::TableSetupColumn(j < static_cast<int>(r.keys.size()) ? r.keys[j].c_str() : "?");
     ImGui::TableHeadersRow();
@@ -335,11 +335,10 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       }
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   widgets::dim_wrapped("Values: one 2-D vector per source word.");
-  if (ImGui::BeginTable("##values", static_cast<int>(r.values.cols()) + 1, ImGuiTableFlags_SizingStretchSame,
-                        ImVec2(left_w, 0))) {
+  if (widgets::begin_table_fit("##values", static_cast<int>(r.values.cols()) + 1, ImGuiTableFlags_SizingStretchSame, left_w, static_cast<int>(r.values.rows()) + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
     for (attn::Index c = 0; c < r.values.cols(); ++c) ImGui::TableSetupColumn(c == 0 ? "x" : (c == 1 ? "y" : "more"));
     ImGui::TableHeadersRow();
@@ -359,7 +358,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       }
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   if (ImGui::Button("Reset to the lesson's numbers")) reset_alignment(s);
   ImGui::PopTextWrapPos();

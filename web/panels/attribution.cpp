@@ -226,7 +226,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   if (ImGui::Button("the counterexample")) attribution_preset(s, "counterexample");
   const int tk = static_cast<int>(r.weights.size());
   const int dv = static_cast<int>(r.values.cols());
-  if (ImGui::BeginTable("##attr_inputs", 2 + dv, ImGuiTableFlags_SizingStretchProp, ImVec2(right_w, 0))) {
+  if (widgets::begin_table_fit("##attr_inputs", 2 + dv, ImGuiTableFlags_SizingStretchProp, right_w, tk + 1)) {
     ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, fs * 6.5f);
     ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 2.0f);
     for (int c = 0; c < dv; ++c)
@@ -255,7 +255,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
       }
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   {
     HeatmapSpec spec;  // the weights as a heatmap would show them: one row

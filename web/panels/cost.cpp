@@ -387,7 +387,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("T");
   for (int t : {128, 256, 512, 1024, 2048}) {
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::check_width(std::to_string(t).c_str()));
     if (ImGui::RadioButton(std::to_string(t).c_str(), ti.t == t)) {
       ti.t = t;
       set_cost_timing_input(s, ti);
@@ -395,17 +395,17 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   }
   ImGui::AlignTextToFramePadding();
   ImGui::Text("d = %d,", ti.d);
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::check_width("float32"), -1.0f);
   if (ImGui::RadioButton("float32", ti.dtype == attn::KernelDtype::float32)) {
     ti.dtype = attn::KernelDtype::float32;
     set_cost_timing_input(s, ti);
   }
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::check_width("float64"), -1.0f);
   if (ImGui::RadioButton("float64", ti.dtype == attn::KernelDtype::float64)) {
     ti.dtype = attn::KernelDtype::float64;
     set_cost_timing_input(s, ti);
   }
-  ImGui::SameLine(0, fs);
+  widgets::same_line_if_fits(widgets::button_width("Time dense vs tiled"), fs);
   if (ImGui::Button("Time dense vs tiled")) run_cost_timing(s);
   if (c.timing) {
     const attn::KernelTiming& k = *c.timing;

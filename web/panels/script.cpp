@@ -101,7 +101,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
       "The tests compare every entry with the matrix torch 1.13 printed (tests/fixtures/"
       "lesson-replica-seed17.json): equal within 1e-6, natively and in the browser. Hover a cell for "
       "the exact double. Still a random initialisation: it routes, it has learned nothing.");
-  if (ImGui::Button("Show it in the Random-init heads panel")) {
+  if (widgets::wrapped_button("Show it in the Random-init heads panel")) {
     attn::RandomHeadsInput in;
     in.init = attn::HeadsInit::torch_replica;
     in.heads = 1;

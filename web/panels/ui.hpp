@@ -136,12 +136,8 @@ inline void text_wrapped_here(const char* text) {
   ImGui::PopTextWrapPos();
 }
 
-/// A button whose label breaks into lines at spaces when it is wider than what is left of the
-/// line (its ID stays the label's, so tests and the keyboard find it as before).
-inline bool wrapped_button(const char* label) {
-  const float pad = 2.0f * ImGui::GetStyle().FramePadding.x;
-  const float wrap = width_left() - pad;
-  if (button_width(label) <= wrap + pad) return ImGui::Button(label);
+/// `label` broken into lines at spaces so that none is wider than `wrap` (a label that fits is unchanged).
+inline std::string break_lines(const char* label, float wrap) {
   std::string lines;
   const ImFont* font = ImGui::GetFont();
   const char* end = label + std::strlen(label);
@@ -154,31 +150,65 @@ inline bool wrapped_button(const char* label) {
     p = cut;
     while (p < end && *p == ' ') ++p;
   }
+  return lines;
+}
+
+/// A radio button whose label breaks into lines when it is wider than what is left of the line
+/// (its ID stays the label's).
+inline bool wrapped_radio(const char* label, bool active) {
+  if (check_width(label) <= width_left()) return ImGui::RadioButton(label, active);
+  const float wrap = width_left() - ImGui::GetFrameHeight() - ImGui::GetStyle().ItemInnerSpacing.x;
+  return ImGui::RadioButton((break_lines(label, wrap) + "###" + label).c_str(), active);
+}
+
+/// A button whose label breaks into lines at spaces when it is wider than what is left of the
+/// line (its ID stays the label's, so tests and the keyboard find it as before).
+inline bool wrapped_button(const char* label) {
+  const float pad = 2.0f * ImGui::GetStyle().FramePadding.x;
+  const float wrap = width_left() - pad;
+  if (button_width(label) <= wrap + pad) return ImGui::Button(label);
+  const std::string lines = break_lines(label, wrap);
   return ImGui::Button((lines + "###" + label).c_str());
 }
 
-/// BeginTable that fits the width: as given while its columns' content fits `width` (the width
-/// the columns wanted is known from the last frame); when not, the table scrolls sideways inside
-/// its own box, its columns at their content's width, under a "scroll sideways →" hint. `rows`
-/// (header included) sizes that box's height.
-/// Cells do not wrap their text (columns size to their content); end with end_table_fit.
+/// BeginTable that fits the width: as given while every column holds its content (cells and
+/// header labels, measured in the last frame). When a column would cut its content, the table
+/// keeps `width` as a box that scrolls sideways, under a "scroll sideways →" hint, and lays its
+/// columns out over a wider inner width (grown by what the most crowded column lacked), until the
+/// frame is that wide again. `rows` (header included) sizes the box's height. Cells do not wrap
+/// their text. End with end_table_fit.
 inline bool begin_table_fit(const char* id, int columns, ImGuiTableFlags flags, float width, int rows) {
   width = std::min(width > 0.0f ? width : width_left(), width_left());
-  const ImGuiTable* last = ImGui::TableFindByID(ImGui::GetID(id));
-  ImGui::PushTextWrapPos(-1.0f);
-  bool open = false;
-  if (!last || last->ColumnsAutoFitWidth <= width + 0.5f) {
-    open = ImGui::BeginTable(id, columns, flags, ImVec2(width, 0));
-    if (!open) ImGui::PopTextWrapPos();
-    return open;
+  const ImGuiID table_id = ImGui::GetID(id);
+  ImGuiStorage* store = ImGui::GetStateStorage();
+  const ImGuiID inner_key = ImHashStr("inner width", 0, table_id);
+  float inner = store->GetFloat(inner_key, 0.0f);
+  const ImGuiTable* last = ImGui::TableFindByID(table_id);
+  if (last && inner == 0.0f && last->LastFrameActive >= ImGui::GetFrameCount() - 1) {
+    float grow = 1.0f;  // how much wider the most crowded column needs to be
+    for (int k = 0; k < last->ColumnsCount; ++k) {
+      const ImGuiTableColumn& c = last->Columns[k];
+      if (!c.IsEnabled || c.ClipRect.Max.x <= c.MinX) continue;
+      const float need = std::max({c.ContentMaxXUnfrozen, c.ContentMaxXFrozen, c.ContentMaxXHeadersIdeal}) - c.MinX;
+      grow = std::max(grow, need / (c.ClipRect.Max.x - c.MinX));
+    }
+    if (last->ColumnsAutoFitWidth > width + 0.5f) grow = std::max(grow, last->ColumnsAutoFitWidth / width);
+    if (grow > 1.001f) inner = std::ceil(width * grow + ImGui::GetFontSize());
   }
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextUnformatted("scroll sideways \xE2\x86\x92");
-  ImGui::PopStyleColor();
-  const ImGuiStyle& st = ImGui::GetStyle();
-  const float h = rows * (ImGui::GetTextLineHeight() + 2.0f * st.CellPadding.y + 1.0f) + st.ScrollbarSize + 4.0f;
-  flags = (flags & ~ImGuiTableFlags_SizingMask_) | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
-  open = ImGui::BeginTable(id, columns, flags, ImVec2(width, h));
+  if (inner > 0.0f && inner <= width) inner = 0.0f;  // the frame is wide enough again
+  store->SetFloat(inner_key, inner);
+  ImGui::PushTextWrapPos(-1.0f);
+  bool open;
+  if (inner == 0.0f) {
+    open = ImGui::BeginTable(id, columns, flags, ImVec2(width, 0));
+  } else {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextUnformatted("scroll sideways \xE2\x86\x92");
+    ImGui::PopStyleColor();
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float h = rows * (ImGui::GetFrameHeight() + 2.0f * st.CellPadding.y) + st.ScrollbarSize + 4.0f;
+    open = ImGui::BeginTable(id, columns, flags | ImGuiTableFlags_ScrollX, ImVec2(width, h), inner);
+  }
   if (!open) ImGui::PopTextWrapPos();
   return open;
 }
