@@ -328,7 +328,8 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   int tq = m.tq, tk = m.tk;
   ImGui::SetNextItemWidth(col_w * 0.3f);
   if (ImGui::SliderInt("Tq (queries)", &tq, 1, 8)) set_masks_causal(s, tq, m.tk);
-  widgets::same_line_if_fits(widgets::labeled_width(col_w * 0.3f, "Tk (keys)"), fs);
+  // Against the visible edge: on a wide canvas this row has always reached a little past its column.
+  widgets::same_line_if_fits(widgets::labeled_width(col_w * 0.3f, "Tk (keys)"), fs, true);
   ImGui::SetNextItemWidth(col_w * 0.3f);
   if (ImGui::SliderInt("Tk (keys)", &tk, 1, 8)) set_masks_causal(s, m.tq, tk);
   const attn::CausalAlignmentTable& ca = m.causal;
@@ -337,8 +338,7 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   const float half = beside ? std::floor((col_w - fs) * 0.5f) : col_w;
   for (int k = 0; k < 2; ++k) {
     if (k && beside) ImGui::SameLine(0, fs);
-    ImGui::BeginGroup();
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + half);
+    ImGui::BeginGroup();  // its caption wraps at the column's edge, as it always did
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted(k == 0 ? "top-left" : "bottom-right");
     ImGui::PopFont();
@@ -356,7 +356,6 @@ void draw_masks_panel(AppState& s, Ui& ui) {
     c.width = half;
     c.max_cell = 30.0f;
     heatmap(k == 0 ? "top_left" : "bottom_right", c, ui.gpu);
-    ImGui::PopTextWrapPos();
     ImGui::EndGroup();
   }
   if (ca.square_refused)

@@ -47,9 +47,12 @@ inline float row_right() {
 /// SameLine only when an item `next_width` wide still fits before the row's right edge
 /// (row_right); otherwise the next item starts a new line (narrow iframes, phones) instead of
 /// being clipped. Returns true when it stayed on the line.
-inline bool same_line_if_fits(float next_width, float spacing = -1.0f) {
+/// `to_visible_edge`: measure against the edge of the window's visible area even inside a column
+/// (a row that, on wide canvases, has always reached a little past its column into the padding).
+inline bool same_line_if_fits(float next_width, float spacing = -1.0f, bool to_visible_edge = false) {
   const float gap = spacing < 0.0f ? ImGui::GetStyle().ItemSpacing.x : spacing;
-  if (ImGui::GetItemRectMax().x + gap + next_width <= row_right()) {
+  const float right = to_visible_edge ? ImGui::GetCurrentWindow()->InnerClipRect.Max.x : row_right();
+  if (ImGui::GetItemRectMax().x + gap + next_width <= right) {
     ImGui::SameLine(0.0f, gap);
     return true;
   }
