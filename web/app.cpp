@@ -8,6 +8,7 @@
 #include "widgets/heatmap_cursor.hpp"
 #include "page/page_tools.hpp"
 #include "page/page_view.hpp"
+#include "page/fit_report.hpp"
 #include "panels/registry.hpp"
 
 namespace app {
@@ -202,16 +203,25 @@ void App::frame() {
   // The panel chosen by the navigation above (it may have changed during this frame).
   const PanelDef& panel = current_panel(state_);
   ImGui::PushFont(fonts_.title);
+  ImGui::PushTextWrapPos(0.0f);  // a long heading wraps on a narrow canvas
   ImGui::TextUnformatted(panel.heading);
+  ImGui::PopTextWrapPos();
   ImGui::PopFont();
   draw_page_tools(fonts_, embed_);  // copy link, PNG/CSV/JSON export (page_tools.hpp)
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
   Ui ui{gpu_, fonts_};
   // Each panel under its own ID scope, so equal labels in different panels never clash.
   ImGui::PushID(panel.name);
+  // Text wraps at the panel's edge unless a panel sets its own wrap position (a column's edge);
+  // tables turn it off for their cells (widgets::begin_table_fit), whose columns size to content.
+  ImGui::PushTextWrapPos(0.0f);
   panel.draw(state_, ui);
+  ImGui::PopTextWrapPos();
   ImGui::PopID();
+  if (fit::probe() > 0.0f)  // the fit check's negative control (tests only): one item too wide
+    ImGui::Button("fit probe", ImVec2(ImGui::GetContentRegionAvail().x + fit::probe(), 0));
   ImGui::Dummy(ImVec2(0, fs));
+  fit::measure(panel.name);  // the widest item of this frame, before clipping (page/fit_report.hpp)
   ImGui::EndChild();
   ImGui::PopStyleVar();
   ImGui::End();

@@ -23,7 +23,9 @@
 #include "app.hpp"
 #include "json/json_case.hpp"
 #include "page/embed_api.hpp"
+#include "page/fit_report.hpp"
 #include "panels/registry.hpp"
+#include "widgets/ui_style.hpp"
 #include "throwaway_panel.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"
@@ -770,6 +772,82 @@ int main() {
       expect(tr["step"] == 40 && tr["status"] == "done" && tr["accuracy"]["step"] == 40, "the run ends and is scored");
       d.sweep(71);
       expect_accepted({{"translate", {{"steps", 1000}, {"hidden", 32}, {"sentence", "the black cat"}}}});
+    }
+
+    // --- every panel fits a narrow canvas: at each width, after a few frames, the widest item
+    // (before clipping; boxes that scroll sideways count with their box) stays inside the panel's
+    // visible area, and no box (child, table column) cuts its content. The throw-away panel,
+    // laid out too wide, is flagged; its content inside a sideways-scrolling box is not.
+    g_step = "fit";
+    {
+      const ImVec2 saved = io.DisplaySize;
+      io.MousePos = ImVec2(-1000, -1000);
+      auto measure = [&](const char* panel) {
+        attn_app_show_panel(panel);
+        d.frames(4);  // the layout settles (scrollbars, auto-sized columns)
+        const Json fit = Json::parse(attn_app_fit());
+        expect(fit["panel"] == panel && fit["frame"].get<int>() == ImGui::GetFrameCount(),
+               std::string("the fit report is this frame's, of ") + panel);
+        return fit;
+      };
+      std::printf("widest item (right edge, window units) per panel; the canvas width heads each column\n%-14s", "panel");
+      const float widths[] = {320, 390, 768, 1280};
+      for (float w : widths) std::printf(" %8.0f", w);
+      std::printf("\n");
+      std::map<std::string, std::vector<float>> widest;
+      for (const int mode : {0, 1, 2}) {  // plain, touch sizes (phones), embedded (a course page's iframe)
+        const bool touch = mode == 1;
+        app::style::set_touch_sizes(touch);
+        a.set_embed(mode == 2);
+        for (float w : widths) {
+          if (mode && w > 390) continue;
+          io.DisplaySize = ImVec2(w, 800);
+          for (const app::PanelDef& p : app::panels()) {
+            const Json fit = measure(p.name);
+            if (!mode) widest[p.name].push_back(fit["widest"].get<float>());
+            const std::string at = std::string(p.name) + " at " + std::to_string(static_cast<int>(w)) +
+                                   (touch ? " (touch sizes)" : mode == 2 ? " (embedded)" : "") + ": ";
+            expect(fit["canvas_width"].get<float>() == w, at + "canvas width reported");
+            expect(fit["visible_right"].get<float>() <= w, at + "the visible area is inside the canvas");
+            if (fit["widest"].get<float>() > fit["visible_right"].get<float>() + 0.5f || fit["fits"] != true) {
+              // Name the widgets past the edge (text has no ID and is not listed; the report has its edge).
+              std::string past;
+              for (const Item& it : g_items)
+                if (it.rect.Max.x > fit["visible_right"].get<float>() + 0.5f && !it.label.empty() &&
+                    it.label.find("  ") == std::string::npos)  // (not the navigation's tabs)
+                  past += " '" + it.label + "' (" + std::to_string(static_cast<int>(it.rect.Max.x)) + ")";
+              fail(at + "content past the right edge: " + attn::dump(fit) + "; widgets past it:" + past);
+            }
+          }
+        }
+      }
+      app::style::set_touch_sizes(false);
+      a.set_embed(false);
+      for (const app::PanelDef& p : app::panels()) {
+        std::printf("%-14s", p.name);
+        for (float v : widest[p.name]) std::printf(" %8.1f", v);
+        std::printf("\n");
+      }
+      for (float w : {320.0f, 390.0f}) {
+        io.DisplaySize = ImVec2(w, 800);
+        throwaway::state().width = throwaway::Width::too_wide;
+        Json fit = measure(throwaway::kName);
+        expect(fit["fits"] == false && fit["widest"].get<float>() > w && !fit["cut"].empty(),
+               "the too-wide panel is flagged at " + std::to_string(static_cast<int>(w)) + ": " + attn::dump(fit));
+        throwaway::state().width = throwaway::Width::scrolls_inside;
+        fit = measure(throwaway::kName);
+        expect(fit["fits"] == true && fit["widest"].get<float>() <= fit["visible_right"].get<float>(),
+               "content inside a sideways-scrolling box is exempt: " + attn::dump(fit));
+        throwaway::state().width = throwaway::Width::fits;
+        app::fit::set_probe(40.0f);  // the page's test switch: one item 40 units too wide
+        fit = measure("heads");
+        expect(fit["fits"] == false && fit["widest"].get<float>() > fit["visible_right"].get<float>() + 20.0f,
+               "the fit probe is flagged: " + attn::dump(fit));
+        app::fit::set_probe(0.0f);
+      }
+      io.DisplaySize = saved;
+      attn_app_show_panel("alignment");
+      d.frames(2);
     }
 
     // --- a slow first study waits for the next frame when the navigation opens its panel: the

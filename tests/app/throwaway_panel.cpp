@@ -39,6 +39,22 @@ bool apply(app::AppState&, const Json& patch) {
 void draw(app::AppState&, app::Ui&) {
   ImGui::Text("count %d, clicks %d", state().count, state().clicks);
   if (ImGui::Button("Throw-away button")) ++state().clicks;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  if (state().width == Width::too_wide) {
+    // What a panel that ignores its width does: SameLine regardless, text that does not wrap.
+    for (int i = 0; i < 12; ++i) {
+      if (i) ImGui::SameLine();
+      ImGui::PushID(i);
+      ImGui::Button("a button in a row");
+      ImGui::PopID();
+    }
+    ImGui::TextUnformatted("A long line of text drawn without a wrap position runs past the right edge of a narrow canvas.");
+  } else if (state().width == Width::scrolls_inside) {
+    ImGui::BeginChild("##sideways", ImVec2(avail, ImGui::GetFrameHeightWithSpacing() * 2.0f), false,
+                      ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::Button("wide content", ImVec2(avail * 2.0f, 0));
+    ImGui::EndChild();
+  }
 }
 
 // The one registry line.

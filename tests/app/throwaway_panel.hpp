@@ -11,10 +11,18 @@ inline constexpr const char* kName = "throwaway";
 /// Its heading (also the text mirror's title).
 inline constexpr const char* kHeading = "Throw-away: a panel registered by the test";
 
-/// The panel's one input and how often its button was clicked.
+/// How the panel lays out, for the fit check's controls (web/page/fit_report.hpp).
+enum class Width {
+  fits,            ///< a line of text and a button
+  too_wide,        ///< also a row of buttons that never wraps and a long unwrapped line: must be flagged
+  scrolls_inside,  ///< also content twice the panel's width inside a box that scrolls sideways: exempt
+};
+
+/// The panel's one input, how often its button was clicked, and its layout.
 struct State {
   int count = 0;
   int clicks = 0;
+  Width width = Width::fits;
 };
 State& state();
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { frames, launchChromium, repoRoot, serveStatic, siteDir } from './lib.mjs';
-import { centre, state, watch } from './embed_lib.mjs';
+import { centre, locate, state, watch } from './embed_lib.mjs';
 
 const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
@@ -123,7 +123,13 @@ test('phone: a tapped field takes soft-keyboard text, IME compositions, Android 
 
   // The d_model field: a number keyboard; ImGui selects its text on activation, so the typed
   // digits replace it; Enter commits and ends the edit.
-  const minus = await centre(page, '-');  // (the field left of its "-" button has no label of its own)
+  // The field left of its "-" button (the field has no label of its own). In drawing order the
+  // "-" buttons are the seed's, d_model's, d_k's (the seed's is on screen too, now that the row
+  // wraps at 390 px instead of running off the right edge).
+  const minusItem = (await locate(page, '-'))[1];
+  assert.ok(minusItem && minusItem.visible, 'the d_model field\'s "-" button is on screen');
+  const minus = { x: (minusItem.rect[0] + minusItem.rect[2]) / 2, y: (minusItem.rect[1] + minusItem.rect[3]) / 2,
+                  rect: minusItem.rect };
   assert.equal((await state(page)).heads.inputs.d_model, 8);
   await page.touchscreen.tap(minus.rect[0] - 14, minus.y);
   await frames(page, 4);

@@ -23,6 +23,11 @@
 //   setEmbed(on)              the panel alone, without navigation (index.html?embed=1)
 //   inputState()              keys/modifiers/mouse as ImGui sees them (focus and touch tests);
 //                             pending_input: events not yet given to ImGui (0: all delivered)
+//   fit()                     whether the panel on screen fits its width, measured in the last frame
+//                             (web/page/fit_report.hpp): {panel, canvas_width, visible_right, widest
+//                             (right edge of the widest item before clipping), fits, cut:[{where,
+//                             right, edge}]}; not part of state()
+//   fitProbe(px)              tests only: one item px wider than the panel (the check's negative control)
 //   locate(label)             Promise of the on-screen rectangles [{label, full, rect, visible}] of
 //                             the widgets labelled `label` ("sentence", or "##v" for unnamed ones;
 //                             all widgets when omitted), in drawing order
@@ -86,6 +91,8 @@
     linkInputs: function () { return call('attn_app_link_inputs'); },
     setEmbed: function (on) { Module['_attn_app_set_embed'](on ? 1 : 0); },
     inputState: function () { return call('attn_app_input_state'); },
+    fit: function () { return call('attn_app_fit'); },
+    fitProbe: function (px) { Module['_attn_app_fit_probe'](px | 0); },
     locate: function (label) {
       Module['_attn_app_locate_begin']();
       return api.nextFrame().then(function () { return api.nextFrame(); }).then(function () {

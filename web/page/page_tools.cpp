@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "panels/ui.hpp"  // same_line_if_fits
 #include "platform/emscripten_shim.hpp"
 
 namespace app {
@@ -53,12 +54,12 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
   }
   ImGui::BeginGroup();
   for (int i = 0; i < n; ++i) {
-    if (i) ImGui::SameLine();
+    if (i) widgets::same_line_if_fits(widgets::button_width(kTools[i].label));  // a narrow canvas: next line
     if (ImGui::SmallButton(kTools[i].label)) shim::page_action(kTools[i].action);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kTools[i].help);
   }
   if (embed) {
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width(open_label));
     if (ImGui::SmallButton(open_label)) shim::page_action("open_full");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open this view in a new tab, with the navigation.");
   }

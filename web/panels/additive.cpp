@@ -476,26 +476,25 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   // --- inputs
   attn::AdditiveDecoderInput in = a.input;
   bool changed = false;
-  ImGui::SetNextItemWidth(fs * 11.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 11.0f, "source"));
   if (ImGui::InputText("source", &a.source_text)) in.source = a.source_text, changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::SetNextItemWidth(fs * 11.0f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 11.0f, "target"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 11.0f, "target"));
   if (ImGui::InputText("target", &a.target_text)) in.target = a.target_text, changed = true;
-  ImGui::SameLine(0, fs);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 6.5f, "seed"), fs);
   ImGui::SetNextItemWidth(fs * 6.5f);
   std::uint64_t seed = in.seed;
   const std::uint64_t one = 1;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) in.seed = seed, changed = true;
-  ImGui::SetNextItemWidth(fs * 5.5f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.5f, "d_h"));
   if (ImGui::InputInt("d_h", &in.d_h)) changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::SetNextItemWidth(fs * 5.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 5.5f, "d_s"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.5f, "d_s"));
   if (ImGui::InputInt("d_s", &in.d_s)) changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::SetNextItemWidth(fs * 5.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 5.5f, "d_a"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.5f, "d_a"));
   if (ImGui::InputInt("d_a", &in.d_a)) changed = true;
-  ImGui::SameLine(0, fs);
-  ImGui::TextDisabled("(the comparison of scores needs d_s = d_h)");
+  widgets::dim_after("(the comparison of scores needs d_s = d_h)", fs);
   if (changed) set_additive_input(s, in);
 
   const int tq = static_cast<int>(r.steps.size());
@@ -505,7 +504,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   ImGui::BeginDisabled(step <= 0);
   if (ImGui::Button("< previous step")) set_additive_step(s, step - 1);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("next step >"), -1.0f);
   ImGui::BeginDisabled(step >= tq - 1);
   if (ImGui::Button("next step >")) set_additive_step(s, step + 1);
   ImGui::EndDisabled();
@@ -538,7 +537,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   spec.col_axis = "source word";
   const HeatmapEvent ev = heatmap("alignment", spec, ui.gpu);
   if (ev.clicked_row >= 0) set_additive_step(s, ev.clicked_row);
-  ImGui::TextDisabled("Click a row to jump to that step.");
+  widgets::dim_wrapped("Click a row to jump to that step.");
   style::heading(ui.fonts, "One step");
   txt::para("1. The previous decoder state s scores every source state h_j (additive score e_j).");
   txt::para("2. A softmax over the valid source positions turns the scores into weights a_j.");
@@ -556,9 +555,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     const attn::AdditiveResult& ar = st.attention;
     style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
     txt::para(("decoder state s = " + vec_text(st.state)).c_str());
-    if (ImGui::BeginTable("##step", 4,
-                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
-                          ImVec2(right_w, 0))) {
+    if (widgets::begin_table_fit("##step", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp, right_w, static_cast<int>(ar.weights.size()) + 1)) {
       ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
       ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
       ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -578,7 +575,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(vec_text(r.encoder_states.row(j).transpose()).c_str());
       }
-      ImGui::EndTable();
+      widgets::end_table_fit();
     }
     ImGui::PushFont(ui.fonts.bold);
     txt::para(("context c = \xCE\xA3 a_j h_j = " + vec_text(ar.context)).c_str());

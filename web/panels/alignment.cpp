@@ -165,7 +165,7 @@ void value_plot(const attn::AlignmentRead& r, int selected, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   if (r.values.cols() != 2 || r.values.rows() == 0) {
-    ImGui::TextDisabled("The plot needs 2-D values.");
+    widgets::dim_wrapped("The plot needs 2-D values.");
     return;
   }
   // Data bounds; equal scale on both axes so the triangle keeps its shape.
@@ -308,12 +308,12 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   spec.selected_row = a.selected_row;
   const HeatmapEvent ev = heatmap("alignment_weights", spec, ui.gpu);
   if (ev.clicked_row >= 0) select_alignment_row(s, ev.clicked_row);
-  ImGui::TextDisabled("Click a row to trace it.");
+  widgets::dim_wrapped("Click a row to trace it.");
 
   style::heading(ui.fonts, "Edit the weights and values");
-  ImGui::TextDisabled("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
+  widgets::dim_wrapped("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
   // One slider per weight: moving one rescales the others so the row still sums to 1.
-  if (ImGui::BeginTable("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, ImVec2(left_w, 0))) {
+  if (widgets::begin_table_fit("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, left_w, tq + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
     for (int j = 0; j < tk; ++j) ImGui::TableSetupColumn(j < static_cast<int>(r.keys.size()) ? r.keys[j].c_str() : "?");
     ImGui::TableHeadersRow();
@@ -335,11 +335,10 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       }
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
-  ImGui::TextDisabled("Values: one 2-D vector per source word.");
-  if (ImGui::BeginTable("##values", static_cast<int>(r.values.cols()) + 1, ImGuiTableFlags_SizingStretchSame,
-                        ImVec2(left_w, 0))) {
+  widgets::dim_wrapped("Values: one 2-D vector per source word.");
+  if (widgets::begin_table_fit("##values", static_cast<int>(r.values.cols()) + 1, ImGuiTableFlags_SizingStretchSame, left_w, static_cast<int>(r.values.rows()) + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);
     for (attn::Index c = 0; c < r.values.cols(); ++c) ImGui::TableSetupColumn(c == 0 ? "x" : (c == 1 ? "y" : "more"));
     ImGui::TableHeadersRow();
@@ -359,7 +358,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       }
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   if (ImGui::Button("Reset to the lesson's numbers")) reset_alignment(s);
   ImGui::PopTextWrapPos();

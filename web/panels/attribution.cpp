@@ -222,11 +222,11 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Your row: weights, values, interventions");
   txt::note("Drag a weight (the others rescale so the row stays a distribution), type values, pick a key.");
   if (ImGui::Button("le chat noir: the \"chat\" row")) attribution_preset(s, "chat");
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("the counterexample"));
   if (ImGui::Button("the counterexample")) attribution_preset(s, "counterexample");
   const int tk = static_cast<int>(r.weights.size());
   const int dv = static_cast<int>(r.values.cols());
-  if (ImGui::BeginTable("##attr_inputs", 2 + dv, ImGuiTableFlags_SizingStretchProp, ImVec2(right_w, 0))) {
+  if (widgets::begin_table_fit("##attr_inputs", 2 + dv, ImGuiTableFlags_SizingStretchProp, right_w, tk + 1)) {
     ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, fs * 6.5f);
     ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 2.0f);
     for (int c = 0; c < dv; ++c)
@@ -255,7 +255,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
       }
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   {
     HeatmapSpec spec;  // the weights as a heatmap would show them: one row
@@ -299,7 +299,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
                     : "removing it is impossible: no other key has weight."))
                   .c_str());
   }
-  ImGui::TextDisabled("top weight: \"%s\"   \xC2\xB7   top contribution: \"%s\"",
+  widgets::dimf("top weight: \"%s\"   \xC2\xB7   top contribution: \"%s\"",
                       a.keys[static_cast<size_t>(std::min<attn::Index>(r.top_weight_key, tk - 1))].c_str(),
                       a.keys[static_cast<size_t>(std::min<attn::Index>(r.top_contribution_key, tk - 1))].c_str());
   style::check_lines(r.checks);

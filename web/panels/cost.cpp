@@ -315,7 +315,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   // --- arithmetic and memory
   txt::begin_column(left_w);
   style::heading(ui.fonts, "Arithmetic and stored matrices");
-  if (ImGui::BeginTable("##work", 3, tf, ImVec2(left_w, 0))) {
+  if (widgets::begin_table_fit("##work", 3, tf, left_w, 9)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 2.2f);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 0.85f);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.45f);
@@ -333,7 +333,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
     row2(("tiled, " + std::to_string(r.tile_q) + "\xC3\x97" + std::to_string(r.tile_k) + " tiles, f32").c_str(),
          bytes(r.tiled_bytes_f32), grouped(r.tiled_bytes_f32) + " B");
     row2("tiled, f64", bytes(r.tiled_bytes_f64), grouped(r.tiled_bytes_f64) + " B");
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   txt::note(
       "The tiled kernel (FlashAttention's scheme) never stores the T\xC3\x97T matrix: its working set is a tile "
@@ -344,7 +344,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   if (two_col) ImGui::SameLine(x0 + left_w + gap);
   txt::begin_column(right_w);
   style::heading(ui.fonts, ("K/V cache for " + grouped(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
-  if (ImGui::BeginTable("##cache", 4, tf, ImVec2(right_w, 0))) {
+  if (widgets::begin_table_fit("##cache", 4, tf, right_w, static_cast<int>(r.kv_cache.size()) + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
     ImGui::TableSetupColumn("K/V heads", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("cache", ImGuiTableColumnFlags_WidthStretch, 0.9f);
@@ -362,7 +362,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(bytes(k.window_bytes).c_str());
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   ImGui::TextDisabled("%" PRId64 " layers, %s, d_k %" PRId64 "; windowed: the last %s tokens only", in.layers,
                       attn::dtype_name(in.cache_dtype), r.d_k,
@@ -387,7 +387,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("T");
   for (int t : {128, 256, 512, 1024, 2048}) {
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::check_width(std::to_string(t).c_str()));
     if (ImGui::RadioButton(std::to_string(t).c_str(), ti.t == t)) {
       ti.t = t;
       set_cost_timing_input(s, ti);
@@ -395,21 +395,21 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   }
   ImGui::AlignTextToFramePadding();
   ImGui::Text("d = %d,", ti.d);
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::check_width("float32"), -1.0f);
   if (ImGui::RadioButton("float32", ti.dtype == attn::KernelDtype::float32)) {
     ti.dtype = attn::KernelDtype::float32;
     set_cost_timing_input(s, ti);
   }
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::check_width("float64"), -1.0f);
   if (ImGui::RadioButton("float64", ti.dtype == attn::KernelDtype::float64)) {
     ti.dtype = attn::KernelDtype::float64;
     set_cost_timing_input(s, ti);
   }
-  ImGui::SameLine(0, fs);
+  widgets::same_line_if_fits(widgets::button_width("Time dense vs tiled"), fs);
   if (ImGui::Button("Time dense vs tiled")) run_cost_timing(s);
   if (c.timing) {
     const attn::KernelTiming& k = *c.timing;
-    if (ImGui::BeginTable("##timing", 4, tf, ImVec2(left_w, 0))) {
+    if (widgets::begin_table_fit("##timing", 4, tf, left_w, 6)) {
       ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 0.7f);
       ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 0.7f);
       ImGui::TableSetupColumn("GFLOP/s", ImGuiTableColumnFlags_WidthStretch, 0.6f);
@@ -428,7 +428,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
       };
       row("dense", k.dense_median, k.dense_extra_bytes);
       row("tiled", k.tiled_median, k.tiled_extra_bytes);
-      ImGui::EndTable();
+      widgets::end_table_fit();
     }
     ImGui::TextDisabled("T = %d, d = %d, %s, %s; %s each, median of %d; run %d", k.input.t, k.input.d,
                         k.input.dtype == attn::KernelDtype::float32 ? "float32" : "float64", k.isa.c_str(),

@@ -85,18 +85,18 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
 
   const bool one_row = ImGui::GetContentRegionAvail().x > fs * 44;  // else the seed goes on a second line
   float p = static_cast<float>(d.p);
-  ImGui::SetNextItemWidth(fs * 14.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 14.0f, "p"));
   if (ImGui::SliderFloat("p", &p, 0.0f, 1.0f, "%.2f")) set_dropout(s, p, d.seed);
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("p = 0"));
   if (ImGui::Button("p = 0")) set_dropout(s, 0.0, d.seed);
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("p = 1"));
   if (ImGui::Button("p = 1")) set_dropout(s, 1.0, d.seed);
   if (one_row) ImGui::SameLine(0, fs * 1.5f);
   ImGui::SetNextItemWidth(fs * 7.0f);
   std::uint64_t seed = d.seed;
   const std::uint64_t one = 1;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) set_dropout(s, d.p, seed);
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("New mask"));
   if (ImGui::Button("New mask")) set_dropout(s, d.p, d.seed + 1);
 
   // The returned and the dropped weights side by side, sharing the colour range 0..1/(1 - p) (so a
@@ -105,16 +105,18 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   const float x0 = ImGui::GetCursorPosX();
   const float gap = fs * 1.5f;
   const float legend_w = fs * 4.0f;
-  const float w = std::floor((avail - gap - legend_w) / 2.0f);
+  // Side by side while each map keeps some room; on a narrow canvas one under the other.
+  const bool beside = avail > fs * 30.0f;
+  const float w = beside ? std::floor((avail - gap - legend_w) / 2.0f) : avail - legend_w - fs * 0.6f;
   const double top = d.p < 1.0 ? 1.0 / (1.0 - d.p) : 1.0;
   auto pane = [&](const char* id, const char* title, const char* subtitle, const attn::Matrix& m,
                   const std::vector<double>* sums, double vmax, const char* value_name) {
     ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted(title);
     ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", subtitle);
+    widgets::dim_after(subtitle);
     HeatmapSpec spec;
     spec.values = &m;
     spec.row_labels = &tokens;
@@ -129,11 +131,12 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
     spec.width = w;
     spec.max_cell = 42.0f;
     const HeatmapEvent ev = heatmap(id, spec, ui.gpu);
+    ImGui::PopTextWrapPos();
     ImGui::EndGroup();
     return ev;
   };
   pane("pre", "weights (returned)", "rows sum to 1", a.attention.weights, &d.weight_row_sums, top, "weight");
-  ImGui::SameLine(x0 + w + gap);
+  if (beside) ImGui::SameLine(x0 + w + gap);
   const HeatmapEvent ev = pane("dropped", "dropped weights", "weight \xC2\xB7 keep / (1 - p)", r.dropped_weights,
                                &r.row_sums, top, "dropped weight");
   ImGui::SameLine(0, fs * 0.6f);
@@ -143,8 +146,9 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   ImGui::EndGroup();
 
   pane("keep", "keep mask", "1 = kept, drawn from the seed", d.keep, nullptr, 1.0, "kept");
-  ImGui::SameLine(x0 + w + gap);
-  txt::begin_column(avail - w - gap);
+  if (beside) ImGui::SameLine(x0 + w + gap);
+  const float note_w = beside ? avail - w - gap : avail;
+  txt::begin_column(note_w);
   ImGui::Dummy(ImVec2(0, fs * 1.5f));
   ImGui::PushFont(ui.fonts.bold);
   if (d.p == 0.0)
@@ -158,7 +162,7 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   txt::note(
       "Each weight is kept with probability 1 - p and then divided by 1 - p, so its expected value is the "
       "weight itself; a single sample is not. The output of this step is the dropped weights times V.");
-  txt::end_column(avail - w - gap);
+  txt::end_column(note_w);
 
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);

@@ -812,7 +812,7 @@ void draw_extrapolation(AppState& s, Ui& ui) {
   widgets::same_line_if_fits(fs * 14, fs);
   ImGui::ProgressBar(static_cast<float>(st->steps_done()) / std::max(1, st->steps_total()),
                      ImVec2(std::max(fs * 12, ImGui::GetContentRegionAvail().x), 0), overlay);
-  if (h.running) ImGui::TextDisabled("Waits while the main run trains.");
+  if (h.running) widgets::dim_wrapped("Waits while the main run trains.");
   if (st->results().empty()) return;
   const int n = cfg.test_length;
   std::vector<double> xs;
@@ -880,37 +880,37 @@ void draw_body(AppState& s, Ui& ui) {
     next(widgets::labeled_width(fs * 4.5f, "steps"));
     if (int_field("steps", &e.steps, fs * 4.5f)) changed = true;
     next(widgets::labeled_width(fs * 5.0f, "learning rate"));
-    ImGui::SetNextItemWidth(fs * 5.0f);
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.0f, "learning rate"));
     ImGui::InputDouble("learning rate", &e.lr, 0, 0, "%.4g");
     if (ImGui::IsItemDeactivatedAfterEdit()) changed = true;
 
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("heads:");
+    widgets::dim_wrapped("heads:");
     for (int v : {1, 2, 4, 8}) {
-      ImGui::SameLine();
+      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
       ImGui::PushID(v);
       if (ImGui::RadioButton(std::to_string(v).c_str(), e.heads == v)) e.heads = v, changed = true;
       ImGui::PopID();
     }
     next(ImGui::CalcTextSize("layers:").x + 3 * widgets::check_width("3") + fs);
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("layers:");
+    widgets::dim_wrapped("layers:");
     for (int v : {1, 2, 3}) {
-      ImGui::SameLine();
+      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
       ImGui::PushID(100 + v);
       if (ImGui::RadioButton(std::to_string(v).c_str(), e.layers == v)) e.layers = v, changed = true;
       ImGui::PopID();
     }
     next(ImGui::CalcTextSize("MLP:").x + widgets::check_width("none") + widgets::check_width("64") + fs);
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("MLP:");
-    ImGui::SameLine();
+    widgets::dim_wrapped("MLP:");
+    widgets::same_line_if_fits(widgets::check_width("none"), -1.0f);
     if (ImGui::RadioButton("none", e.mlp == 0)) e.mlp = 0, changed = true;
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::check_width("64"), -1.0f);
     if (ImGui::RadioButton("64", e.mlp == 64)) e.mlp = 64, changed = true;
 
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("positions:");
+    widgets::dim_wrapped("positions:");
     for (const auto& [kind, label] :
          {std::pair{DecoderPositions::learned, "learned"}, std::pair{DecoderPositions::sinusoidal, "sinusoidal"},
           std::pair{DecoderPositions::rope, "RoPE"}, std::pair{DecoderPositions::none, "no positions"}}) {
@@ -918,7 +918,7 @@ void draw_body(AppState& s, Ui& ui) {
       if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
     }
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("task:");
+    widgets::dim_wrapped("task:");
     ImGui::SameLine();
     if (int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
     next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
@@ -935,15 +935,15 @@ void draw_body(AppState& s, Ui& ui) {
     const bool running = h.running;
     const bool can_continue = tr && !running && !tr->done() && tr->step() > 0;
     if (ImGui::Button("Train")) learned_heads_train(s);
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width("Pause"), -1.0f);
     ImGui::BeginDisabled(!running);
     if (ImGui::Button("Pause")) learned_heads_pause(s);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width("Continue"), -1.0f);
     ImGui::BeginDisabled(!can_continue);
     if (ImGui::Button("Continue")) learned_heads_continue(s);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width("Reset"), -1.0f);
     if (ImGui::Button("Reset")) learned_heads_reset(s);
     tr = h.trainer.get();
     const int step = tr ? tr->step() : 0, total = tr ? tr->config().steps : cur.steps;
@@ -1099,7 +1099,7 @@ void draw_body(AppState& s, Ui& ui) {
       if (ImGui::Button(fresh ? "Run interventions again" : "Run interventions at this step"))
         run_learned_heads_interventions(s);
     } else {
-      ImGui::TextDisabled("Interventions run when training is paused or done (and once at the end).");
+      widgets::dim_wrapped("Interventions run when training is paused or done (and once at the end).");
     }
     if (h.interventions) {
       ImGui::SameLine();
@@ -1148,7 +1148,7 @@ void draw_body(AppState& s, Ui& ui) {
         } else {
           for (int c = 0; c < 5; ++c) {
             ImGui::TableNextColumn();
-            ImGui::TextDisabled("-");
+            widgets::dim_wrapped("-");
           }
         }
       }
@@ -1196,7 +1196,7 @@ void draw_body(AppState& s, Ui& ui) {
       bool mean = h.combo_mean, changed = false;
       ImGui::BeginDisabled(h.running);
       if (ImGui::RadioButton("zero", !mean)) mean = false, changed = true;
-      ImGui::SameLine();
+      widgets::same_line_if_fits(widgets::check_width("mean"), -1.0f);
       if (ImGui::RadioButton("mean", mean)) mean = true, changed = true;
       for (int i = 0; i < n; ++i) {
         if (i % heads != 0) widgets::same_line_if_fits(widgets::check_width("L1 H1"));

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "imgui.h"
+#include "panels/ui.hpp"  // same_line_if_fits, button_width, check_width
 
 namespace app::txt {
 
@@ -59,22 +60,6 @@ inline void end_column(float width) {
 
 namespace app::widgets {
 
-/// SameLine only when an item `next_width` wide still fits before the window's right edge;
-/// otherwise the next item starts a new line (narrow iframes, phones) instead of being clipped.
-inline void same_line_if_fits(float next_width, float spacing = -1.0f) {
-  const float gap = spacing < 0.0f ? ImGui::GetStyle().ItemSpacing.x : spacing;
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  if (ImGui::GetItemRectMax().x + gap + next_width <= right) ImGui::SameLine(0.0f, gap);
-}
-
-/// Width of a button, checkbox or radio button with this label.
-inline float button_width(const char* label) {
-  return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
-}
-inline float check_width(const char* label) {
-  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
-}
-
 /// A rounded box sized by its content: begin_box() before the content, end_box() after it.
 /// The background goes behind the content (draw-list channel 0) once its height is known.
 struct Box {
@@ -116,11 +101,6 @@ inline void caveat_box(ImFont* bold, const char* title, const char* text, float 
   ImGui::Dummy(ImVec2(0, fs * 0.2f));
 }
 
-/// Width of a field `item_width` wide followed by its label.
-inline float labeled_width(float item_width, const char* label) {
-  return item_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
-}
-
 /// Width of position_choice() below.
 inline float position_choice_width() {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
@@ -136,7 +116,7 @@ inline bool position_choice(attn::PositionKind& positions) {
   for (const auto& [kind, label] : {std::pair{attn::PositionKind::none, "no positions"},
                                     std::pair{attn::PositionKind::sinusoidal, "sinusoidal"},
                                     std::pair{attn::PositionKind::rope, "RoPE"}}) {
-    ImGui::SameLine();
+    same_line_if_fits(check_width(label));  // a narrow canvas: the rest on the next line
     if (ImGui::RadioButton(label, positions == kind)) {
       positions = kind;
       changed = true;

@@ -200,7 +200,7 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   float amount = static_cast<float>(m.amount);
   if (ImGui::SliderFloat("added to positions", &amount, -1000.0f, 1000.0f, "%+.0f"))
     set_masks_prefix(s, m.from, amount);
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::text_width(">=") + ImGui::GetStyle().ItemSpacing.x + fs * 4.0f);
   ImGui::TextUnformatted(">=");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(fs * 4.0f);
@@ -208,10 +208,9 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   if (ImGui::SliderInt("##from", &from, 1, std::max(1, t - 1))) set_masks_prefix(s, from, m.amount);
   const attn::PrefixIsolationResult& pr = m.prefix;
   ImGui::PushFont(ui.fonts.bold);
-  ImGui::Text("causal: prefix change = %s", exact_number(pr.causal_prefix_change).c_str());
+  ImGui::TextWrapped("causal: prefix change = %s", exact_number(pr.causal_prefix_change).c_str());
   ImGui::PopFont();
-  ImGui::SameLine(0, fs * 1.5f);
-  ImGui::TextDisabled("no mask (control): %s", short_number(pr.unmasked_prefix_change, 3).c_str());
+  widgets::dim_after(("no mask (control): " + short_number(pr.unmasked_prefix_change, 3)).c_str(), fs * 1.5f);
   {
     std::vector<std::string> labels;
     for (int i = 0; i < t; ++i) labels.push_back(std::to_string(i) + " " + tokens[static_cast<size_t>(i)]);
@@ -262,8 +261,8 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   txt::note(
       "Padded keys (hatched columns) get exactly 0 weight. Padded query rows still produce outputs: "
       "attention does not know they are padding, so the task loss or readout must skip them.");
-  ImGui::Text("largest weight on a padded key: %s", exact_number(kp.max_padded_weight).c_str());
-  ImGui::Text("+100 on padded positions moves valid rows by %s, padded rows by %s",
+  ImGui::TextWrapped("largest weight on a padded key: %s", exact_number(kp.max_padded_weight).c_str());
+  ImGui::TextWrapped("+100 on padded positions moves valid rows by %s, padded rows by %s",
               exact_number(kp.valid_rows_change).c_str(), short_number(kp.padded_rows_change, 3).c_str());
   txt::end_column(col_w);
 
@@ -274,7 +273,7 @@ void draw_masks_panel(AppState& s, Ui& ui) {
       "Click a cell to allow or mask it. The default policy refuses a row with nothing to attend to, "
       "as the lesson's reference does; the zero policy (PyTorch >= 2.5, FlashAttention) returns a zero row.");
   if (ImGui::RadioButton("policy: error (default)", !m.zero_policy)) set_masks_zero_policy(s, false);
-  ImGui::SameLine(0, fs);
+  widgets::same_line_if_fits(widgets::check_width("policy: zero"), fs);
   if (ImGui::RadioButton("policy: zero", m.zero_policy)) set_masks_zero_policy(s, true);
   const attn::EmptyRowDemo& er = m.empty;
   {
@@ -297,7 +296,7 @@ void draw_masks_panel(AppState& s, Ui& ui) {
     if (ge.clicked_row >= 0 && ge.hovered_col >= 0) toggle_masks_empty_cell(s, ge.clicked_row, ge.hovered_col);
   }
   if (ImGui::Button("Allow everything")) set_masks_empty_allowed(s, attn::BoolMatrix::Constant(t, t, true));
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("Mask every key of \"cat\""));
   if (ImGui::Button("Mask every key of \"cat\"")) {
     attn::BoolMatrix b = attn::BoolMatrix::Constant(t, t, true);
     if (t > 1) b.row(1).setConstant(false);
@@ -310,7 +309,9 @@ void draw_masks_panel(AppState& s, Ui& ui) {
       txt::para(("\xE2\x9A\xA0 refused (" + er.error_code + "): " + er.error_message).c_str());
       ImGui::PopStyleColor();
     } else {
-      ImGui::TextColored(ImVec4(0.1f, 0.5f, 0.2f, 1.0f), "Every row has an allowed key: the default policy accepts.");
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.1f, 0.5f, 0.2f, 1.0f));
+      txt::para("Every row has an allowed key: the default policy accepts.");
+      ImGui::PopStyleColor();
     }
     txt::note("The weights drawn above are the zero policy's; under the default policy this case has no result.");
   } else {
@@ -327,19 +328,21 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   int tq = m.tq, tk = m.tk;
   ImGui::SetNextItemWidth(col_w * 0.3f);
   if (ImGui::SliderInt("Tq (queries)", &tq, 1, 8)) set_masks_causal(s, tq, m.tk);
-  ImGui::SameLine(0, fs);
+  // Against the visible edge: on a wide canvas this row has always reached a little past its column.
+  widgets::same_line_if_fits(widgets::labeled_width(col_w * 0.3f, "Tk (keys)"), fs, true);
   ImGui::SetNextItemWidth(col_w * 0.3f);
   if (ImGui::SliderInt("Tk (keys)", &tk, 1, 8)) set_masks_causal(s, m.tq, tk);
   const attn::CausalAlignmentTable& ca = m.causal;
   const std::vector<std::string> q_labels = numbered("q", ca.tq), k_labels = numbered("k", ca.tk);
-  const float half = std::floor((col_w - fs) * 0.5f);
+  const bool beside = col_w > fs * 20.0f;  // narrow: one map under the other
+  const float half = beside ? std::floor((col_w - fs) * 0.5f) : col_w;
   for (int k = 0; k < 2; ++k) {
-    if (k) ImGui::SameLine(0, fs);
-    ImGui::BeginGroup();
+    if (k && beside) ImGui::SameLine(0, fs);
+    ImGui::BeginGroup();  // its caption wraps at the column's edge, as it always did
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted(k == 0 ? "top-left" : "bottom-right");
     ImGui::PopFont();
-    ImGui::TextDisabled(k == 0 ? "PyTorch is_causal: j \xE2\x89\xA4 i" : "FlashAttention 2.1+: j \xE2\x89\xA4 i+Tk-Tq");
+    widgets::dim_wrapped(k == 0 ? "PyTorch is_causal: j \xE2\x89\xA4 i" : "FlashAttention 2.1+: j \xE2\x89\xA4 i+Tk-Tq");
     HeatmapSpec c;
     c.values = k == 0 ? &m.top_left : &m.bottom_right;
     c.allowed = k == 0 ? &ca.top_left : &ca.bottom_right;

@@ -216,19 +216,23 @@ struct Pane {
 void pair(const Pane& a, const Pane& b, Ui& ui) {
   const float fs = ImGui::GetFontSize();
   const float gap = fs * 2.0f;
-  const float w = std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.5f);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  // Side by side while each map keeps some room; on a narrow canvas one under the other.
+  const bool side_by_side = avail > fs * 28.0f;
+  const float w = side_by_side ? std::floor((avail - gap) * 0.5f) : avail;
   for (int k = 0; k < 2; ++k) {
     const Pane& p = k == 0 ? a : b;
-    if (k) ImGui::SameLine(0, gap);
+    if (k && side_by_side) ImGui::SameLine(0, gap);
     ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted(p.title);
     ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", p.subtitle);
+    if (p.subtitle[0]) widgets::dim_after(p.subtitle);
     HeatmapSpec spec = p.spec;
     spec.width = w;
     heatmap(p.id, spec, ui.gpu);
+    ImGui::PopTextWrapPos();
     ImGui::EndGroup();
   }
 }
@@ -255,13 +259,14 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   attn::PermutationInput in = p.input;
   bool changed = false;
   const float field = fs * 7.0f;
-  ImGui::SetNextItemWidth(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f));
+  ImGui::SetNextItemWidth(
+      widgets::fit_labeled(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
   if (ImGui::InputText("sentence", &p.sentence_text)) {
     // Sentence edits go through the JSON path so a new length gets a fresh permutation.
     apply_json(s, attn::Json{{"permutation", {{"sentence", p.sentence_text}}}});
     in = p.input;
   }
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(field, "seed"), fs * 1.5f);
   ImGui::SetNextItemWidth(field);
   std::uint64_t seed = in.seed;
   const std::uint64_t one = 1;
@@ -270,7 +275,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     changed = true;
   }
 
-  ImGui::SetNextItemWidth(fs * 12.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 12.0f, "permutation P"));
   if (ImGui::InputText("permutation P", &p.permutation_text)) {
     // On a rejected permutation the typed text stays in the field, next to the error.
     ErrorInfo e;
@@ -283,15 +288,16 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
       p.error = e;
     }
   }
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::text_width("(?)"));
   style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::button_width("Shuffle"), fs * 1.5f);
   if (ImGui::Button("Shuffle")) {
     shuffle_permutation(s);
     in = p.input;
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
+  char next_seed[48];
+  std::snprintf(next_seed, sizeof next_seed, "(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
+  widgets::dim_after(next_seed);
   widgets::same_line_if_fits(widgets::check_width("causal mask"), fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
   // On a line of its own: the row above is full.
@@ -302,19 +308,22 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   // --- the headline number
   ImGui::Dummy(ImVec2(0, 2));
   ImGui::PushFont(ui.fonts.heading);
-  ImGui::Text("max |f(PX) \xE2\x88\x92 P f(X)| = %s", short_number(r.max_diff, 3).c_str());
+  const std::string headline = "max |f(PX) \xE2\x88\x92 P f(X)| = " + short_number(r.max_diff, 3);
+  widgets::text_wrapped_here(headline.c_str());
   ImGui::PopFont();
-  ImGui::SameLine(0, fs);
-  ImGui::AlignTextToFramePadding();
-  if (equivariant_setting)
-    ImGui::TextDisabled("no mask, no positions: equal up to rounding");
-  else
-    ImGui::TextColored(ImVec4(0.75f, 0.25f, 0.1f, 1.0f), "%s: equivariance breaks",
-                       p.input.causal && positions ? "causal mask and positions"
-                                                   : (p.input.causal ? "causal mask"
-                                                                     : (p.input.positions == attn::PositionKind::rope
-                                                                            ? "RoPE positions"
-                                                                            : "sinusoidal positions")));
+  const std::string why =
+      equivariant_setting ? std::string("no mask, no positions: equal up to rounding")
+                          : std::string(p.input.causal && positions ? "causal mask and positions"
+                                        : (p.input.causal ? "causal mask"
+                                                          : (p.input.positions == attn::PositionKind::rope
+                                                                 ? "RoPE positions"
+                                                                 : "sinusoidal positions"))) +
+                                ": equivariance breaks";
+  if (widgets::same_line_if_fits(widgets::text_width(why.c_str()), fs)) ImGui::AlignTextToFramePadding();
+  ImGui::PushStyleColor(ImGuiCol_Text, equivariant_setting ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
+                                                           : ImVec4(0.75f, 0.25f, 0.1f, 1.0f));
+  widgets::text_wrapped_here(why.c_str());
+  ImGui::PopStyleColor();
 
   style::check_lines(r.checks);
 
@@ -365,14 +374,14 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Permuting keys and values together");
   const int t = static_cast<int>(r.tokens.size());
   int query = p.input.query;
-  ImGui::SetNextItemWidth(field * 1.5f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
   if (ImGui::SliderInt("query", &query, 0, std::max(0, t - 1))) {
     attn::PermutationInput q = p.input;
     q.query = query;
     set_permutation_input(s, q);
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("\"%s\"", query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)].c_str() : "?");
+  const std::string quoted = "\"" + (query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)] : std::string("?")) + "\"";
+  widgets::dim_after(quoted.c_str());
   auto vec = [](const attn::Vector& v) {
     std::string out = "(";
     for (attn::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + short_number(v(i), 3);
@@ -392,7 +401,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   pooled.numbers = true;
   pooled.max_cell = 48.0f;
   heatmap("pooled", pooled, ui.gpu);
-  ImGui::Text("max |mean f(PX) \xE2\x88\x92 mean f(X)| = %s", short_number(sym.pooled_diff, 3).c_str());
+  widgets::text_wrapped_here(("max |mean f(PX) \xE2\x88\x92 mean f(X)| = " + short_number(sym.pooled_diff, 3)).c_str());
   style::note("Averaging the outputs over positions forgets which row was which. With an equivariant f the "
               "average of the reordered outputs is the same average: the summary is permutation invariant. "
               "With a causal mask or positions f is no longer equivariant, so neither is the summary. "

@@ -131,12 +131,13 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   attn::RandomHeadsInput in = h.input;
   bool changed = false;
   const float field = fs * 7.0f;
-  ImGui::SetNextItemWidth(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f));
+  ImGui::SetNextItemWidth(
+      widgets::fit_labeled(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
   if (ImGui::InputText("sentence", &h.sentence_text)) {
     in.sentence = h.sentence_text;
     changed = true;
   }
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(field, "seed"), fs * 1.5f);
   ImGui::SetNextItemWidth(field);
   std::uint64_t seed = in.seed;
   const std::uint64_t one = 1;
@@ -144,7 +145,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
     in.seed = seed;
     changed = true;
   }
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::button_width("Re-roll"));
   if (ImGui::Button("Re-roll")) {
     in.seed = in.seed + 1;
     changed = true;
@@ -152,22 +153,22 @@ void draw_heads_panel(AppState& s, Ui& ui) {
 
   ImGui::SetNextItemWidth(field);
   if (ImGui::InputInt("d_model", &in.d_model)) changed = true;
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(field, "heads"), fs * 1.5f);
   ImGui::SetNextItemWidth(field);
   if (ImGui::SliderInt("heads", &in.heads, 1, 8)) changed = true;
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(field, "d_k"), fs * 1.5f);
   ImGui::SetNextItemWidth(field);
   if (ImGui::InputInt("d_k", &in.d_k)) changed = true;
 
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::check_width("key padding"), fs * 1.5f);
   bool padding = in.valid_length >= 0;
   if (ImGui::Checkbox("key padding", &padding)) {
     in.valid_length = padding ? std::min<int>(h.padding_length, static_cast<int>(r.tokens.size())) : -1;
     changed = true;
   }
   if (padding) {
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::labeled_width(field, "valid length"));
     ImGui::SetNextItemWidth(field);
     int valid = in.valid_length;
     if (ImGui::SliderInt("valid length", &valid, 1, std::max(1, static_cast<int>(r.tokens.size())))) {
@@ -179,14 +180,14 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   widgets::same_line_if_fits(widgets::position_choice_width(), fs * 1.5f);
   if (widgets::position_choice(in.positions)) changed = true;
   // Init: the core's seeded laws, or torch's own generator replayed (the lesson's exact numbers).
-  ImGui::SetNextItemWidth(fs * 21.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 21.0f, "init"));
   const char* inits[] = {"seeded (the core's generator)", "PyTorch replica (torch's generator)"};
   int init = in.init == attn::HeadsInit::core ? 0 : 1;
   if (ImGui::Combo("init", &init, inits, 2)) {
     in.init = init == 0 ? attn::HeadsInit::core : attn::HeadsInit::torch_replica;
     changed = true;
   }
-  ImGui::SameLine();
+  widgets::same_line_if_fits(widgets::text_width("(?)"));
   style::help_marker(
       "Seeded: PyTorch's default laws (N(0,1) embeddings, U(\xC2\xB1" "1/\xE2\x88\x9A" "d_model) weights) drawn from the "
       "core's own generator, identical natively and in the browser. PyTorch replica: torch.manual_seed(seed) "
@@ -194,7 +195,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
       "head of d_k 8 reproduces the lesson's printed matrix.");
   const char* lesson_button = "The lesson's script: seed 17, 1 head, d_k 8";
   widgets::same_line_if_fits(widgets::button_width(lesson_button), fs * 1.5f);
-  if (ImGui::Button(lesson_button)) {
+  if (widgets::wrapped_button(lesson_button)) {
     in = attn::RandomHeadsInput{};
     in.init = attn::HeadsInit::torch_replica;
     in.heads = 1;
@@ -222,8 +223,11 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   if (h.input.valid_length >= 0 && h.input.valid_length < t)
     allowed += ", keys " + std::to_string(h.input.valid_length) + (h.input.valid_length + 1 < t ? ".." + std::to_string(t - 1) : "") +
                " are padding";
-  ImGui::TextDisabled("%d tokens \xC2\xB7 d_model %d \xC2\xB7 %d head%s of d_k %d \xC2\xB7 allowed: %s. Hatched cells are masked.", t,
-                      h.input.d_model, h.input.heads, h.input.heads == 1 ? "" : "s", h.input.d_k, allowed.c_str());
+  char summary[320];
+  std::snprintf(summary, sizeof summary,
+                "%d tokens \xC2\xB7 d_model %d \xC2\xB7 %d head%s of d_k %d \xC2\xB7 allowed: %s. Hatched cells are masked.", t,
+                h.input.d_model, h.input.heads, h.input.heads == 1 ? "" : "s", h.input.d_k, allowed.c_str());
+  widgets::dim_wrapped(summary);
 
   // --- one heatmap per head, side by side (wrapping into rows when narrow), one legend per row
   const int n = static_cast<int>(r.heads.size());
@@ -276,7 +280,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   style::check_lines(r.checks);
   style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
               "patched, is in the Learned heads panel.");
-  if (ImGui::Button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");
+  if (widgets::wrapped_button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");
 }
 
 }  // namespace app

@@ -143,16 +143,15 @@ void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
       for (size_t c = 0; c < t.choices.size(); ++c) {
         if (c) widgets::same_line_if_fits(widgets::check_width(t.choices[c].c_str()), fs * 1.2f);
         ImGui::PushID(static_cast<int>(c));
-        if (ImGui::RadioButton(t.choices[c].c_str(), e.choice == static_cast<int>(c)))
+        if (widgets::wrapped_radio(t.choices[c].c_str(), e.choice == static_cast<int>(c)))
           answer_recall(s, t.id, static_cast<int>(c));
         ImGui::PopID();
       }
     } else {
       if (ImGui::Button("Check what the panel shows")) check_recall_task(s, t.id);
-      ImGui::SameLine();
-      ImGui::AlignTextToFramePadding();
       std::string reads = "reads: ";
       for (size_t k = 0; k < t.reads.size(); ++k) reads += (k ? ", " : "") + t.reads[k];
+      if (widgets::same_line_if_fits(widgets::text_width(reads.c_str()))) ImGui::AlignTextToFramePadding();
       ImGui::TextDisabled("%s", reads.c_str());
     }
     if (e.verdict) {

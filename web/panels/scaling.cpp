@@ -219,18 +219,18 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   style::error_box(c.error);
 
   // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
-  ImGui::SetNextItemWidth(fs * 16.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 16.0f, "d_k"));
   ImGui::SliderInt("d_k", &c.d_k_edit, 1, 512, "%d", ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemDeactivatedAfterEdit()) set_scaling(s, c.d_k_edit, c.seed, c.samples, false);
   if (!ImGui::IsItemActive()) c.d_k_edit = c.d_k;
-  ImGui::SameLine(0, fs * 1.5f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "seed"), fs * 1.5f);
   ImGui::SetNextItemWidth(fs * 7.0f);
   std::uint64_t seed = c.seed;
   const std::uint64_t one = 1;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu"))
     set_scaling(s, c.d_k, seed, c.samples, false);
-  ImGui::SameLine(0, fs * 1.5f);
-  ImGui::SetNextItemWidth(fs * 7.0f);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "samples N"), fs * 1.5f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 7.0f, "samples N"));
   int samples = c.samples;
   if (ImGui::InputInt("samples N", &samples, 500, 1000, ImGuiInputTextFlags_EnterReturnsTrue))
     set_scaling(s, c.d_k, c.seed, samples, false);
@@ -245,7 +245,9 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
 
   const float avail = ImGui::GetContentRegionAvail().x;
   const float gap = fs * 1.5f;
-  const float half = std::floor((avail - gap) * 0.5f);
+  // Two columns (histograms, table and curves) while each keeps some room; narrow: one under the other.
+  const bool beside = avail > fs * 30.0f;
+  const float half = beside ? std::floor((avail - gap) * 0.5f) : avail;
   const float hist_h = fs * 9.0f;
 
   // --- histograms at the chosen d_k
@@ -257,26 +259,23 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     ImGui::PushFont(ui.fonts.bold);
     ImGui::Text("q\xC2\xB7k at d_k = %d", d.d_k);
     ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("var = %s  (\xE2\x89\x88 d_k = %d)", short_number(d.variance, 4).c_str(), d.d_k);
+    widgets::dim_after(("var = " + short_number(d.variance, 4) + "  (\xE2\x89\x88 d_k = " + std::to_string(d.d_k) + ")").c_str());
     plot::histogram("raw", d.histogram, -r1, r1, half, hist_h, style::accent_u32(), "q\xC2\xB7k", d.below, d.above);
     ImGui::EndGroup();
-    ImGui::SameLine(0, gap);
+    if (beside) ImGui::SameLine(0, gap);
     ImGui::BeginGroup();
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted(
         "q\xC2\xB7k / \xE2\x88\x9A"
         "d_k");
     ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("var = %s  (\xE2\x89\x88 1)", short_number(ds.scaled_variance, 4).c_str());
+    widgets::dim_after(("var = " + short_number(ds.scaled_variance, 4) + "  (\xE2\x89\x88 1)").c_str());
     plot::histogram("scaled", ds.scaled_histogram, -r2, r2, half, hist_h, IM_COL32(60, 140, 110, 255),
                     "q\xC2\xB7k / \xE2\x88\x9A"
                     "d_k",
                     ds.scaled_below, ds.scaled_above);
     ImGui::EndGroup();
-    ImGui::TextDisabled(
-        "Each histogram spans \xC2\xB1"
+    widgets::dim_wrapped("Each histogram spans \xC2\xB1"
         "4 of its own standard deviations: the left axis grows with "
         "\xE2\x88\x9A"
         "d_k, the right one stays put.");
@@ -297,9 +296,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   const attn::ScalingResult& cu = c.curve;
   style::heading(ui.fonts, "Against d_k");
   ImGui::BeginGroup();
-  if (ImGui::BeginTable("##var", 4,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame,
-                        ImVec2(half, 0))) {
+  if (widgets::begin_table_fit("##var", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame, half, static_cast<int>(cu.dot.size()) + 1)) {
     ImGui::TableSetupColumn("d_k");
     ImGui::TableSetupColumn("var(q\xC2\xB7k)");
     ImGui::TableSetupColumn(
@@ -318,7 +315,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(short_number(d.tied_mean, 4).c_str());
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   ImGui::TextDisabled("N = %d pairs per d_k, seed %llu", cu.input.samples,
                       static_cast<unsigned long long>(cu.input.seed));
@@ -337,8 +334,9 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     gmax = std::max({gmax, st.gradient_norm_unscaled, st.gradient_norm_scaled});
   }
   ImGui::EndGroup();
-  ImGui::SameLine(0, gap);
+  if (beside) ImGui::SameLine(0, gap);
   ImGui::BeginGroup();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + half);
   ImGui::TextDisabled("softmax over %d random keys, mean of %d rows", cu.input.keys, cu.input.rows);
   const float plot_h = fs * 6.0f;  // three stacked curves, as tall as the two of 9 they replace
   plot::line_plot("maxw", xs,
@@ -358,6 +356,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
                    plot::Series{"uniform", guni, IM_COL32(150, 150, 150, 255), true}},
                   true, 0.0, std::max(1e-3, gmax * 1.05), half, plot_h, "d_k",
                   "\xE2\x80\x96" "dw/d logits\xE2\x80\x96");
+  ImGui::PopTextWrapPos();
   ImGui::EndGroup();
   if (!cu.saturation.empty()) {
     const attn::SaturationStats& lo = cu.saturation.front();
@@ -376,7 +375,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
 
   // --- stability
   style::heading(ui.fonts, "Overflow is a different problem");
-  ImGui::SetNextItemWidth(fs * 14.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 14.0f, "logits"));
   if (ImGui::InputText("logits", &c.logits_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
     std::vector<double> v;
     if (parse_numbers(c.logits_text, &v))
@@ -384,11 +383,9 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     else
       c.error = ErrorInfo{"invalid_field", "logits: type numbers separated by spaces, e.g. 1000 1001"};
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("(Enter to apply)");
+  widgets::dim_after("(Enter to apply)");
   const attn::SoftmaxStability& st = c.stability;
-  if (ImGui::BeginTable("##stab", static_cast<int>(st.logits.size()) + 1,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
+  if (widgets::begin_table_fit("##stab", static_cast<int>(st.logits.size()) + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, 4)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, fs * 16.0f);
     for (size_t j = 0; j < st.logits.size(); ++j)
       ImGui::TableSetupColumn(("logit " + short_number(st.logits[j], 6)).c_str(), ImGuiTableColumnFlags_WidthFixed,
@@ -407,7 +404,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     row("naive exp / sum", st.naive_weights);
     row("exp(logit - max) / sum", st.stable_weights);
     row("softmax(logit - max)", st.gap_weights);
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   txt::para(((st.naive_overflowed ? std::string("exp() of these logits overflows a double, and inf/inf is NaN. ")
                                   : std::string("These logits do not overflow exp(); logits near 1000 would. ")) +
@@ -418,11 +415,11 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
                 .c_str());
 
   style::heading(ui.fonts, "Checks");
-  ImGui::TextDisabled("across d_k = 1, 2, 4, ..., 512");
+  widgets::dim_wrapped("across d_k = 1, 2, 4, ..., 512");
   style::check_lines(cu.checks);
   ImGui::TextDisabled("at the chosen d_k = %d", c.d_k);
   style::check_lines(c.selected.checks);
-  ImGui::TextDisabled("the logits above");
+  widgets::dim_wrapped("the logits above");
   style::check_lines(st.checks);
   draw_recall_strip(s, ui, "scaling");
 }

@@ -101,7 +101,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
       "The tests compare every entry with the matrix torch 1.13 printed (tests/fixtures/"
       "lesson-replica-seed17.json): equal within 1e-6, natively and in the browser. Hover a cell for "
       "the exact double. Still a random initialisation: it routes, it has learned nothing.");
-  if (ImGui::Button("Show it in the Random-init heads panel")) {
+  if (widgets::wrapped_button("Show it in the Random-init heads panel")) {
     attn::RandomHeadsInput in;
     in.init = attn::HeadsInit::torch_replica;
     in.heads = 1;
@@ -121,9 +121,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
        " random inputs of width d = " + std::to_string(f.d) + ": " + std::to_string(f.warmups) +
        " warm-ups, then the median of " + std::to_string(f.repeats) + " runs (" + f.clock + ").")
           .c_str());
-  if (ImGui::BeginTable("##timing", 3,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
-                        ImVec2(right_w, 0))) {
+  if (widgets::begin_table_fit("##timing", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp, right_w, 4)) {
     ImGui::TableSetupColumn("forward", ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("the runs", ImGuiTableColumnFlags_WidthStretch, 2.5f);
@@ -141,7 +139,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
     };
     row("LSTM", f.lstm_median, f.lstm_seconds);
     row("causal attention", f.attention_median, f.attention_seconds);
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   if (ImGui::Button("Run the fixture again")) run_timing(s);
   ImGui::SameLine();

@@ -147,17 +147,19 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
 
   float tau = static_cast<float>(t.temperature);
   ImGui::BeginDisabled(t.hard);
-  ImGui::SetNextItemWidth(fs * 18.0f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 18.0f, "temperature \xCF\x84"));
   if (ImGui::SliderFloat("temperature \xCF\x84", &tau, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic))
     set_temperature(s, tau, false);
   ImGui::EndDisabled();
-  ImGui::SameLine(0, fs);
+  bool first = true;
   for (double preset : {0.1, 1.0, 10.0}) {
     const std::string label = "\xCF\x84 = " + short_number(preset, 3);
+    widgets::same_line_if_fits(widgets::button_width(label.c_str()), first ? fs : -1.0f);
+    first = false;
     if (ImGui::Button(label.c_str())) set_temperature(s, preset, false);
-    ImGui::SameLine();
   }
-  ImGui::SameLine(0, fs);
+  widgets::same_line_if_fits(widgets::check_width("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)"),
+                             fs);
   bool hard = t.hard;
   if (ImGui::Checkbox("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)", &hard)) set_temperature(s, t.temperature, hard);
 

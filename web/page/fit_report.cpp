@@ -1,0 +1,109 @@
+#include "page/fit_report.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "page/api.hpp"
+#include "app.hpp"
+#include "imgui.h"
+#include "imgui_internal.h"  // window and table layout records (CursorMaxPos, columns)
+
+namespace app::fit {
+
+namespace {
+
+Report g_last;
+float g_probe = 0.0f;
+
+// Half a unit of slack: edges are fractional, and ImGui floors some of them.
+constexpr float kSlack = 0.5f;
+
+bool scrolls_sideways(const ImGuiWindow* w) {
+  return (w->Flags & ImGuiWindowFlags_HorizontalScrollbar) || w->ScrollbarX || w->ScrollMax.x > 0.0f;
+}
+
+// `w` lies inside `panel` and no box between them scrolls sideways (its content is then exempt:
+// it can be scrolled into view).
+bool measured_inside(const ImGuiWindow* w, const ImGuiWindow* panel) {
+  for (const ImGuiWindow* p = w; p; p = p->ParentWindow) {
+    if (p == panel) return true;
+    if (!(p->Flags & ImGuiWindowFlags_ChildWindow) || scrolls_sideways(p)) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void measure(const char* panel) {
+  ImGuiContext& g = *GImGui;
+  ImGuiWindow* win = g.CurrentWindow;
+  Report r;
+  r.panel = panel;
+  r.frame = g.FrameCount;
+  r.canvas_width = g.IO.DisplaySize.x;
+  r.visible_right = win->InnerClipRect.Max.x;
+  r.widest = win->DC.CursorMaxPos.x;
+  if (r.widest > r.visible_right + kSlack) r.cut.push_back({"panel", r.widest, r.visible_right});
+
+  for (ImGuiWindow* c : g.Windows) {
+    if (c == win || c->LastFrameActive != g.FrameCount || !measured_inside(c, win)) continue;
+    const float right = c->DC.CursorMaxPos.x;
+    r.widest = std::max(r.widest, right);
+    if (right > c->InnerClipRect.Max.x + kSlack)
+      r.cut.push_back({std::string("child ") + c->Name, right, c->InnerClipRect.Max.x});
+  }
+
+  for (int n = 0; n < g.Tables.GetMapSize(); ++n) {
+    ImGuiTable* t = g.Tables.TryGetMapData(n);
+    if (!t || t->LastFrameActive != g.FrameCount || !measured_inside(t->InnerWindow, win)) continue;
+    for (int k = 0; k < t->ColumnsCount; ++k) {
+      const ImGuiTableColumn& col = t->Columns[k];
+      if (!col.IsEnabled) continue;
+      const float right = std::max({col.ContentMaxXFrozen, col.ContentMaxXUnfrozen, col.ContentMaxXHeadersIdeal});  // a header: its label's own extent
+      r.widest = std::max(r.widest, right);
+      if (right > col.ClipRect.Max.x + kSlack) {
+        char where[64];
+        std::snprintf(where, sizeof where, "table 0x%08X column %d", t->ID, k);
+        r.cut.push_back({where, right, col.ClipRect.Max.x});
+      }
+    }
+  }
+  g_last = std::move(r);
+}
+
+const Report& last() { return g_last; }
+
+attn::Json report_json(const Report& r) {
+  attn::Json cut = attn::Json::array();
+  for (const Cut& c : r.cut) cut.push_back({{"where", c.where}, {"right", c.right}, {"edge", c.edge}});
+  return attn::Json{{"panel", r.panel},
+                    {"frame", r.frame},
+                    {"canvas_width", r.canvas_width},
+                    {"visible_right", r.visible_right},
+                    {"widest", r.widest},
+                    {"fits", r.cut.empty() && r.widest <= r.canvas_width + kSlack},
+                    {"cut", cut}};
+}
+
+void set_probe(float px) { g_probe = std::max(0.0f, px); }
+float probe() { return g_probe; }
+
+}  // namespace app::fit
+
+namespace {
+std::string g_fit_reply;
+}
+
+extern "C" {
+
+const char* attn_app_fit() {
+  g_fit_reply = attn::dump(app::fit::report_json(app::fit::last()));
+  return g_fit_reply.c_str();
+}
+
+void attn_app_fit_probe(int px) {
+  app::fit::set_probe(static_cast<float>(px));
+  if (app::App* a = app::api_app()) a->request_frame();
+}
+
+}  // extern "C"

@@ -1,0 +1,57 @@
+// web/page/fit_report.hpp — does the panel on screen fit its width? Measured every frame.
+//
+// ImGui records, for each window, the right edge of everything laid out in it (the window's
+// DC.CursorMaxPos, before clipping). After a panel has drawn, App::frame calls measure(), which
+// reads that edge for the panel's window, for the child windows inside it that do not scroll
+// sideways (a box that scrolls counts only with its visible box, which its parent records), and
+// for each table column (a cell whose content is wider than the column is cut by it). The page
+// reports the result through window.attentionLab.fit() (attn_app_fit); the lesson's state() does
+// not carry it. The headless test and the browser test check every panel of the registry with it.
+//
+// Units are the window units ImGui lays out in (CSS pixels in the browser).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "json/json_case.hpp"
+#include "platform/emscripten_shim.hpp"
+
+namespace app::fit {
+
+/// One box whose content runs past its own right edge (that content is clipped there).
+struct Cut {
+  std::string where;  ///< "panel", "child <name>", "table <id> column <k>"
+  float right;        ///< right edge of the content
+  float edge;         ///< right edge of the box (where it is clipped)
+};
+
+struct Report {
+  std::string panel;          ///< the panel measured
+  int frame = -1;             ///< ImGui's frame number of the measurement
+  float canvas_width = 0.0f;  ///< width of the canvas (ImGui's display)
+  float visible_right = 0.0f; ///< right edge of the panel's visible area (its clip rectangle)
+  float widest = 0.0f;        ///< right edge of the widest item, before clipping (scroll boxes: their box)
+  std::vector<Cut> cut;       ///< every box whose content overflows it (empty: the panel fits)
+};
+
+/// Measure the current window (the panel's) after the panel has drawn into it.
+void measure(const char* panel);
+/// The last measurement.
+const Report& last();
+/// {panel, frame, canvas_width, visible_right, widest, fits, cut:[{where, right, edge}]}
+attn::Json report_json(const Report& r);
+
+/// Test switch: after the panel, draw one button `px` wider than the panel's visible area
+/// (0: off). The browser test's negative control: the check must flag it.
+void set_probe(float px);
+float probe();
+
+}  // namespace app::fit
+
+extern "C" {
+/// JSON of app::fit::report_json(last()).
+ATTN_EXPORT const char* attn_app_fit();
+/// app::fit::set_probe(px) (tests only).
+ATTN_EXPORT void attn_app_fit_probe(int px);
+}
