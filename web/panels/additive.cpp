@@ -455,7 +455,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   // The trained choice's whole label when it fits the width, else a short one with the rest
   // wrapped under it (phones); one ImGui id either way.
   const char* const trained_label = "trained translator (Translate panel's attention model)###trained_view";
-  if (ImGui::RadioButton("untrained (random encoder states)", a.view == AdditiveView::untrained))
+  if (widgets::wrapped_radio("untrained (random encoder states)", a.view == AdditiveView::untrained))
     set_additive_view(s, AdditiveView::untrained);
   const bool whole = ImGui::GetContentRegionAvail().x >= widgets::check_width(trained_label);
   widgets::same_line_if_fits(widgets::check_width(whole ? trained_label : "trained translator###trained_view"), fs);

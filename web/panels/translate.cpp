@@ -806,7 +806,7 @@ void draw_decoding(AppState& s, Ui& ui) {
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextUnformatted("Greedy, step by step (generation)");
   ImGui::PopFont();
-  if (ImGui::BeginTable("##greedy", 4, tf, ImVec2(dc.left_w, 0))) {
+  if (widgets::begin_table_fit("##greedy", 4, tf, dc.left_w, static_cast<int>(v.greedy_rows.size()) + 1)) {
     for (const char* c : {"step", "word", "p", "reads most"}) ImGui::TableSetupColumn(c);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < v.greedy_rows.size(); ++i) {
@@ -821,7 +821,7 @@ void draw_decoding(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::Text("%s (%s)", g.reads.c_str(), short_number(g.read_weight, 2).c_str());
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   txt::note("Each step feeds back the word it chose; a wrong word changes every later step.");
   ImGui::TextWrapped("Fixed summary, greedy: %s", v.summary_greedy.c_str());
@@ -831,7 +831,7 @@ void draw_decoding(AppState& s, Ui& ui) {
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextUnformatted("Teacher forced (training)");
   ImGui::PopFont();
-  if (ImGui::BeginTable("##forced", 3, tf, ImVec2(dc.right_w, 0))) {
+  if (widgets::begin_table_fit("##forced", 3, tf, dc.right_w, static_cast<int>(v.forced_rows.size()) + 1)) {
     for (const char* c : {"reference", "p(reference)", "model's argmax"}) ImGui::TableSetupColumn(c);
     ImGui::TableHeadersRow();
     for (const auto& r : v.forced_rows) {
@@ -843,7 +843,7 @@ void draw_decoding(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.argmax.c_str());
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   ImGui::TextWrapped("Loss %s per word. All positions in one pass: each is fed the reference's previous word, "
                      "whatever the model would have said.", short_number(v.result.forced.loss, 3).c_str());
@@ -855,17 +855,17 @@ void draw_decoding(AppState& s, Ui& ui) {
   {
     TranslateInput e = t.input;
     bool changed = false;
-    ImGui::SetNextItemWidth(fs * 8);
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "width"));
     if (ImGui::SliderInt("width", &e.beam_width, 1, 16)) changed = true;
     widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
     float a = static_cast<float>(e.alpha);
-    ImGui::SetNextItemWidth(fs * 8);
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
     if (ImGui::SliderFloat("alpha", &a, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(a * 100.0) / 100.0, changed = true;
     if (changed) set_translate_input(s, e);
   }
   ImGui::TextWrapped("score(Y) = log P(Y) / lp(Y),   lp(Y) = ((5 + |Y|) / 6)^\xCE\xB1   (Wu et al. 2016; |Y| counts "
                      "the emitted words, <eos> included)");
-  if (ImGui::BeginTable("##beam", 6, tf)) {
+  if (widgets::begin_table_fit("##beam", 6, tf, 0.0f, 2 * static_cast<int>(v.beam_rows.size()) + 1)) {
     for (const char* c : {"hypothesis", "ended", "|Y|", "log P", "lp", "score"}) ImGui::TableSetupColumn(c);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < v.beam_rows.size(); ++i) {
@@ -882,7 +882,7 @@ void draw_decoding(AppState& s, Ui& ui) {
         ImGui::TextUnformatted(short_number(x, 4).c_str());
       }
     }
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   style::check_lines(v.beam_checks);
   txt::note("Search changes which sequence is found, not the model: every hypothesis is scored with the same "
@@ -919,15 +919,12 @@ void draw_body(AppState& s, Ui& ui) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("H:");
     for (int v : {8, 16, 32, 64}) {
-      ImGui::SameLine();
+      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
       ImGui::PushID(v);
       if (ImGui::RadioButton(std::to_string(v).c_str(), e.hidden == v)) e.hidden = v, changed = true;
       ImGui::PopID();
     }
-    if (e.hidden != 32) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("(H other than 32: trained from scratch here)");
-    }
+    if (e.hidden != 32) widgets::dim_after("(H other than 32: trained from scratch here)");
     if (changed) set_translate_input(s, e);
   }
 
@@ -936,15 +933,15 @@ void draw_body(AppState& s, Ui& ui) {
   {
     const bool can_continue = tr && !t.running && !tr->done() && tr->step() > 0 && !t.from_checkpoint;
     if (ImGui::Button("Train")) translate_train(s);
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width("Pause"));
     ImGui::BeginDisabled(!t.running);
     if (ImGui::Button("Pause")) translate_pause(s);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width("Continue"));
     ImGui::BeginDisabled(!can_continue);
     if (ImGui::Button("Continue")) translate_continue(s);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    widgets::same_line_if_fits(widgets::button_width("Reset"));
     if (ImGui::Button("Reset")) translate_reset(s);
     tr = t.trainer.get();
     const int step = tr ? tr->step() : 0, total = tr ? tr->config().steps : cur.steps;
@@ -952,7 +949,7 @@ void draw_body(AppState& s, Ui& ui) {
     std::snprintf(overlay, sizeof overlay, "step %d / %d", step, total);
     widgets::same_line_if_fits(fs * 12, fs);
     ImGui::ProgressBar(total > 0 ? static_cast<float>(step) / total : 0.0f,
-                       ImVec2(std::max(fs * 10, ImGui::GetContentRegionAvail().x), 0), overlay);
+                       ImVec2(std::max(fs * 10, widgets::width_left()), 0), overlay);
     txt::note((std::string(t.from_checkpoint ? "done (the shipped run)" : status(t)) + "; " +
                (t.steps_per_second > 0 ? short_number(t.steps_per_second, 3) : std::string("-")) +
                " steps/s (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
@@ -1108,7 +1105,7 @@ void draw_body(AppState& s, Ui& ui) {
       std::snprintf(buf, sizeof buf, "%s", cur.sentence.c_str());
       shown = cur.sentence;
     }
-    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - widgets::labeled_width(0, "sentence"), fs * 30));
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 30, "sentence"));
     ImGui::InputText("sentence", buf, sizeof buf);
     if (ImGui::IsItemDeactivatedAfterEdit()) {
       TranslateInput e = cur;
@@ -1118,7 +1115,7 @@ void draw_body(AppState& s, Ui& ui) {
     for (const char* ex : {"the black cat", "the big dog sees a white mouse",
                            "a small grey horse chases the black cat with a big blue ball and the dog eats a green book"}) {
       widgets::same_line_if_fits(widgets::button_width(ex));
-      if (ImGui::SmallButton(ex)) {
+      if (widgets::wrapped_button(ex)) {
         TranslateInput e = cur;
         e.sentence = ex;
         set_translate_input(s, e);
