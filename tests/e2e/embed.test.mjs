@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 
 import { frames, launchChromium, pngStats, repoRoot, siteDir } from './lib.mjs';
 import {
-  centre, clickLabel, comparableState, diffPaths, near, parseCsv, pngPixels, serveSite, state, until, view, viridis, watch,
+  centre, clickLabel, comparableState, locate, diffPaths, near, parseCsv, pngPixels, serveSite, state, until, view, viridis, watch,
 } from './embed_lib.mjs';
 
 const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
@@ -312,7 +312,7 @@ test('a link reproduces the view: state → copy link → new page → the same 
     if (panel === 'alignment') { delete inputs.queries; delete inputs.keys; inputs.selected_row = entry.selected_row; }
     if (panel === 'heads') delete inputs.key_padding;
     if (panel === 'script') delete inputs.runs;
-    if (panel === 'additive') inputs.step = entry.step;
+    if (panel === 'additive') { inputs.step = entry.step; inputs.trained_step = entry.trained.step; }
     assert.deepEqual(li[panel] || {}, inputs, `linkInputs().${panel} = state().${panel}.inputs`);
   }
   // The "Copy link" button puts the address on the clipboard.
@@ -402,6 +402,13 @@ test('HiDPI 2 and 1.5, resizing by window and by container: sharp, and the point
     s = await size();
     assert.deepEqual(s.css, [600, 500]);
     assert.deepEqual(s.buffer, [Math.floor(600 * dpr), Math.floor(500 * dpr)]);
+    // At 600 px the control rows wrap and the navigation takes more lines: scroll the panel (the
+    // wheel, as a reader would) until the checkbox is on screen.
+    for (let i = 0; i < 20 && !(await locate(page, 'causal mask')).some((it) => it.visible); ++i) {
+      await page.mouse.move(300, 400);
+      await page.mouse.wheel(0, 100);
+      await frames(page, 2);
+    }
     await clickLabel(page, 'causal mask');
     assert.equal((await state(page)).heads.inputs.causal, false, 'after the refit the pointer still lands');
     await page.screenshot({ path: shot(`dpr${dpr}-container`) });
