@@ -217,21 +217,22 @@ std::string widths_caption(const std::vector<tl::TranslateWidthResult>& rows) {
     if (r.none.buckets[last].exact_match > best_none) best_none = r.none.buckets[last].exact_match, best_none_h = r.hidden;
   const tl::LengthBucket& lb = lo.none.buckets[last].bucket;
   const double long_move = hi.none.buckets[last].exact_match - lo.none.buckets[last].exact_match;
+  const tl::BucketAccuracy &l0 = lo.none.buckets[last], &l1 = hi.none.buckets[last];
   if (long_move < 0.05) {
     c += "On the longest sentences (" + range_of(lb) + " words) a state " + std::to_string(hi.hidden / lo.hidden) +
-         " times wider moved the fixed summary by " + points(lo.none.buckets[last].exact_match, hi.none.buckets[last].exact_match) +
-         " (token accuracy " + pct(lo.none.buckets[last].token_accuracy) + " to " +
-         pct(hi.none.buckets[last].token_accuracy) + "): in this many steps, more numbers in the summary did not "
-         "make it learn to carry a long sentence. ";
+         " times wider moved the fixed summary's exact match by " + points(l0.exact_match, l1.exact_match) +
+         " while the words it put in the right place went from " + pct(l0.token_accuracy) + " to " +
+         pct(l1.token_accuracy) + ": in this many steps a wider summary carried more of a long sentence, not all of it. ";
   } else {
     c += "On the longest sentences (" + range_of(lb) + " words) the wider state moved the fixed summary by " +
-         points(lo.none.buckets[last].exact_match, hi.none.buckets[last].exact_match) + ". ";
+         points(l0.exact_match, l1.exact_match) + ". ";
   }
   for (const auto& r : rows) {
     if (r.additive.buckets[last].exact_match > best_none) {
       c += "Attention at H " + std::to_string(r.hidden) + " (" + pct(r.additive.buckets[last].exact_match) +
-           " there) already beats the fixed summary at every width (best " + pct(best_none) + ", at H " +
-           std::to_string(best_none_h) + ").";
+           " there) already beats the fixed summary at every width (" +
+           (best_none == 0.0 ? std::string("0% at each") : "best " + pct(best_none) + ", at H " + std::to_string(best_none_h)) +
+           ").";
       break;
     }
   }
