@@ -9,22 +9,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { frames, launchChromium, openLab, repoRoot, serveStatic, siteDir } from './lib.mjs';
+import { frames, openLab, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
 
 const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
 
 let server, browser;
-before(async () => {
-  server = await serveStatic(siteDir());
-  browser = await launchChromium();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const additive = (page) => page.evaluate(() => window.attentionLab.state().additive);

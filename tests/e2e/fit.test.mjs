@@ -10,22 +10,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { frames, launchChromium, openLab, repoRoot, serveStatic, siteDir } from './lib.mjs';
+import { frames, openLab, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
 
 const artifacts = path.join(process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'build', 'web', 'test-artifacts'), 'fit');
 fs.mkdirSync(artifacts, { recursive: true });
 
 let server, browser;
-before(async () => {
-  server = await serveStatic(siteDir());
-  browser = await launchChromium();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
 // The panels of the registry, as state() lists them (one key per panel; "recall" is the shared
 // "check yourself" strips, not a panel).

@@ -136,3 +136,19 @@ export async function pngStats(page, png) {
     return { width: c.width, height: c.height, variance: m2 / n, colours: colours.size };
   }, b64);
 }
+
+/** The browser tests' shared set-up: node:test hooks that serve the built site and launch
+ *  Chromium before the file's tests and close both after; `use(server, browser)` receives them. */
+export async function serveSiteAndChromium(use) {
+  const { before, after } = await import('node:test');
+  let server, browser;
+  before(async () => {
+    server = await serveStatic(siteDir());
+    browser = await launchChromium();
+    use(server, browser);
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) await server.close();
+  });
+}

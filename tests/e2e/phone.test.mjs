@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { frames, launchChromium, repoRoot, serveStatic, siteDir } from './lib.mjs';
+import { frames, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
 import { centre, locate, state, watch } from './embed_lib.mjs';
 
 const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
@@ -15,14 +15,7 @@ fs.mkdirSync(artifacts, { recursive: true });
 const shot = (name) => path.join(artifacts, `phone-${name}.png`);
 
 let server, browser;
-before(async () => {
-  server = await serveStatic(siteDir());
-  browser = await launchChromium();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
 async function openPhone(query) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3,
