@@ -19,6 +19,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/translate.hpp"
 

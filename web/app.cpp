@@ -58,18 +58,19 @@ void App::draw_nav(float width) {
   const std::vector<PanelDef>& entries = panels();
   for (size_t i = 0; i < entries.size(); ++i) {
     const PanelDef& e = entries[i];
+    const std::string number = panel_number(i);
     const bool active = state_.panel == static_cast<int>(i);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const float h = fs * 2.85f;
-    ImGui::PushID(e.number);
+    ImGui::PushID(number.c_str());
     if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) show_panel(state_, static_cast<int>(i));
     ImGui::PopID();
     // Number badge, title and one-line blurb drawn over the selectable.
     const ImVec2 c(p0.x + fs * 1.0f, p0.y + h * 0.5f);
     dl->AddCircleFilled(c, fs * 0.75f, active ? style::accent_u32() : IM_COL32(205, 210, 218, 255));
-    const ImVec2 ns = ImGui::CalcTextSize(e.number);
+    const ImVec2 ns = ImGui::CalcTextSize(number.c_str());
     dl->AddText(ImVec2(c.x - ns.x * 0.5f, c.y - ns.y * 0.5f),
-                active ? IM_COL32(255, 255, 255, 255) : IM_COL32(60, 64, 70, 255), e.number);
+                active ? IM_COL32(255, 255, 255, 255) : IM_COL32(60, 64, 70, 255), number.c_str());
     const float tx = p0.x + fs * 2.3f;
     const ImVec4 clip(tx, p0.y, p0.x + width - 4, p0.y + h);
     dl->AddText(fonts_.bold, fonts_.bold->FontSize * ImGui::GetIO().FontGlobalScale, ImVec2(tx, p0.y + h * 0.5f - fs * 1.05f),
@@ -118,7 +119,8 @@ void App::draw_top_nav() {
   for (size_t i = 0; i < entries.size(); ++i) {
     const PanelDef& e = entries[i];
     const bool active = state_.panel == static_cast<int>(i);
-    const std::string label = std::string(e.number) + "  " + e.title;
+    const std::string number = panel_number(i);
+    const std::string label = number + "  " + e.title;
     const float w = ImGui::CalcTextSize(label.c_str()).x;
     if (ImGui::GetItemRectMax().x + fs * 1.2f + w > right - fs * 0.5f) {
       const float y = ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y * 0.5f;
@@ -126,7 +128,7 @@ void App::draw_top_nav() {
     } else {
       ImGui::SameLine(0, fs * 1.2f);
     }
-    ImGui::PushID(e.number);
+    ImGui::PushID(number.c_str());
     if (active) ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
     if (ImGui::Selectable(label.c_str(), active, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0)))
       show_panel(state_, static_cast<int>(i));
@@ -145,6 +147,8 @@ void App::frame() {
   if (!fonts_ready_) ensure_fonts(1.0f);
   // Each panel's work between frames (pending studies, the Learned heads panel's training slice),
   // before anything is drawn: the frame then draws the state as it stands. Never in a draw call.
+  // The edits the last frame's draw calls forwarded come first.
+  apply_deferred_edits(state_);
   tick_panels(state_);
   gpu_.begin_frame();
   const PanelDef& shown = current_panel(state_);

@@ -87,4 +87,10 @@ Json apply_json(AppState& s, const Json& patch) {
   return Json{{"ok", true}};
 }
 
+void apply_deferred_edits(AppState& s) {
+  std::vector<std::function<void(AppState&)>> edits;
+  edits.swap(s.edits);  // an edit may queue another: it waits for the frame after
+  for (auto& e : edits) e(s);
+}
+
 }  // namespace app

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +61,15 @@ struct AppState {
   /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
   std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)
+  /// Edits a draw function forwarded (defer_edit): applied in order before the next frame's ticks,
+  /// so that a setter's work (a beam search, a fresh trainer) never runs inside a draw call.
+  std::vector<std::function<void(AppState&)>> edits;
 };
+
+/// Queue `edit` (a call of the panel's setters) for the start of the next frame.
+inline void defer_edit(AppState& s, std::function<void(AppState&)> edit) { s.edits.push_back(std::move(edit)); }
+/// Apply the queued edits, in order (App::frame, before the ticks).
+void apply_deferred_edits(AppState& s);
 
 /// The lesson's defaults, computed once through the core (cannot fail).
 AppState make_default_state();

@@ -143,6 +143,7 @@ class Driver {
     io.MouseDown[0] = false;
     io.KeyCtrl = false;
     frame();
+    frame();  // the trained panels forward a press with defer_edit: it applies as the next frame starts
     return true;
   }
   void type(const std::string& text) {

@@ -58,7 +58,7 @@ void draw(app::AppState&, app::Ui&) {
 }
 
 // The one registry line.
-const app::PanelRegistration kRegistration{{kName, "99", "Throw-away", "registered by the test", kHeading, state_json,
+const app::PanelRegistration kRegistration{{kName, "Throw-away", "registered by the test", kHeading, state_json,
                                             apply, [](app::AppState&) { return &g_error; }, inputs, draw}};
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "app.hpp"
 #include "json/json_case.hpp"
+#include "panels/registry.hpp"
 
 namespace {
 app::App* g_app = nullptr;
@@ -79,18 +80,14 @@ void attn_app_request_frame() {
 void attn_app_checkpoint_loaded(const char* url, const unsigned char* data, int size) {
   if (!g_app || !url) return;
   const std::size_t n = size > 0 ? static_cast<std::size_t>(size) : 0;
-  if (std::string(url) == app::kLearnedHeadsCheckpointUrl) app::learned_heads_install_checkpoint(g_app->state(), data, n);
-  else if (std::string(url) == app::kTranslateCheckpointUrl) app::translate_install_checkpoint(g_app->state(), data, n);
-  else return;
+  if (!app::checkpoint_arrived(g_app->state(), url, data, n)) return;
   g_app->request_frame();
 }
 
 void attn_app_checkpoint_failed(const char* url, const char* message) {
   if (!g_app || !url) return;
   const std::string why = std::string("the checkpoint could not be fetched: ") + (message ? message : "no fetch in this page");
-  if (std::string(url) == app::kLearnedHeadsCheckpointUrl) app::learned_heads_checkpoint_failed(g_app->state(), why);
-  else if (std::string(url) == app::kTranslateCheckpointUrl) app::translate_checkpoint_failed(g_app->state(), why);
-  else return;
+  if (!app::checkpoint_fetch_failed(g_app->state(), url, why)) return;
   g_app->request_frame();
 }
 

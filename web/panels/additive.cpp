@@ -1,6 +1,7 @@
 // Additive attention (Bahdanau et al. 2015): a decoder stepping through "le chat noir" over
 // "the black cat", one soft read of the source per step; four scoring functions on the same states.
 #include "panels/additive.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -56,16 +57,16 @@ const char* const kLoadingTranslator = "loading the trained translator\xE2\x80\x
 std::string translator_unavailable(const AppState& s) {
   const TranslateState& t = s.translate;
   if (!t.trainer) return kLoadingTranslator;
-  if (t.from_checkpoint || t.trainer->step() > 0) return "";
-  switch (t.checkpoint.status) {
-    case TranslateCheckpoint::Status::failed:
-      return "the trained translator could not be loaded (" + t.checkpoint.message +
+  if (t.run.from_checkpoint || t.trainer->step() > 0) return "";
+  switch (t.run.checkpoint.status) {
+    case CheckpointFetch::Status::failed:
+      return "the trained translator could not be loaded (" + t.run.checkpoint.message +
              "); the Translate panel's Train button trains the same model in the page";
-    case TranslateCheckpoint::Status::declined:
+    case CheckpointFetch::Status::declined:
       return "the Translate panel's translator is at step 0, untrained (its shipped checkpoint was not installed: " +
-             t.checkpoint.message + "); train it in the Translate panel";
-    case TranslateCheckpoint::Status::not_requested:
-      if (!t.running && !translate_wants_checkpoint(s, true))
+             t.run.checkpoint.message + "); train it in the Translate panel";
+    case CheckpointFetch::Status::not_requested:
+      if (!t.run.running && !translate_wants_checkpoint(s, true))
         return "the Translate panel's translator is at step 0, untrained (its inputs are not the shipped run's, so "
                "its checkpoint does not apply); train it in the Translate panel";
       return kLoadingTranslator;
@@ -78,7 +79,7 @@ bool trained_is_current(const AppState& s) {
   const AdditiveState& a = s.additive;
   const TranslateState& t = s.translate;
   return a.trained && t.trainer && a.trained->trainer == t.trainer && a.trained->model_step == t.trainer->step() &&
-         a.trained->from_checkpoint == t.from_checkpoint;
+         a.trained->from_checkpoint == t.run.from_checkpoint;
 }
 
 // The walk of `in` on the Translate panel's current attention model (throws attn::Error).
@@ -88,7 +89,7 @@ AdditiveTrained read_trained(const AppState& s, const tl::TrainedAdditiveInput& 
   r.walk = tl::trained_additive_walk(t.trainer->model(true), in);
   r.trainer = t.trainer;
   r.model_step = t.trainer->step();
-  r.from_checkpoint = t.from_checkpoint;
+  r.from_checkpoint = t.run.from_checkpoint;
   return r;
 }
 
@@ -612,6 +613,34 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
   draw_recall_strip(s, ui, "additive");
+}
+
+namespace {
+// The trained view reads the Translate panel's attention model: while it is on screen, the
+// Translate state is built if missing and its checkpoint fetched exactly as when the Translate
+// panel opens, then the read follows the model.
+void additive_wants_translator(AppState& s, bool shown) {
+  if (!shown || s.additive.view != AdditiveView::trained) return;
+  ensure_translate(s);
+  request_checkpoint(s, translate_panel(), true);
+}
+}  // namespace
+
+const PanelDef& additive_panel() {
+  static const PanelDef def = {"additive", "Additive", "Bahdanau's scores, stepped", "Additive attention (Bahdanau et al. 2015)",
+      additive_state_json, apply_additive_json, [](AppState& s) { return &s.additive.error; },
+      additive_inputs_json, draw_additive_panel,
+      [](AppState& s, bool now) {
+        if (!now) return;  // inside a frame the tick below does it before the next one is drawn
+        additive_wants_translator(s, true);
+        tick_additive(s);
+      },
+      [](AppState& s, bool shown) {
+        additive_wants_translator(s, shown);
+        if (shown) tick_additive(s);
+      },
+      [](const AppState& s) { return s.panel == panel_index("additive") && additive_pending(s); }};
+  return def;
 }
 
 }  // namespace app

@@ -88,4 +88,8 @@ bool apply_additive_json(AppState& s, const attn::Json& patch);
 /// Bahdanau's additive attention stepping through le chat noir; four scoring functions.
 void draw_additive_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& additive_panel();
+
 }  // namespace app

@@ -1,5 +1,6 @@
 // Alignment panel: the lesson's constructed "the black cat" → "le chat noir" read.
 #include "panels/alignment.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -405,6 +406,13 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
   ImGui::EndGroup();
+}
+
+const PanelDef& alignment_panel() {
+  static const PanelDef def = {"alignment", "Alignment", "a constructed cross-read", "Alignment: a soft read of the source",
+      alignment_state_json, apply_alignment_json, [](AppState& s) { return &s.alignment.error; },
+      alignment_link_inputs, draw_alignment_panel};
+  return def;
 }
 
 }  // namespace app

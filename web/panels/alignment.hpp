@@ -55,4 +55,8 @@ bool apply_alignment_json(AppState& s, const attn::Json& patch);
 /// "the black cat" → "le chat noir": constructed cross-attention weights, editable; trace one row.
 void draw_alignment_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& alignment_panel();
+
 }  // namespace app

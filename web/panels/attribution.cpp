@@ -1,6 +1,7 @@
 // Attribution panel: the weight a_j next to the contribution ‖a_j v_j‖, the lesson's
 // counterexample (0.99 on a zero value), and two interventions per key.
 #include "panels/attribution.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -306,6 +307,13 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   txt::end_column(right_w);
 
   draw_recall_strip(s, ui, "attribution");
+}
+
+const PanelDef& attribution_panel() {
+  static const PanelDef def = {"attribution", "Attribution", "weight is not contribution",
+      "Attribution: a large weight is not a large effect", attribution_state_json, apply_attribution_json,
+      [](AppState& s) { return &s.attribution.error; }, attribution_inputs_json, draw_attribution_panel};
+  return def;
 }
 
 }  // namespace app

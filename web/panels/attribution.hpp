@@ -54,4 +54,8 @@ bool apply_attribution_json(AppState& s, const attn::Json& patch);
 /// Weight a_j next to contribution ‖a_j v_j‖, the 0.99-on-zero counterexample, interventions.
 void draw_attribution_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& attribution_panel();
+
 }  // namespace app

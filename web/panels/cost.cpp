@@ -4,6 +4,7 @@
 // on this machine, with the T×T weights of the timed attention drawn by the heatmap shader.
 // Every figure comes from core/lessons/cost.hpp through the setters in this file; the drawing only formats.
 #include "panels/cost.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -465,6 +466,13 @@ void draw_cost_panel(AppState& s, Ui& ui) {
 
   style::heading(ui.fonts, "How these are counted");
   for (const std::string& line : r.conventions) txt::note(("\xE2\x80\xA2 " + line).c_str());
+}
+
+const PanelDef& cost_panel() {
+  static const PanelDef def = {"cost", "Cost", "FLOPs, bytes, caches, kernels", "Cost: what dense attention spends", cost_state_json,
+      apply_cost_json, [](AppState& s) { return &s.cost.error; }, cost_inputs_json, draw_cost_panel,
+      show_cost_panel, [](AppState& s, bool) { tick_cost(s); }, [](const AppState& s) { return s.cost.pending; }};
+  return def;
 }
 
 }  // namespace app

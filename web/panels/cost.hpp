@@ -70,4 +70,8 @@ bool apply_cost_json(AppState& s, const attn::Json& patch);
 /// The cost of dense attention: FLOPs, stored bytes, K/V cache, sliding window; dense vs tiled timing; the T×T map.
 void draw_cost_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& cost_panel();
+
 }  // namespace app

@@ -1,6 +1,7 @@
 // Dropout panel: inverted dropout on the attention weights. The weights the head returns stay the
 // pre-dropout ones (rows sum to 1); the keep mask and the dropped weights are shown beside them.
 #include "panels/dropout.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -167,6 +168,13 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
   draw_recall_strip(s, ui, "dropout");
+}
+
+const PanelDef& dropout_panel() {
+  static const PanelDef def = {"dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights", dropout_state_json,
+      apply_dropout_json, [](AppState& s) { return &s.dropout.error; }, dropout_inputs_json,
+      draw_dropout_panel};
+  return def;
 }
 
 }  // namespace app

@@ -40,4 +40,8 @@ bool apply_dropout_json(AppState& s, const attn::Json& patch);
 /// Inverted attention dropout: pre-dropout weights, keep mask, dropped weights, row sums.
 void draw_dropout_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& dropout_panel();
+
 }  // namespace app

@@ -1,4 +1,5 @@
-// web/panels/learned_heads.hpp — inputs and results of the "Learned heads" panel; its draw function is in learned_heads.cpp.
+// web/panels/learned_heads.hpp — inputs and results of the "Learned heads" panel: setters in
+// learned_heads.cpp, state() and set() in learned_heads_json.cpp, drawing in learned_heads_draw.cpp.
 //
 // Same one-way flow as app_state.hpp: inputs change only through the setters below, which
 // validate through the core (attn::lessons::HeadsTrainer) and keep the last good inputs and
@@ -19,6 +20,7 @@
 #include "attn/types.hpp"
 #include "error_info.hpp"
 #include "lessons/learned_heads.hpp"
+#include "panels/trained_run.hpp"
 
 namespace app {
 
@@ -63,26 +65,15 @@ struct LearnedHeadsCombined {
 };
 
 /// The shipped checkpoint of the default run (checkpoints/learned_heads.ckpt, made by
-/// `attn checkpoint learned_heads`): fetched when the panel is first shown with the default inputs
-/// at step 0 — never part of the first download — and installed only if the inputs are still the
-/// defaults and nothing was trained meanwhile. Train reproduces it to the bit.
-struct LearnedHeadsCheckpoint {
-  enum class Status { not_requested, requested, installed, declined, failed };
-  Status status = Status::not_requested;
-  std::size_t bytes = 0;
-  std::string params_fnv1a;  ///< of the installed parameters
-  std::string message;       ///< why it failed or was declined
-};
+/// `attn checkpoint learned_heads`), fetched through the panel table (TrainedRun); Train
+/// reproduces it to the bit.
 inline constexpr const char* kLearnedHeadsCheckpointUrl = "checkpoints/learned_heads.ckpt";
 
 struct LearnedHeadsState {
   LearnedHeadsInput input;  ///< last good
   std::shared_ptr<attn::lessons::HeadsTrainer> trainer;  ///< the run (step 0 after a reset)
   attn::lessons::InductionBatch heldout;                  ///< heldout_batch(task, seed, 32)
-  bool running = false;
-  int runs = 0;  ///< Train presses (a fresh run each)
-  LearnedHeadsCheckpoint checkpoint;
-  bool from_checkpoint = false;  ///< the run shown was installed from the checkpoint, not trained here
+  TrainedRun run;  ///< running, runs, the checkpoint's fetch, steps/s (panels/trained_run.hpp)
 
   std::vector<attn::lessons::HeadsSnapshot> snapshots;  ///< step 0, every 100 steps, where paused, the last step
   int shown = 0;        ///< snapshot the scrubber shows
@@ -95,13 +86,14 @@ struct LearnedHeadsState {
   std::vector<std::string> tokens;
   std::uint64_t maps_version = 1;
 
+  double uniform_loss = 0.0;  ///< log V, the loss of a uniform guess over the model's vocabulary
+  // Per snapshot, as plotted: its step, held-out accuracy, and the best head's induction and
+  // previous-token scores.
+  std::vector<double> score_steps, score_accuracy, score_induction, score_previous;
+
   // The loss curve as drawn: means over buckets of `curve_stride` steps (at most ~300 points).
   std::vector<double> curve_x, curve_train, curve_other;
   int curve_stride = 1;
-
-  double steps_per_second = 0.0;  ///< wall-clock rate over the last second of training
-  double rate_t0 = 0.0;           ///< steady-clock seconds where the rate window starts
-  int rate_step0 = 0;
 
   std::optional<LearnedHeadsInterventions> interventions;
   std::vector<bool> combo;        ///< heads ticked for ablation together
@@ -112,6 +104,8 @@ struct LearnedHeadsState {
   // request in slices after the main run's slice; an input change drops it.
   std::shared_ptr<attn::lessons::ExtrapolationStudy> extrapolation;
   bool extrapolation_running = false;
+  // Per finished signal, accuracy by target position as plotted (NaN where no target was counted).
+  std::vector<std::vector<double>> extrapolation_accuracy;
 
   std::optional<ErrorInfo> error;
 };
@@ -148,18 +142,6 @@ void select_learned_heads_snapshot(AppState& s, int index);
 /// Heads to ablate together (layer-major flags) and the mode; evaluated when not running.
 void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool mean);
 
-/// True when the panel is on screen (`shown`), the checkpoint was never asked for, and the run is
-/// the default one at step 0, not running: the panel's tick then fetches it (once).
-bool learned_heads_wants_checkpoint(const AppState& s, bool shown);
-void learned_heads_checkpoint_requested(AppState& s);
-/// The fetched bytes: decoded and checked by the core (checksum, configuration, sizes, hash); the
-/// figures of step 0 and of the last step are recomputed here and must equal the recorded ones to
-/// the bit. Installs the finished run when the inputs are still the defaults at step 0 (else
-/// declined). False, with the reason in checkpoint.message, when it could not be used.
-bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size);
-/// The fetch failed (network, missing file): the panel says so and Train still works.
-void learned_heads_checkpoint_failed(AppState& s, const std::string& message);
-
 /// {"inputs", "status", "step", "total", "progress", "running", "steps_per_second", "losses":{stride,
 ///  train, other}, "uniform_loss", "snapshot_steps", "shown", "snapshot" (shown), "latest",
 ///  "interventions", "combined", "decoding", "error"}.
@@ -175,5 +157,9 @@ bool apply_learned_heads_json(AppState& s, const attn::Json& patch);
 /// A tiny transformer trained here on repeated runs: loss curve, every head's map, scores,
 /// ablation and patching, parallel training vs sequential generation.
 void draw_learned_heads_panel(AppState& s, Ui& ui);
+
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& learned_heads_panel();
 
 }  // namespace app

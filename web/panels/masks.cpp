@@ -1,6 +1,7 @@
 // Masks panel: prefix isolation under a causal mask (with the unmasked control), key padding,
 // a query with no allowed key under both policies, and the two causal alignments for Tq != Tk.
 #include "panels/masks.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -373,6 +374,12 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   style::check_lines(er.checks);
   style::check_lines(ca.checks);
   draw_recall_strip(s, ui, "masking");
+}
+
+const PanelDef& masks_panel() {
+  static const PanelDef def = {"masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see", masks_state_json,
+      apply_masks_json, [](AppState& s) { return &s.masks.error; }, masks_inputs_json, draw_masks_panel};
+  return def;
 }
 
 }  // namespace app

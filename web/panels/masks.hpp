@@ -62,4 +62,8 @@ bool apply_masks_json(AppState& s, const attn::Json& patch);
 /// Prefix isolation, key padding, an all-masked row, top-left vs bottom-right causal.
 void draw_masks_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& masks_panel();
+
 }  // namespace app

@@ -1,5 +1,6 @@
 // Permutation panel: f(P·X) next to P·f(X); when a causal mask or positions break equivariance.
 #include "panels/permutation.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -410,6 +411,13 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   style::check_lines(sym.checks);
   draw_recall_strip(s, ui, "positions");
 
+}
+
+const PanelDef& permutation_panel() {
+  static const PanelDef def = {"permutation", "Permutation", "order, masks, positions",
+      "Permutation: what self-attention knows about order", permutation_state_json, apply_permutation_json,
+      [](AppState& s) { return &s.permutation.error; }, permutation_link_inputs, draw_permutation_panel};
+  return def;
 }
 
 }  // namespace app

@@ -53,4 +53,8 @@ bool apply_permutation_json(AppState& s, const attn::Json& patch);
 /// f(P·X) against P·f(X), with the causal / positions toggles and the K/V check.
 void draw_permutation_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& permutation_panel();
+
 }  // namespace app

@@ -204,7 +204,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
     changed = true;
   }
   widgets::same_line_if_fits(widgets::check_width("numbers in cells"), fs * 1.5f);
-  static bool numbers = true;
+  bool& numbers = h.numbers_in_cells;
   ImGui::Checkbox("numbers in cells", &numbers);
   if (changed) set_heads_input(s, in);
 
@@ -281,6 +281,13 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
               "patched, is in the Learned heads panel.");
   if (widgets::wrapped_button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");
+}
+
+const PanelDef& heads_panel() {
+  static const PanelDef def = {"heads", "Random-init heads", "routing, nothing learned", "Random-init heads: routing without learning",
+      heads_state_json, apply_heads_json, [](AppState& s) { return &s.heads.error; }, heads_link_inputs,
+      draw_heads_panel};
+  return def;
 }
 
 }  // namespace app

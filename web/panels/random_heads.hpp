@@ -24,6 +24,7 @@ struct HeadsState {
   /// Valid length used when key padding is switched on (kept while it is off).
   int padding_length = 4;
   std::string sentence_text = "The cat sat on the mat";  ///< text field; may differ from input after an error
+  bool numbers_in_cells = true;  ///< the maps print each weight (a display choice, not an input)
 
   attn::RandomHeadsResult result;
   std::vector<std::vector<double>> row_sums;  ///< per head, per row
@@ -41,5 +42,9 @@ bool apply_heads_json(AppState& s, const attn::Json& patch);
 
 /// Random-init multi-head self-attention on a sentence; one heatmap per head.
 void draw_heads_panel(AppState& s, Ui& ui);
+
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& heads_panel();
 
 }  // namespace app

@@ -9,6 +9,8 @@
 // The "check yourself" strips (recall) are shared by the panels and are not a panel.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +21,19 @@
 
 namespace app {
 
+/// A trained panel's shipped checkpoint: the table fetches it when the panel asks (first shown
+/// with its default inputs at step 0) and hands the bytes, or the failure, back to the panel.
+struct CheckpointHooks {
+  const char* url;  ///< relative to the page (checkpoints/...)
+  bool (*wants)(const AppState&, bool shown);
+  void (*requested)(AppState&);
+  /// Decoded and checked by the core; false, with the reason in the panel's state, when refused.
+  bool (*install)(AppState&, const std::uint8_t* data, std::size_t size);
+  void (*failed)(AppState&, const std::string& message);
+};
+
 struct PanelDef {
   const char* name;      ///< state()/set() key, showPanel and ?panel= name
-  const char* number;    ///< the badge in the navigation ("1")
   const char* title;     ///< the navigation entry
   const char* subtitle;  ///< one line under it in the sidebar
   const char* heading;   ///< the panel's heading (and the text mirror's title)
@@ -43,6 +55,8 @@ struct PanelDef {
   void (*tick)(AppState&, bool shown) = nullptr;
   /// True while the panel has work in progress that needs frames (nullptr: never).
   bool (*busy)(const AppState&) = nullptr;
+  /// The panel's shipped checkpoint (nullptr: none).
+  const CheckpointHooks* checkpoint = nullptr;
 };
 
 /// All panels, in navigation order (index = AppState::panel).
@@ -51,6 +65,8 @@ const std::vector<PanelDef>& panels();
 int panel_index(const std::string& name);
 /// The panel on screen.
 const PanelDef& current_panel(const AppState& s);
+/// The badge of panel `index` in the navigation: its place in the table, from 1.
+std::string panel_number(std::size_t index);
 /// Name of panel `index` (the first panel's for an index out of range).
 const char* panel_name(int index);
 /// "alignment, heads, ..." (error messages).
@@ -60,6 +76,12 @@ std::string panel_names_list();
 void show_panel(AppState& s, int index, bool now = false);
 /// Show the panel called `name`; false for an unknown name.
 bool show_panel(AppState& s, const std::string& name, bool now = false);
+/// Fetch panel `p`'s checkpoint if it wants it now (`shown`: it is on screen).
+void request_checkpoint(AppState& s, const PanelDef& p, bool shown);
+/// The fetched bytes of `url`, or its failure, to the panel whose checkpoint it is; false for a
+/// URL no panel has.
+bool checkpoint_arrived(AppState& s, const std::string& url, const std::uint8_t* data, std::size_t size);
+bool checkpoint_fetch_failed(AppState& s, const std::string& url, const std::string& message);
 /// Every panel's tick, before a frame is drawn.
 void tick_panels(AppState& s);
 /// Some panel has work in progress.

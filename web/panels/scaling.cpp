@@ -2,6 +2,7 @@
 // variances), softmax saturation with and without the scale, the tied Q = K case, and the
 // row-max subtraction that prevents overflow but does not undo saturation.
 #include "panels/scaling.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -422,6 +423,15 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   widgets::dim_wrapped("the logits above");
   style::check_lines(st.checks);
   draw_recall_strip(s, ui, "scaling");
+}
+
+const PanelDef& scaling_panel() {
+  static const PanelDef def = {"scaling", "Scaling", "why divide by \xE2\x88\x9A" "d_k",
+      "Scaling: why scores are divided by \xE2\x88\x9A" "d_k", scaling_state_json, apply_scaling_json,
+      [](AppState& s) { return &s.scaling.error; }, scaling_inputs_json, draw_scaling_panel,
+      show_scaling_panel, [](AppState& s, bool) { tick_scaling(s); },
+      [](const AppState& s) { return s.scaling.pending; }};
+  return def;
 }
 
 }  // namespace app

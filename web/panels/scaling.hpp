@@ -71,4 +71,8 @@ bool apply_scaling_json(AppState& s, const attn::Json& patch);
 /// var(q·k) against d_k, histograms, saturation, tied Q = K, the 1000/1001 stability demo.
 void draw_scaling_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& scaling_panel();
+
 }  // namespace app

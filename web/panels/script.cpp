@@ -159,4 +159,12 @@ void draw_script_panel(AppState& s, Ui& ui) {
   draw_recall_strip(s, ui, "timing");
 }
 
+// The script panel's only input is its run count, which set() cannot take back: no link inputs.
+const PanelDef& script_panel() {
+  static const PanelDef def = {"script", "Lesson script", "torch replica, timing", "The lesson's script: replica and timing",
+      script_state_json, apply_script_json, [](AppState& s) { return &s.script.error; }, nullptr,
+      draw_script_panel};
+  return def;
+}
+
 }  // namespace app

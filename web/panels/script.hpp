@@ -36,4 +36,8 @@ bool apply_script_json(AppState& s, const attn::Json& patch);
 /// The lesson script's model (torch's generator replayed) and its CPU timing fixture.
 void draw_script_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& script_panel();
+
 }  // namespace app

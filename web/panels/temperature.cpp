@@ -1,6 +1,7 @@
 // Soft to hard: softmax(scores / τ) from uniform-ish to argmax; every output stays inside the
 // convex hull of the values; argmax gives no useful gradient.
 #include "panels/temperature.hpp"
+#include "panels/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -218,6 +219,13 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
   draw_recall_strip(s, ui, "temperature");
+}
+
+const PanelDef& temperature_panel() {
+  static const PanelDef def = {"temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
+      temperature_state_json, apply_temperature_json, [](AppState& s) { return &s.temperature.error; },
+      temperature_inputs_json, draw_temperature_panel};
+  return def;
 }
 
 }  // namespace app

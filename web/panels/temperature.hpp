@@ -39,4 +39,8 @@ bool apply_temperature_json(AppState& s, const attn::Json& patch);
 /// Temperature from soft to argmax; outputs inside the values' hull.
 void draw_temperature_panel(AppState& s, Ui& ui);
 
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& temperature_panel();
+
 }  // namespace app

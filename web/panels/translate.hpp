@@ -1,4 +1,5 @@
-// web/panels/translate.hpp — inputs and results of the "Translate" panel; its draw function is in translate.cpp.
+// web/panels/translate.hpp — inputs and results of the "Translate" panel: setters in translate.cpp,
+// state() and set() in translate_json.cpp, drawing in translate_draw.cpp.
 //
 // Two GRU translators of the mini-language (core/lessons/translate.hpp): a fixed summary and
 // additive attention, trained together. Same one-way flow as learned_heads.hpp: inputs change only
@@ -19,6 +20,7 @@
 #include "json/json_case.hpp"
 #include "lessons/check.hpp"
 #include "lessons/translate.hpp"
+#include "panels/trained_run.hpp"
 
 namespace app {
 
@@ -109,26 +111,17 @@ struct TranslateReproduction {
   bool same = false;
   int hidden = 0;
   std::string none_fnv1a, additive_fnv1a, want_none_fnv1a, want_additive_fnv1a;
+  std::string sentence;  ///< what the comparison found, worded from it (empty when not compared)
 };
 
-/// The shipped pair (checkpoints/translate.ckpt, `attn checkpoint translate`): fetched when the
-/// panel is first shown with the default inputs at step 0, installed only if they are still the
-/// defaults and nothing was trained meanwhile.
-struct TranslateCheckpoint {
-  enum class Status { not_requested, requested, installed, declined, failed };
-  Status status = Status::not_requested;
-  std::size_t bytes = 0;
-  std::string message;  ///< why it failed or was declined
-};
+/// The shipped pair (checkpoints/translate.ckpt, `attn checkpoint translate`), fetched through the
+/// panel table (TrainedRun) when the panel is first shown with the default inputs at step 0.
 inline constexpr const char* kTranslateCheckpointUrl = "checkpoints/translate.ckpt";
 
 struct TranslateState {
   TranslateInput input;  ///< last good
   std::shared_ptr<attn::lessons::TranslateTrainer> trainer;  ///< the run (step 0 after a reset)
-  bool running = false;
-  int runs = 0;
-  TranslateCheckpoint checkpoint;
-  bool from_checkpoint = false;
+  TrainedRun run;  ///< running, runs, the checkpoint's fetch, steps/s (panels/trained_run.hpp)
 
   std::optional<TranslateScores> scores;
   std::optional<TranslateAlignmentView> alignment;
@@ -141,10 +134,14 @@ struct TranslateState {
   // Loss curves as drawn (means over `curve_stride` steps), validation points.
   std::vector<double> curve_x, curve_none, curve_additive;
   int curve_stride = 1;
-  double steps_per_second = 0.0, rate_t0 = 0.0;
-  int rate_step0 = 0;
 
   std::optional<ErrorInfo> error;
+
+  // The draw function's own widgets: the sentence being typed (re-read from input.sentence when
+  // that changes or an edit was refused) and the test-sentence number field.
+  char sentence_buf[512] = {};
+  std::string sentence_shown;
+  int test_index = 1;
 };
 
 /// Step 0 of the default run (cannot fail).
@@ -169,12 +166,9 @@ void translate_reset(AppState& s);
 /// least one); at the end the scores and the alignment. True when anything changed.
 bool tick_translate(AppState& s, double budget_seconds = 0.020);
 
+/// True when the panel (or the Additive panel's trained view) should fetch the shipped pair now:
+/// `shown`, never asked for, the default run at step 0 and not running.
 bool translate_wants_checkpoint(const AppState& s, bool shown);
-void translate_checkpoint_requested(AppState& s);
-/// The fetched bytes, decoded and checked by the core; installed when the inputs are still the
-/// defaults at step 0 (else declined). False, with the reason in checkpoint.message, otherwise.
-bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size);
-void translate_checkpoint_failed(AppState& s, const std::string& message);
 
 /// {"inputs", "status", "step", "total", "progress", "running", "source", "checkpoint", "losses"
 ///  {stride, none, additive, validation_steps, none_validation, additive_validation, last10},
@@ -190,5 +184,9 @@ bool apply_translate_json(AppState& s, const attn::Json& patch);
 
 /// Two GRU translators, fixed summary vs attention: losses, accuracy by length, learned alignment.
 void draw_translate_panel(AppState& s, Ui& ui);
+
+struct PanelDef;
+/// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.
+const PanelDef& translate_panel();
 
 }  // namespace app

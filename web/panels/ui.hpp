@@ -64,6 +64,13 @@ inline float width_left() { return std::max(1.0f, row_right() - ImGui::GetCursor
 /// `width`, or less when less is left on the line (sliders, fields: SetNextItemWidth(fit_width(w))).
 inline float fit_width(float width) { return std::max(1.0f, std::min(width, width_left())); }
 
+/// An integer field `width` wide (no +/- buttons); true when an edit was committed (Enter or focus lost).
+inline bool int_field(const char* label, int* v, float width) {
+  ImGui::SetNextItemWidth(width);
+  ImGui::InputInt(label, v, 0, 0);
+  return ImGui::IsItemDeactivatedAfterEdit();
+}
+
 /// Width of a button, checkbox or radio button with this label.
 inline float button_width(const char* label) {
   return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;

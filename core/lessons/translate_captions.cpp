@@ -1,0 +1,159 @@
+#include "lessons/translate_captions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attn::lessons {
+
+namespace {
+
+std::string pct(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%", 100.0 * v);
+  return b;
+}
+
+// Three significant digits, as the page prints a learning rate ("0.005").
+std::string short_number(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+std::string range_of(const LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
+
+std::string points(double from, double to) {
+  const long d = std::lround(100.0 * (to - from));
+  return (d > 0 ? "+" : "") + std::to_string(d) + " points";
+}
+
+}  // namespace
+
+// The caption of the accuracy table, worded from its numbers.
+std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int hidden) {
+  const auto& n = none.buckets;
+  const auto& a = additive.buckets;
+  if (n.empty() || a.size() != n.size()) return "";
+  const BucketAccuracy &n0 = n.front(), &n1 = n.back(), &a0 = a.front(), &a1 = a.back();
+  const auto range = [](const LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); };
+  std::string c = "At step " + std::to_string(step) + ", on the test set: sentences of " + range(n0.bucket) +
+                  " words, fixed summary " + pct(n0.exact_match) + " exact, attention " + pct(a0.exact_match) +
+                  "; " + range(n1.bucket) + " words, fixed summary " + pct(n1.exact_match) + " exact, attention " +
+                  pct(a1.exact_match) + ". ";
+  const double gap0 = a0.exact_match - n0.exact_match, gap1 = a1.exact_match - n1.exact_match;
+  if (step == 0) return c + "Untrained: both guess.";
+  if (gap1 > gap0 + 0.05) {
+    c += "The gap grows with the source's length. ";
+  } else {
+    c += "Here the gap does not grow with length. ";
+  }
+  c += "The fixed summary has to squeeze the whole sentence into one vector of " + std::to_string(hidden) +
+       " numbers, read only at the start of decoding: a lossy compression that is hard to learn through the long "
+       "path from an early source word to a late target word. It is not a word-count limit: on the longest "
+       "sentences it still gets " + pct(n1.token_accuracy) + " of the words right. Attention reads every encoder "
+       "state again at each step.";
+  return c;
+}
+
+// The caption of the learned alignment, from its rows: one column holding most rows' weight says
+// the encoder's last state carried the phrase; peaks that move say the weights follow the words.
+std::string alignment_caption(const TranslateAlignment& result, int step) {
+  const TeacherForced& f = result.forced;
+  const int rows = f.rows, cols = f.src_len;
+  if (rows <= 0 || cols <= 0) return "";
+  std::vector<int> peak(static_cast<size_t>(rows));
+  double min_peak = 1.0;
+  for (int i = 0; i < rows; ++i) {
+    int best = 0;
+    for (int j = 1; j < cols; ++j)
+      if (f.attention[static_cast<size_t>(i * cols + j)] > f.attention[static_cast<size_t>(i * cols + best)]) best = j;
+    peak[static_cast<size_t>(i)] = best;
+    min_peak = std::min(min_peak, f.attention[static_cast<size_t>(i * cols + best)]);
+  }
+  int same = 0;
+  for (int p : peak) same += p == peak.front();
+  const std::string& w = result.source_words[static_cast<size_t>(peak.front())];
+  if (step == 0) return "Untrained (step 0): these weights come from random parameters and mean nothing yet.";
+  if (same == rows && min_peak > 0.5) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f", min_peak);
+    return "Measured: every row puts its largest weight (at least " + std::string(b) + ") on \"" + w +
+           "\". This is not the lesson's word-by-word alignment: the encoder reads left to right, so its state at \"" +
+           w + "\" can already hold a short phrase, and the decoder needs to read nothing else. Try a long "
+           "sentence.";
+  }
+  int distinct = 0;
+  for (int j = 0; j < cols; ++j) distinct += std::find(peak.begin(), peak.end(), j) != peak.end();
+  return "Measured: the rows' peaks fall on " + std::to_string(distinct) + " of the " + std::to_string(cols) +
+         " source words, so the decoder reads different words at different steps. Where French puts the colour "
+         "after the noun, compare the noun's and the colour's rows with the English order. Weights show where the "
+         "decoder reads, not proof of what it uses.";
+}
+
+// What the table measured, from its numbers: how far the widest state moved each model's exact
+// match per bucket from the narrowest, and where attention at a width passes the fixed summary at
+// every width.
+std::string widths_caption(const std::vector<TranslateWidthResult>& rows) {
+  if (rows.size() < 2) return "";
+  const TranslateWidthResult &lo = rows.front(), &hi = rows.back();
+  const size_t nb = lo.none.buckets.size();
+  if (nb == 0 || hi.none.buckets.size() != nb) return "";
+  const auto moves = [&](bool att) {
+    std::string c;
+    for (size_t b = 0; b < nb; ++b) {
+      const BucketAccuracy& x = (att ? lo.additive : lo.none).buckets[b];
+      const BucketAccuracy& y = (att ? hi.additive : hi.none).buckets[b];
+      c += (b ? (b + 1 == nb ? " and " : ", ") : "") + pct(x.exact_match) + " to " + pct(y.exact_match) + " on " +
+           range_of(x.bucket) + " words";
+    }
+    return c;
+  };
+  std::string c = "What the H control measured (precomputed: each width trained from its seed for " +
+                  std::to_string(lo.config.steps) + " steps at learning rate " + short_number(lo.config.adam.lr) +
+                  ", as Train does here). From H " + std::to_string(lo.hidden) + " to H " + std::to_string(hi.hidden) +
+                  ", the fixed summary's exact match went from " + moves(false) + "; attention's from " + moves(true) +
+                  ". ";
+  const size_t last = nb - 1;
+  double best_none = 0.0;
+  int best_none_h = lo.hidden;
+  for (const auto& r : rows)
+    if (r.none.buckets[last].exact_match > best_none) best_none = r.none.buckets[last].exact_match, best_none_h = r.hidden;
+  const LengthBucket& lb = lo.none.buckets[last].bucket;
+  const double long_move = hi.none.buckets[last].exact_match - lo.none.buckets[last].exact_match;
+  const BucketAccuracy &l0 = lo.none.buckets[last], &l1 = hi.none.buckets[last];
+  if (long_move < 0.05) {
+    c += "On the longest sentences (" + range_of(lb) + " words) a state " + std::to_string(hi.hidden / lo.hidden) +
+         " times wider moved the fixed summary's exact match by " + points(l0.exact_match, l1.exact_match) +
+         " while the words it put in the right place went from " + pct(l0.token_accuracy) + " to " +
+         pct(l1.token_accuracy) + ": in this many steps a wider summary carried more of a long sentence, not all of it. ";
+  } else {
+    c += "On the longest sentences (" + range_of(lb) + " words) the wider state moved the fixed summary by " +
+         points(l0.exact_match, l1.exact_match) + ". ";
+  }
+  for (const auto& r : rows) {
+    if (r.additive.buckets[last].exact_match > best_none) {
+      c += "Attention at H " + std::to_string(r.hidden) + " (" + pct(r.additive.buckets[last].exact_match) +
+           " there) already beats the fixed summary at every width (" +
+           (best_none == 0.0 ? std::string("0% at each") : "best " + pct(best_none) + ", at H " + std::to_string(best_none_h)) +
+           ").";
+      break;
+    }
+  }
+  return c;
+}
+
+std::string reproduction_sentence(bool same, bool from_checkpoint, int hidden, const std::string& none_fnv1a,
+                                  const std::string& additive_fnv1a, const std::string& want_none_fnv1a,
+                                  const std::string& want_additive_fnv1a) {
+  const std::string what = from_checkpoint ? "The shipped checkpoint's parameters" : "This run's parameters";
+  return same ? what + " are bit for bit those of the precomputed native run at H " + std::to_string(hidden) +
+                    " (FNV-1a of the float64 bits: " + none_fnv1a + ", " + additive_fnv1a + ")."
+              : what + " differ from the precomputed native run at H " + std::to_string(hidden) + " (FNV-1a " +
+                    none_fnv1a + ", " + additive_fnv1a + "; the table's " + want_none_fnv1a + ", " +
+                    want_additive_fnv1a + "): this build does not reproduce it.";
+}
+
+}  // namespace attn::lessons

@@ -1,0 +1,35 @@
+// lessons/translate_captions.hpp — the Translate panel's sentences, worded from its measurements.
+//
+// Each function turns the core's figures (test-set accuracy by length bucket, a learned alignment,
+// the precomputed width table, a reproduction check) into the sentence the page shows, so that a
+// sentence that states a result changes when the result does and is tested natively.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lessons/translate.hpp"
+
+namespace attn::lessons {
+
+/// The accuracy table's caption at `step`: both models' exact match on the shortest and the
+/// longest bucket, whether attention's lead grows with length (by more than 5 points), and the
+/// fixed summary's width `hidden`. "" when the buckets do not match.
+std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int hidden);
+
+/// The learned alignment's caption: one source column holding every row's largest weight (each
+/// above 0.5), or the number of distinct source words the rows' peaks fall on. "" for an empty map.
+std::string alignment_caption(const TranslateAlignment& result, int step);
+
+/// What the width table measured: each model's exact match per bucket from the narrowest to the
+/// widest H, the longest bucket's move for the fixed summary (with its token accuracy), and the
+/// first width at which attention beats the fixed summary at every width there. "" for < 2 rows.
+std::string widths_caption(const std::vector<TranslateWidthResult>& rows);
+
+/// Whether a finished run's parameters are those of the precomputed native run at width `hidden`
+/// (FNV-1a of each model's float64 bits, ours then the table's), as one sentence.
+std::string reproduction_sentence(bool same, bool from_checkpoint, int hidden, const std::string& none_fnv1a,
+                                  const std::string& additive_fnv1a, const std::string& want_none_fnv1a,
+                                  const std::string& want_additive_fnv1a);
+
+}  // namespace attn::lessons

@@ -1,0 +1,93 @@
+// tests/lessons/test_translate_captions.cpp — the Translate panel's sentences follow their numbers:
+// hand-made figures in, the words a reader would derive from them out (percentages rounded by
+// hand, the branch each figure selects), and a changed figure changes the sentence.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "lessons/translate_captions.hpp"
+
+using namespace attn::lessons;
+
+namespace {
+
+BucketAccuracy bucket(int lo, int hi, double exact, double tokens) {
+  BucketAccuracy b;
+  b.bucket = {lo, hi};
+  b.sentences = 100;
+  b.exact_match = exact;
+  b.token_accuracy = tokens;
+  return b;
+}
+
+TranslateEval eval(double short_exact, double long_exact, double long_tokens) {
+  TranslateEval e;
+  e.buckets = {bucket(3, 8, short_exact, 0.9), bucket(9, 15, 0.5, 0.6), bucket(16, 20, long_exact, long_tokens)};
+  return e;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("scores caption: the figures it quotes and whether the gap grows", "[lessons][translate][captions]") {
+  // Fixed summary 64% / 0% (21% of words), attention 98% / 90%: gap 34 points short, 90 long.
+  const std::string c = scores_caption(eval(0.64, 0.0, 0.21), eval(0.98, 0.90, 0.96), 1000, 32);
+  CHECK(contains(c, "At step 1000, on the test set: sentences of 3-8 words, fixed summary 64% exact, attention 98%"));
+  CHECK(contains(c, "16-20 words, fixed summary 0% exact, attention 90%. "));
+  CHECK(contains(c, "The gap grows with the source's length."));
+  CHECK(contains(c, "one vector of 32 numbers"));
+  CHECK(contains(c, "it still gets 21% of the words right"));
+  // A gap that shrinks: 40 points short (0.5 vs 0.9), 30 long (0.3 vs 0.6) is not "grows".
+  const std::string d = scores_caption(eval(0.5, 0.3, 0.4), eval(0.9, 0.6, 0.7), 400, 16);
+  CHECK(contains(d, "Here the gap does not grow with length."));
+  CHECK_FALSE(contains(d, "The gap grows"));
+  CHECK(scores_caption(eval(0.1, 0.0, 0.1), eval(0.1, 0.0, 0.1), 0, 32).find("Untrained: both guess.") != std::string::npos);
+  TranslateEval empty;
+  CHECK(scores_caption(empty, eval(0.1, 0.0, 0.1), 10, 32).empty());
+}
+
+TEST_CASE("alignment caption: one column read by every row, or peaks that move", "[lessons][translate][captions]") {
+  TranslateAlignment a;
+  a.source_words = {"the", "black", "cat"};
+  a.forced.rows = 4;
+  a.forced.src_len = 3;
+  // Every row's largest weight on "cat", the smallest of those 0.72.
+  a.forced.attention = {0.1, 0.1, 0.8, 0.14, 0.14, 0.72, 0.0, 0.1, 0.9, 0.05, 0.05, 0.9};
+  const std::string one = alignment_caption(a, 1000);
+  CHECK(contains(one, "every row puts its largest weight (at least 0.72) on \"cat\""));
+  // Peaks on "the", "black" and "cat": three of the three source words.
+  a.forced.attention = {0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8, 0.2, 0.2, 0.6};
+  CHECK(contains(alignment_caption(a, 1000), "the rows' peaks fall on 3 of the 3 source words"));
+  CHECK(contains(alignment_caption(a, 0), "Untrained (step 0)"));
+  // One column, but a row whose peak is only 0.5 is not "at least" above one half.
+  a.forced.attention = {0.2, 0.3, 0.5, 0.1, 0.1, 0.8, 0.1, 0.1, 0.8, 0.1, 0.1, 0.8};
+  CHECK(contains(alignment_caption(a, 1000), "the rows' peaks fall on 1 of the 3 source words"));
+}
+
+TEST_CASE("widths caption: moves from the narrowest to the widest width", "[lessons][translate][captions]") {
+  TranslateWidthResult lo, hi;
+  lo.hidden = 8, hi.hidden = 64;
+  lo.config.steps = hi.config.steps = 1000;
+  lo.config.adam.lr = hi.config.adam.lr = 5e-3;
+  lo.none = eval(0.07, 0.0, 0.07), hi.none = eval(0.84, 0.0, 0.40);
+  lo.additive = eval(0.27, 0.0, 0.2), hi.additive = eval(1.0, 0.95, 0.98);
+  const std::string c = widths_caption({lo, hi});
+  CHECK(contains(c, "for 1000 steps at learning rate 0.005"));
+  CHECK(contains(c, "From H 8 to H 64, the fixed summary's exact match went from 7% to 84% on 3-8 words"));
+  CHECK(contains(c, "0% to 0% on 16-20 words"));
+  CHECK(contains(c, "a state 8 times wider moved the fixed summary's exact match by 0 points"));
+  CHECK(contains(c, "went from 7% to 40%"));
+  CHECK(contains(c, "Attention at H 64 (95% there) already beats the fixed summary at every width (0% at each)."));
+  CHECK(widths_caption({lo}).empty());
+}
+
+TEST_CASE("reproduction sentence: same bits or the hashes that differ", "[lessons][translate][captions]") {
+  CHECK(reproduction_sentence(true, true, 32, "aa", "bb", "aa", "bb") ==
+        "The shipped checkpoint's parameters are bit for bit those of the precomputed native run at H 32 "
+        "(FNV-1a of the float64 bits: aa, bb).");
+  const std::string d = reproduction_sentence(false, false, 16, "aa", "bc", "aa", "bb");
+  CHECK(contains(d, "This run's parameters differ from the precomputed native run at H 16"));
+  CHECK(contains(d, "the table's aa, bb"));
+}

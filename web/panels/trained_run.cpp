@@ -1,0 +1,182 @@
+#include "panels/trained_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "attn/error.hpp"
+#include "lesson_ui.hpp"
+#include "panels/ui.hpp"
+
+namespace app {
+
+using attn::Json;
+
+const char* checkpoint_status_name(CheckpointFetch::Status s) {
+  static const char* const names[] = {"not_requested", "requested", "installed", "declined", "failed"};
+  return names[static_cast<int>(s)];
+}
+
+const char* run_status(const TrainedRun& r, const RunProgress& p) {
+  if (!p.exists) return "idle";
+  if (r.running) return "training";
+  if (p.done) return "done";
+  return p.step > 0 ? "paused" : "idle";
+}
+
+void run_started(TrainedRun& r) {
+  r.running = true;
+  ++r.runs;
+  r.rate_t0 = run_clock();
+  r.rate_step0 = 0;
+}
+
+void run_resumed(TrainedRun& r, int step) {
+  r.running = true;
+  r.rate_t0 = run_clock();
+  r.rate_step0 = step;
+}
+
+void run_measure_rate(TrainedRun& r, int step) {
+  const double t1 = run_clock();
+  if (t1 - r.rate_t0 >= 1.0) {
+    r.steps_per_second = (step - r.rate_step0) / (t1 - r.rate_t0);
+    r.rate_t0 = t1;
+    r.rate_step0 = step;
+  } else if (r.steps_per_second == 0.0 && t1 > r.rate_t0 && step > r.rate_step0) {
+    r.steps_per_second = (step - r.rate_step0) / (t1 - r.rate_t0);
+  }
+}
+
+void run_start_over(TrainedRun& r) {
+  r.running = false;
+  r.from_checkpoint = false;
+  r.steps_per_second = 0.0;
+}
+
+bool run_wants_checkpoint(const TrainedRun& r, bool shown, bool default_at_step0) {
+  return shown && r.checkpoint.status == CheckpointFetch::Status::not_requested && default_at_step0 && !r.running;
+}
+
+void run_checkpoint_requested(TrainedRun& r) { r.checkpoint.status = CheckpointFetch::Status::requested; }
+
+void run_checkpoint_failed(TrainedRun& r, const std::string& message) {
+  r.checkpoint.status = CheckpointFetch::Status::failed;
+  r.checkpoint.message = message;
+}
+
+void run_state_json(Json& out, const TrainedRun& r, const RunProgress& p, const char* checkpoint_url) {
+  out["status"] = run_status(r, p);
+  out["running"] = r.running;
+  out["runs"] = r.runs;
+  out["step"] = p.step;
+  out["total"] = p.total;
+  out["progress"] = p.total > 0 ? static_cast<double>(p.step) / p.total : 0.0;
+  out["steps_per_second"] = r.steps_per_second;
+  out["source"] = r.from_checkpoint ? "checkpoint" : (p.step > 0 ? "trained here" : "untrained");
+  Json ck = Json{{"url", checkpoint_url},
+                 {"status", checkpoint_status_name(r.checkpoint.status)},
+                 {"bytes", r.checkpoint.bytes},
+                 {"message", r.checkpoint.message}};
+  if (r.checkpoint.params_fnv1a) ck["params_fnv1a"] = *r.checkpoint.params_fnv1a;
+  out["checkpoint"] = ck;
+}
+
+void run_invalid(const std::string& message) { throw attn::Error(attn::ErrorCode::invalid_field, message); }
+
+std::int64_t run_integer(const Json& j, const std::string& key) {
+  if (!j.is_number()) run_invalid(key + " must be an integer");
+  const double d = j.get<double>();
+  if (!std::isfinite(d) || d != std::floor(d)) run_invalid(key + " must be an integer");
+  if (d > 4e18 || d < -4e18) run_invalid(key + " is out of range");
+  return j.is_number_integer() ? j.get<std::int64_t>() : static_cast<std::int64_t>(d);
+}
+
+int run_clamp_int(std::int64_t v) {
+  return static_cast<int>(std::max<std::int64_t>(-1000000000, std::min<std::int64_t>(v, 1000000000)));
+}
+
+bool run_bool(const Json& j, const std::string& key) {
+  if (!j.is_boolean()) run_invalid(key + " must be true or false");
+  return j.get<bool>();
+}
+
+bool read_run_patch(const std::string& k, const Json& v, std::uint64_t& seed, int& steps, double& lr, RunPatch& p) {
+  if (k == "seed") {
+    const std::int64_t x = run_integer(v, k);
+    if (x < 0) run_invalid("seed must be an integer >= 0");
+    seed = static_cast<std::uint64_t>(x), p.inputs = true;
+  } else if (k == "steps") {
+    steps = run_clamp_int(run_integer(v, k)), p.inputs = true;
+  } else if (k == "lr") {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) run_invalid("lr must be a number");
+    lr = v.get<double>(), p.inputs = true;
+  } else if (k == "train") {
+    p.train = run_bool(v, k);
+  } else if (k == "pause") {
+    p.pause = run_bool(v, k);
+  } else if (k == "continue" || k == "resume") {
+    p.resume = run_bool(v, k);
+  } else if (k == "reset") {
+    p.reset = run_bool(v, k);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool draw_run_inputs(std::uint64_t& seed, int& steps, double& lr) {
+  const float fs = ImGui::GetFontSize();
+  bool changed = false;
+  int seed_field = static_cast<int>(std::min<std::uint64_t>(seed, 2000000000));
+  if (widgets::int_field("seed", &seed_field, fs * 4.5f)) seed = static_cast<std::uint64_t>(std::max(0, seed_field)), changed = true;
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 4.5f, "steps"), fs);
+  if (widgets::int_field("steps", &steps, fs * 4.5f)) changed = true;
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 5.0f, "learning rate"), fs);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 5.0f, "learning rate"));
+  ImGui::InputDouble("learning rate", &lr, 0, 0, "%.4g");
+  if (ImGui::IsItemDeactivatedAfterEdit()) changed = true;
+  return changed;
+}
+
+RunControlsPressed draw_run_controls(const TrainedRun& r, const RunProgress& p, const RunControlsText& text) {
+  RunControlsPressed pressed;
+  const float fs = ImGui::GetFontSize();
+  const bool can_continue = p.exists && !r.running && !p.done && p.step > 0 && !r.from_checkpoint;
+  pressed.train = ImGui::Button("Train");
+  widgets::same_line_if_fits(widgets::button_width("Pause"));
+  ImGui::BeginDisabled(!r.running);
+  pressed.pause = ImGui::Button("Pause");
+  ImGui::EndDisabled();
+  widgets::same_line_if_fits(widgets::button_width("Continue"));
+  ImGui::BeginDisabled(!can_continue);
+  pressed.resume = ImGui::Button("Continue");
+  ImGui::EndDisabled();
+  widgets::same_line_if_fits(widgets::button_width("Reset"));
+  pressed.reset = ImGui::Button("Reset");
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "step %d / %d", p.step, p.total);
+  widgets::same_line_if_fits(fs * 12, fs);
+  ImGui::ProgressBar(p.total > 0 ? static_cast<float>(p.step) / p.total : 0.0f,
+                     ImVec2(std::max(fs * 10, widgets::width_left()), 0), overlay);
+  const char* state = r.running ? "training" : (p.done ? "done" : (p.step > 0 ? "paused" : "not started"));
+  txt::note((std::string(r.from_checkpoint ? "done (the shipped run)" : state) + "; " +
+             (r.steps_per_second > 0 ? short_number(r.steps_per_second, 3) : std::string("-")) + " steps/s" +
+             text.details)
+                .c_str());
+  for (const std::string& n : text.notes)
+    if (!n.empty()) txt::note(n.c_str());
+  return pressed;
+}
+
+std::string checkpoint_note(const TrainedRun& r, const std::string& what) {
+  if (r.from_checkpoint) return "";
+  if (r.checkpoint.status == CheckpointFetch::Status::requested)
+    return "Fetching the trained checkpoint of " + what + "...";
+  if (r.checkpoint.status == CheckpointFetch::Status::failed)
+    return "The trained checkpoint is not available (" + r.checkpoint.message + "); press Train to train " + what +
+           " here.";
+  return "";
+}
+
+}  // namespace app

@@ -1,0 +1,160 @@
+// web/panels/trained_run.hpp — what every trained panel shares: a model that opens from a shipped
+// checkpoint, trains here in time-budgeted slices with progress, pause, continue and reset,
+// reports its steps/s and can be replaced by another model.
+//
+// A trained panel keeps one TrainedRun beside its own trainer (the core's HeadsTrainer or
+// TranslateTrainer) and its results. This module owns the run's bookkeeping — the lifecycle
+// (running, runs, where the model came from), the checkpoint's fetch, the steps/s meter, the
+// slice loop, the run's fields of state(), the set() readers the trained panels share, and the
+// controls row (Train / Pause / Continue / Reset, progress, status and checkpoint lines). The
+// panel supplies what differs: how one step advances, what to do when a run stops, and the words
+// of its own lines. Checkpoint fetching is driven by the panel table (PanelDef::trained).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "error_info.hpp"
+#include "json/json_case.hpp"
+
+namespace app {
+
+struct AppState;
+
+/// A shipped checkpoint's fetch: asked for when its panel first opens with the default inputs at
+/// step 0 (never with the first download), installed only if that is still so when it arrives.
+struct CheckpointFetch {
+  enum class Status { not_requested, requested, installed, declined, failed };
+  Status status = Status::not_requested;
+  std::size_t bytes = 0;
+  /// FNV-1a of the installed parameters; absent for a panel that does not report it.
+  std::optional<std::string> params_fnv1a;
+  std::string message;  ///< why it failed or was declined
+};
+/// "not_requested", "requested", "installed", "declined", "failed".
+const char* checkpoint_status_name(CheckpointFetch::Status s);
+
+/// Where a run stands, read off the panel's trainer.
+struct RunProgress {
+  bool exists = false;  ///< a trainer is there (a panel builds it on first show)
+  int step = 0, total = 0;
+  bool done = false;
+};
+
+/// Where `trainer`'s run stands (a core trainer with step(), done() and config().steps); without a
+/// trainer, step 0 of `input_steps`.
+template <typename Trainer>
+RunProgress progress_of(const Trainer* trainer, int input_steps) {
+  if (!trainer) return RunProgress{false, 0, input_steps, false};
+  return RunProgress{true, trainer->step(), trainer->config().steps, trainer->done()};
+}
+
+/// The run's bookkeeping (one per trained panel, a member of its state).
+struct TrainedRun {
+  bool running = false;
+  int runs = 0;                  ///< Train presses (a fresh run each)
+  bool from_checkpoint = false;  ///< the model shown was installed from the checkpoint, not trained here
+  CheckpointFetch checkpoint;
+  double steps_per_second = 0.0;  ///< wall-clock rate over the last second of training
+  double rate_t0 = 0.0;           ///< steady-clock seconds where the rate window starts
+  int rate_step0 = 0;
+};
+
+/// Steady-clock seconds.
+inline double run_clock() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// "idle" (no trainer, or step 0 not running), "training", "done" or "paused".
+const char* run_status(const TrainedRun& r, const RunProgress& p);
+/// A fresh run starts (Train): running, one more run, the rate window from step 0.
+void run_started(TrainedRun& r);
+/// The run continues from `step`: running, the rate window from there.
+void run_resumed(TrainedRun& r, int step);
+/// After a slice: the steps/s over the last second (or over what ran so far, at first).
+void run_measure_rate(TrainedRun& r, int step);
+/// Back to step 0: not running, not from the checkpoint, no rate.
+void run_start_over(TrainedRun& r);
+
+/// One frame's slice: `step_once()` (returns false when nothing advanced) until `done()` or the
+/// budget is spent, at least once. Errors go to `error` (an earlier input error stays on show);
+/// false when a step threw.
+template <typename Step, typename Done>
+bool run_slice(std::optional<ErrorInfo>& error, double budget_seconds, Step&& step_once, Done&& done) {
+  const double t0 = run_clock();
+  std::optional<ErrorInfo> e;
+  if (guarded(e, [&] {
+        do {
+          if (!step_once()) break;
+        } while (!done() && run_clock() - t0 < budget_seconds);
+      }))
+    return true;
+  error = e;
+  return false;
+}
+
+/// Like guarded(), but a success leaves an earlier input error on show: slices, snapshots and
+/// evaluations must not clear the message of a refused input.
+template <typename F>
+bool computed(std::optional<ErrorInfo>& error, F&& compute) {
+  std::optional<ErrorInfo> e;
+  if (guarded(e, std::forward<F>(compute))) return true;
+  error = e;
+  return false;
+}
+
+/// True when the panel is on screen, its checkpoint was never asked for, and its run is the
+/// default one at step 0, not running (`default_at_step0`, the panel's own test).
+bool run_wants_checkpoint(const TrainedRun& r, bool shown, bool default_at_step0);
+void run_checkpoint_requested(TrainedRun& r);
+void run_checkpoint_failed(TrainedRun& r, const std::string& message);
+
+/// The run's fields of state(): status, running, runs, step, total, progress, steps_per_second,
+/// source ("checkpoint", "trained here", "untrained") and checkpoint {url, status, bytes,
+/// [params_fnv1a], message}.
+void run_state_json(attn::Json& out, const TrainedRun& r, const RunProgress& p, const char* checkpoint_url);
+
+// --- set() readers of the trained panels (a malformed value throws attn::Error(invalid_field)) --
+[[noreturn]] void run_invalid(const std::string& message);
+/// An integral number ("KEY must be an integer", "KEY is out of range" beyond ±4e18).
+std::int64_t run_integer(const attn::Json& j, const std::string& key);
+/// Clamped into int's range, so a setter's range check names the value.
+int run_clamp_int(std::int64_t v);
+bool run_bool(const attn::Json& j, const std::string& key);
+
+/// The keys every trained panel's set() patch takes: seed, steps, lr (inputs of the run) and the
+/// actions train, pause, continue (or resume), reset.
+struct RunPatch {
+  bool inputs = false;  ///< seed, steps or lr was given
+  bool train = false, pause = false, resume = false, reset = false;
+};
+/// Reads `key` into the run's inputs or actions when it is one of RunPatch's keys (false: not
+/// one of them, the panel reads it). A malformed value throws attn::Error(invalid_field).
+bool read_run_patch(const std::string& key, const attn::Json& v, std::uint64_t& seed, int& steps, double& lr,
+                    RunPatch& patch);
+
+// --- drawing -----------------------------------------------------------------------------------
+/// The words of a panel's controls block, formatted by the panel from its state.
+struct RunControlsText {
+  std::string details;              ///< after "<status>; N steps/s": batch, optimiser, run count
+  std::vector<std::string> notes;   ///< lines under it (the checkpoint's, the reproduction's)
+};
+/// The run's own inputs as a row of fields: seed, steps, learning rate. True when one was edited.
+bool draw_run_inputs(std::uint64_t& seed, int& steps, double& lr);
+/// What the learner pressed this frame.
+struct RunControlsPressed {
+  bool train = false, pause = false, resume = false, reset = false;
+};
+/// Train / Pause / Continue / Reset, the progress bar ("step k / n") and the status line
+/// ("training", "done (the shipped run)", ...; steps/s; details), then the notes.
+RunControlsPressed draw_run_controls(const TrainedRun& r, const RunProgress& p, const RunControlsText& text);
+/// The checkpoint's line while it is fetched or when it failed (empty otherwise); `what` names
+/// the run ("the default run", "the default pair").
+std::string checkpoint_note(const TrainedRun& r, const std::string& what);
+
+}  // namespace app

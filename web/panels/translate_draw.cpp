@@ -1,0 +1,398 @@
+// Translate panel: drawing. Draws the state that translate.cpp computed (training slices run
+// before the frame is drawn); formats and forwards edits, computes nothing.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lesson_ui.hpp"
+#include "app_state.hpp"
+#include "panels/translate.hpp"
+#include "panels/ui.hpp"
+#include "widgets/plots.hpp"
+
+namespace app {
+
+using attn::Json;
+namespace tl = attn::lessons;
+
+// --- drawing -------------------------------------------------------------------------------
+
+namespace {
+
+// Greedy steps beside the teacher-forced pass, then beam search with its controls.
+void draw_decoding(AppState& s, Ui& ui) {
+  TranslateState& t = s.translate;
+  const TranslateAlignmentView& v = *t.alignment;
+  const float fs = ImGui::GetFontSize();
+  style::heading(ui.fonts, "Decoding the sentence");
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+  const txt::TwoColumns dc = txt::two_columns(0.5f);
+  txt::begin_column(dc.left_w);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Greedy, step by step (generation)");
+  ImGui::PopFont();
+  if (widgets::begin_table_fit("##greedy", 4, tf, dc.left_w, static_cast<int>(v.greedy_rows.size()) + 1)) {
+    for (const char* c : {"step", "word", "p", "reads most"}) ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < v.greedy_rows.size(); ++i) {
+      const auto& g = v.greedy_rows[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu", i + 1);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(g.word.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(g.probability, 3).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%s (%s)", g.reads.c_str(), short_number(g.read_weight, 2).c_str());
+    }
+    widgets::end_table_fit();
+  }
+  txt::note("Each step feeds back the word it chose; a wrong word changes every later step.");
+  ImGui::TextWrapped("Fixed summary, greedy: %s", v.summary_greedy.c_str());
+  txt::end_column(dc.left_w);
+  if (dc.two) ImGui::SameLine(dc.x0 + dc.left_w + dc.gap);
+  txt::begin_column(dc.right_w);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Teacher forced (training)");
+  ImGui::PopFont();
+  if (widgets::begin_table_fit("##forced", 3, tf, dc.right_w, static_cast<int>(v.forced_rows.size()) + 1)) {
+    for (const char* c : {"reference", "p(reference)", "model's argmax"}) ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (const auto& r : v.forced_rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.reference.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(r.p_reference, 3).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.argmax.c_str());
+    }
+    widgets::end_table_fit();
+  }
+  ImGui::TextWrapped("Loss %s per word. All positions in one pass: each is fed the reference's previous word, "
+                     "whatever the model would have said.", short_number(v.result.forced.loss, 3).c_str());
+  txt::end_column(dc.right_w);
+
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Beam search");
+  ImGui::PopFont();
+  {
+    TranslateInput e = t.input;
+    bool changed = false;
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "width"));
+    if (ImGui::SliderInt("width", &e.beam_width, 1, 16)) changed = true;
+    widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
+    float a = static_cast<float>(e.alpha);
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
+    if (ImGui::SliderFloat("alpha", &a, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(a * 100.0) / 100.0, changed = true;
+    if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+  }
+  ImGui::TextWrapped("score(Y) = log P(Y) / lp(Y),   lp(Y) = ((5 + |Y|) / 6)^\xCE\xB1   (Wu et al. 2016; |Y| counts "
+                     "the emitted words, <eos> included)");
+  if (widgets::begin_table_fit("##beam", 6, tf, 0.0f, 2 * static_cast<int>(v.beam_rows.size()) + 1)) {
+    for (const char* c : {"hypothesis", "ended", "|Y|", "log P", "lp", "score"}) ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < v.beam_rows.size(); ++i) {
+      const auto& b = v.beam_rows[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextWrapped("%s%s", static_cast<int>(i) == v.beam_best ? "best: " : "", b.words.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(b.ended ? "yes" : "no");
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", b.length);
+      for (double x : {b.log_prob, b.penalty, b.score}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(short_number(x, 4).c_str());
+      }
+    }
+    widgets::end_table_fit();
+  }
+  style::check_lines(v.beam_checks);
+  txt::note("Search changes which sequence is found, not the model: every hypothesis is scored with the same "
+            "decoder steps, measured above. Width 1 is greedy. \xCE\xB1 = 0 ranks by log P alone, which favours "
+            "short outputs.");
+}
+
+void draw_body(AppState& s, Ui& ui) {
+  TranslateState& t = s.translate;
+  const float fs = ImGui::GetFontSize();
+  const TranslateInput& cur = t.input;
+
+  txt::para(
+      "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
+      "decodes from a fixed summary, the encoder's last state (Cho et al. 2014), the other re-reads every encoder "
+      "state at each step through additive attention (Bahdanau et al. 2015). Same seed, same batches, same number "
+      "of steps; the only difference is the attention. French puts colours after the noun, so the alignment is "
+      "not the diagonal.");
+  style::error_box(t.error);
+
+  // --- inputs (seed, steps, lr, H start over; the sentence only re-reads the alignment)
+  {
+    TranslateInput e = cur;
+    bool changed = false;
+    if (draw_run_inputs(e.seed, e.steps, e.lr)) changed = true;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("H:");
+    for (int v : {8, 16, 32, 64}) {
+      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
+      ImGui::PushID(v);
+      if (ImGui::RadioButton(std::to_string(v).c_str(), e.hidden == v)) e.hidden = v, changed = true;
+      ImGui::PopID();
+    }
+    if (e.hidden != 32) widgets::dim_after("(H other than 32: trained from scratch here)");
+    if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+  }
+
+  // --- Train / Pause / Continue / Reset, progress
+  const tl::TranslateTrainer* tr = t.trainer.get();
+  {
+    const int step = tr ? tr->step() : 0;
+    RunControlsText text;
+    text.details = " (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
+                   std::to_string(cur.hidden) + "; run " + std::to_string(t.run.runs);
+    if (t.run.from_checkpoint)
+      text.notes.push_back("Opened trained: the default pair after " + std::to_string(step) +
+                           " steps, from the shipped checkpoint (" + short_number(t.run.checkpoint.bytes / 1000.0, 3) +
+                           " kB, fetched when this panel opened). Train runs the same seed here.");
+    if (t.reproduction.compared) text.notes.push_back(t.reproduction.sentence);
+    text.notes.push_back(checkpoint_note(t.run, "the default pair"));
+    const RunControlsPressed pressed =
+        draw_run_controls(t.run, progress_of(tr, cur.steps), text);
+    if (pressed.train) defer_edit(s, translate_train);
+    if (pressed.pause) defer_edit(s, translate_pause);
+    if (pressed.resume) defer_edit(s, translate_continue);
+    if (pressed.reset) defer_edit(s, translate_reset);
+    tr = t.trainer.get();
+  }
+  if (!tr) return;
+
+  // --- loss curves: training (per step) and validation (every eval_every steps)
+  const txt::TwoColumns col = txt::two_columns(0.5f);
+  const ImU32 c_none = IM_COL32(214, 120, 20, 255), c_add = IM_COL32(31, 111, 178, 255);
+  txt::begin_column(col.left_w);
+  style::heading(ui.fonts, "Training loss");
+  {
+    double ymax = 1.0;
+    for (double v : t.curve_none) ymax = std::max(ymax, v * 1.05);
+    for (double v : t.curve_additive) ymax = std::max(ymax, v * 1.05);
+    if (t.curve_x.size() >= 2) {
+      plot::line_plot("train loss", t.curve_x,
+                      {plot::Series{"fixed summary", t.curve_none, c_none, false},
+                       plot::Series{"attention", t.curve_additive, c_add, false}},
+                      false, 0.0, ymax, col.left_w, fs * 12, "step", "cross-entropy", 6, false);
+    } else {
+      txt::note("No steps yet: press Train.");
+    }
+    txt::note(("Mean cross-entropy per target word of each step's batch (teacher forcing)" +
+               std::string(t.curve_stride > 1 ? ", averaged over " + std::to_string(t.curve_stride) + " steps" : "") + ".")
+                  .c_str());
+  }
+  txt::end_column(col.left_w);
+  if (col.two) ImGui::SameLine(col.x0 + col.left_w + col.gap);
+  txt::begin_column(col.right_w);
+  style::heading(ui.fonts, "Validation loss");
+  {
+    std::vector<double> xs;
+    for (int v : tr->validation_steps()) xs.push_back(v);
+    const std::vector<double>& vn = tr->validation_losses(false);
+    const std::vector<double>& va = tr->validation_losses(true);
+    double ymax = 1.0;
+    for (double v : vn) ymax = std::max(ymax, v * 1.05);
+    for (double v : va) ymax = std::max(ymax, v * 1.05);
+    if (xs.size() >= 2 && vn.size() == xs.size() && va.size() == xs.size()) {
+      plot::line_plot("validation loss", xs,
+                      {plot::Series{"fixed summary", vn, c_none, false}, plot::Series{"attention", va, c_add, false}},
+                      false, 0.0, ymax, col.right_w, fs * 12, "step", "cross-entropy", 6, true);
+    } else {
+      txt::note("Validation runs at step 0 and every 50 steps.");
+    }
+    txt::note("The same loss on held-out sentences no batch contains (teacher forced).");
+  }
+  txt::end_column(col.right_w);
+
+  // --- accuracy by source length
+  style::heading(ui.fonts, "Accuracy by source length (test set, greedy decoding)");
+  if (t.run.running) ImGui::TextDisabled("Scored when training stops (end or pause).");
+  if (t.scores) {
+    const TranslateScores& sc = *t.scores;
+    HeatmapSpec spec;
+    spec.values = &sc.table;
+    spec.row_labels = &sc.table_rows;
+    spec.col_labels = &sc.table_cols;
+    spec.value_name = "fraction";
+    spec.row_axis = "source length (sentences)";
+    spec.col_axis = "model, measure";
+    spec.version = static_cast<std::uint64_t>(sc.step) + 1;
+    spec.numbers = true;
+    const txt::TwoColumns acc = txt::two_columns(0.55f);
+    txt::begin_column(acc.left_w);
+    spec.width = std::min(acc.left_w, fs * 34);
+    spec.max_cell = fs * 5.5f;
+    heatmap("translate_accuracy", spec, ui.gpu);
+    txt::end_column(acc.left_w);
+    if (acc.two) ImGui::SameLine(acc.x0 + acc.left_w + acc.gap);
+    txt::begin_column(acc.right_w);
+    {
+      // Both models on one plot: exact match (solid) and token accuracy (dashed) per bucket,
+      // at each bucket's longest source.
+      std::vector<double> xs, ne, nt, ae, at;
+      for (size_t i = 0; i < sc.none.buckets.size() && i < sc.additive.buckets.size(); ++i) {
+        xs.push_back(sc.none.buckets[i].bucket.hi);
+        ne.push_back(sc.none.buckets[i].exact_match), nt.push_back(sc.none.buckets[i].token_accuracy);
+        ae.push_back(sc.additive.buckets[i].exact_match), at.push_back(sc.additive.buckets[i].token_accuracy);
+      }
+      const ImU32 cn = IM_COL32(214, 120, 20, 255), ca = IM_COL32(31, 111, 178, 255);
+      if (xs.size() >= 2)
+        plot::line_plot("accuracy by length", xs,
+                        {plot::Series{"summary exact", ne, cn, false}, plot::Series{"attention exact", ae, ca, false},
+                         plot::Series{"summary tokens", nt, cn, true}, plot::Series{"attention tokens", at, ca, true}},
+                        false, 0.0, 1.0, acc.right_w, fs * 14, "longest source in the bucket (words)", "fraction");
+    }
+    txt::end_column(acc.right_w);
+    ImGui::TextWrapped("%s", sc.caption.c_str());
+    txt::note("Exact: the greedy output equals the reference sentence. Tokens: reference words the output has at "
+              "the same position. In brackets: test sentences per length bucket.");
+  }
+
+  // --- what the H control measured: the precomputed table of every width
+  style::heading(ui.fonts, "What a wider state changes (exact match by width H)");
+  if (!t.widths.error.empty()) {
+    txt::note(t.widths.error.c_str());
+  } else if (!t.widths.rows.empty()) {
+    HeatmapSpec ws;
+    ws.values = &t.widths.table;
+    ws.row_labels = &t.widths.table_rows;
+    ws.col_labels = &t.widths.table_cols;
+    ws.value_name = "exact match";
+    ws.row_axis = "width H (= E = A)";
+    ws.col_axis = "model, source length";
+    ws.version = 1;
+    ws.numbers = true;
+    ws.vmin = 0.0;
+    ws.vmax = 1.0;
+    ws.width = std::min(ImGui::GetContentRegionAvail().x, fs * 40);
+    ws.max_cell = fs * 4.5f;
+    heatmap("translate_widths", ws, ui.gpu);
+    ImGui::TextWrapped("%s", t.widths.caption.c_str());
+    txt::note(cur.seed == 17 && cur.steps == 1000 && cur.lr == 5e-3
+                  ? ("Your run is the H " + std::to_string(cur.hidden) + " row's configuration; Train reproduces it here.").c_str()
+                  : "The table is for seed 17, 1000 steps and learning rate 0.005; your run's own figures are above.");
+  }
+
+  // --- the learned alignment beside the constructed one
+  style::heading(ui.fonts, "Alignment: learned vs constructed");
+  {
+    char* buf = t.sentence_buf;
+    if (t.sentence_shown != cur.sentence) {
+      std::snprintf(buf, sizeof t.sentence_buf, "%s", cur.sentence.c_str());
+      t.sentence_shown = cur.sentence;
+    }
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 30, "sentence"));
+    ImGui::InputText("sentence", buf, sizeof t.sentence_buf);
+    if (ImGui::IsItemDeactivatedAfterEdit()) {
+      TranslateInput e = cur;
+      e.sentence = buf;
+      defer_edit(s, [e](AppState& st) {
+        if (!set_translate_input(st, e)) st.translate.sentence_shown.clear();  // back to the last good sentence
+      });
+    }
+    for (const char* ex : {"the black cat", "the big dog sees a white mouse",
+                           "a small grey horse chases the black cat with a big blue ball and the dog eats a green book"}) {
+      widgets::same_line_if_fits(widgets::button_width(ex));
+      if (widgets::wrapped_button(ex)) {
+        TranslateInput e = cur;
+        e.sentence = ex;
+        defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+      }
+    }
+    // Any held-out sentence, by its number in the test set.
+    int& test_index = t.test_index;
+    const int n_test = static_cast<int>(t.trainer ? t.trainer->data().test.size() : 0);
+    widgets::same_line_if_fits(widgets::labeled_width(fs * 4.0f, "test sentence (1-300)"), fs);
+    ImGui::SetNextItemWidth(fs * 4.0f);
+    const std::string label = "test sentence (1-" + std::to_string(n_test) + ")";
+    ImGui::InputInt(label.c_str(), &test_index, 0, 0);
+    if (ImGui::IsItemDeactivatedAfterEdit())
+      defer_edit(s, [i = test_index](AppState& st) { pick_translate_test_sentence(st, i); });
+  }
+  const txt::TwoColumns ac = txt::two_columns(0.6f);
+  txt::begin_column(ac.left_w);
+  if (t.alignment) {
+    const TranslateAlignmentView& v = *t.alignment;
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::Text("Learned (attention model, step %d)", v.step);
+    ImGui::PopFont();
+    HeatmapSpec spec;
+    spec.values = &v.weights;
+    spec.row_labels = &v.result.target_words;
+    spec.col_labels = &v.result.source_words;
+    spec.row_sums = &v.row_sums;
+    spec.row_axis = "target";
+    spec.col_axis = "source";
+    spec.version = s.generation;
+    spec.numbers = true;
+    spec.width = ac.left_w;
+    spec.max_cell = 48.0f;
+    const int traced = std::min(cur.row, static_cast<int>(v.weights.rows()) - 1);
+    spec.selected_row = traced;
+    const HeatmapEvent ev = heatmap("translate_alignment", spec, ui.gpu);
+    if (ev.clicked_row >= 0 && ev.clicked_row != cur.row) {
+      TranslateInput e = cur;
+      e.row = ev.clicked_row;
+      defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+    }
+    if (traced >= 0) {
+      // The traced row: where this target word's decoder step reads, word by word.
+      plot::BarColumn bc;
+      bc.title = "weight of \"" + v.result.target_words[static_cast<size_t>(traced)] + "\"";
+      for (int j = 0; j < v.weights.cols(); ++j) bc.values.push_back(v.weights(traced, j));
+      bc.max = 1.0;
+      plot::bar_table("translate_trace", v.result.source_words, {bc}, std::min(ac.left_w, fs * 24));
+      ImGui::TextDisabled("Click a row to trace it.");
+    }
+    ImGui::TextWrapped("Greedy translation: %s%s", v.greedy.c_str(), v.result.greedy.ended ? "" : " (no <eos>)");
+    style::check_lines(v.checks);
+    ImGui::TextWrapped("%s", v.caption.c_str());
+    txt::note("Rows: the reference French words then <eos>, teacher forced; columns: the English words.");
+  } else if (t.run.running) {
+    txt::note("Read when training stops.");
+  }
+  txt::end_column(ac.left_w);
+  if (ac.two) ImGui::SameLine(ac.x0 + ac.left_w + ac.gap);
+  txt::begin_column(ac.right_w);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Constructed (the lesson's, not learned)");
+  ImGui::PopFont();
+  HeatmapSpec ls;
+  ls.values = &t.lesson_weights;
+  ls.row_labels = &t.lesson_rows;
+  ls.col_labels = &t.lesson_cols;
+  ls.row_sums = &t.lesson_row_sums;
+  ls.row_axis = "target";
+  ls.col_axis = "source";
+  ls.version = 1;
+  ls.numbers = true;
+  ls.width = ac.right_w;
+  ls.max_cell = 48.0f;
+  heatmap("translate_lesson_alignment", ls, ui.gpu);
+  txt::note("The lesson wrote these weights by hand to show the idea (each French word reads its English word). "
+            "A trained model need not do that: compare the measured matrix on the left.");
+  txt::end_column(ac.right_w);
+  if (t.alignment) draw_decoding(s, ui);
+}
+
+}  // namespace
+
+void draw_translate_panel(AppState& s, Ui& ui) {
+  ImGui::PushTextWrapPos(0.0f);
+  draw_body(s, ui);
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace app
+

@@ -1,0 +1,219 @@
+// Translate panel: state() and set() — the panel's inputs, its run and its results as JSON, and
+// the set() patch forwarded to the setters in translate.cpp.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app_state.hpp"
+#include "panels/translate.hpp"
+
+namespace app {
+
+using attn::Json;
+namespace tl = attn::lessons;
+
+namespace {
+
+Json bucket_json(const tl::BucketAccuracy& b) {
+  return Json{{"exact_match", b.exact_match}, {"token_accuracy", b.token_accuracy}, {"exact", b.exact},
+              {"correct", b.correct},         {"tokens", b.tokens},                 {"sentences", b.sentences}};
+}
+
+double mean_of(const std::vector<double>& v, size_t from, size_t to) {
+  to = std::min(to, v.size());
+  if (from >= to) return 0.0;
+  double s = 0;
+  for (size_t i = from; i < to; ++i) s += v[i];
+  return s / static_cast<double>(to - from);
+}
+}  // namespace
+
+Json translate_inputs_json(const TranslateInput& in) {
+  return Json{{"seed", in.seed},         {"steps", in.steps},           {"lr", in.lr},      {"hidden", in.hidden},
+              {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}, {"row", in.row}};
+}
+
+Json translate_state_json(const AppState& s) {
+  const TranslateState& t = s.translate;
+  Json out = Json::object();
+  out["inputs"] = translate_inputs_json(t.input);
+  run_state_json(out, t.run, progress_of(t.trainer.get(), t.input.steps), kTranslateCheckpointUrl);
+  if (t.trainer) {
+    const tl::TranslateTrainer& tr = *t.trainer;
+    const std::vector<double>& a = tr.losses(false);
+    const std::vector<double>& b = tr.losses(true);
+    const int n = static_cast<int>(a.size());
+    const int stride = std::max(1, (n + 1999) / 2000);
+    Json none = Json::array(), add = Json::array();
+    for (size_t i = 0; i < a.size(); i += static_cast<size_t>(stride)) none.push_back(a[i]);
+    for (size_t i = 0; i < b.size(); i += static_cast<size_t>(stride)) add.push_back(b[i]);
+    const size_t last = a.size();
+    out["losses"] = Json{{"stride", stride},
+                         {"note", "none[k] is the loss of step k*stride + 1 (steps count from 1)"},
+                         {"none", none},
+                         {"additive", add},
+                         {"first10", {{"none", mean_of(a, 0, 10)}, {"additive", mean_of(b, 0, 10)}}},
+                         {"last10", {{"none", mean_of(a, last >= 10 ? last - 10 : 0, last)},
+                                     {"additive", mean_of(b, last >= 10 ? last - 10 : 0, last)}}},
+                         {"validation_steps", tr.validation_steps()},
+                         {"none_validation", tr.validation_losses(false)},
+                         {"additive_validation", tr.validation_losses(true)}};
+  } else {
+    out["losses"] = nullptr;
+  }
+  if (t.scores) {
+    const TranslateScores& sc = *t.scores;
+    Json buckets = Json::array();
+    for (size_t i = 0; i < sc.none.buckets.size() && i < sc.additive.buckets.size(); ++i) {
+      const tl::BucketAccuracy& n = sc.none.buckets[i];
+      buckets.push_back(Json{{"lo", n.bucket.lo}, {"hi", n.bucket.hi}, {"sentences", n.sentences},
+                             {"none", bucket_json(n)}, {"additive", bucket_json(sc.additive.buckets[i])}});
+    }
+    out["accuracy"] = Json{{"step", sc.step},
+                           {"set", "test"},
+                           {"buckets", buckets},
+                           {"overall", {{"none", bucket_json(sc.none.overall)}, {"additive", bucket_json(sc.additive.overall)}}},
+                           {"caption", sc.caption}};
+  } else {
+    out["accuracy"] = nullptr;
+  }
+  if (t.alignment) {
+    const TranslateAlignmentView& v = *t.alignment;
+    Json rows = Json::array();
+    for (int i = 0; i < v.weights.rows(); ++i) {
+      Json r = Json::array();
+      for (int j = 0; j < v.weights.cols(); ++j) r.push_back(v.weights(i, j));
+      rows.push_back(r);
+    }
+    out["alignment"] = Json{{"step", v.step},
+                            {"sentence", t.input.sentence},
+                            {"source_words", v.result.source_words},
+                            {"target_words", v.result.target_words},
+                            {"weights", rows},
+                            {"row_sums", v.row_sums},
+                            {"max_row_sum_error", v.result.max_row_sum_error},
+                            {"max_padded_weight", v.result.max_padded_weight},
+                            {"greedy", v.greedy},
+                            {"greedy_ended", v.result.greedy.ended},
+                            {"checks", attn::to_json(v.checks)},
+                            {"caption", v.caption}};
+    if (v.weights.rows() > 0) {
+      const int r = std::min(t.input.row, static_cast<int>(v.weights.rows()) - 1);
+      Json trace = Json::object();
+      trace["row"] = r;
+      trace["target_word"] = v.result.target_words[static_cast<size_t>(r)];
+      trace["weights"] = rows[static_cast<size_t>(r)];
+      out["alignment"]["trace"] = trace;
+    }
+    Json greedy = Json::array(), forced = Json::array(), beam = Json::array();
+    for (size_t i = 0; i < v.greedy_rows.size(); ++i) {
+      const auto& g = v.greedy_rows[i];
+      greedy.push_back(Json{{"word", g.word}, {"probability", g.probability}, {"reads", g.reads},
+                            {"read_weight", g.read_weight}, {"attention", v.result.greedy.steps[i].attention}});
+    }
+    for (const auto& r : v.forced_rows)
+      forced.push_back(Json{{"reference", r.reference}, {"argmax", r.argmax}, {"p_reference", r.p_reference}});
+    for (const auto& b : v.beam_rows)
+      beam.push_back(Json{{"words", b.words}, {"ended", b.ended}, {"length", b.length}, {"log_prob", b.log_prob},
+                          {"penalty", b.penalty}, {"score", b.score}});
+    out["decoding"] = Json{{"step", v.step},
+                           {"greedy", greedy},
+                           {"greedy_ended", v.result.greedy.ended},
+                           {"teacher_forced", {{"rows", forced}, {"loss", v.result.forced.loss}}},
+                           {"summary_greedy", v.summary_greedy},
+                           {"beam", {{"width", t.input.beam_width}, {"alpha", t.input.alpha}, {"best", v.beam_best},
+                                     {"finished", beam}, {"formula", "score = log P(Y) / ((5 + |Y|) / 6)^alpha"},
+                                     {"prefix", {{"forced_rows", v.beam_prefix.forced_rows},
+                                                 {"forced_same_bits", v.beam_prefix.forced_same_bits},
+                                                 {"forced_max_diff", v.beam_prefix.forced_max_diff},
+                                                 {"shared_rows", v.beam_prefix.shared_rows},
+                                                 {"shared_same_bits", v.beam_prefix.shared_same_bits},
+                                                 {"shared_max_diff", v.beam_prefix.shared_max_diff}}},
+                                     {"checks", attn::to_json(v.beam_checks)}}}};
+  } else {
+    out["alignment"] = nullptr;
+    out["decoding"] = nullptr;
+  }
+  {
+    Json rows = Json::array();
+    for (int i = 0; i < t.lesson_weights.rows(); ++i) {
+      Json r = Json::array();
+      for (int j = 0; j < t.lesson_weights.cols(); ++j) r.push_back(t.lesson_weights(i, j));
+      rows.push_back(r);
+    }
+    out["lesson_alignment"] = Json{{"rows", t.lesson_rows}, {"columns", t.lesson_cols}, {"weights", rows},
+                                   {"note", "constructed by the lesson, not learned"}};
+  }
+  {
+    Json rows = Json::array();
+    for (const tl::TranslateWidthResult& w : t.widths.rows) {
+      const auto model = [](const tl::TranslateEval& e) {
+        Json b = Json::array();
+        for (const tl::BucketAccuracy& a : e.buckets) {
+          Json x = bucket_json(a);
+          x["lo"] = a.bucket.lo, x["hi"] = a.bucket.hi;
+          b.push_back(x);
+        }
+        return Json{{"buckets", b}, {"overall", bucket_json(e.overall)}};
+      };
+      rows.push_back(Json{{"hidden", w.hidden}, {"none", model(w.none)}, {"additive", model(w.additive)},
+                          {"none_final_loss", w.none_final_loss}, {"additive_final_loss", w.additive_final_loss},
+                          {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}});
+    }
+    out["widths"] = Json{{"rows", rows},
+                         {"note", "precomputed natively from each width's seed (checkpoints/translate_widths.json); "
+                                  "seed, steps and learning rate at their defaults"},
+                         {"caption", t.widths.caption},
+                         {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}};
+  }
+  {
+    const TranslateReproduction& r = t.reproduction;
+    out["reproduction"] = r.compared ? Json{{"compared_with", "the precomputed run at H " + std::to_string(r.hidden)},
+                                            {"same", r.same},
+                                            {"none_fnv1a", r.none_fnv1a},
+                                            {"additive_fnv1a", r.additive_fnv1a},
+                                            {"want_none_fnv1a", r.want_none_fnv1a},
+                                            {"want_additive_fnv1a", r.want_additive_fnv1a}}
+                                     : Json(nullptr);
+  }
+  out["error"] = t.error ? Json{{"code", t.error->code}, {"message", t.error->message}} : Json(nullptr);
+  return out;
+}
+
+bool apply_translate_json(AppState& s, const Json& patch) {
+  ensure_translate(s);
+  TranslateState& t = s.translate;
+  TranslateInput in = t.input;
+  RunPatch run;
+  bool inputs = false;
+  std::optional<int> pick;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& v = *it;
+    if (read_run_patch(k, v, in.seed, in.steps, in.lr, run)) continue;
+    if (k == "hidden" || k == "H") in.hidden = run_clamp_int(run_integer(v, k)), inputs = true;
+    else if (k == "sentence") {
+      if (!v.is_string()) run_invalid("sentence must be a string");
+      in.sentence = v.get<std::string>(), inputs = true;
+    } else if (k == "beam_width") in.beam_width = run_clamp_int(run_integer(v, k)), inputs = true;
+    else if (k == "row") in.row = run_clamp_int(run_integer(v, k)), inputs = true;
+    else if (k == "alpha") {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) run_invalid("alpha must be a number");
+      in.alpha = v.get<double>(), inputs = true;
+    } else if (k == "test_sentence") {
+      pick = run_clamp_int(run_integer(v, k));
+    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset)");
+  }
+  inputs = inputs || run.inputs;
+  if (inputs && !set_translate_input(s, in)) return false;
+  if (pick && !pick_translate_test_sentence(s, *pick)) return false;
+  if (run.reset) translate_reset(s);
+  if (run.train) translate_train(s);
+  if (run.pause) translate_pause(s);
+  if (run.resume) translate_continue(s);
+  return true;
+}
+
+}  // namespace app
