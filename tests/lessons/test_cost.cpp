@@ -1,4 +1,4 @@
-// tests/lesson/test_cost.cpp — the cost model: exact cost counts (FLOPs, bytes, K/V cache, sliding
+// tests/lessons/test_cost.cpp — the cost model: exact cost counts (FLOPs, bytes, K/V cache, sliding
 // window) against numbers derived by hand, the window count against the core's own masks, and
 // the dense-vs-tiled timing (only that it ran and agreed; timings are never held to a number).
 #include <lessons/cost.hpp>

@@ -1,4 +1,4 @@
-// tests/lesson/test_heads_options.cpp — the random heads' options on the page: RoPE as a position
+// tests/lessons/test_heads_options.cpp — the random heads' options on the page: RoPE as a position
 // option of random_heads and permutation_experiment, and the PyTorch-replica init of random_heads.
 //
 // Derivations (independent of lessons/random_heads.cpp):

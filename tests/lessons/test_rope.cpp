@@ -1,4 +1,4 @@
-// tests/lesson/test_rope.cpp — RoPE (Su et al. 2021) and permutation symmetry.
+// tests/lessons/test_rope.cpp — RoPE (Su et al. 2021) and permutation symmetry.
 #include <lessons/alignment.hpp>
 #include <lessons/permutation.hpp>
 #include <lessons/random_heads.hpp>
