@@ -11,38 +11,20 @@
 // (polled every 250 ms, so ±0.25 s; it includes the interventions the page runs once at the end).
 // Training runs in slices inside frames, so the figure is what a reader waits for, drawing included.
 // Needs the built page (cmake --build --preset web) and scripts/setup.sh's playwright-core.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-import { launchChromium, openLab, repoRoot, serveStatic } from '../tests/e2e/lib.mjs';
+import { openLab } from '../tests/e2e/lib.mjs';
+import {
+  benchOptions, inChromium, load, POLL_MS, resultHead, resultTail, sleep, timeTraining, writeResult,
+} from './train_page_lib.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
-const site = path.resolve(opt('--site', process.env.ATTN_SITE_DIR || path.join(repoRoot, 'build', 'web', 'site')));
-const out = path.resolve(opt('--out', path.join(repoRoot, 'build', 'bench-results', 'heads_train_page.json')));
-const timeoutMs = Number(opt('--timeout-min', 10)) * 60000;
-const targetS = Number(opt('--target-s', 60));
-const POLL_MS = 250;
+const { site, out, timeoutMs, targetS } = benchOptions('heads_train_page');
 
-if (!fs.existsSync(path.join(site, 'index.html'))) {
-  console.error(`heads_train_page: no built page in ${site}: run cmake --build --preset web`);
-  process.exit(1);
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 const best = (scores, key) => scores.reduce((b, s) => (!b || s[key] > b[key] ? s : b), null);
 
 const loadBefore = load();
-const server = await serveStatic(site);
-const browser = await launchChromium();
-let result;
-try {
+const result = await inChromium(site, async (browser, server) => {
   const { page, context, problems } = await openLab(browser, server.url, { width: 1280, height: 800 });
   await page.evaluate(() => window.attentionLab.showPanel('learned_heads'));
   await page.evaluate(async () => { await window.attentionLab.nextFrame(); await window.attentionLab.nextFrame(); });
@@ -65,20 +47,9 @@ try {
   }
   if (start.status === 'training') throw new Error('the panel is training before set({train: true})');
 
-  const t0 = performance.now();
-  const r = await page.evaluate(() => window.attentionLab.set({ learned_heads: { train: true } }));
-  if (!r.ok) throw new Error('set({learned_heads: {train: true}}) refused: ' + JSON.stringify(r.error));
-  // steps_per_second is the page's own rate over its last second of training: sampled while training.
-  const samples = [];
-  let s;
-  for (;;) {
-    s = await poll();
-    const t = (performance.now() - t0) / 1000;
-    if (s.status === 'done' || s.status !== 'training' || performance.now() - t0 > timeoutMs) break;
-    if (s.sps > 0) samples.push({ t: Number(t.toFixed(2)), step: s.step, steps_per_second: s.sps });
-    await sleep(POLL_MS);
-  }
-  const wallS = (performance.now() - t0) / 1000;
+  const { s, samples, wallS } = await timeTraining(page, 'learned_heads', {
+    poll, finished: (x) => x.status === 'done' || x.status !== 'training', timeoutMs,
+  });
   const timedOut = s.status !== 'done' && wallS * 1000 > timeoutMs;
   if (s.status !== 'done' && !timedOut) throw new Error(`training stopped: status "${s.status}" at step ${s.step}: ${JSON.stringify(s.error)}`);
 
@@ -86,12 +57,8 @@ try {
   if (!timedOut && h.source && h.source !== 'trained here') throw new Error(`the figures are not of this run: source "${h.source}"`);
   const latest = h.latest || { scores: [] };
   const ind = best(latest.scores, 'induction'), prev = best(latest.scores, 'previous_token');
-  result = {
-    bench: 'heads_train_page',
-    date: new Date().toISOString(),
-    host: os.hostname(),
-    cpus: os.cpus().length,
-    engine: `Chromium ${browser.version()} (headless, SwiftShader)`,
+  const result = {
+    ...resultHead('heads_train_page', browser),
     site,
     viewport: [1280, 800],
     inputs: start.inputs,
@@ -110,20 +77,13 @@ try {
     best_induction: ind && { layer: ind.layer, head: ind.head, score: ind.induction },
     best_previous_token: prev && { layer: prev.layer, head: prev.head, score: prev.previous_token },
     scores: latest.scores,
-    target_s: targetS,
-    verdict: !timedOut && wallS <= targetS ? 'PASS' : 'SHORT',
-    load_before: loadBefore,
-    load_after: load(),
-    problems,
+    ...resultTail({ targetS, timedOut, wallS, loadBefore, problems }),
   };
   await context.close();
-} finally {
-  await browser.close();
-  await server.close();
-}
+  return result;
+});
 
-fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
+writeResult(out, result);
 
 const R = result, c = R.inputs;
 const where = (x) => (x ? `layer ${x.layer} head ${x.head}: ${x.score.toFixed(3)}` : '—');

@@ -34,19 +34,13 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+# The parameter-holding modules are the fixture generator's, so that their state_dict names are
+# the ones the C++ dump uses by construction (importing it sets float64 as the default dtype,
+# as main() does).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "learn"))
+from generate_learn_fixtures import Additive, Block  # noqa: E402
+
 LOSS_TOL = 1e-9
-
-
-class Block(nn.Module):
-    def __init__(self, d, h, m, ln):
-        super().__init__()
-        self.attn = nn.MultiheadAttention(d, h, bias=False, batch_first=True)
-        if m > 0:
-            self.mlp = nn.Sequential(nn.Linear(d, m), nn.ReLU(), nn.Linear(m, d))
-        if ln:
-            self.ln1 = nn.LayerNorm(d, eps=1e-5)
-            if m > 0:
-                self.ln2 = nn.LayerNorm(d, eps=1e-5)
 
 
 def sinusoidal(t, d):
@@ -100,14 +94,6 @@ class Decoder(nn.Module):
     def loss(self, b):
         logits = self(b["tokens"])
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), b["targets"].reshape(-1), ignore_index=-100)
-
-
-class Additive(nn.Module):
-    def __init__(self, h, a):
-        super().__init__()
-        self.w_s = nn.Linear(h, a, bias=False)
-        self.w_h = nn.Linear(h, a)
-        self.v = nn.Linear(a, 1, bias=False)
 
 
 class Seq2Seq(nn.Module):

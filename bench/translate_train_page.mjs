@@ -15,38 +15,21 @@
 // section of that file (up to the next heading), or appends it. Needs the built page
 // (cmake --build --preset web) and scripts/setup.sh's playwright-core.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-import { launchChromium, openLab, repoRoot, serveStatic } from '../tests/e2e/lib.mjs';
+import { openLab } from '../tests/e2e/lib.mjs';
+import {
+  benchOptions, inChromium, load, POLL_MS, resultHead, resultTail, sleep, timeTraining, writeResult,
+} from './train_page_lib.mjs';
 
 const HEADING = '### Translate: time to train in the page';
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
-const site = path.resolve(opt('--site', process.env.ATTN_SITE_DIR || path.join(repoRoot, 'build', 'web', 'site')));
-const out = path.resolve(opt('--out', path.join(repoRoot, 'build', 'bench-results', 'translate_train_page.json')));
+const { opt, site, out, timeoutMs, targetS } = benchOptions('translate_train_page');
 const resultsFile = opt('--results', null);
-const timeoutMs = Number(opt('--timeout-min', 10)) * 60000;
-const targetS = Number(opt('--target-s', 60));
-const POLL_MS = 250;
 
-if (!fs.existsSync(path.join(site, 'index.html'))) {
-  console.error(`translate_train_page: no built page in ${site}: run cmake --build --preset web`);
-  process.exit(1);
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 const pct = (x) => `${(100 * x).toFixed(0)}%`;
 
 const loadBefore = load();
-const server = await serveStatic(site);
-const browser = await launchChromium();
-let result;
-try {
+const result = await inChromium(site, async (browser, server) => {
   const { page, context, problems } = await openLab(browser, server.url + '?panel=translate', { width: 1280, height: 800 });
   const state = () => page.evaluate(() => window.attentionLab.state().translate);
   // Opening the panel fetches the shipped checkpoint; a run declines it, so let it settle first.
@@ -59,35 +42,25 @@ try {
     if (performance.now() - settle0 > 30000) break;
     await sleep(POLL_MS);
   }
-  const t0 = performance.now();
-  const r = await page.evaluate(() => window.attentionLab.set({ translate: { train: true } }));
-  if (!r.ok) throw new Error('set({translate: {train: true}}) refused: ' + JSON.stringify(r.error));
-  const samples = [];
-  let s;
-  for (;;) {
-    s = await page.evaluate(() => {
+  const { s, samples, wallS } = await timeTraining(page, 'translate', {
+    poll: () => page.evaluate(() => {
       const h = window.attentionLab.state().translate;
       return { step: h.step, total: h.total, running: h.running, sps: h.steps_per_second, frames: window.attentionLab.frames(), error: h.error };
-    });
-    const t = (performance.now() - t0) / 1000;
-    if ((!s.running && s.step >= s.total) || performance.now() - t0 > timeoutMs) break;
-    if (!s.running && s.step < s.total) throw new Error(`training stopped at step ${s.step}: ${JSON.stringify(s.error)}`);
-    if (s.sps > 0) samples.push({ t: Number(t.toFixed(2)), step: s.step, steps_per_second: s.sps });
-    await sleep(POLL_MS);
-  }
-  const wallS = (performance.now() - t0) / 1000;
+    }),
+    finished: (x) => !x.running && x.step >= x.total,
+    check: (x) => {
+      if (!x.running && x.step < x.total) throw new Error(`training stopped at step ${x.step}: ${JSON.stringify(x.error)}`);
+    },
+    timeoutMs,
+  });
   const timedOut = s.running;
   const h = await state();
   if (!timedOut && h.source !== 'trained here') throw new Error(`the figures are not of this run: source "${h.source}"`);
   const bucket = (b) => ({ lo: b.lo, hi: b.hi, sentences: b.sentences,
     none: { exact_match: b.none.exact_match, token_accuracy: b.none.token_accuracy },
     additive: { exact_match: b.additive.exact_match, token_accuracy: b.additive.token_accuracy } });
-  result = {
-    bench: 'translate_train_page',
-    date: new Date().toISOString(),
-    host: os.hostname(),
-    cpus: os.cpus().length,
-    engine: `Chromium ${browser.version()} (headless, SwiftShader)`,
+  const result = {
+    ...resultHead('translate_train_page', browser),
     viewport: [1280, 800],
     inputs: h.inputs,
     sizes: `E = H = A = ${h.inputs.hidden}, batch 16, Adam lr ${h.inputs.lr}, clip 1`,
@@ -101,20 +74,13 @@ try {
     accuracy: h.accuracy && { buckets: h.accuracy.buckets.map(bucket), overall: {
       none: h.accuracy.overall.none.exact_match, additive: h.accuracy.overall.additive.exact_match } },
     reproduction: h.reproduction,
-    target_s: targetS,
-    verdict: !timedOut && wallS <= targetS ? 'PASS' : 'SHORT',
-    load_before: loadBefore,
-    load_after: load(),
-    problems,
+    ...resultTail({ targetS, timedOut, wallS, loadBefore, problems }),
   };
   await context.close();
-} finally {
-  await browser.close();
-  await server.close();
-}
+  return result;
+});
 
-fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
+writeResult(out, result);
 
 const R = result;
 const lines = [HEADING, ''];

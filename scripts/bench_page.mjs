@@ -48,6 +48,18 @@ for (const f of ['attention_lab.wasm', 'attention_lab.js', 'index.html']) {
 }
 console.log(`  ${'JS + wasm'.padEnd(20)}${''.padStart(12)}${kib(codeGzip)}  = ${(codeGzip / 1000).toFixed(1)} KB`);
 
+/** `warmup` frames, then the intervals and work times of the next `n` frames, requested back to
+ *  back from inside the page (V8 starts wasm in its baseline tier and optimises hot functions later). */
+async function frameTimes(page, warmup, n) {
+  await page.evaluate(async (k) => { for (let i = 0; i < k; ++i) await window.attentionLab.nextFrame(); }, warmup);
+  return page.evaluate(async (k) => {
+    const before = window.attentionLab.frames();
+    while (window.attentionLab.frames() < before + k) await window.attentionLab.nextFrame();
+    const s = window.attentionLab.frameStats();
+    return { intervals: s.intervals.slice(-k), work: s.work.slice(-k) };
+  }, n);
+}
+
 const server = await serveStatic(site);
 const browser = await launchChromium();
 const firstFrame = [], intervals = [], work = [];
@@ -56,17 +68,8 @@ try {
     // A fresh context each run: no HTTP cache, no compiled-wasm cache in that profile.
     const { page, context } = await openLab(browser, server.url, { width: 1280, height: 800 });
     firstFrame.push(await page.evaluate(() => window.attentionLab.firstFrameAt));
-    // Frame times at the default state (alignment panel), after a warm-up: V8 starts wasm
-    // in its baseline tier and optimises hot functions later.
-    await page.evaluate(async (n) => {
-      for (let i = 0; i < n; ++i) await window.attentionLab.nextFrame();
-    }, 120);
-    const stats = await page.evaluate(async (n) => {
-      const before = window.attentionLab.frames();
-      while (window.attentionLab.frames() < before + n) await window.attentionLab.nextFrame();
-      const s = window.attentionLab.frameStats();
-      return { intervals: s.intervals.slice(-n), work: s.work.slice(-n) };
-    }, nFrames);
+    // Frame times at the default state (alignment panel), after a warm-up.
+    const stats = await frameTimes(page, 120, nFrames);
     intervals.push(median(stats.intervals));
     work.push(median(stats.work));
     await context.close();
@@ -98,23 +101,12 @@ const costIntervals = [], costWork = [], smallIntervals = [];
       // The pointer rests on the map (hover outline and tooltip drawn every frame); frames are
       // requested back to back from inside the page, as for the default state above.
       await page.mouse.move(Math.round(x0 + 0.4 * (x1 - x0)), Math.round(y0 + 0.6 * (y1 - y0)));
-      await page.evaluate(async (n) => { for (let i = 0; i < n; ++i) await window.attentionLab.nextFrame(); }, 120);
-      const stats = await page.evaluate(async (n) => {
-        const before = window.attentionLab.frames();
-        while (window.attentionLab.frames() < before + n) await window.attentionLab.nextFrame();
-        const s = window.attentionLab.frameStats();
-        return { intervals: s.intervals.slice(-n), work: s.work.slice(-n) };
-      }, nFrames);
+      const stats = await frameTimes(page, 120, nFrames);
       costIntervals.push(median(stats.intervals));
       costWork.push(median(stats.work));
       // The same panel with a 128×128 map: what the 2048² texture itself costs per frame.
       await page.evaluate(() => window.attentionLab.set({ cost: { timing_t: 128 } }));
-      await page.evaluate(async (n) => { for (let i = 0; i < n; ++i) await window.attentionLab.nextFrame(); }, 60);
-      const small = await page.evaluate(async (n) => {
-        const before = window.attentionLab.frames();
-        while (window.attentionLab.frames() < before + n) await window.attentionLab.nextFrame();
-        return window.attentionLab.frameStats().intervals.slice(-n);
-      }, nFrames);
+      const small = (await frameTimes(page, 60, nFrames)).intervals;
       smallIntervals.push(median(small));
       await context.close();
     }

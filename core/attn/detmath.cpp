@@ -72,26 +72,29 @@ constexpr double kPio2_2 = 6.07710050630396597660e-11;
 constexpr double kPio2_3 = 2.02226624871116645580e-21;
 constexpr double kTwoOverPi = 6.36619772367581382433e-01;
 
-// sin and cos of |r| <= π/4 by Taylor series (to r^23 / r^22).
-double sin_kernel(double r) {
+// The polynomial in r² with these coefficients, highest power first, by Horner from s = 0
+// (each step one rounded multiply and one rounded add: this file is built with -ffp-contract=off).
+double horner_r2(const double (&coeffs)[12], double r) {
   const double r2 = r * r;
   double s = 0.0;
+  for (double c : coeffs) s = s * r2 + c;
+  return s;
+}
+
+// sin and cos of |r| <= π/4 by Taylor series (to r^23 / r^22).
+double sin_kernel(double r) {
   static constexpr double kCoeffs[] = {-1.0 / 25852016738884976640000.0, 1.0 / 51090942171709440000.0,
                           -1.0 / 121645100408832000.0, 1.0 / 355687428096000.0,
                           -1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800.0,
                           1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0, 1.0};
-  for (double c : kCoeffs) s = s * r2 + c;
-  return r * s;
+  return r * horner_r2(kCoeffs, r);
 }
 double cos_kernel(double r) {
-  const double r2 = r * r;
-  double s = 0.0;
   static constexpr double kCoeffs[] = {-1.0 / 1124000727777607680000.0, 1.0 / 2432902008176640000.0,
                           -1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
                           -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800.0,
                           1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5, 1.0};
-  for (double c : kCoeffs) s = s * r2 + c;
-  return s;
+  return horner_r2(kCoeffs, r);
 }
 // Reduce x to r in [-π/4, π/4] and the quadrant n mod 4.
 bool reduce(double x, double& r, int& quadrant) {

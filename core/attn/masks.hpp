@@ -27,7 +27,7 @@ struct MaskSpec {
   std::optional<std::vector<bool>> key_valid;  ///< one flag per key (Tk): false = padding
   std::optional<BoolMatrix> allowed;           ///< explicit Tq×Tk allowed matrix
   /// Local window of symmetric half-width w: allowed iff |i − j| <= w (w >= 0; JSON mask.half_width,
-  /// formerly mask.window). Not the cost model's causal window (CostInput::causal_width).
+  /// also accepted as mask.window). Not the cost model's causal window (CostInput::causal_width).
   std::optional<long long> half_width;
 
   bool empty() const { return causal == Causal::none && !key_valid && !allowed && !half_width; }

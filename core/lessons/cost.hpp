@@ -53,7 +53,7 @@ struct CostInput {
   std::int64_t context = 100000;  ///< cached tokens, 1..kCostMaxContext
   CostDtype cache_dtype = CostDtype::float16;
   /// Causal sliding-window width w (keys per query, itself included), 1..kCostMaxTokens; JSON
-  /// "causal_width", formerly "window". Not the mask's symmetric half-width (MaskSpec::half_width).
+  /// "causal_width", also accepted as "window". Not the mask's symmetric half-width (MaskSpec::half_width).
   std::int64_t causal_width = 4096;
 };
 

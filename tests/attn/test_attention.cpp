@@ -1,4 +1,4 @@
-// tests/core/test_attention.cpp — scaled dot-product attention on hand-derived cases.
+// tests/attn/test_attention.cpp — scaled dot-product attention on hand-derived cases.
 // Tolerances: 1e-12 absolute unless stated; exact (0.0) where the claim is "exactly".
 #include <attn/attention.hpp>
 #include <attn/masks.hpp>

@@ -1,4 +1,4 @@
-// tests/core/test_detmath_positions.cpp — attn::det elementary functions and sinusoidal positions.
+// tests/attn/test_detmath_positions.cpp — attn::det elementary functions and sinusoidal positions.
 //
 // det::exp/log/sin/cos are compared with the platform's std:: functions (glibc natively, musl
 // under node), measured in ulps of the std:: result; for sin/cos near a zero of the function

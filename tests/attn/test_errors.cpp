@@ -1,4 +1,4 @@
-// tests/core/test_errors.cpp — every attn::ErrorCode the core raises, with the exact code.
+// tests/attn/test_errors.cpp — every attn::ErrorCode the core raises, with the exact code.
 #include <attn/attention.hpp>
 #include <lessons/alignment.hpp>
 #include <lessons/permutation.hpp>

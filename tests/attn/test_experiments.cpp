@@ -1,4 +1,4 @@
-// tests/core/test_experiments.cpp — the lesson's experiments as pure functions.
+// tests/attn/test_experiments.cpp — the lesson's experiments as pure functions.
 #include <lessons/alignment.hpp>
 #include <lessons/permutation.hpp>
 #include <lessons/random_heads.hpp>

@@ -1,4 +1,4 @@
-// tests/core/test_golden.cpp — golden values for seed 17, bit-exact on every platform.
+// tests/attn/test_golden.cpp — golden values for seed 17, bit-exact on every platform.
 //
 // The core promises "same seed, same numbers, natively and in the browser": its sampling sits on
 // std::mt19937_64 (sequence fixed by the C++ standard), its loops sum in a fixed order, its

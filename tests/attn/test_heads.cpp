@@ -1,4 +1,4 @@
-// tests/core/test_heads.cpp — projected heads: self-attention, multi-head layout, cross-attention.
+// tests/attn/test_heads.cpp — projected heads: self-attention, multi-head layout, cross-attention.
 // References: plain loops (support.hpp) on the column slices the issue names
 // (head i uses columns i·d_k … (i+1)·d_k − 1). Tolerance 1e-12.
 #include <attn/heads.hpp>

@@ -1,4 +1,4 @@
-// tests/core/test_lesson.cpp — every check of the lesson's hands-on script, ported.
+// tests/attn/test_lesson.cpp — every check of the lesson's hands-on script, ported.
 //
 // Reference data: tests/fixtures/lesson-replica-seed17.json, torch's own numbers for the
 // script (torch.manual_seed(17); nn.Embedding(6,8); three nn.Linear(8,8,bias=False); float64).

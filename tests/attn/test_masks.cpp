@@ -1,4 +1,4 @@
-// tests/core/test_masks.cpp — allowed masks (true = may attend), built by hand and compared.
+// tests/attn/test_masks.cpp — allowed masks (true = may attend), built by hand and compared.
 #include <attn/attention.hpp>
 #include <attn/masks.hpp>
 

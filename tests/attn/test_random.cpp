@@ -1,4 +1,4 @@
-// tests/core/test_random.cpp — seeded sampling owned by the core.
+// tests/attn/test_random.cpp — seeded sampling owned by the core.
 //
 // Statistical margins: for a fixed seed these are deterministic, but the limits are set at
 // 5 standard errors of the statistic so that a correct sampler passes for any seed.

@@ -1,4 +1,4 @@
-// tests/core/test_tokenizer.cpp — whitespace tokens, sorted unique vocabulary, embedding lookup.
+// tests/attn/test_tokenizer.cpp — whitespace tokens, sorted unique vocabulary, embedding lookup.
 #include <attn/tokenizer.hpp>
 
 #include "support/support.hpp"

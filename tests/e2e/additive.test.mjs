@@ -7,19 +7,16 @@
 // test-artifacts/e2e-additive-trained-*.png.
 // Run: node --test tests/e2e/additive.test.mjs  (CTest does, in the web build).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { frames, openLab, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
+import { artifactsDir, frames, openLab, requestsTo, scrolledScreenshots, serveSiteAndChromium, sleep } from './lib.mjs';
 
-const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
+const artifacts = artifactsDir();
 
 let server, browser;
 await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const additive = (page) => page.evaluate(() => window.attentionLab.state().additive);
 const set = (page, p) => page.evaluate((q) => window.attentionLab.set(q), p);
 
@@ -35,14 +32,8 @@ async function waitTrained(page, timeoutMs = 30000) {
   }
 }
 
-async function scrolled(page, name, stops) {
-  await page.mouse.move(page.viewportSize().width * 0.7, page.viewportSize().height * 0.6);
-  for (let i = 0; i < stops; ++i) {
-    await page.screenshot({ path: path.join(artifacts, `${name}-${i}.png`) });
-    await page.mouse.wheel(0, page.viewportSize().height * 0.8);
-    await frames(page, 4);
-  }
-}
+// The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
+const scrolled = (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops);
 
 function maxGap(a, b) {
   assert.equal(a.length, b.length);
@@ -52,8 +43,7 @@ function maxGap(a, b) {
 test('additive: the trained view reads the Translate panel\'s attention model; rows equal its alignment', async () => {
   const lab = await openLab(browser, server.url + '?panel=additive');
   const { page, context, problems } = lab;
-  const fetched = [];
-  page.on('request', (r) => { if (r.url().includes('checkpoints/translate')) fetched.push(r.url()); });
+  const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 3);
   let a = await additive(page);
   assert.equal(a.view, 'untrained');

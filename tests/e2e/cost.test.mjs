@@ -8,25 +8,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { frames, launchChromium, openLab, repoRoot, serveStatic, siteDir } from './lib.mjs';
+import { artifactsDir, frames, pngRead, serveSiteAndChromium } from './lib.mjs';
 import { viridis } from './embed_lib.mjs';
 
-const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
+const artifacts = artifactsDir();
 
-let server, browser, lab;
-before(async () => {
-  server = await serveStatic(siteDir());
-  browser = await launchChromium();
-  lab = await openLab(browser, server.url + '?panel=cost');
-});
-after(async () => {
-  if (lab) await lab.context.close();
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+let lab;
+await serveSiteAndChromium((server, browser, l) => { lab = l; }, { open: '?panel=cost' });
 
 const state = () => lab.page.evaluate(() => window.attentionLab.state());
 const set = (patch) => lab.page.evaluate((p) => window.attentionLab.set(p), patch);
@@ -173,19 +163,10 @@ test('cost panel: 2048x2048 map, hover gives the exact weight of the drawn cell'
   // The colour on screen: along 40 pixels of one screen row, each pixel must show viridis of the
   // weight of the cell the formula above names (2048 cells over ~330 pixels: a neighbour cell would
   // give another colour).
-  const png = (await page.screenshot()).toString('base64');
+  const png = await page.screenshot();
   const py = Math.floor(y0 + 0.52 * (y1 - y0)), px0 = Math.floor(x0 + 0.3 * (x1 - x0));
   const pxs = Array.from({ length: 40 }, (_, i) => px0 + i);
-  const rgb = await page.evaluate(async ({ data, pxs, py }) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + data;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    return pxs.map((x) => Array.from(g.getImageData(x, py, 1, 1).data.slice(0, 3)));
-  }, { data: png, pxs, py });
+  const rgb = (await pngRead(page, png, pxs.map((x) => [x, py]))).pixels.map((p) => p.slice(0, 3));
   const hv = (await view()).heatmaps.find((x) => x.name === 'weights');
   let worst = 0, distinct = 0;
   for (let i = 0; i < pxs.length; ++i) {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
-import { frames } from './lib.mjs';
+import { frames, pngRead } from './lib.mjs';
 
 const MIME = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm',
@@ -118,17 +118,7 @@ export function diffPaths(a, b, max = 10, at = '') {
 
 /** Decode a PNG (Buffer) in the page: {width, height, rgba at (x, y)}. */
 export async function pngPixels(page, png, points) {
-  return page.evaluate(async ({ data, pts }) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + data;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    return { width: img.width, height: img.height,
-             pixels: pts.map(([x, y]) => Array.from(g.getImageData(x, y, 1, 1).data)) };
-  }, { data: png.toString('base64'), pts: points || [] });
+  return pngRead(page, png, points || []);
 }
 
 /** Viridis at t in [0, 1], as shaders/heatmap.frag and embed.js (web/page/embed/export.js) compute it. */

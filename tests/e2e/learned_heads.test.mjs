@@ -8,48 +8,19 @@
 // Screenshots at 1280 and 390 CSS pixels wide: test-artifacts/e2e-learned-heads-*.png.
 // Run: node --test tests/e2e/learned_heads.test.mjs  (CTest does, in the web build).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 
-import { frames, openLab, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
+import { artifactsDir, frames, mean, openLab, phoneWidthScreenshots, requestsTo, scrolledScreenshots, serveSiteAndChromium, sleep, trainingPanel, waitCheckpoint } from './lib.mjs';
 
-const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
+const artifacts = artifactsDir();
 
 let server, browser;
 await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const api = (page) => trainingPanel(page, 'learned_heads', { timeoutMs: 240000, pollMs: 250 });
 
-function api(page) {
-  return {
-    state: () => page.evaluate(() => window.attentionLab.state().learned_heads),
-    set: (patch) => page.evaluate((p) => window.attentionLab.set({ learned_heads: p }), patch),
-    frames: async (n) => { for (let i = 0; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame()); },
-    async waitStep(min, timeoutMs = 240000) {
-      const t0 = Date.now();
-      for (;;) {
-        const s = await page.evaluate(() => { const h = window.attentionLab.state().learned_heads; return { step: h.step, running: h.running }; });
-        if (s.step >= min) return s.step;
-        if (!s.running) throw new Error(`training stopped at step ${s.step} before step ${min}`);
-        if (Date.now() - t0 > timeoutMs) throw new Error(`step ${s.step} after ${timeoutMs} ms, waiting for ${min}`);
-        await sleep(250);
-      }
-    },
-  };
-}
-
-async function scrolled(page, name, stops) {
-  // The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
-  await page.mouse.move(page.viewportSize().width * 0.7, page.viewportSize().height * 0.6);
-  for (let i = 0; i < stops; ++i) {
-    await page.screenshot({ path: path.join(artifacts, `${name}-${i}.png`) });
-    await page.mouse.wheel(0, page.viewportSize().height * 0.8);
-    await frames(page, 4);
-  }
-}
+// The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
+const scrolled = (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops);
 
 test('learned heads: train, pause, continue, refuse a bad input, interventions', async () => {
   const lab = await openLab(browser, server.url + '?panel=learned_heads&learned_heads.steps=1500');
@@ -135,28 +106,17 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
   await context.close();
 });
 
-async function waitCheckpoint(page, timeoutMs = 30000) {
-  const t0 = Date.now();
-  for (;;) {
-    const c = await page.evaluate(() => window.attentionLab.state().learned_heads.checkpoint);
-    if (c.status !== 'requested' && c.status !== 'not_requested') return c;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`checkpoint still ${c.status} after ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
-
 test('learned heads: opens trained from the checkpoint fetched with the panel, and Train reproduces it to the bit', async () => {
   const lab = await openLab(browser, server.url + '?panel=alignment');
   const { page, context, problems } = lab;
-  const fetched = [];
-  page.on('request', (r) => { if (r.url().includes('checkpoints/')) fetched.push(r.url()); });
+  const fetched = requestsTo(page, 'checkpoints/');
   await frames(page, 6);
   assert.deepEqual(fetched, [], 'the checkpoint is not part of the first download');
   let s = await page.evaluate(() => window.attentionLab.state().learned_heads);
   assert.equal(s.checkpoint.status, 'not_requested');
 
   await page.evaluate(() => window.attentionLab.showPanel('learned_heads'));
-  const c = await waitCheckpoint(page);
+  const c = await waitCheckpoint(page, 'learned_heads');
   assert.equal(c.status, 'installed', JSON.stringify(c));
   assert.equal(fetched.length, 1, 'fetched once, when the panel opened');
   const h = api(page);
@@ -248,12 +208,5 @@ test('learned heads: the extrapolation study runs in slices, pauses and continue
 });
 
 test('learned heads: phone width (390 px)', async () => {
-  const lab = await openLab(browser, server.url + '?panel=learned_heads', { width: 390, height: 844 });
-  const { page, context, problems } = lab;
-  const c = await waitCheckpoint(page);
-  assert.equal(c.status, 'installed');
-  await frames(page, 4);
-  await scrolled(page, 'e2e-learned-heads-390', 12);
-  assert.deepEqual(problems, []);
-  await context.close();
+  await phoneWidthScreenshots(browser, server, 'learned_heads', artifacts, 'e2e-learned-heads-390', 12);
 });

@@ -6,26 +6,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { frames, launchChromium, openLab, pngStats, repoRoot, serveStatic, siteDir } from './lib.mjs';
+import { artifactsDir, frames, pngStats, repoRoot, serveSiteAndChromium } from './lib.mjs';
 
-const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
+const artifacts = artifactsDir();
 
 const PANELS = ['masks', 'attribution', 'scaling', 'temperature', 'dropout', 'additive', 'script'];
 
-let server, browser, lab;
-before(async () => {
-  server = await serveStatic(siteDir());
-  browser = await launchChromium();
-  lab = await openLab(browser, server.url);  // one page for all: the wasm starts once
-});
-after(async () => {
-  if (lab) await lab.context.close();
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+let lab;  // one page for all: the wasm starts once
+await serveSiteAndChromium((server, browser, l) => { lab = l; }, { open: '' });
 
 const state = () => lab.page.evaluate(() => window.attentionLab.state());
 const set = (patch) => lab.page.evaluate((p) => window.attentionLab.set(p), patch);

@@ -2,6 +2,7 @@
 // find playwright-core (installed by scripts/setup.sh into the cache, never a browser),
 // serve build/web/site from a tiny static server on a free port, launch Debian's
 // Chromium headless with SwiftShader WebGL2 (flags for software-rendered WebGL2), open the page.
+import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -114,10 +115,13 @@ export async function frames(page, n = 2) {
   for (let i = 1; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame());
 }
 
-/** Per-channel variance of a PNG screenshot's pixels, via the page's own canvas decoder. */
-export async function pngStats(page, png) {
-  const b64 = png.toString('base64');
-  return page.evaluate(async (data) => {
+/**
+ * Decode a PNG (Buffer) with the page's own canvas decoder: {width, height, pixels}, pixels the
+ * RGBA at each [x, y] of `points`; with `stats`, also the luminance variance and the number of
+ * distinct colours over every 7th pixel (plenty to tell a drawn frame from a blank one).
+ */
+export async function pngRead(page, png, points = [], { stats = false } = {}) {
+  return page.evaluate(async ({ data, pts, stats }) => {
     const img = new Image();
     img.src = 'data:image/png;base64,' + data;
     await img.decode();
@@ -125,29 +129,120 @@ export async function pngStats(page, png) {
     c.width = img.width; c.height = img.height;
     const g = c.getContext('2d');
     g.drawImage(img, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0, mean = 0, m2 = 0;
-    const colours = new Set();
-    for (let i = 0; i < px.length; i += 4 * 7) {  // every 7th pixel is plenty
-      const v = 0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2];
-      n++; const d = v - mean; mean += d / n; m2 += d * (v - mean);
-      if (colours.size < 5000) colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+    const out = { width: img.width, height: img.height,
+                  pixels: pts.map(([x, y]) => Array.from(g.getImageData(x, y, 1, 1).data)) };
+    if (stats) {
+      const px = g.getImageData(0, 0, c.width, c.height).data;
+      let n = 0, mean = 0, m2 = 0;
+      const colours = new Set();
+      for (let i = 0; i < px.length; i += 4 * 7) {
+        const v = 0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2];
+        n++; const d = v - mean; mean += d / n; m2 += d * (v - mean);
+        if (colours.size < 5000) colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      }
+      out.variance = m2 / n;
+      out.colours = colours.size;
     }
-    return { width: c.width, height: c.height, variance: m2 / n, colours: colours.size };
-  }, b64);
+    return out;
+  }, { data: png.toString('base64'), pts: points, stats });
+}
+
+/** Per-channel variance of a PNG screenshot's pixels: {width, height, variance, colours}. */
+export async function pngStats(page, png) {
+  const { width, height, variance, colours } = await pngRead(page, png, [], { stats: true });
+  return { width, height, variance, colours };
+}
+
+/** Where the browser tests write screenshots: $ATTN_ARTIFACTS, else test-artifacts/ (created). */
+export function artifactsDir() {
+  const dir = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Screenshots of a panel that scrolls inside the canvas: the mouse over it, one
+ *  `${name}-${i}.png` in `dir` per stop, a wheel of 0.8 viewport heights between stops. */
+export async function scrolledScreenshots(page, dir, name, stops) {
+  await page.mouse.move(page.viewportSize().width * 0.7, page.viewportSize().height * 0.6);
+  for (let i = 0; i < stops; ++i) {
+    await page.screenshot({ path: path.join(dir, `${name}-${i}.png`) });
+    await page.mouse.wheel(0, page.viewportSize().height * 0.8);
+    await frames(page, 4);
+  }
+}
+
+/**
+ * A trained panel's part of window.attentionLab (key: 'learned_heads', 'translate'): state(),
+ * set(patch), frames(n) and waitStep(min), which polls every `pollMs` until the training reaches
+ * step `min` and throws if it stops first or takes longer than `timeoutMs`.
+ */
+export function trainingPanel(page, key, { timeoutMs, pollMs }) {
+  return {
+    state: () => page.evaluate((k) => window.attentionLab.state()[k], key),
+    set: (patch) => page.evaluate(([k, p]) => window.attentionLab.set({ [k]: p }), [key, patch]),
+    frames: async (n) => { for (let i = 0; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame()); },
+    async waitStep(min, waitMs = timeoutMs) {
+      const t0 = Date.now();
+      for (;;) {
+        const s = await page.evaluate((k) => { const h = window.attentionLab.state()[k]; return { step: h.step, running: h.running }; }, key);
+        if (s.step >= min) return s.step;
+        if (!s.running) throw new Error(`training stopped at step ${s.step} before step ${min}`);
+        if (Date.now() - t0 > waitMs) throw new Error(`step ${s.step} after ${waitMs} ms, waiting for ${min}`);
+        await sleep(pollMs);
+      }
+    },
+  };
+}
+
+/** Wait until the panel `key`'s checkpoint is neither 'requested' nor 'not_requested'; its state. */
+export async function waitCheckpoint(page, key, timeoutMs = 30000) {
+  const t0 = Date.now();
+  for (;;) {
+    const c = await page.evaluate((k) => window.attentionLab.state()[k].checkpoint, key);
+    if (c.status !== 'requested' && c.status !== 'not_requested') return c;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`checkpoint still ${c.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** The URLs of the page's requests from now on that contain `part` (a live array). */
+export function requestsTo(page, part) {
+  const urls = [];
+  page.on('request', (r) => { if (r.url().includes(part)) urls.push(r.url()); });
+  return urls;
+}
+
+/** A trained panel at phone width (390×844 CSS px): opened by ?panel=`key`, its checkpoint
+ *  installed, `stops` scrolled screenshots `${name}-${i}.png` in `dir`, and no page problems. */
+export async function phoneWidthScreenshots(browser, server, key, dir, name, stops) {
+  const lab = await openLab(browser, server.url + '?panel=' + key, { width: 390, height: 844 });
+  const { page, context, problems } = lab;
+  const c = await waitCheckpoint(page, key);
+  assert.equal(c.status, 'installed');
+  await frames(page, 4);
+  await scrolledScreenshots(page, dir, name, stops);
+  assert.deepEqual(problems, []);
+  await context.close();
 }
 
 /** The browser tests' shared set-up: node:test hooks that serve the built site and launch
- *  Chromium before the file's tests and close both after; `use(server, browser)` receives them. */
-export async function serveSiteAndChromium(use) {
+ *  Chromium before the file's tests and close both after; `use(server, browser, lab)` receives
+ *  them. With `open` (a link suffix such as '?panel=cost'), one page is also opened for the
+ *  whole file (lab = openLab(...)) and its context closed first. */
+export async function serveSiteAndChromium(use, { open } = {}) {
   const { before, after } = await import('node:test');
-  let server, browser;
+  let server, browser, lab;
   before(async () => {
     server = await serveStatic(siteDir());
     browser = await launchChromium();
-    use(server, browser);
+    if (open !== undefined) lab = await openLab(browser, server.url + open);
+    use(server, browser, lab);
   });
   after(async () => {
+    if (lab) await lab.context.close();
     if (browser) await browser.close();
     if (server) await server.close();
   });

@@ -6,67 +6,28 @@
 // the view. Screenshots at 1280 and 390 CSS pixels wide: test-artifacts/e2e-translate-*.png.
 // Run: node --test tests/e2e/translate.test.mjs  (CTest does, in the web build).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 
-import { frames, openLab, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
+import { artifactsDir, frames, mean, openLab, phoneWidthScreenshots, requestsTo, scrolledScreenshots, serveSiteAndChromium, trainingPanel, waitCheckpoint } from './lib.mjs';
 
-const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
+const artifacts = artifactsDir();
 
 let server, browser;
 await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const api = (page) => trainingPanel(page, 'translate', { timeoutMs: 40000, pollMs: 100 });
 
-function api(page) {
-  return {
-    state: () => page.evaluate(() => window.attentionLab.state().translate),
-    set: (patch) => page.evaluate((p) => window.attentionLab.set({ translate: p }), patch),
-    frames: async (n) => { for (let i = 0; i < n; ++i) await page.evaluate(() => window.attentionLab.nextFrame()); },
-    async waitStep(min, timeoutMs = 40000) {
-      const t0 = Date.now();
-      for (;;) {
-        const s = await page.evaluate(() => { const h = window.attentionLab.state().translate; return { step: h.step, running: h.running }; });
-        if (s.step >= min) return s.step;
-        if (!s.running) throw new Error(`training stopped at step ${s.step} before step ${min}`);
-        if (Date.now() - t0 > timeoutMs) throw new Error(`step ${s.step} after ${timeoutMs} ms, waiting for ${min}`);
-        await sleep(100);
-      }
-    },
-  };
-}
-
-async function scrolled(page, name, stops) {
-  await page.mouse.move(page.viewportSize().width * 0.7, page.viewportSize().height * 0.6);
-  for (let i = 0; i < stops; ++i) {
-    await page.screenshot({ path: path.join(artifacts, `${name}-${i}.png`) });
-    await page.mouse.wheel(0, page.viewportSize().height * 0.8);
-    await frames(page, 4);
-  }
-}
-
-async function waitCheckpoint(page, timeoutMs = 30000) {
-  const t0 = Date.now();
-  for (;;) {
-    const c = await page.evaluate(() => window.attentionLab.state().translate.checkpoint);
-    if (c.status !== 'requested' && c.status !== 'not_requested') return c;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`checkpoint still ${c.status} after ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
+// The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
+const scrolled = (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops);
 
 test('translate: opens trained from the checkpoint fetched with the panel; the table in state() and the mirror', async () => {
   const lab = await openLab(browser, server.url + '?panel=alignment');
   const { page, context, problems } = lab;
-  const fetched = [];
-  page.on('request', (r) => { if (r.url().includes('checkpoints/translate')) fetched.push(r.url()); });
+  const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 4);
   assert.deepEqual(fetched, [], 'the checkpoint is not part of the first download');
   await page.evaluate(() => window.attentionLab.showPanel('translate'));
-  const c = await waitCheckpoint(page);
+  const c = await waitCheckpoint(page, 'translate');
   assert.equal(c.status, 'installed', JSON.stringify(c));
   assert.equal(fetched.length, 1, 'fetched once, when the panel opened');
   const h = api(page);
@@ -222,12 +183,5 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
 });
 
 test('translate: phone width (390 px)', async () => {
-  const lab = await openLab(browser, server.url + '?panel=translate', { width: 390, height: 844 });
-  const { page, context, problems } = lab;
-  const c = await waitCheckpoint(page);
-  assert.equal(c.status, 'installed');
-  await frames(page, 4);
-  await scrolled(page, 'e2e-translate-390', 8);
-  assert.deepEqual(problems, []);
-  await context.close();
+  await phoneWidthScreenshots(browser, server, 'translate', artifacts, 'e2e-translate-390', 8);
 });

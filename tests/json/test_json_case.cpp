@@ -1,4 +1,4 @@
-// tests/core/test_json_case.cpp — the JSON case contract in process (the CLI is tested by run_cases.mjs).
+// tests/json/test_json_case.cpp — the JSON case contract in process (the CLI is tested by run_cases.mjs).
 #include <json/json_case.hpp>
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// tests/kernels/test_kernel_json.cpp — "kernel" and "tile" in the JSON attention op.
+// tests/json/test_kernel_json.cpp — "kernel" and "tile" in the JSON attention op.
 #include <nlohmann/json.hpp>
 
 #include "support/support.hpp"

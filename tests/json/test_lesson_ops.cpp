@@ -1,4 +1,4 @@
-// tests/lesson/test_lesson_ops.cpp — the lesson's JSON ops (json/json_lesson_ops.hpp), in-process.
+// tests/json/test_lesson_ops.cpp — the lesson's JSON ops (json/json_lesson_ops.hpp), in-process.
 // Values are checked in the struct tests; here: dispatch, field handling and error codes.
 #include <json/case_files.hpp>
 #include <json/json_lesson_ops.hpp>

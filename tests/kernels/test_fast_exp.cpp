@@ -28,12 +28,20 @@ double worst_relative_error(T lo, T hi, int n) {
   return worst;
 }
 
-}  // namespace
-
-TEST_CASE("vectorised exp is accurate to a few ulp") {
+// check(isa) with each instruction set the machine has active in turn (the automatic one restored after).
+template <class Check>
+void for_each_isa(Check&& check) {
   IsaGuard guard;
   for (kn::Isa isa : kn::available_isas()) {
     REQUIRE(kn::set_isa(isa));
+    check(isa);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("vectorised exp is accurate to a few ulp") {
+  for_each_isa([](kn::Isa isa) {
     const double ef = worst_relative_error<float>(-87.3f, 88.3f, 100001);
     const double ed = worst_relative_error<double>(-708.0, 709.0, 100001);
     const double ed_small = worst_relative_error<double>(-1.0, 1.0, 10001);
@@ -41,34 +49,38 @@ TEST_CASE("vectorised exp is accurate to a few ulp") {
     CHECK(ef <= 4 * std::numeric_limits<float>::epsilon());
     CHECK(ed <= 4 * std::numeric_limits<double>::epsilon());
     CHECK(ed_small <= 4 * std::numeric_limits<double>::epsilon());
-  }
+  });
 }
 
+namespace {
+
+// exp_inplace over {0, −inf, NaN, above_overflow, +inf, below_underflow, near_underflow, extra...}:
+// exactly 1, 0, NaN, +inf, +inf, 0 and a positive number; returns the results (extra ones after).
+template <class T>
+std::vector<T> check_exp_edges(T above_overflow, T below_underflow, T near_underflow, std::vector<T> extra = {}) {
+  const T inf = std::numeric_limits<T>::infinity();
+  std::vector<T> x = {T(0), -inf, std::numeric_limits<T>::quiet_NaN(), above_overflow, inf, below_underflow,
+                      near_underflow};
+  x.insert(x.end(), extra.begin(), extra.end());
+  kn::exp_inplace(x.data(), x.size());
+  INFO((sizeof(T) == 4 ? "float" : "double"));
+  CHECK(x[0] == T(1));
+  CHECK(x[1] == T(0));
+  CHECK(std::isnan(x[2]));
+  CHECK(x[3] == inf);
+  CHECK(x[4] == inf);
+  CHECK(x[5] == T(0));
+  CHECK(x[6] > T(0));
+  return x;
+}
+
+}  // namespace
+
 TEST_CASE("vectorised exp edge values") {
-  IsaGuard guard;
-  for (kn::Isa isa : kn::available_isas()) {
-    REQUIRE(kn::set_isa(isa));
+  for_each_isa([](kn::Isa isa) {
     INFO("isa " << isa_label(isa));
-    const float inf_f = std::numeric_limits<float>::infinity();
-    std::vector<float> f = {0.0f, -inf_f, std::nanf(""), 89.0f, inf_f, -90.0f, -87.0f, 1.0f, -1.0f};
-    kn::exp_inplace(f.data(), f.size());
-    CHECK(f[0] == 1.0f);
-    CHECK(f[1] == 0.0f);
-    CHECK(std::isnan(f[2]));
-    CHECK(f[3] == inf_f);
-    CHECK(f[4] == inf_f);
-    CHECK(f[5] == 0.0f);
-    CHECK(f[6] > 0.0f);
+    const std::vector<float> f = check_exp_edges<float>(89.0f, -90.0f, -87.0f, {1.0f, -1.0f});
     CHECK(std::fabs(f[7] - 2.7182817f) <= 2e-7f * 2.7182817f);
-    const double inf_d = std::numeric_limits<double>::infinity();
-    std::vector<double> d = {0.0, -inf_d, std::nan(""), 710.0, inf_d, -746.0, -700.0};
-    kn::exp_inplace(d.data(), d.size());
-    CHECK(d[0] == 1.0);
-    CHECK(d[1] == 0.0);
-    CHECK(std::isnan(d[2]));
-    CHECK(d[3] == inf_d);
-    CHECK(d[4] == inf_d);
-    CHECK(d[5] == 0.0);
-    CHECK(d[6] > 0.0);
-  }
+    check_exp_edges<double>(710.0, -746.0, -700.0);
+  });
 }

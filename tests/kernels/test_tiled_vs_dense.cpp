@@ -40,57 +40,59 @@ void compare_case(const Shape& sh, const MaskCase& mc, Index tile_q, Index tile_
   CHECK(t.empty_row == ref.empty_row);
 }
 
-}  // namespace
-
-TEST_CASE("tiled float64 equals the reference for every tile size and mask") {
-  IsaGuard guard;
-  attn::Rng rng(2024);
+// Every shape (Q, K, V drawn from Rng(seed) in turn), every mask case (mask_cases(.., mask_seed)),
+// the reference result with the empty-row policy the case needs, then every instruction set the
+// machine has: check(sh, mc, isa, q, k, v, ro, ref) with that instruction set active.
+template <class Check>
+void for_each_case(std::uint64_t seed, std::uint64_t mask_seed, Check&& check) {
+  attn::Rng rng(seed);
   for (const Shape& sh : kShapes) {
     const Matrix q = uniform(rng, sh.tq, sh.dk), k = uniform(rng, sh.tk, sh.dk), v = uniform(rng, sh.tk, sh.dv);
-    for (const MaskCase& mc : mask_cases(sh.tq, sh.tk, 7)) {
+    for (const MaskCase& mc : mask_cases(sh.tq, sh.tk, mask_seed)) {
       attn::AttentionOptions ro;
       ro.empty_rows = mc.may_have_empty_rows ? attn::EmptyRows::zero : attn::EmptyRows::error;
       const attn::AttentionResult ref = attn::attention(q, k, v, mc.spec, ro);
       for (kn::Isa isa : kn::available_isas()) {
         REQUIRE(kn::set_isa(isa));
-        for (Index tile : kTiles) compare_case(sh, mc, tile, tile, isa, q, k, v, ref);
-        // Unequal query and key tiles.
-        compare_case(sh, mc, 3, 64, isa, q, k, v, ref);
-        compare_case(sh, mc, 128, 7, isa, q, k, v, ref);
-        compare_case(sh, mc, 0, 0, isa, q, k, v, ref);  // defaults (128 x 256)
+        check(sh, mc, isa, q, k, v, ro, ref);
       }
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("tiled float64 equals the reference for every tile size and mask") {
+  IsaGuard guard;
+  for_each_case(2024, 7, [](const Shape& sh, const MaskCase& mc, kn::Isa isa, const Matrix& q, const Matrix& k,
+                            const Matrix& v, const attn::AttentionOptions&, const attn::AttentionResult& ref) {
+    for (Index tile : kTiles) compare_case(sh, mc, tile, tile, isa, q, k, v, ref);
+    // Unequal query and key tiles.
+    compare_case(sh, mc, 3, 64, isa, q, k, v, ref);
+    compare_case(sh, mc, 128, 7, isa, q, k, v, ref);
+    compare_case(sh, mc, 0, 0, isa, q, k, v, ref);  // defaults (128 x 256)
+  });
+}
+
 TEST_CASE("dense float64 fast path equals the reference for every mask") {
   IsaGuard guard;
-  attn::Rng rng(77);
-  for (const Shape& sh : kShapes) {
-    const Matrix q = uniform(rng, sh.tq, sh.dk), k = uniform(rng, sh.tk, sh.dk), v = uniform(rng, sh.tk, sh.dv);
-    for (const MaskCase& mc : mask_cases(sh.tq, sh.tk, 9)) {
-      attn::AttentionOptions ro;
-      ro.empty_rows = mc.may_have_empty_rows ? attn::EmptyRows::zero : attn::EmptyRows::error;
-      const attn::AttentionResult ref = attn::attention(q, k, v, mc.spec, ro);
-      for (kn::Isa isa : kn::available_isas()) {
-        REQUIRE(kn::set_isa(isa));
-        kn::KernelOptions o;
-        o.empty_rows = ro.empty_rows;
-        o.keep_weights = true;
-        INFO("shape Tq=" << sh.tq << " Tk=" << sh.tk << ", mask: " << mc.name << ", isa " << isa_label(isa));
-        const kn::KernelResult<double> r = kn::dense_attention<double>(q, k, v, mc.spec, o);
-        std::string where;
-        const double d_out = max_diff(r.output, ref.output, 1e-12, &where);
-        INFO("output max |diff| = " << d_out << where);
-        CHECK(d_out <= 1e-12);
-        const double d_w = max_diff(r.weights, ref.weights, 1e-12, &where);
-        INFO("weights max |diff| = " << d_w << where);
-        CHECK(d_w <= 1e-12);
-        CHECK(r.empty_row == ref.empty_row);
-        CHECK(r.extra_bytes >= static_cast<size_t>(sh.tq * sh.tk) * sizeof(double));
-      }
-    }
-  }
+  for_each_case(77, 9, [](const Shape& sh, const MaskCase& mc, kn::Isa isa, const Matrix& q, const Matrix& k,
+                          const Matrix& v, const attn::AttentionOptions& ro, const attn::AttentionResult& ref) {
+    kn::KernelOptions o;
+    o.empty_rows = ro.empty_rows;
+    o.keep_weights = true;
+    INFO("shape Tq=" << sh.tq << " Tk=" << sh.tk << ", mask: " << mc.name << ", isa " << isa_label(isa));
+    const kn::KernelResult<double> r = kn::dense_attention<double>(q, k, v, mc.spec, o);
+    std::string where;
+    const double d_out = max_diff(r.output, ref.output, 1e-12, &where);
+    INFO("output max |diff| = " << d_out << where);
+    CHECK(d_out <= 1e-12);
+    const double d_w = max_diff(r.weights, ref.weights, 1e-12, &where);
+    INFO("weights max |diff| = " << d_w << where);
+    CHECK(d_w <= 1e-12);
+    CHECK(r.empty_row == ref.empty_row);
+    CHECK(r.extra_bytes >= static_cast<size_t>(sh.tq * sh.tk) * sizeof(double));
+  });
 }
 
 TEST_CASE("tiled result rebuilds the reference weights and scores from its row statistics") {

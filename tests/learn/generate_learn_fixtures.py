@@ -660,6 +660,11 @@ def gradient_cases():
               "E = 5, H = 6, A = 3", cfg, 1210, batch)
 
 
+def adam(lr, betas, eps, weight_decay):
+    """A train_steps case's optimizer: Adam with every setting written."""
+    return {"name": "adam", "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay}
+
+
 def train_case(name, about, cfg, seed, batches, optimizer, clip, expect_clip=False):
     params = init_params(cfg, seed)
     case = {"op": "train_steps", "model": cfg, "params": params, "batches": batches,
@@ -681,8 +686,7 @@ def training_cases():
     train_case("train-decoder-adam-3", "train_steps, 3 Adam steps (lr 1e-2, betas 0.9/0.999, "
                "eps 1e-8, no weight decay, no clipping) of a 1-layer decoder with learned "
                "positions and MLP; losses are before each update", cfg, 1301, batches,
-               {"name": "adam", "lr": 1e-2, "betas": [0.9, 0.999], "eps": 1e-8,
-                "weight_decay": 0.0}, None)
+               adam(1e-2, [0.9, 0.999], 1e-8, 0.0), None)
 
     cfg = decoder_cfg(6, 6, 8, 2, 2, 8, "rope", True)
     torch.manual_seed(302)
@@ -693,8 +697,7 @@ def training_cases():
                "with clip 0.05 (clip_grad_norm_ over all params, coefficient "
                "clip / (norm + 1e-6)) of a 2-layer pre-norm RoPE decoder; the batches have "
                "T' = 6, 4, 5", cfg, 1302, batches,
-               {"name": "adam", "lr": 2e-2, "betas": [0.8, 0.99], "eps": 1e-6,
-                "weight_decay": 0.1}, 0.05, expect_clip=True)
+               adam(2e-2, [0.8, 0.99], 1e-6, 0.1), 0.05, expect_clip=True)
 
     cfg = seq2seq_cfg(6, 5, 4, 3, "additive", 4)
     torch.manual_seed(303)
@@ -703,8 +706,7 @@ def training_cases():
     train_case("train-seq2seq-additive-adam-clip", "train_steps, 3 Adam steps (lr 1e-2, "
                "betas 0.9/0.999, eps 1e-8, no weight decay) with clip 0.05, which clips every "
                "step, of the additive GRU seq2seq; source lengths vary", cfg, 1303, batches,
-               {"name": "adam", "lr": 1e-2, "betas": [0.9, 0.999], "eps": 1e-8,
-                "weight_decay": 0.0}, 0.05, expect_clip=True)
+               adam(1e-2, [0.9, 0.999], 1e-8, 0.0), 0.05, expect_clip=True)
 
     cfg = seq2seq_cfg(5, 5, 3, 4, "none")
     torch.manual_seed(304)
@@ -713,8 +715,7 @@ def training_cases():
     train_case("train-seq2seq-noattn-adam-wd", "train_steps, 3 Adam steps (lr 1e-2, betas "
                "0.9/0.98, eps 1e-8, weight_decay 0.05) of the GRU seq2seq without attention, "
                "no clipping", cfg, 1304, batches,
-               {"name": "adam", "lr": 1e-2, "betas": [0.9, 0.98], "eps": 1e-8,
-                "weight_decay": 0.05}, None)
+               adam(1e-2, [0.9, 0.98], 1e-8, 0.05), None)
 
     cfg = decoder_cfg(5, 4, 4, 2, 1, 0, "sinusoidal", False)
     torch.manual_seed(305)

@@ -58,15 +58,7 @@ TEST_CASE("learn fd: decoder - every position signal - with and without MLP and 
                               {DecoderPositions::rope, 0, false, 1, 2}};
   std::uint64_t seed = 11;
   for (const Variant& v : variants) {
-    DecoderConfig c;
-    c.vocab = 6;
-    c.context = 6;
-    c.d_model = 4;
-    c.heads = v.heads;
-    c.layers = v.layers;
-    c.mlp = v.mlp;
-    c.positions = v.pos;
-    c.layer_norm = v.ln;
+    const DecoderConfig c = attn_test::decoder_config(6, 6, 4, v.heads, v.layers, v.mlp, v.pos, v.ln);
     const Model m = make_model(ModelKind::decoder, c, {});
     attn::Rng rng(seed++);
     Batch b;
@@ -81,13 +73,7 @@ TEST_CASE("learn fd: decoder - every position signal - with and without MLP and 
 
 TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary - padded sources", "[learn][fd]") {
   for (int attention = 0; attention < 2; ++attention) {
-    Seq2SeqConfig c;
-    c.src_vocab = 5;
-    c.tgt_vocab = 6;
-    c.embed = 3;
-    c.hidden = 4;
-    c.attention = attention == 1;
-    c.attn_dim = 3;
+    const Seq2SeqConfig c = attn_test::seq2seq_config(5, 6, 3, 4, attention == 1, 3);
     const Model m = make_model(ModelKind::seq2seq, DecoderConfig{}, c);
     attn::Rng rng(20 + attention);
     Batch b;
@@ -119,21 +105,9 @@ TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary - pad
 }
 
 TEST_CASE("learn: init laws have PyTorch's bounds and moments", "[learn]") {
-  DecoderConfig c;
-  c.vocab = 64;
-  c.context = 64;
-  c.d_model = 64;
-  c.heads = 4;
-  c.layers = 1;
-  c.mlp = 128;
-  c.layer_norm = true;
+  const DecoderConfig c = attn_test::decoder_config(64, 64, 64, 4, 1, 128, DecoderPositions::learned, true);
   const Model dec = make_model(ModelKind::decoder, c, {});
-  Seq2SeqConfig s;
-  s.src_vocab = 40;
-  s.tgt_vocab = 40;
-  s.embed = 32;
-  s.hidden = 48;
-  s.attn_dim = 24;
+  const Seq2SeqConfig s = attn_test::seq2seq_config(40, 40, 32, 48, true, 24);
   const Model s2s = make_model(ModelKind::seq2seq, DecoderConfig{}, s);
   for (const Model* m : {&dec, &s2s}) {
     const std::vector<double> p = init_params(m->layout, 5);
@@ -221,12 +195,7 @@ TEST_CASE("learn: Adam and clip_grad_norm follow torch's formulas - by hand", "[
 }
 
 TEST_CASE("learn: training lowers the loss - and the same seed gives the same bits", "[learn]") {
-  DecoderConfig c;
-  c.vocab = 8;
-  c.context = 8;
-  c.d_model = 8;
-  c.heads = 2;
-  c.layers = 1;
+  const DecoderConfig c = attn_test::decoder_config(8, 8, 8, 2, 1);
   const Model m = make_model(ModelKind::decoder, c, {});
   auto run = [&](int steps) {
     std::vector<double> p = init_params(m.layout, 3), g;

@@ -44,29 +44,24 @@ const below = (n) => {
   return state % n;
 };
 
+// Four rows of `length` tokens drawn with below(vocab), row by row; target i is target(row, i).
+function decoderBatch(length, vocab, target) {
+  const tokens = [], targets = [];
+  for (let b = 0; b < 4; ++b) {
+    const row = Array.from({ length }, () => below(vocab));
+    tokens.push(row);
+    targets.push(row.map((t, i) => target(row, i)));
+  }
+  return { tokens, targets };
+}
+
 const models = [
   { name: 'decoder (RoPE, LayerNorm, MLP)',
     model: { kind: 'decoder', vocab: 12, context: 12, d_model: 16, heads: 4, layers: 2, mlp: 24, positions: 'rope', layer_norm: true },
-    batch() {
-      const tokens = [], targets = [];
-      for (let b = 0; b < 4; ++b) {
-        const row = Array.from({ length: 12 }, () => below(12));
-        tokens.push(row);
-        targets.push(row.map((t, i) => (i < 11 ? row[i + 1] : -100)));
-      }
-      return { tokens, targets };
-    } },
+    batch: () => decoderBatch(12, 12, (row, i) => (i < 11 ? row[i + 1] : -100)) },
   { name: 'decoder (learned positions, attention only)',
     model: { kind: 'decoder', vocab: 10, context: 10, d_model: 8, heads: 2, layers: 2, mlp: 0, positions: 'learned', layer_norm: false },
-    batch() {
-      const tokens = [], targets = [];
-      for (let b = 0; b < 4; ++b) {
-        const row = Array.from({ length: 10 }, () => below(10));
-        tokens.push(row);
-        targets.push(row.map((t, i) => (i >= 5 ? row[i - 5] : -100)));
-      }
-      return { tokens, targets };
-    } },
+    batch: () => decoderBatch(10, 10, (row, i) => (i >= 5 ? row[i - 5] : -100)) },
   { name: 'seq2seq (additive attention)',
     model: { kind: 'seq2seq', src_vocab: 9, tgt_vocab: 10, embed: 8, hidden: 12, attention: 'additive', attn_dim: 8 },
     batch() { return seq2seqBatch(); } },

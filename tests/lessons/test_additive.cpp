@@ -1,4 +1,4 @@
-// tests/lesson/test_additive.cpp — additive attention (Bahdanau et al. 2015),
+// tests/lessons/test_additive.cpp — additive attention (Bahdanau et al. 2015),
 // the other scoring functions (Luong et al. 2015), a decoder over "the black cat".
 #include <attn/additive.hpp>
 #include <lessons/additive_checks.hpp>

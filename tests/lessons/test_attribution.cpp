@@ -1,4 +1,4 @@
-// tests/lesson/test_attribution.cpp — attribution: weight vs contribution, interventions.
+// tests/lessons/test_attribution.cpp — attribution: weight vs contribution, interventions.
 #include <lessons/attribution.hpp>
 #include <json/lesson_json.hpp>
 

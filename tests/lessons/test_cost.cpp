@@ -1,4 +1,4 @@
-// tests/lesson/test_cost.cpp — the cost model: exact cost counts (FLOPs, bytes, K/V cache, sliding
+// tests/lessons/test_cost.cpp — the cost model: exact cost counts (FLOPs, bytes, K/V cache, sliding
 // window) against numbers derived by hand, the window count against the core's own masks, and
 // the dense-vs-tiled timing (only that it ran and agreed; timings are never held to a number).
 #include <lessons/cost.hpp>
@@ -13,18 +13,16 @@
 using namespace attn_test;
 
 namespace {
-attn::CostInput small_input() {
-  attn::CostInput in;
-  in.t = 4;
-  in.d_model = 8;
-  in.heads = 4;  // d_k = 2
-  in.kv_groups = 2;
-  in.layers = 3;
-  in.context = 5;
-  in.cache_dtype = attn::CostDtype::float16;
-  in.causal_width = 2;
-  return in;
+// A cost input with every field written, in CostInput's order: T, d_model, heads, K/V groups,
+// cached layers, cached tokens, cache dtype, causal window width.
+attn::CostInput cost_input(std::int64_t t, std::int64_t d_model, std::int64_t heads, std::int64_t kv_groups,
+                           std::int64_t layers, std::int64_t context, attn::CostDtype cache_dtype,
+                           std::int64_t causal_width) {
+  return attn::CostInput{t, d_model, heads, kv_groups, layers, context, cache_dtype, causal_width};
 }
+
+// T = 4, d_model = 8, 4 heads (d_k = 2), 2 K/V groups, 3 layers, 5 cached tokens, window 2.
+attn::CostInput small_input() { return cost_input(4, 8, 4, 2, 3, 5, attn::CostDtype::float16, 2); }
 }  // namespace
 
 TEST_CASE("cost: FLOPs and stored bytes by hand for T=4 d_model=8 h=4", "[cost]") {
@@ -62,13 +60,8 @@ TEST_CASE("cost: K/V cache bytes by hand for MHA GQA and MQA", "[cost]") {
 
   // A 100,000-token context, 32 layers, 32 heads of 128 in float16: 2·32·100000·32·128·2 bytes
   // = 52,428,800,000 (≈ 48.8 GiB); 8 K/V groups: a quarter, 13,107,200,000.
-  attn::CostInput big;
-  big.d_model = 4096;
-  big.heads = 32;
-  big.kv_groups = 8;
-  big.layers = 32;
-  big.context = 100000;
-  const attn::CostResult b = attn::attention_cost(big);
+  const attn::CostResult b =
+      attn::attention_cost(cost_input(4096, 4096, 32, 8, 32, 100000, attn::CostDtype::float16, 4096));
   CHECK(b.kv_cache[0].bytes == 52428800000ull);
   CHECK(b.kv_cache[1].bytes == 13107200000ull);
   CHECK(b.kv_cache[2].bytes == 1638400000ull);
@@ -112,12 +105,7 @@ TEST_CASE("cost: window count equals the core's causal + window mask", "[cost]")
 
 TEST_CASE("cost: tiled working set is what the tiled kernel reports", "[cost]") {
   // T=300, d_model=128, h=2: d_k = 64; the kernel's default tile 128×256 fits inside T.
-  attn::CostInput in;
-  in.t = 300;
-  in.d_model = 128;
-  in.heads = 2;
-  in.kv_groups = 1;
-  in.causal_width = 16;
+  attn::CostInput in = cost_input(300, 128, 2, 1, 32, 100000, attn::CostDtype::float16, 16);
   const attn::CostResult r = attn::attention_cost(in);
   CHECK(r.tile_q == attn::kernels::kDefaultTileQ);
   CHECK(r.tile_k == attn::kernels::kDefaultTileK);

@@ -1,4 +1,4 @@
-// tests/lesson/test_dropout.cpp — inverted attention dropout.
+// tests/lessons/test_dropout.cpp — inverted attention dropout.
 #include <lessons/dropout.hpp>
 #include <json/json_lesson_ops.hpp>
 #include <attn/random.hpp>

@@ -1,4 +1,4 @@
-// tests/lesson/test_golden_bits.cpp — the lesson's seeded numbers, bit for bit, native and wasm.
+// tests/lessons/test_golden_bits.cpp — the lesson's seeded numbers, bit for bit, native and wasm.
 //
 // These are not independent derivations (the other files hold those): they are the core's own
 // results for fixed seeds, recorded as exact hexadecimal doubles from a native run and confirmed

@@ -1,4 +1,4 @@
-// tests/lesson/test_heads_options.cpp — the random heads' options on the page: RoPE as a position
+// tests/lessons/test_heads_options.cpp — the random heads' options on the page: RoPE as a position
 // option of random_heads and permutation_experiment, and the PyTorch-replica init of random_heads.
 //
 // Derivations (independent of lessons/random_heads.cpp):
@@ -52,13 +52,8 @@ TEST_CASE("heads options: RoPE in random_heads rotates each head's own features"
   const attn::RandomHeadsResult r = attn::random_heads(in);
   REQUIRE(r.heads.size() == 2);
   // Rebuild: Rng(17): embedding table, W_q, W_k, W_v (8×8), as random_heads documents.
-  attn::Rng rng(17);
-  const std::vector<std::string> tokens = attn::tokenize(in.sentence);
-  const attn::Vocabulary vocab = attn::build_vocabulary(tokens);
-  const Matrix table = attn::embedding_init(rng, static_cast<Index>(vocab.tokens.size()), 8);
-  const Matrix x = attn::embed(table, attn::token_ids(vocab, tokens));
-  const Matrix wq = attn::linear_init(rng, 8, 8), wk = attn::linear_init(rng, 8, 8), wv = attn::linear_init(rng, 8, 8);
-  const Matrix q = naive_matmul(x, wq), k = naive_matmul(x, wk), v = naive_matmul(x, wv);
+  const SeededHead head = seeded_head(in.sentence);
+  const Matrix q = naive_matmul(head.x, head.wq), k = naive_matmul(head.x, head.wk), v = naive_matmul(head.x, head.wv);
   for (Index h = 0; h < 2; ++h) {
     const Naive n = naive_attention(naive_rope(q.middleCols(h * 4, 4)), naive_rope(k.middleCols(h * 4, 4)),
                                     v.middleCols(h * 4, 4));

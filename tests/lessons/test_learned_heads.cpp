@@ -18,31 +18,26 @@ using namespace attn;
 using namespace attn::lessons;
 using learn::DecoderConfig;
 using learn::DecoderPositions;
+using attn_test::same_bits;
 
 namespace {
 
+// vocab 8, context 16, d_model 8, 2 heads, 2 layers.
 DecoderConfig small_model(DecoderPositions pos, int mlp = 0, bool ln = false) {
-  DecoderConfig c;
-  c.vocab = 8;
-  c.context = 16;
-  c.d_model = 8;
-  c.heads = 2;
-  c.layers = 2;
-  c.mlp = mlp;
-  c.positions = pos;
-  c.layer_norm = ln;
-  return c;
+  return attn_test::decoder_config(8, 16, 8, 2, 2, mlp, pos, ln);
 }
 
-InductionTask small_task() {
-  InductionTask t;
-  t.vocab = 8;
-  t.context = 16;
-  t.prefix_min = 0;
-  t.prefix_max = 3;
-  t.run_min = 3;
-  t.run_max = 6;
-  return t;
+// vocab 8, context 16, prefix 0..3, runs of 3..6.
+InductionTask small_task() { return InductionTask{8, 16, 0, 3, 3, 6}; }
+
+// small_task() learned by small_model(pos) in batches of 4 for `steps` steps.
+HeadsTrainingConfig small_training(DecoderPositions pos, int steps) {
+  HeadsTrainingConfig cfg;
+  cfg.task = small_task();
+  cfg.model = small_model(pos);
+  cfg.batch = 4;
+  cfg.steps = steps;
+  return cfg;
 }
 
 }  // namespace
@@ -186,11 +181,7 @@ TEST_CASE("learned heads: generation with a K/V cache reproduces the parallel fo
 }
 
 TEST_CASE("learned heads: training in slices gives the same bits as in one go", "[lesson][heads]") {
-  HeadsTrainingConfig cfg;
-  cfg.task = small_task();
-  cfg.model = small_model(DecoderPositions::learned);
-  cfg.batch = 4;
-  cfg.steps = 12;
+  const HeadsTrainingConfig cfg = small_training(DecoderPositions::learned, 12);
   HeadsTrainer one(cfg), sliced(cfg);
   CHECK(one.advance(100) == 12);
   CHECK(one.done());
@@ -244,12 +235,8 @@ TEST_CASE("learned heads: a snapshot and the decoding comparison on held-out dat
 }
 
 TEST_CASE("learned heads: accuracy by position - learned rows past the training length get no gradient", "[lesson][heads]") {
-  HeadsTrainingConfig cfg;
-  cfg.task = small_task();
+  HeadsTrainingConfig cfg = small_training(DecoderPositions::learned, 6);
   cfg.task.context = 24;
-  cfg.model = small_model(DecoderPositions::learned);
-  cfg.batch = 4;
-  cfg.steps = 6;
   cfg.train_length = 16;
   HeadsTrainer tr(cfg);
   tr.advance(6);
@@ -278,18 +265,8 @@ TEST_CASE("learned heads: accuracy by position - learned rows past the training 
 
 namespace {
 
-const std::string& shipped_bytes() {
-  static const std::string bytes = attn_test::read_text("../checkpoints/learned_heads.ckpt");
-  return bytes;
-}
-
 HeadsRun shipped_run() {
-  const std::string& b = shipped_bytes();
-  return heads_run_from_checkpoint(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size()));
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  return heads_run_from_checkpoint(attn_test::read_checkpoint("../checkpoints/learned_heads.ckpt"));
 }
 
 }  // namespace
@@ -333,11 +310,7 @@ TEST_CASE("learned heads: a checkpoint keeps every bit and refuses damaged files
 }
 
 TEST_CASE("learned heads: a run record survives its checkpoint and a restored trainer refuses to continue", "[lesson][heads][checkpoint]") {
-  HeadsTrainingConfig cfg;
-  cfg.task = small_task();
-  cfg.model = small_model(DecoderPositions::rope);
-  cfg.steps = 120;
-  cfg.batch = 4;
+  const HeadsTrainingConfig cfg = small_training(DecoderPositions::rope, 120);
   const HeadsRun run = record_heads_run(cfg);
   REQUIRE(run.snapshots.size() == 3);  // steps 0, 100 and 120
   CHECK(run.snapshots[1].step == 100);

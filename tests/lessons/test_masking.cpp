@@ -1,4 +1,4 @@
-// tests/lesson/test_masking.cpp — masking: causal prefix isolation, key padding, empty rows,
+// tests/lessons/test_masking.cpp — masking: causal prefix isolation, key padding, empty rows,
 // top-left vs bottom-right causal masks.
 //
 // Model: the lesson's own (torch replica, seed 17, "The cat sat on the mat"); the expected outputs

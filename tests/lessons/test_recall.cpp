@@ -1,4 +1,4 @@
-// tests/lesson/test_recall.cpp — recall: "check yourself" tasks and their checker.
+// tests/lessons/test_recall.cpp — recall: "check yourself" tasks and their checker.
 #include <lessons/recall.hpp>
 
 #include <set>

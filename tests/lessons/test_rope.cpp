@@ -1,4 +1,4 @@
-// tests/lesson/test_rope.cpp — RoPE (Su et al. 2021) and permutation symmetry.
+// tests/lessons/test_rope.cpp — RoPE (Su et al. 2021) and permutation symmetry.
 #include <lessons/alignment.hpp>
 #include <lessons/permutation.hpp>
 #include <lessons/random_heads.hpp>
@@ -90,13 +90,9 @@ TEST_CASE("position symmetry: RoPE outputs match a naive RoPE head", "[lesson][p
   in.positions = attn::PositionKind::rope;
   const attn::PositionSymmetryResult r = attn::position_symmetry(in);
   // Rebuild the head as documented: Rng(17): embedding (vocab×8, N(0,1)), W_q, W_k, W_v.
-  attn::Rng rng(17);
-  const std::vector<std::string> tokens = attn::tokenize(in.sentence);
-  const attn::Vocabulary vocab = attn::build_vocabulary(tokens);
-  const Matrix table = attn::embedding_init(rng, static_cast<Index>(vocab.tokens.size()), 8);
-  const Matrix x = attn::embed(table, attn::token_ids(vocab, tokens));
-  const Matrix wq = attn::linear_init(rng, 8, 8), wk = attn::linear_init(rng, 8, 8), wv = attn::linear_init(rng, 8, 8);
-  const Naive ref = naive_attention(naive_rope(naive_matmul(x, wq)), naive_rope(naive_matmul(x, wk)), naive_matmul(x, wv));
+  const SeededHead s = seeded_head(in.sentence);
+  const Naive ref =
+      naive_attention(naive_rope(naive_matmul(s.x, s.wq)), naive_rope(naive_matmul(s.x, s.wk)), naive_matmul(s.x, s.wv));
   CHECK(max_diff(r.f_x, ref.output) < 1e-12);
   CHECK(r.rope_relative_diff < 1e-12);
 }

@@ -1,4 +1,4 @@
-// tests/lesson/test_scaling.cpp — scaling by sqrt(d_k): var(q·k) ≈ d_k, scaling restores 1, tied Q = K,
+// tests/lessons/test_scaling.cpp — scaling by sqrt(d_k): var(q·k) ≈ d_k, scaling restores 1, tied Q = K,
 // saturation, and row-max subtraction.
 #include <attn/random.hpp>
 #include <lessons/scaling.hpp>

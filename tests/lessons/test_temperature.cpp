@@ -1,4 +1,4 @@
-// tests/lesson/test_temperature.cpp — temperature, hard argmax, convex hull.
+// tests/lessons/test_temperature.cpp — temperature, hard argmax, convex hull.
 #include <lessons/temperature.hpp>
 
 #include "support/support.hpp"

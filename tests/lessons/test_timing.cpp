@@ -1,4 +1,4 @@
-// tests/lesson/test_timing.cpp — timing: LSTM forward (PyTorch gate layout) and the
+// tests/lessons/test_timing.cpp — timing: LSTM forward (PyTorch gate layout) and the
 // CPU timing fixture (timings are never held to a number; only that it ran).
 #include <lessons/timing.hpp>
 

@@ -1,4 +1,4 @@
-// tests/lesson/test_torch_replica.cpp — the torch replica: torch's CPU generator replayed for the
+// tests/lessons/test_torch_replica.cpp — the torch replica: torch's CPU generator replayed for the
 // lesson's script, against torch's own numbers (tests/fixtures/lesson-replica-seed17.json, torch 1.13).
 #include <lessons/torch_replica.hpp>
 

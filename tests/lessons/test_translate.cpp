@@ -16,12 +16,9 @@
 
 using namespace attn;
 using namespace attn::lessons;
+using attn_test::same_bits;
 
 namespace {
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
 
 std::vector<std::string> split_words(const std::string& s) {
   std::vector<std::string> w;
@@ -56,15 +53,9 @@ TranslateConfig small_config() {
   return c;
 }
 
-const std::string& shipped_bytes() {
-  static const std::string bytes = attn_test::read_text("../checkpoints/translate.ckpt");
-  return bytes;
-}
+const char* const kShipped = "../checkpoints/translate.ckpt";  // relative to tests/
 
-TranslateRun shipped_run() {
-  const std::string& b = shipped_bytes();
-  return translate_run_from_checkpoint(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size()));
-}
+TranslateRun shipped_run() { return translate_run_from_checkpoint(attn_test::read_checkpoint(kShipped)); }
 
 }  // namespace
 
@@ -369,7 +360,7 @@ TEST_CASE("translate: the shipped checkpoint is what training the default pair f
     CHECK(same_bits(tr.validation_losses(true), shipped.additive_validation));
     CHECK(same_bits(tr.validation_losses(false), shipped.none_validation));
   }
-  CHECK(shipped_bytes().size() <= 400u * 1024u);  // raw bytes: gzip only shrinks them
+  CHECK(attn_test::read_text(kShipped).size() <= 400u * 1024u);  // raw bytes: gzip only shrinks them
 }
 
 TEST_CASE("translate: the shipped attention model reaches 90 percent exact match and 80 in the longest bucket", "[lesson][translate][checkpoint]") {

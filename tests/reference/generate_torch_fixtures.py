@@ -110,6 +110,12 @@ def random_allowed(tq, tk, p=0.6, keep_rows=True):
     return a
 
 
+def seeded_qkv(seed, tq, tk, dk, dv):
+    """torch.manual_seed(seed), then Q (tq x dk), K (tk x dk) and V (tk x dv) drawn in that order."""
+    torch.manual_seed(seed)
+    return randn(tq, dk), randn(tk, dk), randn(tk, dv)
+
+
 def attention_case(name, about, q, k, v, mask=None, blocked=None, scale=None, empty_zero=False):
     out, w = sdpa(q, k, v, blocked, scale, empty_zero)
     case = {"op": "attention", "query": rows(q), "key": rows(k), "value": rows(v)}
@@ -123,63 +129,46 @@ def attention_case(name, about, q, k, v, mask=None, blocked=None, scale=None, em
 
 
 def plain_cases():
-    torch.manual_seed(101)
-    q, k, v = randn(4, 3), randn(4, 3), randn(4, 3)
-    attention_case("sdpa-square-4x4", "Plain attention, Tq = Tk = 4, d_k = d_v = 3, no mask.", q, k, v)
+    # Unmasked shapes: (seed, Tq, Tk, d_k, d_v, name, about).
+    for seed, tq, tk, dk, dv, name, about in [
+            (101, 4, 4, 3, 3, "sdpa-square-4x4", "Plain attention, Tq = Tk = 4, d_k = d_v = 3, no mask."),
+            (102, 3, 6, 4, 4, "sdpa-cross-3x6", "Cross-attention shapes Tq = 3, Tk = 6, no mask."),
+            (103, 5, 7, 2, 2, "sdpa-cross-5x7-dk2", "Tq = 5, Tk = 7, d_k = 2: more queries than features."),
+            (104, 4, 5, 3, 6, "sdpa-dv-ne-dk", "d_k = 3, d_v = 6 (the output has d_v columns), Tq = 4, Tk = 5."),
+            (105, 3, 3, 7, 2, "sdpa-dv-lt-dk", "d_k = 7, d_v = 2, default scale 1/sqrt(7).")]:
+        attention_case(name, about, *seeded_qkv(seed, tq, tk, dk, dv))
 
-    torch.manual_seed(102)
-    q, k, v = randn(3, 4), randn(6, 4), randn(6, 4)
-    attention_case("sdpa-cross-3x6", "Cross-attention shapes Tq = 3, Tk = 6, no mask.", q, k, v)
-
-    torch.manual_seed(103)
-    q, k, v = randn(5, 2), randn(7, 2), randn(7, 2)
-    attention_case("sdpa-cross-5x7-dk2", "Tq = 5, Tk = 7, d_k = 2: more queries than features.", q, k, v)
-
-    torch.manual_seed(104)
-    q, k, v = randn(4, 3), randn(5, 3), randn(5, 6)
-    attention_case("sdpa-dv-ne-dk", "d_k = 3, d_v = 6 (the output has d_v columns), Tq = 4, Tk = 5.", q, k, v)
-
-    torch.manual_seed(105)
-    q, k, v = randn(3, 7), randn(3, 7), randn(3, 2)
-    attention_case("sdpa-dv-lt-dk", "d_k = 7, d_v = 2, default scale 1/sqrt(7).", q, k, v)
-
-    torch.manual_seed(106)
-    q, k, v = randn(5, 4), randn(5, 4), randn(5, 3)
+    q, k, v = seeded_qkv(106, 5, 5, 4, 3)
     attention_case("sdpa-causal-square", "causal = true, Tq = Tk = 5: torch.tril allowed mask; "
                    "row 0 puts weight 1 on key 0.", q, k, v, {"causal": True}, causal_blocked(5, 5, "top_left"))
 
-    torch.manual_seed(107)
-    q, k, v = randn(3, 4), randn(5, 4), randn(5, 2)
+    q, k, v = seeded_qkv(107, 3, 5, 4, 2)
     attention_case("sdpa-causal-top-left-3x5", "causal top_left (PyTorch is_causal) with Tq = 3 < Tk = 5: "
                    "query i sees keys 0..i.", q, k, v, {"causal": "top_left"}, causal_blocked(3, 5, "top_left"))
     attention_case("sdpa-causal-bottom-right-3x5", "causal bottom_right (FlashAttention >= 2.1) with Tq = 3 < "
                    "Tk = 5, same inputs as the top_left case: query i sees keys 0..i+2.", q, k, v,
                    {"causal": "bottom_right"}, causal_blocked(3, 5, "bottom_right"))
 
-    torch.manual_seed(108)
-    q, k, v = randn(5, 3), randn(3, 3), randn(3, 4)
+    q, k, v = seeded_qkv(108, 5, 3, 3, 4)
     attention_case("sdpa-causal-top-left-5x3", "causal top_left with Tq = 5 > Tk = 3: queries 3 and 4 see "
                    "every key.", q, k, v, {"causal": "top_left"}, causal_blocked(5, 3, "top_left"))
     attention_case("sdpa-causal-bottom-right-5x3-zero", "causal bottom_right with Tq = 5 > Tk = 3: queries 0 "
                    "and 1 have no allowed key; empty_rows = zero gives them zero weights and output.", q, k, v,
                    {"causal": "bottom_right"}, causal_blocked(5, 3, "bottom_right"), empty_zero=True)
 
-    torch.manual_seed(109)
-    q, k, v = randn(4, 3), randn(4, 3), randn(4, 3)
+    q, k, v = seeded_qkv(109, 4, 4, 3, 3)
     allowed = torch.tensor([[True, False, True, False], [False, False, False, False],
                             [True, True, True, True], [False, False, False, False]])
     attention_case("sdpa-empty-rows-zero", "Explicit allowed mask with rows 1 and 3 all false, empty_rows = "
                    "zero: those rows are zero, the others a softmax over their allowed keys.", q, k, v,
                    {"allowed": bools(allowed)}, ~allowed, empty_zero=True)
 
-    torch.manual_seed(110)
-    q, k, v = randn(4, 5), randn(6, 5), randn(6, 3)
+    q, k, v = seeded_qkv(110, 4, 6, 5, 3)
     attention_case("sdpa-empty-rows-zero-no-empty-row", "empty_rows = zero with a causal top_left mask that "
                    "leaves no row empty: identical to the default policy.", q, k, v,
                    {"causal": "top_left"}, causal_blocked(4, 6, "top_left"), empty_zero=True)
 
-    torch.manual_seed(111)
-    q, k, v = randn(3, 4), randn(4, 4), randn(4, 2)
+    q, k, v = seeded_qkv(111, 3, 4, 4, 2)
     attention_case("sdpa-scale-0.25", "Custom scale 0.25 instead of 1/sqrt(4) = 0.5.", q, k, v, scale=0.25)
     attention_case("sdpa-scale-3", "Custom scale 3 (sharper weights), same inputs as the 0.25 case.", q, k, v,
                    scale=3.0)
@@ -187,8 +176,7 @@ def plain_cases():
                    q, k, v, {"causal": False, "key_valid": [True, False, True, True]},
                    padding_blocked(3, [True, False, True, True]), scale=1.0)
 
-    torch.manual_seed(112)
-    q, k, v = randn(6, 3), randn(6, 3), randn(6, 3)
+    q, k, v = seeded_qkv(112, 6, 6, 3, 3)
     for w in (0, 1, 2):
         attention_case(f"sdpa-window-{w}", f"Local window |i - j| <= {w}, Tq = Tk = 6"
                        + (" (each query sees only its own key: output = value)" if w == 0 else "") + ".",
@@ -197,19 +185,16 @@ def plain_cases():
                    "causal window).", q, k, v, {"causal": True, "window": 2},
                    window_blocked(6, 6, 2) | causal_blocked(6, 6, "top_left"))
 
-    torch.manual_seed(113)
-    q, k, v = randn(3, 4), randn(7, 4), randn(7, 5)
+    q, k, v = seeded_qkv(113, 3, 7, 4, 5)
     attention_case("sdpa-window-1-cross-3x7", "Window 1 with Tq = 3, Tk = 7: query i sees keys i-1..i+1.",
                    q, k, v, {"window": 1}, window_blocked(3, 7, 1))
 
-    torch.manual_seed(114)
-    q, k, v = randn(5, 4), randn(6, 4), randn(6, 3)
+    q, k, v = seeded_qkv(114, 5, 6, 4, 3)
     valid = [True, True, False, True, False, True]
     attention_case("sdpa-key-valid", "Key padding: keys 2 and 4 invalid get exactly zero weight.", q, k, v,
                    {"key_valid": valid}, padding_blocked(5, valid))
 
-    torch.manual_seed(115)
-    q, k, v = randn(6, 3), randn(6, 3), randn(6, 4)
+    q, k, v = seeded_qkv(115, 6, 6, 3, 4)
     valid = [True, True, True, True, False, False]
     allowed = random_allowed(6, 6, 0.7)
     blocked = causal_blocked(6, 6, "top_left") | padding_blocked(6, valid) | ~allowed | window_blocked(6, 6, 3)
@@ -220,8 +205,7 @@ def plain_cases():
     attention_case("sdpa-all-mask-parts", "causal AND key_valid AND explicit allowed AND window 3 combined.",
                    q, k, v, {"causal": True, "key_valid": valid, "allowed": bools(allowed), "window": 3}, blocked)
 
-    torch.manual_seed(116)
-    q, k, v = randn(4, 5), randn(7, 5), randn(7, 2)
+    q, k, v = seeded_qkv(116, 4, 7, 5, 2)
     allowed = random_allowed(4, 7, 0.5)
     attention_case("sdpa-explicit-allowed-4x7", "Explicit random allowed matrix, Tq = 4, Tk = 7.", q, k, v,
                    {"allowed": bools(allowed)}, ~allowed)
@@ -231,20 +215,17 @@ def plain_cases():
     attention_case("sdpa-large-logits", "Inputs scaled by 12: scores of order 100, the softmax must subtract "
                    "the row max to avoid overflow; some weights underflow towards 0.", q, k, v)
 
-    torch.manual_seed(118)
-    q, k, v = randn(3, 2), randn(4, 2), randn(4, 2)
+    q, k, v = seeded_qkv(118, 3, 4, 2, 2)
     k[3] = torch.tensor([1e300, -1e300])
     v[3] = torch.tensor([1e300, 1e300])
     attention_case("sdpa-masked-huge-key", "Key 3 and its value hold 1e300 but key 3 is padding: it must "
                    "change nothing (masked keys are excluded, never multiplied by zero).", q, k, v,
                    {"key_valid": [True, True, True, False]}, padding_blocked(3, [True, True, True, False]))
 
-    torch.manual_seed(119)
-    q, k, v = randn(1, 3), randn(1, 3), randn(1, 4)
+    q, k, v = seeded_qkv(119, 1, 1, 3, 4)
     attention_case("sdpa-single-key", "Tq = Tk = 1: the weight is 1 and the output is the value.", q, k, v)
 
-    torch.manual_seed(120)
-    q, k, v = randn(1, 6), randn(8, 6), randn(8, 6)
+    q, k, v = seeded_qkv(120, 1, 8, 6, 6)
     attention_case("sdpa-one-query-decode", "One query over 8 cached keys (decoding), causal bottom_right: "
                    "the last query sees every key.", q, k, v, {"causal": "bottom_right"},
                    causal_blocked(1, 8, "bottom_right"))

@@ -12,7 +12,8 @@
 // - Fixture loading from ATTN_TESTS_DIR (the tests/ source folder; under node the
 //   wasm build reads it through NODERAWFS).
 // - Fast kernels: seeded inputs, the mask cases every comparison sweeps, an instruction-set guard.
-// - Learning: finite differences (Richardson) and relative-error gradient checks.
+// - Learning: finite differences (Richardson) and relative-error gradient checks; model
+//   configurations in one line; bit-for-bit vector comparison; the shipped checkpoints.
 #pragma once
 
 #include <attn/error.hpp>
@@ -23,12 +24,17 @@
 #include <attn/kernels/fast_attention.hpp>
 #include <attn/masks.hpp>
 #include <attn/random.hpp>
+#include <attn/tokenizer.hpp>
 #include <attn/types.hpp>
+#include <learn/checkpoint.hpp>
+#include <learn/decoder.hpp>
+#include <learn/seq2seq.hpp>
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
@@ -51,6 +57,25 @@ using attn::Vector;
 using attn::kernels::MatrixF;
 using Rows = std::vector<std::vector<double>>;
 using Mask = std::vector<std::vector<bool>>;
+
+/// The lessons' seeded head on a sentence, rebuilt as random_heads and position_symmetry document
+/// it: Rng(17) draws the embedding table (vocab × 8, N(0, 1)), then W_q, W_k, W_v (8 × 8); x is the
+/// sentence's embedding.
+struct SeededHead {
+  Matrix x, wq, wk, wv;
+};
+inline SeededHead seeded_head(const std::string& sentence) {
+  attn::Rng rng(17);
+  const std::vector<std::string> tokens = attn::tokenize(sentence);
+  const attn::Vocabulary vocab = attn::build_vocabulary(tokens);
+  const Matrix table = attn::embedding_init(rng, static_cast<Index>(vocab.tokens.size()), 8);
+  SeededHead h;
+  h.x = attn::embed(table, attn::token_ids(vocab, tokens));
+  h.wq = attn::linear_init(rng, 8, 8);
+  h.wk = attn::linear_init(rng, 8, 8);
+  h.wv = attn::linear_init(rng, 8, 8);
+  return h;
+}
 
 /// Matrix from rows written in the test: M({{1, 2}, {3, 4}}).
 inline Matrix M(std::initializer_list<std::initializer_list<double>> rows) {
@@ -619,6 +644,32 @@ inline std::vector<double> randn(attn::Rng& rng, size_t n, double scale = 1.0) {
   std::vector<double> v(n);
   for (double& x : v) x = scale * rng.normal();
   return v;
+}
+
+/// A decoder configuration in one line: its sizes, then the MLP width, the positions and LayerNorm
+/// (defaults as DecoderConfig's), in DecoderConfig's order.
+inline attn::learn::DecoderConfig decoder_config(int vocab, int context, int d_model, int heads, int layers,
+                                                 int mlp = 0,
+                                                 attn::learn::DecoderPositions positions = attn::learn::DecoderPositions::learned,
+                                                 bool layer_norm = false) {
+  return attn::learn::DecoderConfig{vocab, context, d_model, heads, layers, mlp, positions, layer_norm};
+}
+
+/// A seq2seq configuration in one line (E = embed, H = hidden, A = attn_dim), in Seq2SeqConfig's order.
+inline attn::learn::Seq2SeqConfig seq2seq_config(int src_vocab, int tgt_vocab, int embed, int hidden, bool attention,
+                                                 int attn_dim) {
+  return attn::learn::Seq2SeqConfig{src_vocab, tgt_vocab, embed, hidden, attention, attn_dim};
+}
+
+/// The same length and the same bits entry by entry (so −0.0 differs from 0.0).
+inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+/// A shipped checkpoint, by its path relative to tests/ ("../checkpoints/translate.ckpt"), decoded.
+inline attn::learn::Checkpoint read_checkpoint(const std::string& relative) {
+  const std::string bytes = read_text(relative);
+  return attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
 }  // namespace attn_test

@@ -1,0 +1,96 @@
+// bench/train_page_lib.mjs — what the two "time to train in the page" benchmarks share
+// (heads_train_page.mjs, translate_train_page.mjs): their command-line options, the headless
+// Chromium they run in, and the timed training loop, which samples the page's own
+// steps_per_second while the panel trains.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { launchChromium, repoRoot, serveStatic } from '../tests/e2e/lib.mjs';
+
+export const POLL_MS = 250;
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
+
+/** The options both take: --site, --out (default build/bench-results/<name>.json), --timeout-min,
+ *  --target-s; `opt(name, dflt)` reads any other. Exits with a message when the page is not built. */
+export function benchOptions(name) {
+  const args = process.argv.slice(2);
+  const opt = (flag, dflt) => {
+    const i = args.indexOf(flag);
+    return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+  };
+  const site = path.resolve(opt('--site', process.env.ATTN_SITE_DIR || path.join(repoRoot, 'build', 'web', 'site')));
+  const out = path.resolve(opt('--out', path.join(repoRoot, 'build', 'bench-results', `${name}.json`)));
+  const timeoutMs = Number(opt('--timeout-min', 10)) * 60000;
+  const targetS = Number(opt('--target-s', 60));
+  if (!fs.existsSync(path.join(site, 'index.html'))) {
+    console.error(`${name}: no built page in ${site}: run cmake --build --preset web`);
+    process.exit(1);
+  }
+  return { opt, site, out, timeoutMs, targetS };
+}
+
+/** Serve `site`, launch Chromium, run `fn(browser, server)`, and close both whatever happens. */
+export async function inChromium(site, fn) {
+  const server = await serveStatic(site);
+  const browser = await launchChromium();
+  try {
+    return await fn(browser, server);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+/**
+ * Start the panel `key` training with set({key: {train: true}}) and poll `poll()` every POLL_MS
+ * until `finished(s)` or `timeoutMs`; `check(s)` (may throw) sees every other poll. steps_per_second
+ * is the page's own rate over its last second of training: sampled while training.
+ * Returns {s: the last poll, samples, wallS}.
+ */
+export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
+  const t0 = performance.now();
+  const r = await page.evaluate((k) => window.attentionLab.set({ [k]: { train: true } }), key);
+  if (!r.ok) throw new Error(`set({${key}: {train: true}}) refused: ` + JSON.stringify(r.error));
+  const samples = [];
+  let s;
+  for (;;) {
+    s = await poll();
+    const t = (performance.now() - t0) / 1000;
+    if (finished(s) || performance.now() - t0 > timeoutMs) break;
+    check(s);
+    if (s.sps > 0) samples.push({ t: Number(t.toFixed(2)), step: s.step, steps_per_second: s.sps });
+    await sleep(POLL_MS);
+  }
+  return { s, samples, wallS: (performance.now() - t0) / 1000 };
+}
+
+/** The first fields of a result: which bench, when, where, in which browser. */
+export function resultHead(bench, browser) {
+  return {
+    bench,
+    date: new Date().toISOString(),
+    host: os.hostname(),
+    cpus: os.cpus().length,
+    engine: `Chromium ${browser.version()} (headless, SwiftShader)`,
+  };
+}
+
+/** The last fields of a result: the target, the verdict (PASS when done within it), the load
+ *  average before and now, and the page's problems. */
+export function resultTail({ targetS, timedOut, wallS, loadBefore, problems }) {
+  return {
+    target_s: targetS,
+    verdict: !timedOut && wallS <= targetS ? 'PASS' : 'SHORT',
+    load_before: loadBefore,
+    load_after: load(),
+    problems,
+  };
+}
+
+/** Write `result` as JSON (one space indent) to `out`, creating its folder. */
+export function writeResult(out, result) {
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
+}
