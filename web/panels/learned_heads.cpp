@@ -34,7 +34,7 @@ constexpr int kSnapshotEvery = lh::kHeadsSnapshotEvery;
 constexpr int kHeldout = lh::kHeadsHeldout;
 constexpr int kCurvePoints = 300;
 
-void invalid(const std::string& message) { run_invalid(message); }
+[[noreturn]] void invalid(const std::string& message) { run_invalid(message); }
 
 void validate(const LearnedHeadsInput& in) {
   if (in.steps < 1 || in.steps > 20000) invalid("steps must be between 1 and 20000, got " + std::to_string(in.steps));
@@ -262,8 +262,7 @@ void learned_heads_train(AppState& s) {
 
 void learned_heads_pause(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
-  if (!h.run.running) return;
-  h.run.running = false;
+  if (!run_paused(h.run)) return;
   // The maps and scores of the step it stopped at (besides the every-100-steps ones).
   computed(h.error, [&] { add_snapshot(s); });
   ++s.generation;
@@ -296,20 +295,14 @@ static void learned_heads_checkpoint_failed(AppState& s, const std::string& mess
 
 static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size) {
   LearnedHeadsState& h = s.learned_heads;
-  CheckpointFetch& c = h.run.checkpoint;
-  c.bytes = size;
   ++s.generation;
-  try {
+  const auto take = [&] {
     lh::HeadsRun run = lh::heads_run_from_checkpoint(attn::learn::decode_checkpoint(data, size));
     if (lh::heads_config_json(run.config) != lh::heads_config_json(learned_heads_config(LearnedHeadsInput{})))
       throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint is of another configuration than the default run");
     if (run.snapshots.size() < 2 || run.snapshots.front().step != 0 || run.snapshots.back().step != run.step)
       throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint lacks the snapshots of step 0 and its last step");
-    if (!(h.input == LearnedHeadsInput{}) || !h.trainer || h.trainer->step() != 0 || h.run.running) {
-      c.status = CheckpointFetch::Status::declined;
-      c.message = "not installed: the inputs changed or a run started before it arrived";
-      return false;
-    }
+    if (!(h.input == LearnedHeadsInput{}) || !h.trainer || h.trainer->step() != 0 || h.run.running) return false;
     auto trainer = std::make_shared<lh::HeadsTrainer>(run);
     // The first and last snapshots again, from parameters, with their maps; this build must give
     // the recorded figures to the bit, or the checkpoint is not this page's run.
@@ -329,23 +322,18 @@ static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* da
     run.snapshots.back() = last;
     h.trainer = std::move(trainer);
     h.snapshots = std::move(run.snapshots);
+    return true;
+  };
+  return run_install_checkpoint(h.run, size, take, [&] {
     h.shown = static_cast<int>(h.snapshots.size()) - 1;
     h.follow = true;
-    h.run.from_checkpoint = true;
     h.uniform_loss = std::log(static_cast<double>(h.trainer->model().vocab));
     rebuild_maps(h);
     rebuild_score_curves(h);
     rebuild_curve(h);
-    c.status = CheckpointFetch::Status::installed;
-    c.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params()));
-    c.message.clear();
+    h.run.checkpoint.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params()));
     run_learned_heads_interventions(s);
-    return true;
-  } catch (const attn::Error& e) {
-    c.status = CheckpointFetch::Status::failed;
-    c.message = e.what();
-    return false;
-  }
+  });
 }
 
 namespace {
@@ -432,19 +420,14 @@ const CheckpointHooks kCheckpoint = {kLearnedHeadsCheckpointUrl, learned_heads_w
                                      learned_heads_checkpoint_requested, learned_heads_install_checkpoint,
                                      learned_heads_checkpoint_failed};
 
-// The training slice (a time budget of steps) runs before anything is drawn: the frame then draws
-// the state as it stands. The checkpoint is fetched when the panel first opens, not with the page.
-void learned_heads_tick(AppState& s, bool shown) {
-  tick_learned_heads(s);
-  request_checkpoint(s, learned_heads_panel(), shown);
-}
 }  // namespace
 
 const PanelDef& learned_heads_panel() {
   static const PanelDef def = {"learned_heads", "Learned heads", "trained here: maps, ablations", "Learned heads, trained here",
       learned_heads_state_json, apply_learned_heads_json, [](AppState& s) { return &s.learned_heads.error; },
       [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
-      draw_learned_heads_panel, nullptr, learned_heads_tick,
+      draw_learned_heads_panel, nullptr,
+      [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn
       [](const AppState& s) { return s.learned_heads.run.running || s.learned_heads.extrapolation_running; },
       &kCheckpoint};
   return def;

@@ -10,27 +10,14 @@
 // drawing. The core makes the weights after k steps the same bits however the steps are sliced.
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "json/json_case.hpp"
-#include "attn/types.hpp"
-#include "error_info.hpp"
 #include "lessons/learned_heads.hpp"
 #include "panels/trained_run.hpp"
 
 namespace app {
 
-struct AppState;
-struct Ui;
-
-struct LearnedHeadsInput {
-  std::uint64_t seed = 17;
-  int steps = 1800;      ///< 1..20000
-  double lr = 3e-3;      ///< Adam's learning rate, (0, 1]
+/// seed, steps (1..20000) and Adam's learning rate ((0, 1]) from RunInputs, then the model and task.
+struct LearnedHeadsInput : RunInputs {
+  LearnedHeadsInput() : RunInputs{17, 1800, 3e-3} {}
   int heads = 4;         ///< 1, 2, 4 or 8 (dividing d_model 32)
   int layers = 2;        ///< 1..3
   int mlp = 0;           ///< 0 or 64
@@ -41,7 +28,7 @@ struct LearnedHeadsInput {
   int prefix_max = 7;
   int run_min = 6, run_max = 11;
   bool operator==(const LearnedHeadsInput& o) const {
-    return seed == o.seed && steps == o.steps && lr == o.lr && heads == o.heads && layers == o.layers &&
+    return same_run_inputs(o) && heads == o.heads && layers == o.layers &&
            mlp == o.mlp && positions == o.positions && vocab == o.vocab && prefix_max == o.prefix_max &&
            run_min == o.run_min && run_max == o.run_max;
   }

@@ -174,6 +174,65 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
 
 namespace {
 
+// inputs (a change starts over at step 0) (the run's inputs and the panel's own).
+void draw_inputs(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  const float fs = ImGui::GetFontSize();
+  const LearnedHeadsInput& cur = h.input;
+  LearnedHeadsInput e = cur;
+  bool changed = draw_run_inputs(e.seed, e.steps, e.lr);
+  const auto next = [&](float w) { widgets::same_line_if_fits(w, fs); };
+
+  if (widgets::int_choice("heads:", &e.heads, {1, 2, 4, 8})) changed = true;
+  next(ImGui::CalcTextSize("layers:").x + 3 * widgets::check_width("3") + fs);
+  if (widgets::int_choice("layers:", &e.layers, {1, 2, 3}, 100)) changed = true;
+  next(ImGui::CalcTextSize("MLP:").x + widgets::check_width("none") + widgets::check_width("64") + fs);
+  ImGui::AlignTextToFramePadding();
+  widgets::dim_wrapped("MLP:");
+  widgets::same_line_if_fits(widgets::check_width("none"), -1.0f);
+  if (ImGui::RadioButton("none", e.mlp == 0)) e.mlp = 0, changed = true;
+  widgets::same_line_if_fits(widgets::check_width("64"), -1.0f);
+  if (ImGui::RadioButton("64", e.mlp == 64)) e.mlp = 64, changed = true;
+
+  ImGui::AlignTextToFramePadding();
+  widgets::dim_wrapped("positions:");
+  for (const auto& [kind, label] :
+       {std::pair{DecoderPositions::learned, "learned"}, std::pair{DecoderPositions::sinusoidal, "sinusoidal"},
+        std::pair{DecoderPositions::rope, "RoPE"}, std::pair{DecoderPositions::none, "no positions"}}) {
+    widgets::same_line_if_fits(widgets::check_width(label));
+    if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
+  }
+  ImGui::AlignTextToFramePadding();
+  widgets::dim_wrapped("task:");
+  ImGui::SameLine();
+  if (widgets::int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
+  next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
+  if (widgets::int_field("prefix up to", &e.prefix_max, fs * 3.0f)) changed = true;
+  next(widgets::labeled_width(fs * 3.0f, "run from"));
+  if (widgets::int_field("run from", &e.run_min, fs * 3.0f)) changed = true;
+  next(widgets::labeled_width(fs * 3.0f, "to"));
+  if (widgets::int_field("to", &e.run_max, fs * 3.0f)) changed = true;
+  if (changed) defer_edit(s, [e](AppState& st) { set_learned_heads_input(st, e); });
+}
+
+// Train / Pause / Continue / Reset, progress.
+void draw_controls(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  const LearnedHeadsInput& cur = h.input;
+  const lh::HeadsTrainer* tr = h.trainer.get();
+  const int step = tr ? tr->step() : 0;
+  RunControlsText text;
+  text.details = "; batch 16 sequences of 32 tokens (a random prefix of 0 to " + std::to_string(cur.prefix_max) +
+                 " tokens, a run of " + std::to_string(cur.run_min) + " to " + std::to_string(cur.run_max) +
+                 " tokens twice, then filler; " + std::to_string(cur.vocab) + " token values), Adam, clip 1; run " +
+                 std::to_string(h.run.runs);
+  text.notes.push_back(opened_from_checkpoint_note(h.run, "the default run's weights", step,
+                                                   "Train runs the same seed here and gives the same bits."));
+  text.notes.push_back(checkpoint_note(h.run, "the default run"));
+  draw_run_controls(s, h.run, progress_of(tr, cur.steps), text,
+                    {learned_heads_train, learned_heads_pause, learned_heads_continue, learned_heads_reset});
+}
+
 void draw_body(AppState& s, Ui& ui) {
   LearnedHeadsState& h = s.learned_heads;
   const float fs = ImGui::GetFontSize();
@@ -190,81 +249,8 @@ void draw_body(AppState& s, Ui& ui) {
       "does, whatever it does.");
   style::error_box(h.error);
 
-  // --- inputs (a change starts over at step 0)
-  {
-    LearnedHeadsInput e = cur;
-    bool changed = false;
-    const auto next = [&](float w) { widgets::same_line_if_fits(w, fs); };
-    if (draw_run_inputs(e.seed, e.steps, e.lr)) changed = true;
-
-    ImGui::AlignTextToFramePadding();
-    widgets::dim_wrapped("heads:");
-    for (int v : {1, 2, 4, 8}) {
-      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
-      ImGui::PushID(v);
-      if (ImGui::RadioButton(std::to_string(v).c_str(), e.heads == v)) e.heads = v, changed = true;
-      ImGui::PopID();
-    }
-    next(ImGui::CalcTextSize("layers:").x + 3 * widgets::check_width("3") + fs);
-    ImGui::AlignTextToFramePadding();
-    widgets::dim_wrapped("layers:");
-    for (int v : {1, 2, 3}) {
-      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
-      ImGui::PushID(100 + v);
-      if (ImGui::RadioButton(std::to_string(v).c_str(), e.layers == v)) e.layers = v, changed = true;
-      ImGui::PopID();
-    }
-    next(ImGui::CalcTextSize("MLP:").x + widgets::check_width("none") + widgets::check_width("64") + fs);
-    ImGui::AlignTextToFramePadding();
-    widgets::dim_wrapped("MLP:");
-    widgets::same_line_if_fits(widgets::check_width("none"), -1.0f);
-    if (ImGui::RadioButton("none", e.mlp == 0)) e.mlp = 0, changed = true;
-    widgets::same_line_if_fits(widgets::check_width("64"), -1.0f);
-    if (ImGui::RadioButton("64", e.mlp == 64)) e.mlp = 64, changed = true;
-
-    ImGui::AlignTextToFramePadding();
-    widgets::dim_wrapped("positions:");
-    for (const auto& [kind, label] :
-         {std::pair{DecoderPositions::learned, "learned"}, std::pair{DecoderPositions::sinusoidal, "sinusoidal"},
-          std::pair{DecoderPositions::rope, "RoPE"}, std::pair{DecoderPositions::none, "no positions"}}) {
-      widgets::same_line_if_fits(widgets::check_width(label));
-      if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
-    }
-    ImGui::AlignTextToFramePadding();
-    widgets::dim_wrapped("task:");
-    ImGui::SameLine();
-    if (widgets::int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
-    next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
-    if (widgets::int_field("prefix up to", &e.prefix_max, fs * 3.0f)) changed = true;
-    next(widgets::labeled_width(fs * 3.0f, "run from"));
-    if (widgets::int_field("run from", &e.run_min, fs * 3.0f)) changed = true;
-    next(widgets::labeled_width(fs * 3.0f, "to"));
-    if (widgets::int_field("to", &e.run_max, fs * 3.0f)) changed = true;
-    if (changed) defer_edit(s, [e](AppState& st) { set_learned_heads_input(st, e); });
-  }
-
-  // --- Train / Pause / Continue / Reset, progress
-  {
-    const int step = tr ? tr->step() : 0;
-    RunControlsText text;
-    text.details = "; batch 16 sequences of 32 tokens (a random prefix of 0 to " + std::to_string(cur.prefix_max) +
-                   " tokens, a run of " + std::to_string(cur.run_min) + " to " + std::to_string(cur.run_max) +
-                   " tokens twice, then filler; " + std::to_string(cur.vocab) + " token values), Adam, clip 1; run " +
-                   std::to_string(h.run.runs);
-    if (h.run.from_checkpoint)
-      text.notes.push_back("Opened trained: the default run's weights after " + std::to_string(step) +
-                           " steps, from the shipped checkpoint (" + short_number(h.run.checkpoint.bytes / 1000.0, 3) +
-                           " kB, fetched when this panel opened; parameters' FNV-1a " +
-                           h.run.checkpoint.params_fnv1a.value_or("") + "). Train runs the same seed here and gives the same bits.");
-    text.notes.push_back(checkpoint_note(h.run, "the default run"));
-    const RunControlsPressed pressed =
-        draw_run_controls(h.run, progress_of(tr, cur.steps), text);
-    if (pressed.train) defer_edit(s, learned_heads_train);
-    if (pressed.pause) defer_edit(s, learned_heads_pause);
-    if (pressed.resume) defer_edit(s, learned_heads_continue);
-    if (pressed.reset) defer_edit(s, learned_heads_reset);
-    tr = h.trainer.get();
-  }
+  draw_inputs(s);
+  draw_controls(s);
   if (!tr) return;
 
   const txt::TwoColumns col = txt::two_columns(0.55f);

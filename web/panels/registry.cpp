@@ -101,8 +101,11 @@ bool show_panel(AppState& s, const std::string& name, bool now) {
 
 void tick_panels(AppState& s) {
   const std::vector<PanelDef>& t = panels();
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t[i].tick) t[i].tick(s, static_cast<int>(i) == s.panel);
+  for (size_t i = 0; i < t.size(); ++i) {
+    const bool shown = static_cast<int>(i) == s.panel;
+    if (t[i].tick) t[i].tick(s, shown);
+    request_checkpoint(s, t[i], shown);  // a trained panel's checkpoint: when it first opens, never with the page
+  }
 }
 
 bool panels_busy(const AppState& s) {

@@ -82,7 +82,7 @@ void request_checkpoint(AppState& s, const PanelDef& p, bool shown);
 /// URL no panel has.
 bool checkpoint_arrived(AppState& s, const std::string& url, const std::uint8_t* data, std::size_t size);
 bool checkpoint_fetch_failed(AppState& s, const std::string& url, const std::string& message);
-/// Every panel's tick, before a frame is drawn.
+/// Every panel's tick, then its checkpoint's fetch if it wants it, before a frame is drawn.
 void tick_panels(AppState& s);
 /// Some panel has work in progress.
 bool panels_busy(const AppState& s);

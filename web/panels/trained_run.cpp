@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app_state.hpp"
 #include "attn/error.hpp"
 #include "lesson_ui.hpp"
 #include "panels/ui.hpp"
@@ -46,6 +47,12 @@ void run_measure_rate(TrainedRun& r, int step) {
   } else if (r.steps_per_second == 0.0 && t1 > r.rate_t0 && step > r.rate_step0) {
     r.steps_per_second = (step - r.rate_step0) / (t1 - r.rate_t0);
   }
+}
+
+bool run_paused(TrainedRun& r) {
+  if (!r.running) return false;
+  r.running = false;
+  return true;
 }
 
 void run_start_over(TrainedRun& r) {
@@ -139,21 +146,21 @@ bool draw_run_inputs(std::uint64_t& seed, int& steps, double& lr) {
   return changed;
 }
 
-RunControlsPressed draw_run_controls(const TrainedRun& r, const RunProgress& p, const RunControlsText& text) {
-  RunControlsPressed pressed;
+void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, const RunControlsText& text,
+                       const RunActions& actions) {
   const float fs = ImGui::GetFontSize();
   const bool can_continue = p.exists && !r.running && !p.done && p.step > 0 && !r.from_checkpoint;
-  pressed.train = ImGui::Button("Train");
+  if (ImGui::Button("Train")) defer_edit(s, actions.train);
   widgets::same_line_if_fits(widgets::button_width("Pause"));
   ImGui::BeginDisabled(!r.running);
-  pressed.pause = ImGui::Button("Pause");
+  if (ImGui::Button("Pause")) defer_edit(s, actions.pause);
   ImGui::EndDisabled();
   widgets::same_line_if_fits(widgets::button_width("Continue"));
   ImGui::BeginDisabled(!can_continue);
-  pressed.resume = ImGui::Button("Continue");
+  if (ImGui::Button("Continue")) defer_edit(s, actions.resume);
   ImGui::EndDisabled();
   widgets::same_line_if_fits(widgets::button_width("Reset"));
-  pressed.reset = ImGui::Button("Reset");
+  if (ImGui::Button("Reset")) defer_edit(s, actions.reset);
   char overlay[96];
   std::snprintf(overlay, sizeof overlay, "step %d / %d", p.step, p.total);
   widgets::same_line_if_fits(fs * 12, fs);
@@ -166,7 +173,13 @@ RunControlsPressed draw_run_controls(const TrainedRun& r, const RunProgress& p, 
                 .c_str());
   for (const std::string& n : text.notes)
     if (!n.empty()) txt::note(n.c_str());
-  return pressed;
+}
+
+std::string opened_from_checkpoint_note(const TrainedRun& r, const std::string& what, int step, const std::string& tail) {
+  if (!r.from_checkpoint) return "";
+  const std::string hash = r.checkpoint.params_fnv1a ? "; parameters' FNV-1a " + *r.checkpoint.params_fnv1a : "";
+  return "Opened trained: " + what + " after " + std::to_string(step) + " steps, from the shipped checkpoint (" +
+         short_number(r.checkpoint.bytes / 1000.0, 3) + " kB, fetched when this panel opened" + hash + "). " + tail;
 }
 
 std::string checkpoint_note(const TrainedRun& r, const std::string& what) {

@@ -14,17 +14,20 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>  // the trained panels hold their trainer in a shared_ptr
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "attn/error.hpp"
 #include "error_info.hpp"
 #include "json/json_case.hpp"
 
 namespace app {
 
 struct AppState;
+struct Ui;
 
 /// A shipped checkpoint's fetch: asked for when its panel first opens with the default inputs at
 /// step 0 (never with the first download), installed only if that is still so when it arrives.
@@ -38,6 +41,15 @@ struct CheckpointFetch {
 };
 /// "not_requested", "requested", "installed", "declined", "failed".
 const char* checkpoint_status_name(CheckpointFetch::Status s);
+
+/// The inputs every trained run has: its seed, its number of steps and Adam's learning rate. A
+/// panel's input struct derives from it and sets its defaults in its constructor.
+struct RunInputs {
+  std::uint64_t seed = 17;
+  int steps = 1;
+  double lr = 1e-3;
+  bool same_run_inputs(const RunInputs& o) const { return seed == o.seed && steps == o.steps && lr == o.lr; }
+};
 
 /// Where a run stands, read off the panel's trainer.
 struct RunProgress {
@@ -78,6 +90,8 @@ void run_started(TrainedRun& r);
 void run_resumed(TrainedRun& r, int step);
 /// After a slice: the steps/s over the last second (or over what ran so far, at first).
 void run_measure_rate(TrainedRun& r, int step);
+/// Pause: true when the run was running (it stops); false when there was nothing to pause.
+bool run_paused(TrainedRun& r);
 /// Back to step 0: not running, not from the checkpoint, no rate.
 void run_start_over(TrainedRun& r);
 
@@ -114,6 +128,33 @@ bool run_wants_checkpoint(const TrainedRun& r, bool shown, bool default_at_step0
 void run_checkpoint_requested(TrainedRun& r);
 void run_checkpoint_failed(TrainedRun& r, const std::string& message);
 
+/// Installs fetched checkpoint bytes (`size` of them). `take()` decodes and checks them through the
+/// core (throwing attn::Error naming what is wrong: the checkpoint is then `failed` with that
+/// message) and installs the model, or returns false when the panel's run is no longer the default
+/// one at step 0 (`declined`). Once installed (from_checkpoint, `installed`), `after()` recomputes
+/// what the panel shows of it. False unless installed.
+template <typename Take, typename After>
+bool run_install_checkpoint(TrainedRun& r, std::size_t size, Take&& take, After&& after) {
+  CheckpointFetch& c = r.checkpoint;
+  c.bytes = size;
+  try {
+    if (!take()) {
+      c.status = CheckpointFetch::Status::declined;
+      c.message = "not installed: the inputs changed or a run started before it arrived";
+      return false;
+    }
+  } catch (const attn::Error& e) {
+    c.status = CheckpointFetch::Status::failed;
+    c.message = e.what();
+    return false;
+  }
+  r.from_checkpoint = true;
+  c.status = CheckpointFetch::Status::installed;
+  c.message.clear();
+  after();
+  return true;
+}
+
 /// The run's fields of state(): status, running, runs, step, total, progress, steps_per_second,
 /// source ("checkpoint", "trained here", "untrained") and checkpoint {url, status, bytes,
 /// [params_fnv1a], message}.
@@ -146,13 +187,20 @@ struct RunControlsText {
 };
 /// The run's own inputs as a row of fields: seed, steps, learning rate. True when one was edited.
 bool draw_run_inputs(std::uint64_t& seed, int& steps, double& lr);
-/// What the learner pressed this frame.
-struct RunControlsPressed {
-  bool train = false, pause = false, resume = false, reset = false;
+/// The panel's setters the buttons forward (with defer_edit, applied as the next frame starts).
+struct RunActions {
+  void (*train)(AppState&);
+  void (*pause)(AppState&);
+  void (*resume)(AppState&);
+  void (*reset)(AppState&);
 };
 /// Train / Pause / Continue / Reset, the progress bar ("step k / n") and the status line
 /// ("training", "done (the shipped run)", ...; steps/s; details), then the notes.
-RunControlsPressed draw_run_controls(const TrainedRun& r, const RunProgress& p, const RunControlsText& text);
+void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, const RunControlsText& text,
+                       const RunActions& actions);
+/// "Opened trained: WHAT after N steps, from the shipped checkpoint (K kB, fetched when this panel
+/// opened[; parameters' FNV-1a H]). TAIL" — empty unless the model came from the checkpoint.
+std::string opened_from_checkpoint_note(const TrainedRun& r, const std::string& what, int step, const std::string& tail);
 /// The checkpoint's line while it is fetched or when it failed (empty otherwise); `what` names
 /// the run ("the default run", "the default pair").
 std::string checkpoint_note(const TrainedRun& r, const std::string& what);

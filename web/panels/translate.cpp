@@ -31,7 +31,7 @@ namespace {
 constexpr int kCurvePoints = 300;
 constexpr int kMaxSteps = 5000;  // ~100 s of wasm per 1000 steps at H 64: more would not finish in a visit
 
-void invalid(const std::string& message) { run_invalid(message); }
+[[noreturn]] void invalid(const std::string& message) { run_invalid(message); }
 
 // Row sums by the core (w · 1), so the page shows the core's numbers, not its own arithmetic.
 std::vector<double> core_row_sums(const attn::Matrix& w) {
@@ -309,10 +309,7 @@ void translate_train(AppState& s) {
 }
 
 void translate_pause(AppState& s) {
-  TranslateState& t = s.translate;
-  if (!t.run.running) return;
-  t.run.running = false;
-  refresh_results(s, true);
+  if (run_paused(s.translate.run)) refresh_results(s, true);
 }
 
 void translate_continue(AppState& s) {
@@ -344,30 +341,19 @@ static void translate_checkpoint_failed(AppState& s, const std::string& message)
 
 static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size) {
   TranslateState& t = s.translate;
-  CheckpointFetch& c = t.run.checkpoint;
-  c.bytes = size;
   ++s.generation;
-  try {
+  const auto take = [&] {
     tl::TranslateRun run = tl::translate_run_from_checkpoint(attn::learn::decode_checkpoint(data, size));
     if (tl::translate_config_json(run.config) != tl::translate_config_json(translate_config(TranslateInput{})))
       invalid("the checkpoint is of another configuration than the default run");
-    if (!t.input.same_run(TranslateInput{}) || !t.trainer || t.trainer->step() != 0 || t.run.running) {
-      c.status = CheckpointFetch::Status::declined;
-      c.message = "not installed: the inputs changed or a run started before it arrived";
-      return false;
-    }
+    if (!t.input.same_run(TranslateInput{}) || !t.trainer || t.trainer->step() != 0 || t.run.running) return false;
     t.trainer = std::make_shared<tl::TranslateTrainer>(run);
-    t.run.from_checkpoint = true;
-    c.status = CheckpointFetch::Status::installed;
-    c.message.clear();
+    return true;
+  };
+  return run_install_checkpoint(t.run, size, take, [&] {
     rebuild_curve(t);
     refresh_results(s, true);
-    return true;
-  } catch (const attn::Error& e) {
-    c.status = CheckpointFetch::Status::failed;
-    c.message = e.what();
-    return false;
-  }
+  });
 }
 
 bool tick_translate(AppState& s, double budget_seconds) {
@@ -390,11 +376,11 @@ const CheckpointHooks kCheckpoint = {kTranslateCheckpointUrl, translate_wants_ch
                                      translate_checkpoint_requested, translate_install_checkpoint,
                                      translate_checkpoint_failed};
 
-// The training slice before anything is drawn; the checkpoint is fetched when the panel first opens.
+// The panel's model is built on first show, never at page start; then the training slice, before
+// anything is drawn.
 void translate_tick(AppState& s, bool shown) {
-  if (shown) ensure_translate(s);  // built on first show, never at page start
+  if (shown) ensure_translate(s);
   tick_translate(s);
-  request_checkpoint(s, translate_panel(), shown);
 }
 }  // namespace
 

@@ -9,35 +9,22 @@
 // pause, reset, checkpoint), never per frame, never while drawing.
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "attn/types.hpp"
-#include "error_info.hpp"
-#include "json/json_case.hpp"
 #include "lessons/check.hpp"
 #include "lessons/translate.hpp"
 #include "panels/trained_run.hpp"
 
 namespace app {
 
-struct AppState;
-struct Ui;
-
-struct TranslateInput {
-  std::uint64_t seed = 17;
-  int steps = 1000;   ///< 1..5000
-  double lr = 5e-3;   ///< Adam's learning rate, (0, 1]
+/// seed, steps (1..5000) and Adam's learning rate ((0, 1]) from RunInputs, then the width and the views.
+struct TranslateInput : RunInputs {
+  TranslateInput() : RunInputs{17, 1000, 5e-3} {}
   int hidden = 32;    ///< H (= E = A): 8, 16, 32 or 64; the shipped checkpoint is H 32
   std::string sentence = "the black cat";  ///< the alignment's sentence (English, the grammar's words)
   int beam_width = 4;   ///< beam search's width k, 1..16
   double alpha = 0.6;   ///< GNMT length-penalty exponent, 0..2
   int row = 0;          ///< the alignment row traced below the heatmap (clamped to its rows)
   bool same_run(const TranslateInput& o) const {
-    return seed == o.seed && steps == o.steps && lr == o.lr && hidden == o.hidden;
+    return same_run_inputs(o) && hidden == o.hidden;
   }
   bool operator==(const TranslateInput& o) const {
     return same_run(o) && sentence == o.sentence && beam_width == o.beam_width && alpha == o.alpha && row == o.row;

@@ -118,6 +118,33 @@ void draw_decoding(AppState& s, Ui& ui) {
             "short outputs.");
 }
 
+// Inputs: seed, steps, lr and H start over; the sentence only re-reads the alignment.
+void draw_inputs(AppState& s) {
+  TranslateState& t = s.translate;
+  const TranslateInput& cur = t.input;
+  TranslateInput e = cur;
+  bool changed = draw_run_inputs(e.seed, e.steps, e.lr);
+  if (widgets::int_choice("H:", &e.hidden, {8, 16, 32, 64})) changed = true;
+  if (e.hidden != 32) widgets::dim_after("(H other than 32: trained from scratch here)");
+  if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+}
+
+// Train / Pause / Continue / Reset, progress.
+void draw_controls(AppState& s) {
+  TranslateState& t = s.translate;
+  const TranslateInput& cur = t.input;
+  const tl::TranslateTrainer* tr = t.trainer.get();
+  const int step = tr ? tr->step() : 0;
+  RunControlsText text;
+  text.details = " (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
+                 std::to_string(cur.hidden) + "; run " + std::to_string(t.run.runs);
+  text.notes.push_back(opened_from_checkpoint_note(t.run, "the default pair", step, "Train runs the same seed here."));
+  if (t.reproduction.compared) text.notes.push_back(t.reproduction.sentence);
+  text.notes.push_back(checkpoint_note(t.run, "the default pair"));
+  draw_run_controls(s, t.run, progress_of(tr, cur.steps), text,
+                    {translate_train, translate_pause, translate_continue, translate_reset});
+}
+
 void draw_body(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
   const float fs = ImGui::GetFontSize();
@@ -131,44 +158,9 @@ void draw_body(AppState& s, Ui& ui) {
       "not the diagonal.");
   style::error_box(t.error);
 
-  // --- inputs (seed, steps, lr, H start over; the sentence only re-reads the alignment)
-  {
-    TranslateInput e = cur;
-    bool changed = false;
-    if (draw_run_inputs(e.seed, e.steps, e.lr)) changed = true;
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("H:");
-    for (int v : {8, 16, 32, 64}) {
-      widgets::same_line_if_fits(widgets::check_width(std::to_string(v).c_str()));
-      ImGui::PushID(v);
-      if (ImGui::RadioButton(std::to_string(v).c_str(), e.hidden == v)) e.hidden = v, changed = true;
-      ImGui::PopID();
-    }
-    if (e.hidden != 32) widgets::dim_after("(H other than 32: trained from scratch here)");
-    if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
-  }
-
-  // --- Train / Pause / Continue / Reset, progress
+  draw_inputs(s);
+  draw_controls(s);
   const tl::TranslateTrainer* tr = t.trainer.get();
-  {
-    const int step = tr ? tr->step() : 0;
-    RunControlsText text;
-    text.details = " (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
-                   std::to_string(cur.hidden) + "; run " + std::to_string(t.run.runs);
-    if (t.run.from_checkpoint)
-      text.notes.push_back("Opened trained: the default pair after " + std::to_string(step) +
-                           " steps, from the shipped checkpoint (" + short_number(t.run.checkpoint.bytes / 1000.0, 3) +
-                           " kB, fetched when this panel opened). Train runs the same seed here.");
-    if (t.reproduction.compared) text.notes.push_back(t.reproduction.sentence);
-    text.notes.push_back(checkpoint_note(t.run, "the default pair"));
-    const RunControlsPressed pressed =
-        draw_run_controls(t.run, progress_of(tr, cur.steps), text);
-    if (pressed.train) defer_edit(s, translate_train);
-    if (pressed.pause) defer_edit(s, translate_pause);
-    if (pressed.resume) defer_edit(s, translate_continue);
-    if (pressed.reset) defer_edit(s, translate_reset);
-    tr = t.trainer.get();
-  }
   if (!tr) return;
 
   // --- loss curves: training (per step) and validation (every eval_every steps)

@@ -10,6 +10,9 @@
 // sideways with a hint (begin_sideways / end_sideways).
 #pragma once
 
+#include <initializer_list>
+#include <string>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -125,6 +128,22 @@ inline void dimf(const char* fmt, ...) {
   std::vsnprintf(buf, sizeof buf, fmt, args);
   va_end(args);
   dim_wrapped(buf);
+}
+
+/// "LABEL" (dim) then one radio button per value, the row wrapping as it fills; `id_base` keeps two
+/// groups with the same values apart. True when the learner picked a value (written to *v).
+inline bool int_choice(const char* label, int* v, std::initializer_list<int> values, int id_base = 0) {
+  ImGui::AlignTextToFramePadding();
+  dim_wrapped(label);
+  bool picked = false;
+  for (int x : values) {
+    const std::string text = std::to_string(x);
+    same_line_if_fits(check_width(text.c_str()));
+    ImGui::PushID(id_base + x);
+    if (ImGui::RadioButton(text.c_str(), *v == x)) *v = x, picked = true;
+    ImGui::PopID();
+  }
+  return picked;
 }
 
 /// dim_wrapped on the same line when the text fits there whole, else on the next line.
