@@ -10,12 +10,6 @@ namespace {
 
 [[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, "model file: " + msg); }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 /// A dimension as the validators take it; larger ones are clamped so that they report the range.
 int dim_int(std::uint64_t v) { return static_cast<int>(std::min<std::uint64_t>(v, std::uint64_t{1} << 30)); }
 

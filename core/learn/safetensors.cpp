@@ -38,12 +38,6 @@ bool dtype_of(const std::string& s, SafeDtype& d) {
   return false;
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 /// Parses the header, remembering the first key repeated within one object (nlohmann-json keeps one
 /// of two equal keys silently; a file whose readers disagree on a tensor must be refused).
 Json parse_header(const char* begin, const char* end) {
@@ -120,6 +114,12 @@ SafeTensor tensor_entry(const std::string& name, const Json& e) {
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 const char* safe_dtype_name(SafeDtype d) {
   switch (d) {
@@ -256,8 +256,8 @@ std::string write_safetensors(const Safetensors& file, SafeDtype dtype) {
   std::string body;
   const std::size_t width = safe_dtype_size(dtype);
   for (const SafeTensor& t : file.tensors) {
-    if (t.name.empty() || t.name == "__metadata__" || header.contains(t.name))
-      fail(ErrorCode::invalid_field, "tensor name \"" + t.name + "\" is empty, reserved or repeated");
+    if (t.name == "__metadata__" || header.contains(t.name))
+      fail(ErrorCode::invalid_field, "tensor name \"" + t.name + "\" is reserved or repeated");
     if (t.elements() != t.values.size())
       fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\" has " + std::to_string(t.values.size()) +
                                          " values for shape " + shape_text(t.shape));

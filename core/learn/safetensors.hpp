@@ -20,6 +20,9 @@ namespace attn::learn {
 /// The element types the core reads (every one converts exactly to double); it writes F64 and F32.
 enum class SafeDtype { F64, F32, F16, BF16 };
 
+/// "[2, 3]": a shape as messages print it.
+std::string shape_text(const std::vector<std::uint64_t>& shape);
+
 /// "F64", "F32", "F16", "BF16" (the format's names).
 const char* safe_dtype_name(SafeDtype d);
 /// Bytes per element: 8, 4, 2, 2.
@@ -79,8 +82,8 @@ double bfloat16_to_double(std::uint16_t bits);
 /// "__metadata__" (omitted when empty). Deterministic: the header is compact JSON with its keys
 /// sorted (nlohmann-json's object order), padded with spaces to a multiple of 8 bytes as the Rust
 /// library pads it. F32 rounds each double to the nearest float (ties to even), so an F32 file
-/// reads back as the rounded values. Throws Error(invalid_field) for dtype F16 or BF16, an empty or
-/// repeated name, values that do not fill the shape; Error(non_finite) naming the tensor and
+/// reads back as the rounded values. Throws Error(invalid_field) for dtype F16 or BF16, a repeated name
+/// or "__metadata__", a name or metadata string that is not UTF-8, values that do not fill the shape; Error(non_finite) naming the tensor and
 /// element for NaN, infinity or (F32) a finite value beyond the float range.
 std::string write_safetensors(const Safetensors& file, SafeDtype dtype = SafeDtype::F64);
 

@@ -31,27 +31,13 @@ ModelFile load(const std::string& bytes, const ModelFileOptions& opt = {}) {
 }
 
 Model small_decoder(DecoderPositions pos, int mlp, bool ln) {
-  DecoderConfig c;
-  c.vocab = 7;
-  c.context = 5;
-  c.d_model = 4;
-  c.heads = 2;
-  c.layers = 2;
-  c.mlp = mlp;
-  c.positions = pos;
-  c.layer_norm = ln;
-  return make_model(ModelKind::decoder, c, {});
+  // vocab 7, context 5, d_model 4, heads 2, layers 2
+  return make_model(ModelKind::decoder, DecoderConfig{7, 5, 4, 2, 2, mlp, pos, ln}, {});
 }
 
 Model small_seq2seq(bool attention) {
-  Seq2SeqConfig c;
-  c.src_vocab = 6;
-  c.tgt_vocab = 5;
-  c.embed = 3;
-  c.hidden = 4;
-  c.attention = attention;
-  c.attn_dim = attention ? 2 : 0;
-  return make_model(ModelKind::seq2seq, {}, c);
+  // vocabularies 6 and 5, embed 3, hidden 4, attn_dim 2
+  return make_model(ModelKind::seq2seq, {}, Seq2SeqConfig{6, 5, 3, 4, attention, attention ? 2 : 0});
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
