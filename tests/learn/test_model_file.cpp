@@ -83,7 +83,7 @@ TEST_CASE("model file: every decoder and seq2seq configuration reads back from n
   }
 }
 
-TEST_CASE("model file: request options override the metadata; defaults fill what shapes cannot say", "[learn][model_file]") {
+TEST_CASE("model file: request options override the metadata, defaults fill what shapes cannot say", "[learn][model_file]") {
   const Model dec = small_decoder(DecoderPositions::rope, 0, false);
   const std::vector<double> params = init_params(dec.layout, 1);
   const std::string bytes = write_safetensors(model_safetensors(dec, params, {{"heads", "4"}, {"positions", "none"}}));
