@@ -10,6 +10,10 @@
 //   attn table translate_widths FILE
 //                     train that pair at every width of the panel's H control (8, 16, 32, 64)
 //                     and write their test-set scores (checkpoints/translate_widths.json)
+//   attn export CHECKPOINT OUT.safetensors [--model none|additive]
+//                     write a shipped checkpoint's model as safetensors (F64, with metadata;
+//                     lessons/model_export.hpp); --model picks one of the Translate pair
+//                     (default additive), the Learned heads checkpoint holds one model
 //
 // Writes one JSON result on stdout. Exit 0 on success; on bad input exit 2
 // with {"error":{"code":...,"message":...}} on stdout and the message on
@@ -26,6 +30,7 @@
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads.hpp"
+#include "lessons/model_export.hpp"
 #include "lessons/translate.hpp"
 
 namespace {
@@ -34,6 +39,7 @@ int usage() {
   std::cerr << "usage: attn run FILE   (FILE may be - for standard input)\n"
                "       attn checkpoint learned_heads|translate FILE   (train the shipped run, write its checkpoint)\n"
                "       attn table translate_widths FILE   (train the Translate pair at H 8, 16, 32, 64, write the scores)\n"
+               "       attn export CHECKPOINT OUT.safetensors [--model none|additive]   (a shipped checkpoint's model)\n"
                "Reads one JSON case, e.g. {\"op\":\"attention\",\"query\":[[1,0]],\"key\":[[1,0]],"
                "\"value\":[[2]]},\nand prints the result as JSON. Ops: attention, self_attention, "
                "multi_head.\n";
@@ -116,8 +122,27 @@ int write_checkpoint(const std::string& name, const std::string& path) {
   }
 }
 
+int export_model(const std::string& checkpoint, const std::string& out, const std::string& which) {
+  try {
+    const std::string bytes = attn::read_case_file(checkpoint);
+    const std::string st = attn::lessons::checkpoint_to_safetensors(
+        attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), which);
+    if (const int rc = write_bytes(out, st)) return rc;
+    std::cerr << "attn: " << out << ": " << st.size() << " bytes\n";
+    return 0;
+  } catch (const attn::Error& e) {
+    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
 int main(int argc, char** argv) {
   attn::set_case_file_reader(attn::read_case_file);  // cases may name a checkpoint file
+  if (argc >= 2 && std::string(argv[1]) == "export") {
+    if (argc == 4) return export_model(argv[2], argv[3], "");
+    if (argc == 6 && std::string(argv[4]) == "--model") return export_model(argv[2], argv[3], argv[5]);
+    return usage();
+  }
   if (argc == 4 && std::string(argv[1]) == "checkpoint") return write_checkpoint(argv[2], argv[3]);
   if (argc == 4 && std::string(argv[1]) == "table") {
     if (std::string(argv[2]) != "translate_widths") {

@@ -6,7 +6,7 @@
 
 namespace attn::learn {
 
-Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s) {
+Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s, std::size_t max_params) {
   Model m;
   m.kind = kind;
   if (kind == ModelKind::decoder) {
@@ -18,9 +18,9 @@ Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& 
     m.seq2seq = s2s;
     m.layout = seq2seq_layout(s2s);
   }
-  if (m.layout.total() > kMaxParams)
+  if (m.layout.total() > max_params)
     throw Error(ErrorCode::too_large, "the model has " + std::to_string(m.layout.total()) +
-                                          " parameters; at most " + std::to_string(kMaxParams));
+                                          " parameters; at most " + std::to_string(max_params));
   return m;
 }
 

@@ -30,8 +30,10 @@ struct Model {
 inline constexpr std::size_t kMaxParams = std::size_t{1} << 18;
 
 /// Validates the configuration and builds its layout. Throws Error(invalid_field), or
-/// Error(too_large) beyond kMaxParams.
-Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s);
+/// Error(too_large) beyond max_params (training's kMaxParams unless a caller, such as the model-file
+/// loader, sets its own limit).
+Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s,
+                 std::size_t max_params = kMaxParams);
 
 /// One batch of either kind (only the member matching the model's kind is read).
 struct Batch {

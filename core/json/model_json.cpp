@@ -1,0 +1,153 @@
+#include "json/model_json.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "json/case_files.hpp"
+#include "json/learn_json.hpp"
+#include "json/ops.hpp"
+#include "learn/checkpoint.hpp"
+#include "learn/model_file.hpp"
+
+namespace attn {
+namespace {
+
+using Json = nlohmann::json;
+
+[[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
+
+learn::ModelFile load(const Fields& f) {
+  const Json& path = f.required("model");
+  if (!path.is_string()) fail(ErrorCode::invalid_field, "model must be the path of a .safetensors file");
+  learn::ModelFileOptions opt;
+  if (f.has("kind")) opt.kind = f.text("kind", "");
+  if (f.has("positions")) opt.positions = f.text("positions", "");
+  if (f.has("attention")) opt.attention = f.text("attention", "");
+  if (f.has("heads")) opt.heads = static_cast<int>(f.integer("heads", 0, 1, 64));
+  if (f.has("context")) opt.context = static_cast<int>(f.integer("context", 0, 1, 1024));
+  const std::string bytes = read_named_file(path.get<std::string>(), "model");
+  return learn::load_model_file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), opt);
+}
+
+Json info_op(const Fields& f) {
+  const learn::ModelFile m = load(f);
+  Json tensors = Json::array();
+  for (const learn::ParamInfo& p : m.model.layout.params())
+    for (const learn::SafeTensor& t : m.file.tensors)
+      if (t.name == p.name) tensors.push_back(Json{{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}});
+  return Json{{"kind", m.model.kind == learn::ModelKind::decoder ? "decoder" : "seq2seq"},
+              {"config", model_config_json(m.model)},
+              {"tensors", tensors},
+              {"params", m.model.layout.total()},
+              {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(m.params))},
+              {"metadata", m.file.metadata}};
+}
+
+/// rows×cols numbers from x as nested arrays.
+Json rows_json(const double* x, size_t rows, size_t cols) {
+  Json out = Json::array();
+  for (size_t r = 0; r < rows; ++r) out.push_back(std::vector<double>(x + r * cols, x + (r + 1) * cols));
+  return out;
+}
+
+Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
+  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "tokens"});
+  // The forward computes a loss too: the tokens stand in as targets (every one counted, none read back).
+  const Json& tokens = f.required("tokens");
+  const learn::Batch b = learn::batch_from_json(m.model, Json{{"tokens", tokens}, {"targets", tokens}});
+  const learn::DecoderConfig& c = m.model.decoder;
+  learn::DecoderActivations acts;
+  learn::decoder_forward(c, m.model.layout, m.params.data(), b.decoder, acts);
+  const size_t B = static_cast<size_t>(b.decoder.batch), T = static_cast<size_t>(b.decoder.t);
+  const size_t V = static_cast<size_t>(c.vocab), H = static_cast<size_t>(c.heads);
+  Json logits = Json::array(), weights = Json::array();
+  for (size_t i = 0; i < B; ++i) logits.push_back(rows_json(acts.logits.data() + i * T * V, T, V));
+  for (const learn::DecoderActivations::Layer& l : acts.layers) {
+    Json layer = Json::array();
+    for (size_t i = 0; i < B; ++i) {
+      Json heads = Json::array();
+      for (size_t h = 0; h < H; ++h) heads.push_back(rows_json(l.weights.data() + (i * H + h) * T * T, T, T));
+      layer.push_back(heads);
+    }
+    weights.push_back(layer);
+  }
+  return Json{{"logits", logits}, {"weights", weights}};
+}
+
+Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
+  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "source", "target_in"});
+  const Json& src = f.required("source");
+  if (!src.is_array() || src.empty() || src.size() > 512)
+    fail(ErrorCode::invalid_field, "source must be a list of 1 to 512 token lists");
+  // Sources of different lengths are padded with 0 to the longest; the encoder never reads padding.
+  size_t longest = 0;
+  for (size_t i = 0; i < src.size(); ++i) {
+    if (!src[i].is_array() || src[i].empty() || src[i].size() > 512)
+      fail(ErrorCode::invalid_field, "source[" + std::to_string(i) + "] must be a list of 1 to 512 tokens");
+    longest = std::max(longest, src[i].size());
+  }
+  Json padded = Json::array(), lengths = Json::array();
+  for (const Json& row : src) {
+    Json r = row;
+    while (r.size() < longest) r.push_back(0);
+    padded.push_back(r);
+    lengths.push_back(row.size());
+  }
+  const Json& target_in = f.required("target_in");
+  const learn::Batch b = learn::batch_from_json(
+      m.model, Json{{"source", padded}, {"source_lengths", lengths}, {"target_in", target_in}, {"target_out", target_in}});
+  const learn::Seq2SeqBatch& s = b.seq2seq;
+  learn::Seq2SeqActivations acts;
+  learn::seq2seq_forward(m.model.seq2seq, m.model.layout, m.params.data(), s, acts);
+  const size_t B = static_cast<size_t>(s.batch), U = static_cast<size_t>(s.tgt_len), S = static_cast<size_t>(s.src_len);
+  const size_t V = static_cast<size_t>(m.model.seq2seq.tgt_vocab);
+  Json logits = Json::array();
+  for (size_t i = 0; i < B; ++i) logits.push_back(rows_json(acts.logits.data() + i * U * V, U, V));
+  Json out{{"logits", logits}};
+  if (m.model.seq2seq.attention) {
+    Json alignment = Json::array();
+    for (size_t i = 0; i < B; ++i) {
+      const size_t len = static_cast<size_t>(s.source_lengths[i]);
+      Json rows = Json::array();
+      for (size_t t = 0; t < U; ++t) rows.push_back(std::vector<double>(acts.weights[t].begin() + i * S, acts.weights[t].begin() + i * S + len));
+      alignment.push_back(rows);
+    }
+    out["alignment"] = alignment;
+  }
+  return out;
+}
+
+Json logits_op(const Fields& f) {
+  const learn::ModelFile m = load(f);
+  return m.model.kind == learn::ModelKind::decoder ? decoder_logits(m, f) : seq2seq_logits(m, f);
+}
+
+}  // namespace
+
+Json model_config_json(const learn::Model& m) {
+  if (m.kind == learn::ModelKind::decoder) {
+    const learn::DecoderConfig& c = m.decoder;
+    return Json{{"kind", "decoder"}, {"vocab", c.vocab},   {"context", c.context},
+                {"d_model", c.d_model}, {"heads", c.heads}, {"layers", c.layers},
+                {"mlp", c.mlp}, {"positions", learn::decoder_positions_name(c.positions)}, {"layer_norm", c.layer_norm}};
+  }
+  const learn::Seq2SeqConfig& c = m.seq2seq;
+  Json j{{"kind", "seq2seq"}, {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab},
+         {"embed", c.embed},  {"hidden", c.hidden},       {"attention", c.attention ? "additive" : "none"}};
+  if (c.attention) j["attn_dim"] = c.attn_dim;
+  return j;
+}
+
+const std::vector<OpSpec>& model_file_ops() {
+  static const std::vector<OpSpec> ops = {
+      {"model_info", {"model", "kind", "heads", "positions", "context", "attention"}, info_op},
+      // The batch fields follow the file's kind: the op checks its fields once it has read the model.
+      {"model_logits", {"model", "kind", "heads", "positions", "context", "attention", "tokens", "source", "target_in"},
+       logits_op, true},
+  };
+  return ops;
+}
+
+}  // namespace attn

@@ -1,0 +1,279 @@
+// A model from a safetensors file (core/learn/model_file.hpp), the model ops (json/model_json.hpp)
+// and the export of the shipped checkpoints (lessons/model_export.hpp): configurations read back
+// from names and shapes, every refusal with its code, export → load → export bit for bit, and the
+// loaded checkpoints' logits equal to the checkpoints' own parameters' to the bit.
+#include <json/case_files.hpp>
+#include <json/json_case.hpp>
+#include <json/learn_json.hpp>
+#include <json/model_json.hpp>
+#include <learn/checkpoint.hpp>
+#include <learn/model_file.hpp>
+#include <lessons/learned_heads.hpp>
+#include <lessons/model_export.hpp>
+#include <lessons/translate.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "support/support.hpp"
+
+namespace {
+
+using attn::ErrorCode;
+using attn::Json;
+using namespace attn::learn;
+
+ModelFile load(const std::string& bytes, const ModelFileOptions& opt = {}) {
+  return load_model_file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), opt);
+}
+
+Model small_decoder(DecoderPositions pos, int mlp, bool ln) {
+  // vocab 7, context 5, d_model 4, heads 2, layers 2
+  return make_model(ModelKind::decoder, DecoderConfig{7, 5, 4, 2, 2, mlp, pos, ln}, {});
+}
+
+Model small_seq2seq(bool attention) {
+  // vocabularies 6 and 5, embed 3, hidden 4, attn_dim 2
+  return make_model(ModelKind::seq2seq, {}, Seq2SeqConfig{6, 5, 3, 4, attention, attention ? 2 : 0});
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+std::string temp_file(const std::string& name, const std::string& bytes) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("attn-test-" + name)).string();
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+Checkpoint shipped(const std::string& name) {
+  const std::string b = attn_test::read_text("../checkpoints/" + name);
+  return decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size());
+}
+
+}  // namespace
+
+TEST_CASE("model file: every decoder and seq2seq configuration reads back from names and shapes", "[learn][model_file]") {
+  std::vector<std::pair<Model, std::map<std::string, std::string>>> models = {
+      {small_decoder(DecoderPositions::learned, 0, false), {{"heads", "2"}}},
+      {small_decoder(DecoderPositions::learned, 6, true), {{"heads", "2"}}},
+      {small_decoder(DecoderPositions::sinusoidal, 6, false), {{"heads", "2"}, {"positions", "sinusoidal"}, {"context", "5"}}},
+      {small_decoder(DecoderPositions::rope, 0, true), {{"heads", "2"}, {"positions", "rope"}, {"context", "5"}}},
+      {small_decoder(DecoderPositions::none, 3, false), {{"heads", "2"}, {"positions", "none"}, {"context", "5"}}},
+      {small_seq2seq(true), {}},
+      {small_seq2seq(false), {}},
+  };
+  for (const auto& [model, meta] : models) {
+    const std::vector<double> params = init_params(model.layout, 5);
+    const std::string bytes = write_safetensors(model_safetensors(model, params, meta));
+    const ModelFile m = load(bytes);
+    INFO(attn::model_config_json(model).dump());
+    CHECK(attn::model_config_json(m.model) == attn::model_config_json(model));
+    CHECK(same_bits(m.params, params));
+    CHECK(m.file.metadata == meta);
+    // the config JSON is what model_from_json reads
+    CHECK(attn::model_config_json(model_from_json(attn::model_config_json(m.model))) == attn::model_config_json(model));
+    // F32: the same model, each weight rounded to the nearest float
+    const ModelFile f = load(write_safetensors(model_safetensors(model, params, meta), SafeDtype::F32));
+    for (size_t i = 0; i < params.size(); ++i) REQUIRE(f.params[i] == static_cast<double>(static_cast<float>(params[i])));
+  }
+}
+
+TEST_CASE("model file: request options override the metadata, defaults fill what shapes cannot say", "[learn][model_file]") {
+  const Model dec = small_decoder(DecoderPositions::rope, 0, false);
+  const std::vector<double> params = init_params(dec.layout, 1);
+  const std::string bytes = write_safetensors(model_safetensors(dec, params, {{"heads", "4"}, {"positions", "none"}}));
+  ModelFileOptions opt;
+  CHECK(load(bytes).model.decoder.heads == 4);
+  CHECK(load(bytes).model.decoder.positions == DecoderPositions::none);
+  CHECK(load(bytes).model.decoder.context == 1024);  // no pos.weight and no "context": the decoder's maximum
+  opt.heads = 2;
+  opt.positions = "rope";
+  opt.context = 9;
+  const ModelFile m = load(bytes, opt);
+  CHECK(m.model.decoder.heads == 2);
+  CHECK(m.model.decoder.positions == DecoderPositions::rope);
+  CHECK(m.model.decoder.context == 9);
+  // seq2seq: attention "none" asked of a file with attn.* is refused as extra tensors
+  const Model s = small_seq2seq(true);
+  const std::string sb = write_safetensors(model_safetensors(s, init_params(s.layout, 1), {}));
+  ModelFileOptions none;
+  none.attention = "none";
+  CHECK_ATTN_ERROR(load(sb, none), ErrorCode::invalid_field);
+  CHECK_THROWS_WITH(load(sb, none), Catch::Contains("unexpected tensor \"attn."));
+}
+
+TEST_CASE("model file: missing, misshapen, extra tensors and bad metadata are refused", "[learn][model_file]") {
+  const Model dec = small_decoder(DecoderPositions::learned, 6, true);
+  const std::vector<double> params = init_params(dec.layout, 2);
+  const Safetensors good = model_safetensors(dec, params, {{"heads", "2"}});
+  REQUIRE_NOTHROW(load(write_safetensors(good)));
+
+  Safetensors missing = good;  // drop layers.1.mlp.2.bias
+  missing.tensors.erase(std::find_if(missing.tensors.begin(), missing.tensors.end(),
+                                     [](const SafeTensor& t) { return t.name == "layers.1.mlp.2.bias"; }));
+  CHECK_ATTN_ERROR(load(write_safetensors(missing)), ErrorCode::missing_field);
+  CHECK_THROWS_WITH(load(write_safetensors(missing)), Catch::Contains("layers.1.mlp.2.bias"));
+
+  Safetensors misshapen = good;  // out_proj 4×4 → 4×5
+  for (SafeTensor& t : misshapen.tensors)
+    if (t.name == "layers.0.attn.out_proj.weight") {
+      t.shape = {4, 5};
+      t.values.resize(20, 0.25);
+    }
+  CHECK_ATTN_ERROR(load(write_safetensors(misshapen)), ErrorCode::shape_mismatch);
+  CHECK_THROWS_WITH(load(write_safetensors(misshapen)),
+                    Catch::Contains("layers.0.attn.out_proj.weight") && Catch::Contains("[4, 5]") &&
+                        Catch::Contains("[4, 4]"));
+
+  Safetensors extra = good;
+  extra.tensors.push_back(SafeTensor{"layers.0.attn.in_proj_bias", SafeDtype::F64, {12}, 0, 0, std::vector<double>(12, 0.0)});
+  CHECK_ATTN_ERROR(load(write_safetensors(extra)), ErrorCode::invalid_field);
+  CHECK_THROWS_WITH(load(write_safetensors(extra)),
+                    Catch::Contains("in_proj_bias") && Catch::Contains("embed.weight, pos.weight, layers.0.ln1.weight"));
+
+  Safetensors no_heads = good;
+  no_heads.metadata.clear();
+  CHECK_ATTN_ERROR(load(write_safetensors(no_heads)), ErrorCode::missing_field);
+  Safetensors bad_heads = good;
+  bad_heads.metadata["heads"] = "two";
+  CHECK_ATTN_ERROR(load(write_safetensors(bad_heads)), ErrorCode::invalid_field);
+  bad_heads.metadata["heads"] = "3";  // does not divide d_model 4
+  CHECK_ATTN_ERROR(load(write_safetensors(bad_heads)), ErrorCode::invalid_field);
+  Safetensors bad_kind = good;
+  bad_kind.metadata["kind"] = "encoder";
+  CHECK_ATTN_ERROR(load(write_safetensors(bad_kind)), ErrorCode::invalid_field);
+  bad_kind.metadata["kind"] = "seq2seq";  // names say decoder: its tensors are missing
+  CHECK_ATTN_ERROR(load(write_safetensors(bad_kind)), ErrorCode::missing_field);
+
+  Safetensors no_pos = good;  // no pos.weight and no "positions"
+  no_pos.tensors.erase(no_pos.tensors.begin() + 1);
+  CHECK_ATTN_ERROR(load(write_safetensors(no_pos)), ErrorCode::missing_field);
+  CHECK_THROWS_WITH(load(write_safetensors(no_pos)), Catch::Contains("positions"));
+
+  Safetensors one_d = good;  // embed.weight as a vector
+  one_d.tensors[0].shape = {28};
+  CHECK_ATTN_ERROR(load(write_safetensors(one_d)), ErrorCode::shape_mismatch);
+
+  Safetensors nothing;
+  nothing.tensors = {SafeTensor{"weight", SafeDtype::F64, {1}, 0, 0, {1.0}}};
+  CHECK_ATTN_ERROR(load(write_safetensors(nothing)), ErrorCode::missing_field);
+}
+
+TEST_CASE("model file: the loader's parameter limit is 4,194,304, separate from training's", "[learn][model_file]") {
+  // vocab 4096, d_model 512, no layers: embed + unembed = 2 · 4096 · 512 = 4,194,304 exactly; a
+  // learned pos.weight (1 × 512) is one row too many. F16 zeros keep the file at 8 MiB.
+  const auto file = [](bool pos) {
+    std::string h = R"({"__metadata__":{"heads":"1","positions":")" + std::string(pos ? "learned" : "none") + R"("},"embed.weight":{"dtype":"F16","shape":[4096,512],"data_offsets":[0,4194304]},)";
+    std::uint64_t at = 4194304;
+    if (pos) {
+      h += R"("pos.weight":{"dtype":"F16","shape":[1,512],"data_offsets":[4194304,4195328]},)";
+      at += 1024;
+    }
+    h += R"("unembed.weight":{"dtype":"F16","shape":[4096,512],"data_offsets":[)" + std::to_string(at) + "," +
+         std::to_string(at + 4194304) + "]}}";
+    std::string out;
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((h.size() >> (8 * i)) & 0xff));
+    return out + h + std::string(at + 4194304, '\0');
+  };
+  const ModelFile m = load(file(false));
+  CHECK(m.model.layout.total() == kMaxFileParams);
+  CHECK(m.model.layout.total() > kMaxParams);
+  CHECK_ATTN_ERROR(load(file(true)), ErrorCode::too_large);
+  CHECK_THROWS_WITH(load(file(true)), Catch::Contains("4194816") && Catch::Contains("4194304"));
+}
+
+TEST_CASE("model file: shipped checkpoints export, load and export again bit for bit", "[learn][model_file]") {
+  const attn::lessons::HeadsRun heads = attn::lessons::heads_run_from_checkpoint(shipped("learned_heads.ckpt"));
+  const attn::lessons::TranslateRun tr = attn::lessons::translate_run_from_checkpoint(shipped("translate.ckpt"));
+  const std::vector<std::tuple<std::string, std::string, const std::vector<double>*>> runs = {
+      {"learned_heads.ckpt", "", &heads.params},
+      {"translate.ckpt", "none", &tr.none_params},
+      {"translate.ckpt", "additive", &tr.additive_params}};
+  for (const auto& [name, which, params] : runs) {
+    INFO(name << " " << which);
+    const std::string bytes = attn::lessons::checkpoint_to_safetensors(shipped(name), which);
+    const ModelFile m = load(bytes);
+    CHECK(same_bits(m.params, *params));
+    CHECK(m.file.metadata.at("params_fnv1a") == hex64(fnv1a_doubles(*params)));
+    CHECK(write_safetensors(model_safetensors(m.model, m.params, m.file.metadata)) == bytes);
+  }
+  CHECK(attn::lessons::checkpoint_to_safetensors(shipped("translate.ckpt")) ==
+        attn::lessons::checkpoint_to_safetensors(shipped("translate.ckpt"), "additive"));
+  CHECK_ATTN_ERROR(attn::lessons::checkpoint_to_safetensors(shipped("translate.ckpt"), "both"), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::lessons::checkpoint_to_safetensors(shipped("learned_heads.ckpt"), "none"), ErrorCode::invalid_field);
+}
+
+TEST_CASE("model ops: a loaded checkpoint gives its parameters' logits to the bit", "[learn][model_file][json]") {
+  attn::set_case_file_reader(attn::read_case_file);
+  // the decoder: model_logits on the export against decoder_forward on the checkpoint's parameters
+  const attn::lessons::HeadsRun heads = attn::lessons::heads_run_from_checkpoint(shipped("learned_heads.ckpt"));
+  const attn::lessons::HeadsTrainer trainer(heads);
+  const std::string hp = temp_file("heads.safetensors", attn::lessons::checkpoint_to_safetensors(shipped("learned_heads.ckpt")));
+  const std::vector<std::vector<int>> tokens = {{1, 2, 3, 4, 1, 2, 3}, {5, 5, 0, 15, 5, 5, 0}};
+  const Json out = attn::run_case(Json{{"op", "model_logits"}, {"model", hp}, {"tokens", tokens}});
+  DecoderBatch b;
+  b.batch = 2;
+  b.t = 7;
+  for (const auto& r : tokens) b.tokens.insert(b.tokens.end(), r.begin(), r.end());
+  b.targets = b.tokens;
+  DecoderActivations acts;
+  decoder_forward(trainer.model(), trainer.layout(), heads.params.data(), b, acts);
+  const int V = trainer.model().vocab, H = trainer.model().heads;
+  REQUIRE(out["logits"].size() == 2);
+  for (int i = 0; i < 2; ++i)
+    for (int t = 0; t < 7; ++t)
+      for (int v = 0; v < V; ++v) REQUIRE(out["logits"][i][t][v].get<double>() == acts.logits[(i * 7 + t) * V + v]);
+  REQUIRE(out["weights"].size() == static_cast<size_t>(trainer.model().layers));
+  for (size_t l = 0; l < acts.layers.size(); ++l)
+    for (int i = 0; i < 2; ++i)
+      for (int h = 0; h < H; ++h)
+        for (int q = 0; q < 7; ++q)
+          for (int k = 0; k < 7; ++k)
+            REQUIRE(out["weights"][l][i][h][q][k].get<double>() == acts.layers[l].weights[(((i * H + h) * 7) + q) * 7 + k]);
+  const Json info = attn::run_case(Json{{"op", "model_info"}, {"model", hp}});
+  CHECK(info["params_fnv1a"] == hex64(fnv1a_doubles(heads.params)));
+  CHECK(info["kind"] == "decoder");
+  CHECK(info["tensors"][0] == Json{{"name", "embed.weight"}, {"dtype", "F64"}, {"shape", {16, 32}}});
+
+  // the attention translator: model_logits on the export against seq2seq_forward, sources of two lengths
+  const attn::lessons::TranslateRun tr = attn::lessons::translate_run_from_checkpoint(shipped("translate.ckpt"));
+  const Seq2SeqConfig sc = attn::lessons::translate_model_config(tr.config, true);
+  const ParamLayout sl = seq2seq_layout(sc);
+  const std::string tp = temp_file("translate.safetensors", attn::lessons::checkpoint_to_safetensors(shipped("translate.ckpt")));
+  const Json s2s = attn::run_case(Json{{"op", "model_logits"}, {"model", tp}, {"source", {{3, 4, 5}, {6, 7}}},
+                                       {"target_in", {{1, 2}, {1, 3}}}});
+  Seq2SeqBatch sb;
+  sb.batch = 2;
+  sb.src_len = 3;
+  sb.tgt_len = 2;
+  sb.source = {3, 4, 5, 6, 7, 9};  // padding is never read: another id gives the same bits
+  sb.source_lengths = {3, 2};
+  sb.target_in = sb.target_out = {1, 2, 1, 3};
+  Seq2SeqActivations sa;
+  seq2seq_forward(sc, sl, tr.additive_params.data(), sb, sa);
+  for (int i = 0; i < 2; ++i)
+    for (int t = 0; t < 2; ++t) {
+      for (int v = 0; v < sc.tgt_vocab; ++v)
+        REQUIRE(s2s["logits"][i][t][v].get<double>() == sa.logits[(i * 2 + t) * sc.tgt_vocab + v]);
+      REQUIRE(s2s["alignment"][i][t].size() == static_cast<size_t>(sb.source_lengths[i]));
+      for (int j = 0; j < sb.source_lengths[i]; ++j) REQUIRE(s2s["alignment"][i][t][j].get<double>() == sa.weights[t][i * 3 + j]);
+    }
+
+  // refusals through the ops
+  CHECK_ATTN_ERROR(attn::run_case(Json{{"op", "model_logits"}, {"model", hp}, {"tokens", {{1, 99}}}}), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::run_case(Json{{"op", "model_logits"}, {"model", hp}, {"source", {{1}}}}), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::run_case(Json{{"op", "model_logits"}, {"model", tp}, {"source", {{1}, {}}}, {"target_in", {{1}, {1}}}}),
+                   ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::run_case(Json{{"op", "model_info"}, {"model", 3}}), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::run_case(Json{{"op", "model_info"}, {"model", hp}, {"heads", 0}}), ErrorCode::invalid_field);
+  attn::set_case_file_reader({});  // the page's build: no file access
+  CHECK_THROWS_WITH(attn::run_case(Json{{"op", "model_info"}, {"model", hp}}), Catch::Contains("no file access"));
+  attn::set_case_file_reader(attn::read_case_file);
+  std::filesystem::remove(hp);
+  std::filesystem::remove(tp);
+}
