@@ -177,7 +177,8 @@ TEST_CASE("model file: the loader's parameter limit is 4,194,304, separate from 
     h += R"("unembed.weight":{"dtype":"F16","shape":[4096,512],"data_offsets":[)" + std::to_string(at) + "," +
          std::to_string(at + 4194304) + "]}}";
     std::string out;
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((h.size() >> (8 * i)) & 0xff));
+    const std::uint64_t n = h.size();  // 64 bits: size_t is 32 bits in wasm
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
     return out + h + std::string(at + 4194304, '\0');
   };
   const ModelFile m = load(file(false));
