@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "attn/detmath.hpp"
 #include "attn/error.hpp"
@@ -248,8 +250,7 @@ int HeadsTrainer::advance(int max_steps) {
 }
 
 std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, const learn::ParamLayout& layout,
-                                               const std::vector<double>& P, const std::vector<int>& tokens,
-                                               int* steps) {
+                                               const std::vector<double>& P, const std::vector<int>& tokens) {
   const int T = static_cast<int>(tokens.size()), d = c.d_model, h = c.heads, dk = d / h, V = c.vocab, m = c.mlp;
   if (T < 1 || T > c.context) bad("the sequence must have 1.." + std::to_string(c.context) + " tokens");
   for (int i = 0; i < T; ++i)
@@ -334,7 +335,6 @@ std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, co
     learn::linear_forward(logits.data() + static_cast<size_t>(t) * V, head_in, learn::tensor_in(layout, P.data(), "unembed.weight"),
                           nullptr, 1, d, V);
   }
-  if (steps) *steps = T;
   return logits;
 }
 
@@ -418,6 +418,64 @@ HeadsSnapshot take_snapshot(const learn::DecoderConfig& cfg, const learn::ParamL
   return snap;
 }
 
+namespace {
+int argmax_row(const double* row, int n) {
+  int best = 0;
+  for (int j = 1; j < n; ++j)
+    if (row[j] > row[best]) best = j;
+  return best;
+}
+
+// Max |a − b| over rows [r0, r1) of two row-major logit tables of width V.
+double rows_max_diff(const std::vector<double>& a, const std::vector<double>& b, int r0, int r1, int V) {
+  double m = 0.0;
+  for (size_t i = static_cast<size_t>(r0) * V; i < static_cast<size_t>(r1) * V; ++i) m = std::max(m, std::fabs(a[i] - b[i]));
+  return m;
+}
+
+// Greedy from `prefix` until T tokens: each step feeds the previous step's argmax.
+std::vector<int> greedy_to(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                           const std::vector<double>& params, std::vector<int> prefix, int T) {
+  while (static_cast<int>(prefix.size()) < T) {
+    const std::vector<double> lg = decoder_incremental_logits(cfg, layout, params, prefix);
+    prefix.push_back(argmax_row(lg.data() + (prefix.size() - 1) * cfg.vocab, cfg.vocab));
+  }
+  return prefix;
+}
+
+// The dependency of generation, measured (DecodeComparison's fields generation..later_moved).
+void measure_generation_dependency(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                   const std::vector<double>& params, DecodeComparison& d) {
+  const int T = static_cast<int>(d.tokens.size()), V = cfg.vocab;
+  d.generation = greedy_to(cfg, layout, params, {d.tokens[0]}, T);
+  const std::vector<double> free_logits = decoder_incremental_logits(cfg, layout, params, d.generation);
+  d.forced_step_min_diff = INFINITY;
+  for (int j = 1; j < T; ++j) {
+    std::vector<int> forced(d.generation.begin(), d.generation.begin() + j + 1);
+    forced[static_cast<size_t>(j)] = (forced[static_cast<size_t>(j)] + 1) % V;  // not what step j − 1 chose
+    const std::vector<double> lg = decoder_incremental_logits(cfg, layout, params, forced);
+    d.forced_earlier_max_diff = std::max(d.forced_earlier_max_diff, rows_max_diff(lg, free_logits, 0, j, V));
+    const double own = rows_max_diff(lg, free_logits, j, j + 1, V);
+    d.forced_step_min_diff = std::min(d.forced_step_min_diff, own);
+    d.dependent_steps += own > 0.0;
+  }
+  if (T < 2) d.forced_step_min_diff = 0.0;
+  d.sequential_steps = 1 + d.dependent_steps;
+  // Once, at the middle: the forced token's effect carried through the rest of the generation.
+  d.forced_at = T / 2;
+  if (d.forced_at >= 1 && d.forced_at < T) {
+    std::vector<int> prefix(d.generation.begin(), d.generation.begin() + d.forced_at + 1);
+    prefix.back() = (prefix.back() + 1) % V;
+    const std::vector<int> carried = greedy_to(cfg, layout, params, prefix, T);
+    const std::vector<double> lg = decoder_incremental_logits(cfg, layout, params, carried);
+    for (int j = d.forced_at + 1; j < T; ++j) {
+      ++d.later_steps;
+      d.later_moved += rows_max_diff(lg, free_logits, j, j + 1, V) > 0.0;
+    }
+  }
+}
+}  // namespace
+
 DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                                   const std::vector<double>& params, const InductionBatch& heldout) {
   DecodeComparison d;
@@ -431,8 +489,11 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
   one.targets[0] = d.tokens[1 % T];
   learn::DecoderActivations a;
   learn::decoder_forward(cfg, layout, params.data(), one, a);
-  const std::vector<double> inc = decoder_incremental_logits(cfg, layout, params, d.tokens, &d.sequential_steps);
+  const int V = cfg.vocab;
+  d.teacher_forced_positions = static_cast<int>(a.logits.size() / static_cast<size_t>(V));
+  const std::vector<double> inc = decoder_incremental_logits(cfg, layout, params, d.tokens);
   for (size_t i = 0; i < inc.size(); ++i) d.max_logit_diff = std::max(d.max_logit_diff, std::fabs(inc[i] - a.logits[i]));
+  measure_generation_dependency(cfg, layout, params, d);
   const InductionLayout& lay = heldout.layouts[0];
   d.prompt.assign(d.tokens.begin(), d.tokens.begin() + lay.repeat_start() + 1);
   d.expected.assign(d.tokens.begin() + lay.repeat_start() + 1, d.tokens.begin() + lay.repeat_start() + lay.run);
@@ -455,7 +516,6 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
   }
   // Shifted targets: position i is trained on token i + 1. Edit every token after position c
   // (the targets of positions c.. and beyond) and compare the logits of positions 0..c.
-  const int V = cfg.vocab;
   for (int c = 0; c + 1 < T; ++c) {
     learn::DecoderBatch edited = one;
     for (int j = c + 1; j < T; ++j) edited.tokens[static_cast<size_t>(j)] = (edited.tokens[static_cast<size_t>(j)] + 1) % V;
@@ -500,6 +560,46 @@ HeadsTrainer::HeadsTrainer(const HeadsRun& run) : HeadsTrainer(run.config) {
   losses_ = run.losses;
   other_losses_ = run.other_losses;
   step_ = run.step;
+}
+
+HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg, const learn::DecoderConfig& model,
+                           const std::vector<double>& start)
+    : HeadsTrainer(cfg) {
+  if (model.vocab != cfg.task.vocab)
+    bad("the model's vocabulary (" + std::to_string(model.vocab) + " tokens) is not the task's (" +
+        std::to_string(cfg.task.vocab) + ")");
+  if (model.context < cfg.task.context)
+    bad("the model's context (" + std::to_string(model.context) + " tokens) is shorter than the task's sequences (" +
+        std::to_string(cfg.task.context) + ")");
+  learn::validate_decoder_config(model);
+  cfg_.model = model;
+  model_ = model;
+  layout_ = learn::decoder_layout(model_);
+  if (start.size() != layout_.total())
+    bad("the model has " + std::to_string(start.size()) + " parameters; its configuration needs " +
+        std::to_string(layout_.total()));
+  params_ = start;
+  initial_ = start;
+}
+
+HeadsTrainingConfig heads_config_for_model(const learn::DecoderConfig& model, HeadsTrainingConfig base) {
+  if (model.vocab < 2) bad("the model's vocabulary has " + std::to_string(model.vocab) + " token(s); the task needs 2");
+  InductionTask& t = base.task;
+  if (model.context < t.prefix_max + 2 * t.run_max) {
+    // Shorter runs and prefix, so that the longest layout fills the model's context.
+    t.run_max = std::min(t.run_max, model.context / 2);
+    if (t.run_max < 2)
+      bad("the model's context (" + std::to_string(model.context) +
+          " tokens) is too short for the task: a run of 2 tokens seen twice needs 4");
+    t.run_min = std::min(t.run_min, t.run_max);
+    t.prefix_max = std::min(t.prefix_max, model.context - 2 * t.run_max);
+    t.prefix_min = std::min(t.prefix_min, t.prefix_max);
+  }
+  t.vocab = model.vocab;
+  t.context = std::min(t.context, model.context);
+  base.model = model;
+  validate_task(t);
+  return base;
 }
 
 Json heads_config_json(const HeadsTrainingConfig& c) {
@@ -685,6 +785,32 @@ int ExtrapolationStudy::advance(int max_steps) {
   }
   steps_done_ += ran;
   return ran;
+}
+
+std::string loss_curve_caption(double uniform_loss, const std::vector<double>& other_curve, int stride,
+                               double heldout_other, int heldout_step) {
+  auto g3 = [](double x) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.3g", x);
+    return std::string(b);
+  };
+  std::string s = "Training loss of each step's batch at the predictable positions (the second copy of the run) and "
+                  "at the other positions, against log V = " + g3(uniform_loss) + ", the loss of a uniform guess" +
+                  (stride > 1 ? ", averaged over " + std::to_string(stride) + " steps" : std::string()) +
+                  ". The other positions hold random tokens that nothing predicts, and no loss is taken there.";
+  if (other_curve.empty()) return s;
+  const double last = other_curve.back();
+  s += " Their loss ends at " + g3(last);
+  if (std::fabs(last - uniform_loss) <= 0.1 * uniform_loss)
+    s += ", near log V: the model stays close to a uniform guess there.";
+  else if (last > uniform_loss)
+    s += ", above log V: the model grows confident at those positions and is wrong, which a uniform guess "
+         "never is.";
+  else
+    s += ", below log V: something at those positions was predictable in these batches.";
+  if (heldout_step >= 0 && std::isfinite(heldout_other))
+    s += " Held out at step " + std::to_string(heldout_step) + ": " + g3(heldout_other) + ".";
+  return s;
 }
 
 }  // namespace attn::lessons

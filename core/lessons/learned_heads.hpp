@@ -119,6 +119,14 @@ struct HeadsTrainingConfig {
   int train_length = 0;  ///< training sequences' length (0 = the task's context); layouts fit it
 };
 
+/// The run configuration for training and measuring a given decoder (a loaded model) on `base`'s
+/// task: the task's vocab becomes the model's and its context the shorter of the two; a model
+/// whose context is shorter than the longest layout (prefix_max + 2·run_max) gets shorter runs
+/// (run_max = min(run_max, context / 2), run_min at most that) and prefix (at most context −
+/// 2·run_max). The model is `model`. Throws Error(invalid_field) for a vocabulary under 2 or a
+/// context under 4 (a run of 2 seen twice).
+HeadsTrainingConfig heads_config_for_model(const learn::DecoderConfig& model, HeadsTrainingConfig base);
+
 /// Positions do not guarantee extrapolation. Accuracy on the predictable positions of held-out
 /// sequences whose repeat is placed anywhere up to test_length (prefix uniform in
 /// 0..test_length − 2·run), counted per target position. Train on shorter sequences
@@ -146,6 +154,13 @@ class HeadsTrainer {
   /// moments are not recorded, so a restored run cannot continue; its step must equal its
   /// configuration's steps. Throws Error(invalid_field) when the record does not fit its config.
   explicit HeadsTrainer(const HeadsRun& run);
+  /// A run that starts from `start` (a model read from a file, learn/model_file.hpp) instead of
+  /// the seeded initial draw; Adam starts afresh. `model` is that model's configuration, kept as
+  /// it is: its vocab must be the task's and its context at least the task's (the task's
+  /// sequences are fed as they are; a longer context is not used). config().model is `model`.
+  /// Throws Error(invalid_field) naming the vocab or context that does not fit, or when start is
+  /// not the layout's size.
+  HeadsTrainer(const HeadsTrainingConfig& cfg, const learn::DecoderConfig& model, const std::vector<double>& start);
   /// Runs at most max_steps more steps (never beyond cfg.steps); returns how many ran.
   int advance(int max_steps);
   int step() const { return step_; }
@@ -238,15 +253,27 @@ InductionBatch heldout_batch(const InductionTask& task, std::uint64_t seed, int 
 HeadsSnapshot take_snapshot(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                             const std::vector<double>& params, int step, const InductionBatch& heldout);
 
-/// Training is parallel, generation is sequential: the teacher-forced forward computes every
-/// position of the display sequence at once; the cached generation reproduces each position's
-/// logits one step at a time; greedy generation from the sequence cut after the first token of the
-/// repeat continues the run (or not), token by token.
+/// Training is parallel, generation is sequential, measured. The teacher-forced forward computes
+/// every position of the display sequence from known tokens; the K/V-cache pass reproduces each
+/// position's logits one step at a time. Generation's dependency is measured on a greedy run
+/// from the display sequence's first token to T tokens: at each step j >= 1 the token fed (step
+/// j − 1's argmax) is replaced by another, and step j's logits must move while every earlier
+/// step's stay to the bit; and once, at the middle step, the forced run continues greedily to the
+/// end and every later step must move. Greedy generation from the sequence cut after the first
+/// token of the repeat continues the run (or not), token by token.
 struct DecodeComparison {
   std::vector<int> tokens;          ///< the display sequence
   double max_logit_diff = 0.0;      ///< parallel vs cached, over all positions and logits
-  int parallel_passes = 1;          ///< forwards the teacher-forced pass needed
-  int sequential_steps = 0;         ///< steps the cached generation needed (T)
+  int teacher_forced_positions = 0; ///< logit rows one teacher-forced forward returned (T)
+  /// Free greedy generation of T tokens from tokens[0]: generation[j] is the token fed at step j.
+  std::vector<int> generation;
+  /// Steps j (1..T−1) whose logits moved when the token fed at j was forced to another: each
+  /// needs the previous step's output. sequential_steps = 1 + dependent_steps.
+  int dependent_steps = 0, sequential_steps = 0;
+  double forced_earlier_max_diff = 0.0;  ///< max change of any step before the forced one (0 exactly)
+  double forced_step_min_diff = 0.0;     ///< min over j of the forced step's own max change (> 0)
+  /// The middle step's forcing carried on greedily: later steps, and how many of them moved.
+  int forced_at = 0, later_steps = 0, later_moved = 0;
   std::vector<int> prompt, generated;  ///< greedy: prompt = up to the repeat's first token; then the model's tokens
   std::vector<int> expected;        ///< the run's continuation the generation should reproduce
   int correct = 0;                  ///< generated tokens equal to expected
@@ -268,10 +295,9 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
 
 /// Logits of one sequence computed position by position with a growing K/V cache (each new query
 /// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does.
-/// tokens T' → logits T'×V, row-major; *steps receives the number of sequential steps (T').
+/// tokens T' → logits T'×V, row-major.
 std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
-                                               const std::vector<double>& params, const std::vector<int>& tokens,
-                                               int* steps = nullptr);
+                                               const std::vector<double>& params, const std::vector<int>& tokens);
 
 /// The record of a run as the panel keeps it: snapshots (held-out loss, accuracy and head scores)
 /// at step 0, at every kHeadsSnapshotEvery steps and at the last step, on
@@ -310,5 +336,14 @@ HeadsRun heads_run_from_checkpoint(const learn::Checkpoint& ckpt);
 /// Greedy generation: appends n tokens, each the argmax of the cached forward's last logits.
 std::vector<int> decoder_greedy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                                 const std::vector<double>& params, std::vector<int> prompt, int n);
+
+/// The loss plot's caption, worded from its curve: what is plotted (averaged over `stride` steps
+/// when > 1) against log V = uniform_loss, the loss of a uniform guess; then where the other
+/// positions' training loss ends (other_curve.back()) against log V — within 10% of it "near",
+/// above "confidently wrong" (nothing predicts those tokens and no loss is taken there), below
+/// "something there was predictable" — and `heldout_other`'s held-out figure at `heldout_step`
+/// when heldout_step >= 0. Never throws.
+std::string loss_curve_caption(double uniform_loss, const std::vector<double>& other_curve, int stride,
+                               double heldout_other, int heldout_step);
 
 }  // namespace attn::lessons

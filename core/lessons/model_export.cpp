@@ -9,45 +9,56 @@
 
 namespace attn::lessons {
 
+namespace {
+std::string write_model(const learn::Model& model, const std::vector<double>& params,
+                        std::map<std::string, std::string> meta) {
+  meta["params_fnv1a"] = learn::hex64(learn::fnv1a_doubles(params));
+  return learn::write_safetensors(learn::model_safetensors(model, params, std::move(meta)));
+}
+}  // namespace
+
+std::string heads_model_safetensors(const HeadsTrainingConfig& cfg, const learn::DecoderConfig& model, int step,
+                                    const std::vector<double>& params) {
+  return write_model(learn::make_model(learn::ModelKind::decoder, model, {}), params,
+                     {{"kind", "decoder"},
+                      {"heads", std::to_string(model.heads)},
+                      {"positions", learn::decoder_positions_name(model.positions)},
+                      {"context", std::to_string(model.context)},
+                      {"seed", std::to_string(cfg.seed)},
+                      {"steps", std::to_string(step)},
+                      {"config", heads_config_json(cfg).dump()}});
+}
+
+std::string translate_model_safetensors(const TranslateConfig& cfg, bool attention, int step,
+                                        const std::vector<double>& params) {
+  return write_model(learn::make_model(learn::ModelKind::seq2seq, {}, translate_model_config(cfg, attention)), params,
+                     {{"kind", "seq2seq"},
+                      {"attention", attention ? "additive" : "none"},
+                      {"seed", std::to_string(cfg.seed)},
+                      {"steps", std::to_string(step)},
+                      {"config", translate_config_json(cfg).dump()}});
+}
+
 std::string checkpoint_to_safetensors(const learn::Checkpoint& ckpt, const std::string& which) {
   std::string task;
   if (ckpt.meta.is_object() && ckpt.meta.contains("task") && ckpt.meta["task"].is_string())
     task = ckpt.meta["task"].get<std::string>();
-  std::map<std::string, std::string> meta;
-  learn::Model model;
-  std::vector<double> params;
   if (task == "induction") {
     if (!which.empty())
       throw Error(ErrorCode::invalid_field, "the Learned heads checkpoint holds one model: no --model \"" + which + "\"");
     const HeadsRun run = heads_run_from_checkpoint(ckpt);
     const HeadsTrainer trainer(run);  // the decoder configuration the run trained
-    model = learn::make_model(learn::ModelKind::decoder, trainer.model(), {});
-    params = run.params;
-    meta = {{"kind", "decoder"},
-            {"heads", std::to_string(trainer.model().heads)},
-            {"positions", learn::decoder_positions_name(trainer.model().positions)},
-            {"context", std::to_string(trainer.model().context)},
-            {"seed", std::to_string(run.config.seed)},
-            {"steps", std::to_string(run.step)},
-            {"config", heads_config_json(run.config).dump()}};
-  } else if (task == "translate") {
+    return heads_model_safetensors(run.config, trainer.model(), run.step, run.params);
+  }
+  if (task == "translate") {
     const bool attention = which.empty() || which == "additive";
     if (!attention && which != "none")
       throw Error(ErrorCode::invalid_field, "the Translate checkpoint holds \"none\" and \"additive\", not \"" + which + "\"");
     const TranslateRun run = translate_run_from_checkpoint(ckpt);
-    model = learn::make_model(learn::ModelKind::seq2seq, {}, translate_model_config(run.config, attention));
-    params = attention ? run.additive_params : run.none_params;
-    meta = {{"kind", "seq2seq"},
-            {"attention", attention ? "additive" : "none"},
-            {"seed", std::to_string(run.config.seed)},
-            {"steps", std::to_string(run.step)},
-            {"config", translate_config_json(run.config).dump()}};
-  } else {
-    throw Error(ErrorCode::invalid_field, "the checkpoint is neither a Learned heads nor a Translate run (meta.task \"" +
-                                              task + "\")");
+    return translate_model_safetensors(run.config, attention, run.step, attention ? run.additive_params : run.none_params);
   }
-  meta["params_fnv1a"] = learn::hex64(learn::fnv1a_doubles(params));
-  return learn::write_safetensors(learn::model_safetensors(model, params, std::move(meta)));
+  throw Error(ErrorCode::invalid_field, "the checkpoint is neither a Learned heads nor a Translate run (meta.task \"" +
+                                            task + "\")");
 }
 
 }  // namespace attn::lessons

@@ -4,9 +4,28 @@
 
 #include <string>
 
+#include <vector>
+
 #include "learn/checkpoint.hpp"
+#include "lessons/learned_heads.hpp"
+#include "lessons/translate.hpp"
 
 namespace attn::lessons {
+
+/// A decoder of a Learned heads run as safetensors bytes (F64, layout order): `model` the trained
+/// configuration, `params` its parameters after `step` steps of `cfg`'s run. "__metadata__": kind
+/// "decoder", heads, positions, context, seed, steps, config (heads_config_json), params_fnv1a.
+/// The page's Export and `attn export` both write through it. Throws Error(shape_mismatch) when
+/// params is not the layout's size.
+std::string heads_model_safetensors(const HeadsTrainingConfig& cfg, const learn::DecoderConfig& model, int step,
+                                    const std::vector<double>& params);
+
+/// One of a Translate run's two models (`attention`: the additive one) as safetensors bytes, with
+/// "__metadata__" kind "seq2seq", attention, seed, steps, config (translate_config_json),
+/// params_fnv1a. Throws Error(shape_mismatch) when params is not the layout's size.
+std::string translate_model_safetensors(const TranslateConfig& cfg, bool attention, int step,
+                                        const std::vector<double>& params);
+
 
 /// The safetensors bytes (learn::write_safetensors, F64, tensors in layout order) of one model of a
 /// checkpoint: the Learned heads run (checkpoints/learned_heads.ckpt, a decoder; `which` must be

@@ -187,6 +187,28 @@ TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(r
   step_ = run.step;
 }
 
+TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2SeqConfig& model,
+                                   const std::vector<double>& start)
+    : TranslateTrainer(cfg) {
+  const int en = english_vocab().size(), fr = french_vocab().size();
+  if (model.src_vocab != en || model.tgt_vocab != fr)
+    bad("the model's vocabularies (" + std::to_string(model.src_vocab) + " source, " + std::to_string(model.tgt_vocab) +
+        " target tokens) are not the lesson's (" + std::to_string(en) + " English, " + std::to_string(fr) +
+        " French words)");
+  learn::validate_seq2seq_config(model);
+  TranslateModel& m = model.attention ? additive_ : none_;
+  m.config = model;
+  m.layout = learn::seq2seq_layout(model);
+  if (start.size() != m.layout.total())
+    bad("the model has " + std::to_string(start.size()) + " parameters; its configuration needs " +
+        std::to_string(m.layout.total()));
+  m.params = start;
+  val_steps_.clear();
+  none_val_.clear();
+  additive_val_.clear();
+  record_validation();
+}
+
 // ---------------------------------------------------------------- decoding
 
 EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source) {

@@ -77,6 +77,13 @@ class TranslateTrainer {
   /// A finished run restored from its record; it cannot continue (Adam's moments are not stored).
   /// Throws Error(invalid_field) when the record does not fit its configuration.
   explicit TranslateTrainer(const TranslateRun& run);
+  /// A run whose model of `model`'s kind (model.attention: the attention model, else the fixed
+  /// summary) starts from `start` (a model read from a file, learn/model_file.hpp) with its own
+  /// dimensions; the other model is cfg's seeded one. Adam starts afresh for both. Throws
+  /// Error(invalid_field) when the model's vocabularies are not the lesson's (English source,
+  /// French target, translation_data.hpp) or its configuration is refused, and when start is not
+  /// its layout's size.
+  TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2SeqConfig& model, const std::vector<double>& start);
   int advance(int max_steps);  ///< returns the steps run (never beyond cfg.steps)
   int step() const { return step_; }
   bool done() const { return step_ >= cfg_.steps; }

@@ -23,14 +23,14 @@ std::string short_number(double v) {
   return b;
 }
 
-std::string range_of(const LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
-
 std::string points(double from, double to) {
   const long d = std::lround(100.0 * (to - from));
   return (d > 0 ? "+" : "") + std::to_string(d) + " points";
 }
 
 }  // namespace
+
+std::string range_of(const LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
 
 // The caption of the accuracy table, worded from its numbers.
 std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int hidden) {
@@ -50,11 +50,12 @@ std::string scores_caption(const TranslateEval& none, const TranslateEval& addit
   } else {
     c += "Here the gap does not grow with length. ";
   }
-  c += "The fixed summary has to squeeze the whole sentence into one vector of " + std::to_string(hidden) +
-       " numbers, read only at the start of decoding: a lossy compression that is hard to learn through the long "
-       "path from an early source word to a late target word. It is not a word-count limit: on the longest "
-       "sentences it still gets " + pct(n1.token_accuracy) + " of the words right. Attention reads every encoder "
-       "state again at each step.";
+  c += "The fixed summary squeezes the whole sentence into one vector of " + std::to_string(hidden) +
+       " numbers (the encoder's last state, fed to every decoder step); attention reads every encoder state again "
+       "at each step. On the longest sentences the fixed summary puts " + pct(n1.token_accuracy) +
+       " of the words in the right place. This table measures how often each model is right by length; it does "
+       "not tell a lossy, hard-to-learn summary from a limit on the number of words, since both would lose more "
+       "with length.";
   return c;
 }
 
@@ -82,8 +83,8 @@ std::string alignment_caption(const TranslateAlignment& result, int step) {
     std::snprintf(b, sizeof b, "%.2f", min_peak);
     return "Measured: every row puts its largest weight (at least " + std::string(b) + ") on \"" + w +
            "\". This is not the lesson's word-by-word alignment: the encoder reads left to right, so its state at \"" +
-           w + "\" can already hold a short phrase, and the decoder needs to read nothing else. Try a long "
-           "sentence.";
+           w + "\" can already hold a short phrase. The map shows where the decoder reads, not what it uses: it "
+           "does not show that the other words are not needed. Try a long sentence.";
   }
   int distinct = 0;
   for (int j = 0; j < cols; ++j) distinct += std::find(peak.begin(), peak.end(), j) != peak.end();
@@ -132,6 +133,13 @@ std::string widths_caption(const std::vector<TranslateWidthResult>& rows) {
   } else {
     c += "On the longest sentences (" + range_of(lb) + " words) the wider state moved the fixed summary by " +
          points(l0.exact_match, l1.exact_match) + ". ";
+  }
+  // Attention has its own limit when the state is narrow: say so when the narrowest width's
+  // attention model misses most long sentences.
+  if (lo.additive.buckets[last].exact_match < 0.5) {
+    std::string by;
+    for (size_t b = 0; b < nb; ++b) by += (b ? " / " : "") + pct(lo.additive.buckets[b].exact_match);
+    c += "Attention needs width too: at H " + std::to_string(lo.hidden) + " its exact match by length is " + by + ". ";
   }
   for (const auto& r : rows) {
     if (r.additive.buckets[last].exact_match > best_none) {

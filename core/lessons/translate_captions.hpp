@@ -12,6 +12,9 @@
 
 namespace attn::lessons {
 
+/// A length bucket as the page writes it: "LO-HI" (source words, both ends included).
+std::string range_of(const LengthBucket& b);
+
 /// The accuracy table's caption at `step`: both models' exact match on the shortest and the
 /// longest bucket, whether attention's lead grows with length (by more than 5 points), and the
 /// fixed summary's width `hidden`. "" when the buckets do not match.

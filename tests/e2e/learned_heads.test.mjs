@@ -70,7 +70,11 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
   assert.equal(s.interventions.heads.length, 8);
   for (const x of s.interventions.heads) assert.ok(Number.isFinite(x.zero_delta_loss) && Number.isFinite(x.recovered));
   assert.ok(s.decoding.max_logit_diff < 1e-9, `parallel vs cached: ${s.decoding.max_logit_diff}`);
-  assert.equal(s.decoding.parallel_passes, 1);
+  assert.equal(s.decoding.teacher_forced_positions, 32);
+  assert.equal(s.decoding.generation.length, 32);
+  assert.equal(s.decoding.forced_earlier_max_diff, 0, 'a forced token moves no earlier step');
+  assert.ok(s.decoding.forced_step_min_diff > 0, 'each forced token moves its own step');
+  assert.equal(s.decoding.sequential_steps, 1 + s.decoding.dependent_steps);
   assert.equal(s.decoding.sequential_steps, 32);
   assert.equal(s.combined.heads.length, 2);
   assert.notEqual(s.combined.delta_loss, 0, 'ablating two heads changes the reported loss');

@@ -278,3 +278,98 @@ TEST_CASE("model ops: a loaded checkpoint gives its parameters' logits to the bi
   std::filesystem::remove(hp);
   std::filesystem::remove(tp);
 }
+
+TEST_CASE("model file: a loaded decoder trains and measures as the panel's own run", "[learn][model_file][lessons]") {
+  namespace lh = attn::lessons;
+  const lh::HeadsRun run = lh::heads_run_from_checkpoint(shipped("learned_heads.ckpt"));
+  const ModelFile m = load(lh::checkpoint_to_safetensors(shipped("learned_heads.ckpt")));
+  const lh::HeadsTrainingConfig cfg = lh::heads_config_for_model(m.model.decoder, lh::HeadsTrainingConfig{});
+  CHECK(lh::heads_config_json(cfg) == lh::heads_config_json(run.config));  // the file says the run's architecture
+
+  // Measured from the file, the last snapshot's figures are the checkpoint's, bit for bit.
+  const lh::HeadsTrainer loaded(cfg, m.model.decoder, m.params);
+  CHECK(same_bits(loaded.initial_params(), run.params));
+  const lh::InductionBatch held = lh::heldout_batch(cfg.task, cfg.seed, lh::kHeadsHeldout);
+  const lh::HeadsSnapshot snap = lh::take_snapshot(loaded.model(), loaded.layout(), loaded.params(), 0, held);
+  const lh::HeadsSnapshot& want = run.snapshots.back();
+  CHECK(snap.eval.loss == want.eval.loss);
+  CHECK(snap.eval.accuracy == want.eval.accuracy);
+  REQUIRE(snap.scores.size() == want.scores.size());
+  for (size_t i = 0; i < snap.scores.size(); ++i) {
+    CHECK(snap.scores[i].induction == want.scores[i].induction);
+    CHECK(snap.scores[i].previous_token == want.scores[i].previous_token);
+  }
+
+  // Started from the seeded initial draw, it trains exactly as a fresh run (Adam from zero).
+  lh::HeadsTrainingConfig few = cfg;
+  few.steps = 3;
+  lh::HeadsTrainer fresh(few);
+  lh::HeadsTrainer from_start(few, fresh.model(), fresh.initial_params());
+  fresh.advance(3);
+  from_start.advance(3);
+  CHECK(same_bits(from_start.params(), fresh.params()));
+  CHECK(!same_bits(from_start.params(), from_start.initial_params()));
+
+  // What does not fit is refused by name.
+  DecoderConfig other = m.model.decoder;
+  other.vocab = 9;
+  CHECK_THROWS_WITH(lh::HeadsTrainer(few, other, m.params), Catch::Contains("vocabulary (9 tokens)"));
+  CHECK_THROWS_WITH(lh::HeadsTrainer(few, m.model.decoder, std::vector<double>(7, 0.0)), Catch::Contains("7 parameters"));
+  // A shorter context gets shorter runs: the longest layout fills it (defaults: prefix 0-7, runs 6-11).
+  DecoderConfig short_ctx = m.model.decoder;
+  short_ctx.positions = DecoderPositions::rope;
+  short_ctx.context = 20;
+  const lh::InductionTask t20 = lh::heads_config_for_model(short_ctx, lh::HeadsTrainingConfig{}).task;
+  CHECK((t20.context == 20 && t20.run_max == 10 && t20.run_min == 6 && t20.prefix_max == 0));
+  short_ctx.context = 5;
+  const lh::InductionTask t5 = lh::heads_config_for_model(short_ctx, lh::HeadsTrainingConfig{}).task;
+  CHECK((t5.context == 5 && t5.run_max == 2 && t5.run_min == 2 && t5.prefix_max == 1));
+  short_ctx.context = 3;
+  CHECK_THROWS_WITH(lh::heads_config_for_model(short_ctx, lh::HeadsTrainingConfig{}), Catch::Contains("context (3 tokens)"));
+  CHECK_ATTN_ERROR(lh::heads_config_for_model(short_ctx, lh::HeadsTrainingConfig{}), ErrorCode::invalid_field);
+}
+
+TEST_CASE("model file: the page's export of a run is attn export's bytes", "[learn][model_file][lessons]") {
+  namespace lh = attn::lessons;
+  const lh::HeadsRun heads = lh::heads_run_from_checkpoint(shipped("learned_heads.ckpt"));
+  const lh::HeadsTrainer trainer(heads);
+  CHECK(lh::heads_model_safetensors(trainer.config(), trainer.model(), trainer.step(), trainer.params()) ==
+        lh::checkpoint_to_safetensors(shipped("learned_heads.ckpt")));
+  const lh::TranslateRun tr = lh::translate_run_from_checkpoint(shipped("translate.ckpt"));
+  CHECK(lh::translate_model_safetensors(tr.config, false, tr.step, tr.none_params) ==
+        lh::checkpoint_to_safetensors(shipped("translate.ckpt"), "none"));
+  CHECK_ATTN_ERROR(lh::translate_model_safetensors(tr.config, true, tr.step, tr.none_params), ErrorCode::shape_mismatch);
+}
+
+TEST_CASE("model file: a loaded translator takes its kind's place in the pair", "[learn][model_file][lessons]") {
+  namespace lh = attn::lessons;
+  const lh::TranslateRun run = lh::translate_run_from_checkpoint(shipped("translate.ckpt"));
+  const ModelFile m = load(lh::checkpoint_to_safetensors(shipped("translate.ckpt"), "additive"));
+  lh::TranslateConfig few = run.config;
+  few.steps = 2;
+  const lh::TranslateTrainer loaded(few, m.model.seq2seq, m.params);
+  CHECK(same_bits(loaded.model(true).params, run.additive_params));
+  const lh::TranslateTrainer seeded(few);
+  CHECK(same_bits(loaded.model(false).params, seeded.model(false).params));  // the other model is the seeded one
+  // Measured on the file's weights: the shipped run's test figures.
+  const lh::TranslateTrainer restored(run);
+  const auto buckets = restored.data().config.buckets;
+  const lh::TranslateEval a = lh::evaluate_translation(loaded.model(true), loaded.data().test, buckets);
+  const lh::TranslateEval b = lh::evaluate_translation(restored.model(true), restored.data().test, buckets);
+  CHECK(a.overall.exact_match == b.overall.exact_match);
+  CHECK(a.overall.token_accuracy == b.overall.token_accuracy);
+  CHECK(loaded.validation_losses(true).front() != seeded.validation_losses(true).front());
+
+  // Started from the seeded draw, it trains as the fresh pair does.
+  lh::TranslateTrainer fresh(few);
+  lh::TranslateTrainer from_start(few, fresh.model(false).config, fresh.model(false).params);
+  fresh.advance(2);
+  from_start.advance(2);
+  CHECK(same_bits(from_start.model(false).params, fresh.model(false).params));
+  CHECK(same_bits(from_start.model(true).params, fresh.model(true).params));
+
+  Seq2SeqConfig other = m.model.seq2seq;
+  other.src_vocab += 1;
+  CHECK_THROWS_WITH(lh::TranslateTrainer(few, other, m.params), Catch::Contains("not the lesson's"));
+  CHECK_THROWS_WITH(lh::TranslateTrainer(few, m.model.seq2seq, std::vector<double>(3, 0.0)), Catch::Contains("3 parameters"));
+}

@@ -3,6 +3,7 @@
 // forward, and training in slices.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -169,9 +170,8 @@ TEST_CASE("learned heads: generation with a K/V cache reproduces the parallel fo
       const InductionBatch b = make_induction_batch(small_task(), rng, 1);
       learn::DecoderActivations a;
       learn::decoder_forward(c, layout, params.data(), b.batch, a);
-      int steps = 0;
-      const std::vector<double> inc = decoder_incremental_logits(c, layout, params, b.batch.tokens, &steps);
-      CHECK(steps == 16);
+      const std::vector<double> inc = decoder_incremental_logits(c, layout, params, b.batch.tokens);
+      CHECK(inc.size() == 16u * 8u);
       double diff = 0.0;
       for (size_t i = 0; i < inc.size(); ++i) diff = std::max(diff, std::fabs(inc[i] - a.logits[i]));
       INFO("positions " << learn::decoder_positions_name(pos) << ", variant " << variant << ": max |diff| " << diff);
@@ -218,8 +218,24 @@ TEST_CASE("learned heads: a snapshot and the decoding comparison on held-out dat
   CHECK(snap.eval.counted > 0);
   const DecodeComparison d = compare_decoding(c, layout, params, held);
   CHECK(d.max_logit_diff <= 1e-12);
+  CHECK(d.teacher_forced_positions == 16);
+  // Forcing the token fed at each generation step moves that step (an untrained model's logits
+  // depend on every input token) and never an earlier one, to the bit.
+  CHECK(d.generation.size() == 16);
+  CHECK(d.generation[0] == d.tokens[0]);
+  CHECK(d.dependent_steps == 15);
   CHECK(d.sequential_steps == 16);
-  CHECK(d.parallel_passes == 1);
+  CHECK(d.forced_earlier_max_diff == 0.0);
+  CHECK(d.forced_step_min_diff > 0.0);
+  CHECK(d.forced_at == 8);
+  CHECK(d.later_steps == 7);
+  CHECK(d.later_moved == 7);
+  // The free generation is greedy: each fed token is the previous step's argmax.
+  const std::vector<double> lg = decoder_incremental_logits(c, layout, params, d.generation);
+  for (int j = 1; j < 16; ++j) {
+    const double* row = lg.data() + static_cast<size_t>(j - 1) * 8;
+    CHECK(row[d.generation[static_cast<size_t>(j)]] == *std::max_element(row, row + 8));
+  }
   CHECK(d.generated.size() == d.expected.size());
   CHECK(d.prompt.size() == static_cast<size_t>(held.layouts[0].repeat_start() + 1));
   // Editing the tokens after position c (the targets of positions c..) leaves positions 0..c alone
@@ -474,4 +490,19 @@ TEST_CASE("learned heads: the redundancy question is answered on the model as it
   a.heads_model = &fresh;
   a.choice = 2;
   CHECK(check_recall("learned_heads.redundancy", a).pass);
+}
+
+TEST_CASE("learned heads: the loss caption follows the other positions' curve", "[lesson][learned_heads]") {
+  const double log_v = std::log(16.0);  // 2.77
+  const std::string above = loss_curve_caption(log_v, {2.8, 4.0, 6.2}, 6, 6.36, 1800);
+  CHECK(above.find("log V = 2.77") != std::string::npos);
+  CHECK(above.find("ends at 6.2, above log V") != std::string::npos);
+  CHECK(above.find("Held out at step 1800: 6.36.") != std::string::npos);
+  CHECK(above.find("averaged over 6 steps") != std::string::npos);
+  const std::string near = loss_curve_caption(log_v, {2.9, 2.8}, 1, 0.0, -1);
+  CHECK(near.find("ends at 2.8, near log V") != std::string::npos);
+  CHECK(near.find("Held out") == std::string::npos);
+  CHECK(near.find("averaged") == std::string::npos);
+  CHECK(loss_curve_caption(log_v, {1.5}, 1, 1.4, 100).find("below log V") != std::string::npos);
+  CHECK(loss_curve_caption(log_v, {}, 1, 0.0, -1).find("ends at") == std::string::npos);
 }

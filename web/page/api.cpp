@@ -10,7 +10,8 @@
 
 namespace {
 app::App* g_app = nullptr;
-std::string g_reply;  // the last reply; JS copies it before the next call
+std::string g_reply;   // the last reply; JS copies it before the next call
+std::string g_export;  // the last model export's bytes
 
 const char* reply(const attn::Json& j) {
   g_reply = attn::dump(j);
@@ -90,5 +91,28 @@ void attn_app_checkpoint_failed(const char* url, const char* message) {
   if (!app::checkpoint_fetch_failed(g_app->state(), url, why)) return;
   g_app->request_frame();
 }
+
+const char* attn_app_load_model(const char* name, const char* panel, const unsigned char* data, int size) {
+  if (!g_app) return no_app();
+  const std::size_t n = size > 0 ? static_cast<std::size_t>(size) : 0;
+  const attn::Json r = app::model_arrived(g_app->state(), name ? name : "the file", data, n, panel ? panel : "");
+  g_app->request_frame();
+  return reply(r);
+}
+
+const char* attn_app_model_failed(const char* name, const char* message) {
+  if (!g_app) return no_app();
+  const attn::Json r = app::model_fetch_failed(g_app->state(), name ? name : "the model", message ? message : "");
+  g_app->request_frame();
+  return reply(r);
+}
+
+const char* attn_app_export_model(const char* panel, const char* which) {
+  if (!g_app) return no_app();
+  g_export.clear();
+  return reply(app::export_model(g_app->state(), panel ? panel : "", which ? which : "", g_export));
+}
+
+const unsigned char* attn_app_export_data() { return reinterpret_cast<const unsigned char*>(g_export.data()); }
 
 }  // extern "C"

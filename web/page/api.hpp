@@ -37,4 +37,15 @@ ATTN_EXPORT void attn_app_request_frame();
 ATTN_EXPORT void attn_app_checkpoint_loaded(const char* url, const unsigned char* data, int size);
 /// The fetch of `url` failed with `message` (HTTP status, network error).
 ATTN_EXPORT void attn_app_checkpoint_failed(const char* url, const char* message);
+/// A model file the user brought (`name`: its file name or URL; `panel`: the panel it was brought
+/// to, or ""): `size` bytes at `data`, or data null when the page did not copy a file over its
+/// limit (app::model_arrived). {ok, panel, [error]}.
+ATTN_EXPORT const char* attn_app_load_model(const char* name, const char* panel, const unsigned char* data, int size);
+/// A model the page could not fetch (a model= link): `message` shows in the panel the link's
+/// model would have gone to (app::model_fetch_failed). {ok: false, panel, error}.
+ATTN_EXPORT const char* attn_app_model_failed(const char* name, const char* message);
+/// Panel `panel`'s model `which` ("" for its first) as safetensors bytes, kept until the next
+/// export: {ok, panel, name, bytes, [error]}; attn_app_export_data() points at the bytes.
+ATTN_EXPORT const char* attn_app_export_model(const char* panel, const char* which);
+ATTN_EXPORT const unsigned char* attn_app_export_data();
 }

@@ -31,6 +31,13 @@
 //   locate(label)             Promise of the on-screen rectangles [{label, full, rect, visible}] of
 //                             the widgets labelled `label` ("sentence", or "##v" for unnamed ones;
 //                             all widgets when omitted), in drawing order
+// Models (docs/models.md; the Learned heads and Translate panels):
+//   loadModel(bytes, name, panel)  a safetensors file (Uint8Array or ArrayBuffer) to the panel of its
+//                             kind, which is then shown → {ok, panel, [error]}; a file over 16 MiB is
+//                             refused without being copied
+//   modelFailed(name, message) a model that could not be fetched (model= links): the message shows
+//   exportModel(panel, which) the panel's model as safetensors → {ok, panel, name, bytes: Uint8Array}
+//                             (translate: which "additive" or "none")
 // Setters return {ok: true} or {ok: false, error: {code, message}}; on error the page keeps
 // showing its last good result and displays the message.
 (function () {
@@ -58,6 +65,24 @@
       if (ptr) _free(ptr);
     }
   }
+
+  // A C function taking two strings and returning JSON.
+  function call2(name, a, b) {
+    const fn = Module['_' + name];
+    if (!fn) throw new Error('attentionLab: the module is not loaded yet (await attentionLab.ready)');
+    const ptrs = [a, b].map(function (t) {
+      const n = lengthBytesUTF8(t) + 1, p = _malloc(n);
+      stringToUTF8(t, p, n);
+      return p;
+    });
+    try {
+      return JSON.parse(UTF8ToString(fn(ptrs[0], ptrs[1])));
+    } finally {
+      ptrs.forEach(function (p) { _free(p); });
+    }
+  }
+
+  const MAX_MODEL_BYTES = 16 * 1024 * 1024;  // app::kMaxPageModelBytes
 
   // A C function taking one int and returning JSON.
   function callInt(name, n) {
@@ -100,6 +125,35 @@
         return label === undefined ? items
           : items.filter(function (it) { return it.label === String(label) || it.full === String(label); });
       });
+    },
+    loadModel: function (bytes, name, panel) {
+      // A number: the size of a file that was not read (over the limit; the app names both).
+      const data = typeof bytes === 'number' ? { length: bytes } : bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+      const fn = Module['_attn_app_load_model'];
+      if (!fn) throw new Error('attentionLab: the module is not loaded yet (await attentionLab.ready)');
+      const strings = [String(name || 'model.safetensors'), String(panel || '')].map(function (t) {
+        const n = lengthBytesUTF8(t) + 1, p = _malloc(n);
+        stringToUTF8(t, p, n);
+        return p;
+      });
+      // A file over the page's limit is not copied: the app answers with the limit and the size.
+      const copy = data.length <= MAX_MODEL_BYTES;
+      const pd = copy ? _malloc(Math.max(1, data.length)) : 0;
+      if (copy) HEAPU8.set(data, pd);
+      try {
+        return JSON.parse(UTF8ToString(fn(strings[0], strings[1], pd, data.length)));
+      } finally {
+        if (pd) _free(pd);
+        strings.forEach(function (p) { _free(p); });
+      }
+    },
+    modelFailed: function (name, message) { return call2('attn_app_model_failed', String(name), String(message)); },
+    exportModel: function (panel, which) {
+      const reply = call2('attn_app_export_model', String(panel || ''), String(which || ''));
+      if (!reply.ok) return reply;
+      const p = Module['_attn_app_export_data']();
+      reply.bytes = HEAPU8.slice(p, p + reply.bytes);
+      return reply;
     },
     frames: function () { return lastFrame; },
     nextFrame: function () {

@@ -20,6 +20,12 @@ attn::Json link_inputs(const AppState& s) {
       attn::Json in = p.link_inputs(s);
       if (!in.empty()) out[p.name] = std::move(in);
     }
+  // Models the user brought (by file or URL name): a link carries them as model=URL.
+  attn::Json models = attn::Json::object();
+  for (const PanelDef& p : panels())
+    if (p.model)
+      if (const LoadedModel* m = p.model->loaded(s)) models[p.name] = m->name;
+  if (!models.empty()) out["models"] = std::move(models);
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "attn/error.hpp"
 #include "attn/masks.hpp"
 #include "lesson_ui.hpp"
+#include "lessons/model_export.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
 
@@ -117,13 +118,23 @@ void rebuild_curve(LearnedHeadsState& h) {
     h.curve_train.push_back(sa / (i1 - i0));
     h.curve_other.push_back(sb / (i1 - i0));
   }
+  const lh::HeadsSnapshot* last = h.snapshots.empty() ? nullptr : &h.snapshots.back();
+  h.loss_caption = lh::loss_curve_caption(h.uniform_loss, h.curve_other, h.curve_stride,
+                                          last ? last->eval.other_loss : 0.0, last ? last->step : -1);
+}
+
+// A trainer at step 0 for `in`: the lab's seeded model, or the loaded one on the inputs' task.
+std::shared_ptr<lh::HeadsTrainer> make_trainer(const LearnedHeadsInput& in, const LearnedHeadsLoaded* loaded) {
+  if (!loaded) return std::make_shared<lh::HeadsTrainer>(learned_heads_config(in));
+  const lh::HeadsTrainingConfig cfg = lh::heads_config_for_model(loaded->model, learned_heads_config(in));
+  return std::make_shared<lh::HeadsTrainer>(cfg, loaded->model, loaded->params);
 }
 
 // A new trainer at step 0 for the current inputs (they were validated).
 void start_over(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
-  const lh::HeadsTrainingConfig cfg = learned_heads_config(h.input);
-  h.trainer = std::make_shared<lh::HeadsTrainer>(cfg);
+  h.trainer = make_trainer(h.input, h.loaded.get());
+  const lh::HeadsTrainingConfig& cfg = h.trainer->config();
   h.heldout = lh::heldout_batch(cfg.task, cfg.seed, kHeldout);
   h.uniform_loss = std::log(static_cast<double>(h.trainer->model().vocab));
   run_start_over(h.run);
@@ -132,7 +143,9 @@ void start_over(AppState& s) {
   h.follow = true;
   h.interventions.reset();
   h.combined.reset();
-  h.combo.assign(static_cast<size_t>(h.input.layers * h.input.heads), false);
+  h.loaded_extrapolation.reset();
+  h.loaded_extrapolation_curve.clear();
+  h.combo.assign(static_cast<size_t>(h.trainer->model().layers * h.trainer->model().heads), false);
   const int t = cfg.task.context;
   h.allowed = attn::causal_mask(t, t, attn::Causal::square);
   h.tokens.clear();
@@ -213,8 +226,7 @@ bool set_learned_heads_input(AppState& s, const LearnedHeadsInput& in) {
   }
   const bool ok = guarded(h.error, [&] {
     validate(in);
-    lh::HeadsTrainer probe(learned_heads_config(in));  // the core's own validation
-    (void)probe;
+    (void)make_trainer(in, h.loaded.get());  // the core's own validation
   });
   if (!ok) return false;
   h.input = in;
@@ -236,6 +248,22 @@ lh::ExtrapolationConfig learned_heads_extrapolation_config(const LearnedHeadsInp
 
 void learned_heads_extrapolation_start(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
+  if (h.loaded && h.trainer) {
+    const lh::HeadsTrainer& tr = *h.trainer;
+    const attn::learn::DecoderConfig& m = tr.model();
+    const int test = m.positions == attn::learn::DecoderPositions::learned ? std::min(m.context, 48) : 48;
+    computed(h.error, [&] {
+      h.loaded_extrapolation = lh::accuracy_by_position(m, tr.layout(), tr.params(), tr.config().task,
+                                                        tr.config().task.context, test, h.input.seed);
+      h.loaded_extrapolation_step = tr.step();
+      const lh::PositionAccuracy& a = *h.loaded_extrapolation;
+      h.loaded_extrapolation_curve.assign(static_cast<size_t>(a.test_length), std::nan(""));
+      for (size_t p = 0; p < a.counted.size() && p < h.loaded_extrapolation_curve.size(); ++p)
+        if (a.counted[p] > 0) h.loaded_extrapolation_curve[p] = static_cast<double>(a.correct[p]) / a.counted[p];
+    });
+    ++s.generation;
+    return;
+  }
   computed(h.error, [&] {
     h.extrapolation = std::make_shared<lh::ExtrapolationStudy>(learned_heads_extrapolation_config(h.input));
     h.extrapolation_running = true;
@@ -278,9 +306,21 @@ void learned_heads_continue(AppState& s) {
 
 void learned_heads_reset(AppState& s) { start_over(s); }
 
+void learned_heads_unload_model(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  if (!h.loaded) return;
+  h.loaded.reset();
+  h.run.model.reset();
+  h.extrapolation.reset();
+  h.extrapolation_running = false;
+  h.extrapolation_accuracy.clear();
+  start_over(s);
+}
+
 static bool learned_heads_wants_checkpoint(const AppState& s, bool shown) {
   const LearnedHeadsState& h = s.learned_heads;
-  return run_wants_checkpoint(h.run, shown, h.input == LearnedHeadsInput{} && h.trainer && h.trainer->step() == 0);
+  return run_wants_checkpoint(h.run, shown,
+                              !h.loaded && h.input == LearnedHeadsInput{} && h.trainer && h.trainer->step() == 0);
 }
 
 static void learned_heads_checkpoint_requested(AppState& s) {
@@ -302,7 +342,8 @@ static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* da
       throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint is of another configuration than the default run");
     if (run.snapshots.size() < 2 || run.snapshots.front().step != 0 || run.snapshots.back().step != run.step)
       throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint lacks the snapshots of step 0 and its last step");
-    if (!(h.input == LearnedHeadsInput{}) || !h.trainer || h.trainer->step() != 0 || h.run.running) return false;
+    if (h.loaded || !(h.input == LearnedHeadsInput{}) || !h.trainer || h.trainer->step() != 0 || h.run.running)
+      return false;
     auto trainer = std::make_shared<lh::HeadsTrainer>(run);
     // The first and last snapshots again, from parameters, with their maps; this build must give
     // the recorded figures to the bit, or the checkpoint is not this page's run.
@@ -344,7 +385,8 @@ bool tick_extrapolation(AppState& s, double budget_seconds) {
   lh::ExtrapolationStudy& st = *h.extrapolation;
   const bool ok = run_slice(h.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); });
   if (!ok || st.done()) h.extrapolation_running = false;
-  rebuild_extrapolation_accuracy(h);
+  // Only a signal that finished adds a curve; the plotted ones do not change while the next trains.
+  if (h.extrapolation_accuracy.size() != st.results().size()) rebuild_extrapolation_accuracy(h);
   ++s.generation;
   return true;
 }
@@ -408,7 +450,7 @@ void select_learned_heads_snapshot(AppState& s, int index) {
 void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool mean) {
   LearnedHeadsState& h = s.learned_heads;
   h.combo = heads;
-  h.combo.resize(static_cast<size_t>(h.input.layers * h.input.heads), false);
+  h.combo.resize(h.trainer ? static_cast<size_t>(h.trainer->model().layers * h.trainer->model().heads) : 0, false);
   h.combo_mean = mean;
   update_combined(s);
   ++s.generation;
@@ -416,6 +458,52 @@ void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool m
 
 
 namespace {
+
+std::string decoder_summary(const attn::learn::DecoderConfig& m) {
+  return "decoder, vocab " + std::to_string(m.vocab) + ", context " + std::to_string(m.context) + ", d_model " +
+         std::to_string(m.d_model) + ", " + std::to_string(m.layers) + " layer(s) x " + std::to_string(m.heads) +
+         " head(s), " + attn::learn::decoder_positions_name(m.positions) + " positions, MLP " + std::to_string(m.mlp) +
+         (m.layer_norm ? ", layer norm" : "");
+}
+
+bool learned_heads_install_model(AppState& s, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file) {
+  LearnedHeadsState& h = s.learned_heads;
+  ++s.generation;
+  auto loaded = std::make_shared<LearnedHeadsLoaded>(LearnedHeadsLoaded{file.model.decoder, std::move(file.params)});
+  std::optional<ErrorInfo> e;
+  if (!guarded(e, [&] { (void)make_trainer(h.input, loaded.get()); })) {  // the task must fit the model
+    run_model_refused(h.run, h.error, e->code, name + ": " + e->message);
+    return false;
+  }
+  run_model_loaded(h.run, name, bytes, decoder_summary(loaded->model), loaded->params);
+  h.loaded = std::move(loaded);
+  h.error.reset();
+  h.extrapolation.reset();
+  h.extrapolation_running = false;
+  h.extrapolation_accuracy.clear();
+  start_over(s);
+  run_learned_heads_interventions(s);  // every analysis, on the model as it came
+  return true;
+}
+
+void learned_heads_model_refused(AppState& s, const std::string& code, const std::string& message) {
+  run_model_refused(s.learned_heads.run, s.learned_heads.error, code, message);
+  ++s.generation;
+}
+
+std::string learned_heads_export(const AppState& s, const std::string& which, std::string& file_name) {
+  const LearnedHeadsState& h = s.learned_heads;
+  if (!which.empty()) throw attn::Error(attn::ErrorCode::invalid_field, "the Learned heads panel has one model, not \"" + which + "\"");
+  if (!h.trainer) throw attn::Error(attn::ErrorCode::invalid_field, "the Learned heads panel has no model yet");
+  const lh::HeadsTrainer& tr = *h.trainer;
+  file_name = "learned_heads_step" + std::to_string(tr.step()) + ".safetensors";
+  return attn::lessons::heads_model_safetensors(tr.config(), tr.model(), tr.step(), tr.params());
+}
+
+const ModelHooks kModel = {attn::learn::ModelKind::decoder, learned_heads_install_model, learned_heads_model_refused,
+                           learned_heads_export,
+                           [](const AppState& s) { return s.learned_heads.run.model ? &*s.learned_heads.run.model : nullptr; }};
+
 const CheckpointHooks kCheckpoint = {kLearnedHeadsCheckpointUrl, learned_heads_wants_checkpoint,
                                      learned_heads_checkpoint_requested, learned_heads_install_checkpoint,
                                      learned_heads_checkpoint_failed};
@@ -429,7 +517,7 @@ const PanelDef& learned_heads_panel() {
       draw_learned_heads_panel, nullptr,
       [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn
       [](const AppState& s) { return s.learned_heads.run.running || s.learned_heads.extrapolation_running; },
-      &kCheckpoint};
+      &kCheckpoint, &kModel};
   return def;
 }
 

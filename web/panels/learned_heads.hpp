@@ -10,6 +10,8 @@
 // drawing. The core makes the weights after k steps the same bits however the steps are sliced.
 #pragma once
 
+#include <string>
+
 #include "lessons/learned_heads.hpp"
 #include "panels/trained_run.hpp"
 
@@ -56,11 +58,20 @@ struct LearnedHeadsCombined {
 /// reproduces it to the bit.
 inline constexpr const char* kLearnedHeadsCheckpointUrl = "checkpoints/learned_heads.ckpt";
 
+/// A decoder the user brought (learn/model_file.hpp): its configuration and parameters as read.
+/// While one is loaded, runs start from it (Train trains it further on the task, Reset goes back
+/// to it) and every analysis measures it; the architecture inputs are its own.
+struct LearnedHeadsLoaded {
+  attn::learn::DecoderConfig model;
+  std::vector<double> params;
+};
+
 struct LearnedHeadsState {
   LearnedHeadsInput input;  ///< last good
   std::shared_ptr<attn::lessons::HeadsTrainer> trainer;  ///< the run (step 0 after a reset)
   attn::lessons::InductionBatch heldout;                  ///< heldout_batch(task, seed, 32)
   TrainedRun run;  ///< running, runs, the checkpoint's fetch, steps/s (panels/trained_run.hpp)
+  std::shared_ptr<const LearnedHeadsLoaded> loaded;  ///< a model from a file, or null (the lab's own)
 
   std::vector<attn::lessons::HeadsSnapshot> snapshots;  ///< step 0, every 100 steps, where paused, the last step
   int shown = 0;        ///< snapshot the scrubber shows
@@ -81,6 +92,7 @@ struct LearnedHeadsState {
   // The loss curve as drawn: means over buckets of `curve_stride` steps (at most ~300 points).
   std::vector<double> curve_x, curve_train, curve_other;
   int curve_stride = 1;
+  std::string loss_caption;  ///< lessons::loss_curve_caption of the curve and the last snapshot
 
   std::optional<LearnedHeadsInterventions> interventions;
   std::vector<bool> combo;        ///< heads ticked for ablation together
@@ -93,6 +105,11 @@ struct LearnedHeadsState {
   bool extrapolation_running = false;
   // Per finished signal, accuracy by target position as plotted (NaN where no target was counted).
   std::vector<std::vector<double>> extrapolation_accuracy;
+  // With a loaded model the study measures that model instead, at the step it was asked at: its
+  // accuracy by target position past the task's length (learned positions: up to its context).
+  std::optional<attn::lessons::PositionAccuracy> loaded_extrapolation;
+  int loaded_extrapolation_step = 0;
+  std::vector<double> loaded_extrapolation_curve;  ///< as plotted (NaN where nothing was counted)
 
   std::optional<ErrorInfo> error;
 };
@@ -100,7 +117,8 @@ struct LearnedHeadsState {
 /// The study's configuration for the panel's inputs: their architecture, seed and learning rate,
 /// 1,000 steps per signal on 20-token sequences, tested up to 48 tokens.
 attn::lessons::ExtrapolationConfig learned_heads_extrapolation_config(const LearnedHeadsInput& in);
-/// Start the study afresh (running), pause it, or continue it.
+/// Start the study afresh (running), pause it, or continue it. With a loaded model, start measures
+/// that model by position at once (nothing to train).
 void learned_heads_extrapolation_start(AppState& s);
 void learned_heads_extrapolation_pause(AppState& s);
 void learned_heads_extrapolation_continue(AppState& s);
@@ -117,6 +135,8 @@ void learned_heads_pause(AppState& s);
 void learned_heads_continue(AppState& s);
 /// Back to step 0, not running.
 void learned_heads_reset(AppState& s);
+/// Drop a loaded model: back to the lab's own seeded model at step 0 (the inputs' architecture).
+void learned_heads_unload_model(AppState& s);
 /// One frame's slice: while running, Adam steps until `budget_seconds` are spent (at least one),
 /// snapshots at every 100th step, and at the end the interventions. True when anything changed.
 /// 20 ms: with a software-rendered frame of ~30 ms (headless Chromium) a frame stays under ~50 ms

@@ -103,10 +103,37 @@ void map_grid(const char* id, const std::vector<attn::Matrix>& maps, const std::
 
 // Positions do not guarantee extrapolation: one model per position signal trained on shorter
 // sequences, accuracy by target position past the training length.
+// The loaded model's own accuracy by target position (the study's models are the lab's).
+void draw_loaded_extrapolation(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  const float fs = ImGui::GetFontSize();
+  const lh::InductionTask& task = h.trainer->config().task;
+  txt::note(("The loaded model, measured as it stands: held-out sequences with the repeat placed anywhere, accuracy by target position, past the task's " +
+             std::to_string(task.context) + " tokens up to 48 (learned positions: up to the model's context).")
+                .c_str());
+  if (ImGui::Button("Measure the loaded model by position")) defer_edit(s, learned_heads_extrapolation_start);
+  if (!h.loaded_extrapolation) return;
+  const lh::PositionAccuracy& a = *h.loaded_extrapolation;
+  std::vector<double> xs;
+  for (int p = 0; p < a.test_length; ++p) xs.push_back(p);
+  const char* name = attn::learn::decoder_positions_name(h.trainer->model().positions);
+  plot::line_plot("loaded extrapolation", xs, {plot::Series{name, h.loaded_extrapolation_curve, IM_COL32(31, 111, 178, 255), false}},
+                  false, 0.0, 1.0, ImGui::GetContentRegionAvail().x, fs * 13, "target position", "accuracy", 9, false);
+  const std::string beyond = a.test_length > a.train_length
+                                 ? pct(a.accuracy_beyond) + " beyond (tested to " + std::to_string(a.test_length) + ")"
+                                 : "nothing beyond (its learned table ends at " + std::to_string(a.test_length) + ")";
+  ImGui::TextWrapped("At step %d: %s within the first %d positions, %s.", h.loaded_extrapolation_step,
+                     pct(a.accuracy_within).c_str(), a.train_length, beyond.c_str());
+}
+
 void draw_extrapolation(AppState& s, Ui& ui) {
   LearnedHeadsState& h = s.learned_heads;
   const float fs = ImGui::GetFontSize();
   style::heading(ui.fonts, "Do positions extrapolate?");
+  if (h.loaded && h.trainer) {
+    draw_loaded_extrapolation(s);
+    return;
+  }
   const lh::ExtrapolationConfig cfg = h.extrapolation ? h.extrapolation->config() : learned_heads_extrapolation_config(h.input);
   txt::note(("Three models with this panel's heads, layers, MLP, seed and learning rate, one per position signal "
              "(learned, sinusoidal, RoPE), each trained " + std::to_string(cfg.steps) + " steps on sequences of " +
@@ -174,7 +201,9 @@ void draw_learned_heads_panel(AppState& s, Ui& ui) {
 
 namespace {
 
-// inputs (a change starts over at step 0) (the run's inputs and the panel's own).
+bool draw_architecture(LearnedHeadsInput& e);
+
+// inputs (a change starts over at step 0) (the run's inputs and the panel's own), and the model row.
 void draw_inputs(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   const float fs = ImGui::GetFontSize();
@@ -183,6 +212,35 @@ void draw_inputs(AppState& s) {
   bool changed = draw_run_inputs(e.seed, e.steps, e.lr);
   const auto next = [&](float w) { widgets::same_line_if_fits(w, fs); };
 
+  if (h.loaded) {
+    // The loaded model's architecture is its own; only the run's inputs and the task apply.
+    txt::note(("Architecture: the loaded model's (" + h.run.model->config + ").").c_str());
+  } else {
+    changed = draw_architecture(e) || changed;
+  }
+  ImGui::AlignTextToFramePadding();
+  widgets::dim_wrapped("task:");
+  if (!h.loaded) {
+    ImGui::SameLine();
+    if (widgets::int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
+    next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
+  } else {
+    ImGui::SameLine();
+  }
+  if (widgets::int_field("prefix up to", &e.prefix_max, fs * 3.0f)) changed = true;
+  next(widgets::labeled_width(fs * 3.0f, "run from"));
+  if (widgets::int_field("run from", &e.run_min, fs * 3.0f)) changed = true;
+  next(widgets::labeled_width(fs * 3.0f, "to"));
+  if (widgets::int_field("to", &e.run_max, fs * 3.0f)) changed = true;
+  if (changed) defer_edit(s, [e](AppState& st) { set_learned_heads_input(st, e); });
+  draw_model_row(s, h.run, "learned_heads", learned_heads_unload_model, {{"Export model", ""}});
+}
+
+// heads, layers, MLP, positions of the lab's own model. True when one was edited.
+bool draw_architecture(LearnedHeadsInput& e) {
+  const float fs = ImGui::GetFontSize();
+  const auto next = [&](float w) { widgets::same_line_if_fits(w, fs); };
+  bool changed = false;
   if (widgets::int_choice("heads:", &e.heads, {1, 2, 4, 8})) changed = true;
   next(ImGui::CalcTextSize("layers:").x + 3 * widgets::check_width("3") + fs);
   if (widgets::int_choice("layers:", &e.layers, {1, 2, 3}, 100)) changed = true;
@@ -202,17 +260,7 @@ void draw_inputs(AppState& s) {
     widgets::same_line_if_fits(widgets::check_width(label));
     if (ImGui::RadioButton(label, e.positions == kind)) e.positions = kind, changed = true;
   }
-  ImGui::AlignTextToFramePadding();
-  widgets::dim_wrapped("task:");
-  ImGui::SameLine();
-  if (widgets::int_field("vocab", &e.vocab, fs * 3.0f)) changed = true;
-  next(widgets::labeled_width(fs * 3.0f, "prefix up to"));
-  if (widgets::int_field("prefix up to", &e.prefix_max, fs * 3.0f)) changed = true;
-  next(widgets::labeled_width(fs * 3.0f, "run from"));
-  if (widgets::int_field("run from", &e.run_min, fs * 3.0f)) changed = true;
-  next(widgets::labeled_width(fs * 3.0f, "to"));
-  if (widgets::int_field("to", &e.run_max, fs * 3.0f)) changed = true;
-  if (changed) defer_edit(s, [e](AppState& st) { set_learned_heads_input(st, e); });
+  return changed;
 }
 
 // Train / Pause / Continue / Reset, progress.
@@ -222,13 +270,16 @@ void draw_controls(AppState& s) {
   const lh::HeadsTrainer* tr = h.trainer.get();
   const int step = tr ? tr->step() : 0;
   RunControlsText text;
-  text.details = "; batch 16 sequences of 32 tokens (a random prefix of 0 to " + std::to_string(cur.prefix_max) +
-                 " tokens, a run of " + std::to_string(cur.run_min) + " to " + std::to_string(cur.run_max) +
-                 " tokens twice, then filler; " + std::to_string(cur.vocab) + " token values), Adam, clip 1; run " +
-                 std::to_string(h.run.runs);
+  // The task as trained: a loaded model's shorter context shortens its runs.
+  const lh::InductionTask task = tr ? tr->config().task : learned_heads_config(cur).task;
+  text.details = "; batch 16 sequences of " + std::to_string(task.context) + " tokens (a random prefix of 0 to " +
+                 std::to_string(task.prefix_max) + " tokens, a run of " + std::to_string(task.run_min) + " to " +
+                 std::to_string(task.run_max) + " tokens twice, then filler; " + std::to_string(task.vocab) +
+                 " token values), Adam, clip 1; run " + std::to_string(h.run.runs);
   text.notes.push_back(opened_from_checkpoint_note(h.run, "the default run's weights", step,
                                                    "Train runs the same seed here and gives the same bits."));
   text.notes.push_back(checkpoint_note(h.run, "the default run"));
+  text.notes.push_back(loaded_model_note(h.run, step));
   draw_run_controls(s, h.run, progress_of(tr, cur.steps), text,
                     {learned_heads_train, learned_heads_pause, learned_heads_continue, learned_heads_reset});
 }
@@ -275,12 +326,7 @@ void draw_body(AppState& s, Ui& ui) {
       series[0] = plot::Series{"log V", {uniform, uniform}, IM_COL32(120, 120, 120, 255), true};
     }
     plot::line_plot("loss", xs, series, false, 0.0, ymax, col.left_w, fs * 13, "step", "cross-entropy", 6, false);
-    txt::note(("Training loss of each step's batch at the predictable positions (the second copy of the run) and "
-               "at the other positions, against log V, the loss of a uniform guess" +
-               std::string(h.curve_stride > 1 ? ", averaged over " + std::to_string(h.curve_stride) + " steps" : "") +
-               ". The other positions are random tokens: nothing there can be predicted, so their loss should stay "
-               "near log V = " + short_number(uniform, 3) + ".")
-                  .c_str());
+    txt::note(h.loss_caption.c_str());
   }
   txt::end_column(col.left_w);
   if (col.two) ImGui::SameLine(col.x0 + col.left_w + col.gap);
@@ -489,11 +535,19 @@ void draw_body(AppState& s, Ui& ui) {
       ImGui::TextWrapped("Training is parallel, generation is sequential.");
       ImGui::PopFont();
       const lh::DecodeComparison& d = iv.decoding;
-      ImGui::TextWrapped("1 parallel pass vs %d sequential steps: max |logit difference| %s", d.sequential_steps,
+      ImGui::TextWrapped("teacher forced: one forward gave all %d positions; editing a token moved no earlier "
+                         "position by more than %s",
+                         d.teacher_forced_positions, exact_number(d.future_edit_max_diff).c_str());
+      ImGui::TextWrapped("K/V-cache pass, one position after another: the same logits, max |difference| %s",
                          exact_number(d.max_logit_diff).c_str());
-      txt::note("The teacher-forced forward computes all positions of the display sequence at once (that is why "
-                "training is parallel); generation with a K/V cache must produce one position after another, "
-                "each new query attending to the cached keys. Both give the same logits up to rounding.");
+      ImGui::TextWrapped("generation: forcing the token fed at a step moved that step's logits in %d of %d steps and "
+                         "no earlier step by more than %s; a token forced at step %d moved %d of the %d steps after "
+                         "it. %d evaluations, each waiting for the previous one's output.",
+                         d.dependent_steps, d.teacher_forced_positions - 1, exact_number(d.forced_earlier_max_diff).c_str(),
+                         d.forced_at, d.later_moved, d.later_steps, d.sequential_steps);
+      txt::note("Every input of the teacher-forced pass is known, so all positions are computed at once (that is "
+                "why training is parallel). Generation from the first token feeds each step the token the step "
+                "before chose; replacing that token is how the dependency is measured here.");
       ImGui::TextWrapped("prompt (up to the repeat's first token): %s", tokens_text(d.prompt).c_str());
       ImGui::TextWrapped("greedy continuation: %s", tokens_text(d.generated).c_str());
       ImGui::TextWrapped("the run's continuation:  %s", tokens_text(d.expected).c_str());

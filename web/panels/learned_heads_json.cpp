@@ -52,8 +52,7 @@ Json learned_heads_state_json(const AppState& s) {
   run_state_json(out, h.run, progress_of(h.trainer.get(), h.input.steps), kLearnedHeadsCheckpointUrl);
   out["params_fnv1a"] = h.trainer ? attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params())) : "";
   const int heads = h.trainer ? h.trainer->model().heads : h.input.heads;
-  const int vocab = h.trainer ? h.trainer->model().vocab : 16;
-  out["uniform_loss"] = std::log(static_cast<double>(vocab));
+  out["uniform_loss"] = h.trainer ? h.uniform_loss : std::log(static_cast<double>(h.input.vocab));
   if (h.trainer) {
     const int n = static_cast<int>(h.trainer->losses().size());
     const int stride = std::max(1, (n + 1999) / 2000);
@@ -68,6 +67,10 @@ Json learned_heads_state_json(const AppState& s) {
   for (const lh::HeadsSnapshot& snap : h.snapshots) steps.push_back(snap.step);
   out["snapshot_steps"] = steps;
   out["shown"] = h.shown;
+  // The display sequence the maps are drawn on (the first held-out sequence).
+  out["sequence"] = h.trainer ? Json(std::vector<int>(h.heldout.batch.tokens.begin(),
+                                                      h.heldout.batch.tokens.begin() + h.heldout.batch.t))
+                              : Json::array();
   out["snapshot"] = h.snapshots.empty() ? Json(nullptr) : snapshot_json(h.snapshots[static_cast<size_t>(h.shown)], heads);
   out["latest"] = h.snapshots.empty() ? Json(nullptr) : snapshot_json(h.snapshots.back(), heads);
   if (h.interventions) {
@@ -91,8 +94,15 @@ Json learned_heads_state_json(const AppState& s) {
     const lh::DecodeComparison& d = iv.decoding;
     out["decoding"] = Json{{"step", iv.step},
                            {"max_logit_diff", d.max_logit_diff},
-                           {"parallel_passes", d.parallel_passes},
+                           {"teacher_forced_positions", d.teacher_forced_positions},
+                           {"generation", d.generation},
+                           {"dependent_steps", d.dependent_steps},
                            {"sequential_steps", d.sequential_steps},
+                           {"forced_earlier_max_diff", d.forced_earlier_max_diff},
+                           {"forced_step_min_diff", d.forced_step_min_diff},
+                           {"forced_at", d.forced_at},
+                           {"later_steps", d.later_steps},
+                           {"later_moved", d.later_moved},
                            {"prompt", d.prompt},
                            {"generated", d.generated},
                            {"expected", d.expected},
@@ -146,6 +156,23 @@ Json learned_heads_state_json(const AppState& s) {
                                 {"context", c.task.context},
                                 {"steps_per_signal", c.steps},
                                 {"signals", signals}};
+  } else if (h.loaded_extrapolation) {
+    // A loaded model measured by position (nothing trained): one signal, its own.
+    const lh::PositionAccuracy& a = *h.loaded_extrapolation;
+    Json acc = Json::array();
+    for (size_t p = 0; p < a.counted.size(); ++p)
+      acc.push_back(a.counted[p] ? Json(static_cast<double>(a.correct[p]) / a.counted[p]) : Json(nullptr));
+    out["extrapolation"] = Json{{"status", "done"},
+                                {"model", "loaded"},
+                                {"step", h.loaded_extrapolation_step},
+                                {"train_length", a.train_length},
+                                {"test_length", a.test_length},
+                                {"signals", Json::array({Json{{"positions", attn::learn::decoder_positions_name(h.trainer->model().positions)},
+                                                              {"test_length", a.test_length},
+                                                              {"accuracy_within", a.accuracy_within},
+                                                              {"accuracy_beyond", a.accuracy_beyond},
+                                                              {"accuracy_by_position", acc},
+                                                              {"counted", a.counted}}})}};
   } else {
     out["extrapolation"] = nullptr;
   }
@@ -160,6 +187,7 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
   LearnedHeadsInput in = h.input;
   RunPatch run;
   bool inputs = false, interventions = false;
+  bool architecture = false, unload = false;  // a loaded model has its own architecture
   bool has_snapshot = false, has_combo = false;
   std::string extrapolation;
   int snapshot = 0;
@@ -169,10 +197,10 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
     const std::string& k = it.key();
     const Json& v = *it;
     if (read_run_patch(k, v, in.seed, in.steps, in.lr, run)) continue;
-    if (k == "heads") in.heads = run_clamp_int(run_integer(v, k)), inputs = true;
-    else if (k == "layers") in.layers = run_clamp_int(run_integer(v, k)), inputs = true;
-    else if (k == "mlp") in.mlp = run_clamp_int(run_integer(v, k)), inputs = true;
-    else if (k == "vocab") in.vocab = run_clamp_int(run_integer(v, k)), inputs = true;
+    if (k == "heads") in.heads = run_clamp_int(run_integer(v, k)), inputs = architecture = true;
+    else if (k == "layers") in.layers = run_clamp_int(run_integer(v, k)), inputs = architecture = true;
+    else if (k == "mlp") in.mlp = run_clamp_int(run_integer(v, k)), inputs = architecture = true;
+    else if (k == "vocab") in.vocab = run_clamp_int(run_integer(v, k)), inputs = architecture = true;
     else if (k == "prefix_max") in.prefix_max = run_clamp_int(run_integer(v, k)), inputs = true;
     else if (k == "run_min") in.run_min = run_clamp_int(run_integer(v, k)), inputs = true;
     else if (k == "run_max") in.run_max = run_clamp_int(run_integer(v, k)), inputs = true;
@@ -183,20 +211,22 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
       else if (p == "rope") in.positions = attn::learn::DecoderPositions::rope;
       else if (p == "none") in.positions = attn::learn::DecoderPositions::none;
       else run_invalid("positions must be \"learned\", \"sinusoidal\", \"rope\" or \"none\"");
-      inputs = true;
+      inputs = architecture = true;
+    } else if (k == "model") {
+      if (!v.is_null()) run_invalid("model takes null (back to the lab's model); a file comes through the page (loadModel)");
+      unload = true;
     } else if (k == "interventions") interventions = run_bool(v, k);
     else if (k == "snapshot") snapshot = run_clamp_int(run_integer(v, k)), has_snapshot = true;
     else if (k == "ablate") {
       if (!v.is_array()) run_invalid("ablate must be an array of head indices (layer-major)");
-      const int n = in.layers * in.heads;
-      combo.assign(static_cast<size_t>(h.input.layers * h.input.heads), false);
+      const int n = h.trainer ? h.trainer->model().layers * h.trainer->model().heads : 0;
+      combo.assign(static_cast<size_t>(n), false);
       for (const Json& x : v) {
         const std::int64_t i = run_integer(x, "ablate[]");
         if (i < 0 || i >= static_cast<std::int64_t>(combo.size()))
           run_invalid("ablate: head index " + std::to_string(i) + " is outside 0.." + std::to_string(combo.size() - 1));
         combo[static_cast<size_t>(i)] = true;
       }
-      (void)n;
       has_combo = true;
     } else if (k == "extrapolation") {
       const std::string a = v.is_string() ? v.get<std::string>() : "";
@@ -210,9 +240,10 @@ bool apply_learned_heads_json(AppState& s, const Json& patch) {
     } else {
       run_invalid("unknown learned_heads input '" + k +
               "' (seed, steps, lr, heads, layers, positions, mlp, vocab, prefix_max, run_min, run_max, train, pause, continue, reset, interventions, "
-              "snapshot, ablate, ablate_mode, extrapolation)");
+              "snapshot, ablate, ablate_mode, extrapolation, model)");
     }
   }
+  if (unload || (architecture && h.loaded)) learned_heads_unload_model(s);
   if ((inputs || run.inputs) && !set_learned_heads_input(s, in)) return false;
   if (run.reset) learned_heads_reset(s);
   if (run.train) learned_heads_train(s);

@@ -17,6 +17,8 @@
 
 #include "app_state.hpp"
 #include "error_info.hpp"
+#include "learn/model_file.hpp"
+#include "panels/trained_run.hpp"
 #include "panels/ui.hpp"
 
 namespace app {
@@ -30,6 +32,23 @@ struct CheckpointHooks {
   /// Decoded and checked by the core; false, with the reason in the panel's state, when refused.
   bool (*install)(AppState&, const std::uint8_t* data, std::size_t size);
   void (*failed)(AppState&, const std::string& message);
+};
+
+/// A trained panel's models from files (safetensors, learn/model_file.hpp) and its export. The
+/// page reads a file the user brings through model_arrived(), which gives it to the panel whose
+/// kind it is.
+struct ModelHooks {
+  attn::learn::ModelKind kind;  ///< the files this panel takes
+  /// Install a model read from the file `name` (`bytes` long, parsed and checked by the core);
+  /// false, with the reason in the panel's state and the model shown kept, when refused.
+  bool (*install)(AppState&, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file);
+  /// A file that could not be read: the reason goes to the panel's state, the model shown stays.
+  void (*refused)(AppState&, const std::string& code, const std::string& message);
+  /// The model on show as safetensors bytes (F64) and the download's file name; `which` picks one
+  /// of a panel's models ("" for its first). Throws attn::Error when there is none.
+  std::string (*export_bytes)(const AppState&, const std::string& which, std::string& file_name);
+  /// The model the user brought, if the panel shows one (nullptr: the panel's own).
+  const LoadedModel* (*loaded)(const AppState&);
 };
 
 struct PanelDef {
@@ -57,6 +76,8 @@ struct PanelDef {
   bool (*busy)(const AppState&) = nullptr;
   /// The panel's shipped checkpoint (nullptr: none).
   const CheckpointHooks* checkpoint = nullptr;
+  /// Models from files and the export (nullptr: the panel has no model of its own).
+  const ModelHooks* model = nullptr;
 };
 
 /// All panels, in navigation order (index = AppState::panel).
@@ -82,6 +103,24 @@ void request_checkpoint(AppState& s, const PanelDef& p, bool shown);
 /// URL no panel has.
 bool checkpoint_arrived(AppState& s, const std::string& url, const std::uint8_t* data, std::size_t size);
 bool checkpoint_fetch_failed(AppState& s, const std::string& url, const std::string& message);
+/// The largest model file the page reads: 16 MiB (the core's own limit on parameters,
+/// learn::kMaxFileParams, applies after it).
+inline constexpr std::size_t kMaxPageModelBytes = std::size_t{16} << 20;
+/// A model file the user brought (the file picker, a drop, a `model=` link): `data` null when the
+/// page did not copy it because `size` is over kMaxPageModelBytes. Read by the core, given to the
+/// panel of its kind (decoder: learned_heads, seq2seq: translate), which is then shown; a file that
+/// cannot be read goes to `panel_hint` (the panel it was brought to, or the one on screen).
+/// {ok, panel, [error: {code, message}]}.
+attn::Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* data, std::size_t size,
+                         const std::string& panel_hint);
+/// A model that never arrived (a model= link whose fetch failed): "NAME: MESSAGE" goes to the
+/// panel on screen if it takes models (else the first that does), the model shown stays.
+/// {ok: false, panel, error: {code "fetch_failed", message}}.
+attn::Json model_fetch_failed(AppState& s, const std::string& name, const std::string& message);
+/// Panel `panel`'s model `which` as safetensors bytes into `bytes`, and its file name. {ok, panel,
+/// name, bytes (count), [error]}.
+attn::Json export_model(const AppState& s, const std::string& panel, const std::string& which, std::string& bytes);
+
 /// Every panel's tick, then its checkpoint's fetch if it wants it, before a frame is drawn.
 void tick_panels(AppState& s);
 /// Some panel has work in progress.

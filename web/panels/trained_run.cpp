@@ -6,8 +6,10 @@
 
 #include "app_state.hpp"
 #include "attn/error.hpp"
+#include "learn/checkpoint.hpp"
 #include "lesson_ui.hpp"
 #include "panels/ui.hpp"
+#include "platform/emscripten_shim.hpp"
 
 namespace app {
 
@@ -80,7 +82,17 @@ void run_state_json(Json& out, const TrainedRun& r, const RunProgress& p, const 
   out["total"] = p.total;
   out["progress"] = p.total > 0 ? static_cast<double>(p.step) / p.total : 0.0;
   out["steps_per_second"] = r.steps_per_second;
-  out["source"] = r.from_checkpoint ? "checkpoint" : (p.step > 0 ? "trained here" : "untrained");
+  if (r.model)
+    out["source"] = p.step > 0 ? "file, trained here" : "file";
+  else
+    out["source"] = r.from_checkpoint ? "checkpoint" : (p.step > 0 ? "trained here" : "untrained");
+  out["model"] = r.model ? Json{{"name", r.model->name},
+                                {"bytes", r.model->bytes},
+                                {"config", r.model->config},
+                                {"params_fnv1a", r.model->params_fnv1a},
+                                {"params", r.model->params}}
+                         : Json(nullptr);
+  out["model_message"] = r.model_message;
   Json ck = Json{{"url", checkpoint_url},
                  {"status", checkpoint_status_name(r.checkpoint.status)},
                  {"bytes", r.checkpoint.bytes},
@@ -180,6 +192,51 @@ std::string opened_from_checkpoint_note(const TrainedRun& r, const std::string& 
   const std::string hash = r.checkpoint.params_fnv1a ? "; parameters' FNV-1a " + *r.checkpoint.params_fnv1a : "";
   return "Opened trained: " + what + " after " + std::to_string(step) + " steps, from the shipped checkpoint (" +
          short_number(r.checkpoint.bytes / 1000.0, 3) + " kB, fetched when this panel opened" + hash + "). " + tail;
+}
+
+void run_model_loaded(TrainedRun& r, const std::string& name, std::size_t bytes, const std::string& config,
+                      const std::vector<double>& params) {
+  LoadedModel m;
+  m.name = name;
+  m.bytes = bytes;
+  m.config = config;
+  m.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(params));
+  m.params = params.size();
+  r.model = std::move(m);
+  r.model_message.clear();
+}
+
+void run_model_refused(TrainedRun& r, std::optional<ErrorInfo>& error, const std::string& code, const std::string& message) {
+  r.model_message = message;
+  error = ErrorInfo{code, message + " (the model shown stayed)"};
+}
+
+std::string loaded_model_note(const TrainedRun& r, int step) {
+  std::string out;
+  if (r.model) {
+    const LoadedModel& m = *r.model;
+    out = "Loaded " + m.name + " (" + short_number(m.bytes / 1000.0, 3) + " kB): " + m.config + ", " +
+          std::to_string(m.params) + " parameters, FNV-1a " + m.params_fnv1a;
+    out += step > 0 ? "; trained here for " + std::to_string(step) + " more steps. " : ". ";
+  }
+  if (!r.model_message.empty()) out += "The file brought last was refused: " + r.model_message + "; the model shown stayed.";
+  return out;
+}
+
+void draw_model_row(AppState& s, const TrainedRun& r, const char* panel, void (*unload)(AppState&),
+                    const std::vector<ModelExport>& exports) {
+  const std::string load = std::string("load_model:") + panel;
+  if (ImGui::Button("Load a model...")) shim::page_action(load.c_str());
+  for (const ModelExport& e : exports) {
+    widgets::same_line_if_fits(widgets::button_width(e.label));
+    if (ImGui::Button(e.label)) shim::page_action((std::string("export_model:") + panel + ":" + e.which).c_str());
+  }
+  if (r.model) {
+    widgets::same_line_if_fits(widgets::button_width("Back to the lab's model"));
+    if (ImGui::Button("Back to the lab's model")) defer_edit(s, unload);
+  }
+  widgets::same_line_if_fits(ImGui::CalcTextSize("safetensors, up to 16 MB (docs/models.md)").x, ImGui::GetFontSize());
+  txt::note("safetensors, up to 16 MB (docs/models.md)");
 }
 
 std::string checkpoint_note(const TrainedRun& r, const std::string& what) {

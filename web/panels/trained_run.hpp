@@ -42,6 +42,16 @@ struct CheckpointFetch {
 /// "not_requested", "requested", "installed", "declined", "failed".
 const char* checkpoint_status_name(CheckpointFetch::Status s);
 
+/// A model the user brought (a safetensors file: the file picker, a drop on the canvas or a
+/// `model=` link), as the panel shows where it came from.
+struct LoadedModel {
+  std::string name;          ///< the file's name (or the link's URL)
+  std::size_t bytes = 0;     ///< the file's size
+  std::string config;        ///< one line: kind and dimensions
+  std::string params_fnv1a;  ///< FNV-1a of the parameters as loaded (learn::fnv1a_doubles, hex64)
+  std::size_t params = 0;    ///< their count
+};
+
 /// The inputs every trained run has: its seed, its number of steps and Adam's learning rate. A
 /// panel's input struct derives from it and sets its defaults in its constructor.
 struct RunInputs {
@@ -72,6 +82,10 @@ struct TrainedRun {
   int runs = 0;                  ///< Train presses (a fresh run each)
   bool from_checkpoint = false;  ///< the model shown was installed from the checkpoint, not trained here
   CheckpointFetch checkpoint;
+  /// The model a run starts from when the user brought one (Train continues from it, Reset goes
+  /// back to it); absent: the lab's own seeded model.
+  std::optional<LoadedModel> model;
+  std::string model_message;  ///< why the last file brought was refused ("" after a good one)
   double steps_per_second = 0.0;  ///< wall-clock rate over the last second of training
   double rate_t0 = 0.0;           ///< steady-clock seconds where the rate window starts
   int rate_step0 = 0;
@@ -156,8 +170,9 @@ bool run_install_checkpoint(TrainedRun& r, std::size_t size, Take&& take, After&
 }
 
 /// The run's fields of state(): status, running, runs, step, total, progress, steps_per_second,
-/// source ("checkpoint", "trained here", "untrained") and checkpoint {url, status, bytes,
-/// [params_fnv1a], message}.
+/// source ("checkpoint", "file", "file, trained here", "trained here", "untrained"), checkpoint
+/// {url, status, bytes, [params_fnv1a], message}, model ({name, bytes, config, params_fnv1a,
+/// params} or null) and model_message.
 void run_state_json(attn::Json& out, const TrainedRun& r, const RunProgress& p, const char* checkpoint_url);
 
 // --- set() readers of the trained panels (a malformed value throws attn::Error(invalid_field)) --
@@ -201,6 +216,30 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
 /// "Opened trained: WHAT after N steps, from the shipped checkpoint (K kB, fetched when this panel
 /// opened[; parameters' FNV-1a H]). TAIL" — empty unless the model came from the checkpoint.
 std::string opened_from_checkpoint_note(const TrainedRun& r, const std::string& what, int step, const std::string& tail);
+/// The run's model is now the file `name` (`bytes` long; `config` one line of its kind and sizes)
+/// with these parameters: records where it came from and its hash, clears the last refusal.
+void run_model_loaded(TrainedRun& r, const std::string& name, std::size_t bytes, const std::string& config,
+                      const std::vector<double>& params);
+/// A file was refused (`code`, "NAME: WHY"): its message goes to the run's record and to the
+/// panel's error slot (with "the model shown stayed"); the model shown is not touched.
+void run_model_refused(TrainedRun& r, std::optional<ErrorInfo>& error, const std::string& code, const std::string& message);
+
+/// "Loaded NAME (K kB): CONFIG, N parameters, FNV-1a H[, trained here for S steps]. " and, after
+/// a refused file, "The file brought last was refused: WHY; the model shown stayed." Empty when
+/// neither.
+std::string loaded_model_note(const TrainedRun& r, int step);
+/// One export button of a trained panel: its label and the model it exports ("" for the first).
+struct ModelExport {
+  const char* label;
+  const char* which;
+};
+/// The model row: "Load a model..." (a file picker; a file dropped on the canvas does the same),
+/// one button per export (a download of that model as shown) and, with a loaded model, "Back to
+/// the lab's model" (`unload`, deferred). `panel` names the page actions (embed.js:
+/// load_model:PANEL, export_model:PANEL:WHICH).
+void draw_model_row(AppState& s, const TrainedRun& r, const char* panel, void (*unload)(AppState&),
+                    const std::vector<ModelExport>& exports);
+
 /// The checkpoint's line while it is fetched or when it failed (empty otherwise); `what` names
 /// the run ("the default run", "the default pair").
 std::string checkpoint_note(const TrainedRun& r, const std::string& what);

@@ -17,6 +17,7 @@
 #include "attn/linalg.hpp"
 #include "lesson_ui.hpp"
 #include "lessons/alignment.hpp"
+#include "lessons/model_export.hpp"
 #include "lessons/translate_captions.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
@@ -81,8 +82,6 @@ const char kWidthsJson[] =
 
 
 
-std::string range_of(const tl::LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
-
 TranslateWidths read_widths() {
   TranslateWidths w;
   try {
@@ -95,8 +94,8 @@ TranslateWidths read_widths() {
   if (w.rows.empty()) return w;
   const size_t nb = w.rows.front().none.buckets.size();
   w.table = attn::Matrix(static_cast<int>(w.rows.size()), static_cast<int>(2 * nb));
-  for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("summary " + range_of(w.rows.front().none.buckets[b].bucket));
-  for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("attention " + range_of(w.rows.front().none.buckets[b].bucket));
+  for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("summary " + tl::range_of(w.rows.front().none.buckets[b].bucket));
+  for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("attention " + tl::range_of(w.rows.front().none.buckets[b].bucket));
   for (size_t i = 0; i < w.rows.size(); ++i) {
     const tl::TranslateWidthResult& r = w.rows[i];
     w.table_rows.push_back("H " + std::to_string(r.hidden));
@@ -112,7 +111,7 @@ TranslateWidths read_widths() {
 // A finished run against the precomputed run of the same configuration, hash for hash.
 TranslateReproduction reproduction_of(const TranslateState& t) {
   TranslateReproduction r;
-  if (!t.trainer || !t.trainer->done()) return r;
+  if (!t.trainer || !t.trainer->done() || t.loaded) return r;  // a loaded model is no table run
   const tl::TranslateTrainer& tr = *t.trainer;
   const Json cfg = tl::translate_config_json(tr.config());
   for (const tl::TranslateWidthResult& w : t.widths.rows) {
@@ -141,7 +140,7 @@ void refresh_results(AppState& s, bool scores) {
       sc.step = tr.step();
       sc.none = tl::evaluate_translation(tr.model(false), tr.data().test, tr.data().config.buckets);
       sc.additive = tl::evaluate_translation(tr.model(true), tr.data().test, tr.data().config.buckets);
-      sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.config().hidden);
+      sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.hidden);
       const size_t nb = std::min(sc.none.buckets.size(), sc.additive.buckets.size());
       sc.table = attn::Matrix(static_cast<int>(nb + 1), 4);
       sc.table_cols = {"summary exact", "summary tokens", "attention exact", "attention tokens"};
@@ -219,9 +218,14 @@ void refresh_results(AppState& s, bool scores) {
   ++s.generation;
 }
 
+std::shared_ptr<tl::TranslateTrainer> make_trainer(const TranslateInput& in, const TranslateLoaded* loaded) {
+  if (!loaded) return std::make_shared<tl::TranslateTrainer>(translate_config(in));
+  return std::make_shared<tl::TranslateTrainer>(translate_config(in), loaded->model, loaded->params);
+}
+
 void start_over(AppState& s) {
   TranslateState& t = s.translate;
-  t.trainer = std::make_shared<tl::TranslateTrainer>(translate_config(t.input));
+  t.trainer = make_trainer(t.input, t.loaded.get());
   run_start_over(t.run);
   t.scores.reset();
   t.alignment.reset();
@@ -324,9 +328,19 @@ void translate_reset(AppState& s) {
   refresh_results(s, true);
 }
 
+void translate_unload_model(AppState& s) {
+  TranslateState& t = s.translate;
+  if (!t.loaded) return;
+  t.loaded.reset();
+  t.run.model.reset();
+  start_over(s);
+  refresh_results(s, true);
+}
+
 bool translate_wants_checkpoint(const AppState& s, bool shown) {
   const TranslateState& t = s.translate;
-  return run_wants_checkpoint(t.run, shown, t.input.same_run(TranslateInput{}) && t.trainer && t.trainer->step() == 0);
+  return run_wants_checkpoint(t.run, shown,
+                              !t.loaded && t.input.same_run(TranslateInput{}) && t.trainer && t.trainer->step() == 0);
 }
 
 static void translate_checkpoint_requested(AppState& s) {
@@ -346,7 +360,8 @@ static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, 
     tl::TranslateRun run = tl::translate_run_from_checkpoint(attn::learn::decode_checkpoint(data, size));
     if (tl::translate_config_json(run.config) != tl::translate_config_json(translate_config(TranslateInput{})))
       invalid("the checkpoint is of another configuration than the default run");
-    if (!t.input.same_run(TranslateInput{}) || !t.trainer || t.trainer->step() != 0 || t.run.running) return false;
+    if (t.loaded || !t.input.same_run(TranslateInput{}) || !t.trainer || t.trainer->step() != 0 || t.run.running)
+      return false;
     t.trainer = std::make_shared<tl::TranslateTrainer>(run);
     return true;
   };
@@ -372,6 +387,51 @@ bool tick_translate(AppState& s, double budget_seconds) {
 }
 
 namespace {
+// "additive" (or ""): the attention model; "none": the fixed summary.
+std::string translate_export(const AppState& s, const std::string& which, std::string& file_name) {
+  const TranslateState& t = s.translate;
+  if (which != "" && which != "additive" && which != "none")
+    invalid("the Translate panel's models are \"none\" (the fixed summary) and \"additive\", not \"" + which + "\"");
+  if (!t.trainer) invalid("the Translate panel has no models yet (open it first)");
+  const bool attention = which != "none";
+  const tl::TranslateTrainer& tr = *t.trainer;
+  file_name = std::string("translate_") + (attention ? "additive" : "none") + "_step" + std::to_string(tr.step()) +
+              ".safetensors";
+  return tl::translate_model_safetensors(tr.config(), attention, tr.step(), tr.model(attention).params);
+}
+
+void translate_model_refused(AppState& s, const std::string& code, const std::string& message) {
+  run_model_refused(s.translate.run, s.translate.error, code, message);
+  ++s.generation;
+}
+
+bool translate_install_model(AppState& s, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file) {
+  ensure_translate(s);
+  TranslateState& t = s.translate;
+  ++s.generation;
+  auto loaded = std::make_shared<TranslateLoaded>(TranslateLoaded{file.model.seq2seq, std::move(file.params)});
+  std::optional<ErrorInfo> e;
+  if (!guarded(e, [&] { (void)make_trainer(t.input, loaded.get()); })) {  // the lesson's vocabularies
+    translate_model_refused(s, e->code, name + ": " + e->message);
+    return false;
+  }
+  const attn::learn::Seq2SeqConfig& c = loaded->model;
+  run_model_loaded(t.run, name, bytes,
+                   std::string("seq2seq, ") + (c.attention ? "additive attention" : "fixed summary") + ", source vocab " +
+                       std::to_string(c.src_vocab) + ", target vocab " + std::to_string(c.tgt_vocab) + ", E " +
+                       std::to_string(c.embed) + ", H " + std::to_string(c.hidden) +
+                       (c.attention ? ", A " + std::to_string(c.attn_dim) : std::string()),
+                   loaded->params);
+  t.loaded = std::move(loaded);
+  t.error.reset();
+  start_over(s);
+  refresh_results(s, true);  // accuracy by length, alignment and decoding of the model as it came
+  return true;
+}
+
+const ModelHooks kModel = {attn::learn::ModelKind::seq2seq, translate_install_model, translate_model_refused,
+                           translate_export, [](const AppState& s) { return s.translate.run.model ? &*s.translate.run.model : nullptr; }};
+
 const CheckpointHooks kCheckpoint = {kTranslateCheckpointUrl, translate_wants_checkpoint,
                                      translate_checkpoint_requested, translate_install_checkpoint,
                                      translate_checkpoint_failed};
@@ -389,7 +449,7 @@ const PanelDef& translate_panel() {
       translate_state_json, apply_translate_json, [](AppState& s) { return &s.translate.error; },
       [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
       draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
-      [](const AppState& s) { return s.translate.run.running; }, &kCheckpoint};
+      [](const AppState& s) { return s.translate.run.running; }, &kCheckpoint, &kModel};
   return def;
 }
 

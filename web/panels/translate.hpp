@@ -105,10 +105,19 @@ struct TranslateReproduction {
 /// panel table (TrainedRun) when the panel is first shown with the default inputs at step 0.
 inline constexpr const char* kTranslateCheckpointUrl = "checkpoints/translate.ckpt";
 
+/// A seq2seq model the user brought (learn/model_file.hpp), with the lesson's vocabularies: it takes
+/// the place of the pair's model of its kind (attention or fixed summary), which trains and is
+/// measured from its weights; the other model stays the lab's.
+struct TranslateLoaded {
+  attn::learn::Seq2SeqConfig model;
+  std::vector<double> params;
+};
+
 struct TranslateState {
   TranslateInput input;  ///< last good
   std::shared_ptr<attn::lessons::TranslateTrainer> trainer;  ///< the run (step 0 after a reset)
   TrainedRun run;  ///< running, runs, the checkpoint's fetch, steps/s (panels/trained_run.hpp)
+  std::shared_ptr<const TranslateLoaded> loaded;  ///< a model from a file, or null
 
   std::optional<TranslateScores> scores;
   std::optional<TranslateAlignmentView> alignment;
@@ -149,6 +158,8 @@ void translate_pause(AppState& s);
 void translate_continue(AppState& s);
 /// Back to step 0, not running.
 void translate_reset(AppState& s);
+/// Drop a loaded model: back to the lab's own pair at step 0.
+void translate_unload_model(AppState& s);
 /// One frame's slice: while running, steps of both models until `budget_seconds` are spent (at
 /// least one); at the end the scores and the alignment. True when anything changed.
 bool tick_translate(AppState& s, double budget_seconds = 0.020);

@@ -127,6 +127,11 @@ void draw_inputs(AppState& s) {
   if (widgets::int_choice("H:", &e.hidden, {8, 16, 32, 64})) changed = true;
   if (e.hidden != 32) widgets::dim_after("(H other than 32: trained from scratch here)");
   if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+  if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
+                            " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
+                               .c_str());
+  draw_model_row(s, t.run, "translate", translate_unload_model,
+                 {{"Export attention model", "additive"}, {"Export fixed-summary model", "none"}});
 }
 
 // Train / Pause / Continue / Reset, progress.
@@ -141,6 +146,7 @@ void draw_controls(AppState& s) {
   text.notes.push_back(opened_from_checkpoint_note(t.run, "the default pair", step, "Train runs the same seed here."));
   if (t.reproduction.compared) text.notes.push_back(t.reproduction.sentence);
   text.notes.push_back(checkpoint_note(t.run, "the default pair"));
+  text.notes.push_back(loaded_model_note(t.run, step));
   draw_run_controls(s, t.run, progress_of(tr, cur.steps), text,
                     {translate_train, translate_pause, translate_continue, translate_reset});
 }

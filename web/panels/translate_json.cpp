@@ -189,6 +189,7 @@ bool apply_translate_json(AppState& s, const Json& patch) {
   RunPatch run;
   bool inputs = false;
   std::optional<int> pick;
+  bool unload = false;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
     const Json& v = *it;
@@ -204,9 +205,13 @@ bool apply_translate_json(AppState& s, const Json& patch) {
       in.alpha = v.get<double>(), inputs = true;
     } else if (k == "test_sentence") {
       pick = run_clamp_int(run_integer(v, k));
-    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset)");
+    } else if (k == "model") {
+      if (!v.is_null()) run_invalid("model takes null (back to the lab's models); a file comes through the page (loadModel)");
+      unload = true;
+    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset, model)");
   }
   inputs = inputs || run.inputs;
+  if (unload) translate_unload_model(s);
   if (inputs && !set_translate_input(s, in)) return false;
   if (pick && !pick_translate_test_sentence(s, *pick)) return false;
   if (run.reset) translate_reset(s);

@@ -53,12 +53,14 @@ void install_clipboard();
 
 #else  // native
 
+#include <string>
+
 namespace app::shim {
 inline void notify_frame_presented(int) {}
 inline void report_fatal(const char*) {}
 /// Natively the page tools only remember the last action (the headless test reads it).
-inline const char*& last_page_action() {
-  static const char* last = "";
+inline std::string& last_page_action() {
+  static std::string last;  // a copy: an action's name may be built for the call
   return last;
 }
 inline void page_action(const char* name) { last_page_action() = name; }

@@ -175,6 +175,8 @@
                                function () { toast('Copy failed: the link is in the address bar'); say('Copying failed.'); });
     } else if (name === 'open_full') {
       window.open(currentLink({ full: true }), '_blank', 'noopener');
+    } else if (name.indexOf('load_model:') === 0 || name.indexOf('export_model:') === 0) {
+      modelAction(name);
     } else if (name === 'png' || name === 'png2' || name === 'csv' || name === 'json') {
       Promise.resolve(exportAction(name)).catch(function (e) { warn('export failed: ' + e.message); });
     }

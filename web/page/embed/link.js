@@ -67,11 +67,12 @@
 
   // {panel, embed, origin, patches: {panel: {key: value}}} from the address.
   function paramsToPatches(pairs) {
-    const out = { panel: null, embed: false, origin: null, patches: {} };
+    const out = { panel: null, embed: false, origin: null, model: null, patches: {} };
     for (const [key, value] of pairs) {
       if (key === 'panel') { out.panel = value; continue; }
       if (key === 'embed') { out.embed = /^(1|true|yes|on|)$/i.test(value); continue; }
       if (key === 'origin') { out.origin = value; continue; }
+      if (key === 'model') { out.model = value; continue; }
       let targets = ALIASES[key];
       if (!targets) {
         const dot = key.indexOf('.');
@@ -136,6 +137,10 @@
       if (!r.ok) warn('unknown panel "' + p.panel.slice(0, 40) + '"; showing ' + lab.linkInputs().panel);
     }
     if (p.embed) setEmbed(true);
+    if (p.model !== null && p.model !== modelLink) {
+      if (p.model.length > MAX_PARAM) warn('model is longer than ' + MAX_PARAM + ' characters; ignored');
+      else loadModelLink(p.model);
+    }
   }
 
   function setEmbed(on) {
@@ -152,8 +157,10 @@
     q.set('panel', inputs.panel);
     if (embedded) q.set('embed', '1');
     if (parentOrigin) q.set('origin', parentOrigin);
+    // A model from a link stays in the link while it is the one shown.
+    if (modelLink && inputs.models && Object.values(inputs.models).indexOf(modelLink) >= 0) q.set('model', modelLink);
     for (const panel of Object.keys(inputs)) {
-      if (panel === 'panel' || !defaults[panel]) continue;
+      if (panel === 'panel' || panel === 'models' || !defaults[panel]) continue;
       const now = inputs[panel], def = defaults[panel];
       for (const key of Object.keys(now)) {
         if (JSON.stringify(now[key]) === JSON.stringify(def[key])) continue;

@@ -1,4 +1,4 @@
-//! web/page/embed/prelude.js — embed.js, part 1 of 9: what the page does around the canvas, the
+//! web/page/embed/prelude.js — embed.js, part 1 of 10: what the page does around the canvas, the
 //! shared constants (protocol, limits, the link's short parameter names) and state. The build
 //! (cmake/build_embed_js.cmake) concatenates the parts in web/CMakeLists.txt's order into the one
 //! embed.js the site serves, dropping these //! lines.
@@ -53,7 +53,8 @@
     values: ['alignment.values'],
     row: ['alignment.selected_row'],
   };
-  const PAGE_PARAMS = ['panel', 'embed', 'origin'];
+  const PAGE_PARAMS = ['panel', 'embed', 'origin', 'model'];
+  const MAX_MODEL_FILE = 16 * 1024 * 1024;  // bytes of a model file the page reads (app::kMaxPageModelBytes)
 
   let lab = null;
   let canvas = null;
@@ -66,6 +67,7 @@
   let lastSync = 0;
   let parentOrigin = null;    // from ?origin=, else learned from location.ancestorOrigins
   let embedded = false;
+  let modelLink = null;       // the model= URL whose model is shown (models.js); the link keeps it
 
   const warn = function (msg) { console.warn('Attention Lab: ' + msg); };
 

@@ -1,4 +1,4 @@
-//! web/page/embed/start.js — embed.js, part 9: start() and window.attentionLabPage.
+//! web/page/embed/start.js — embed.js, part 10: start() and window.attentionLabPage.
   // --------------------------------------------------------------------- start
   function start(api) {
     lab = api;
@@ -17,6 +17,7 @@
     installTextInput();
     installTouch();
     installContextLoss();
+    installModelDrop();
     try { applyAddress(); } catch (e) { warn('the address could not be applied: ' + e.message); }
     window.addEventListener('message', onMessage);
     window.addEventListener('popstate', function () { applyAddress(); dirty = true; });

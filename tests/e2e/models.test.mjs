@@ -1,0 +1,245 @@
+// Browser test of models from files (docs/models.md) on the Learned heads panel: the shipped run
+// exported by the page is byte for byte what `attn export` writes natively; a decoder brought
+// through the file picker and through a model= link is measured by the page — its head maps on the
+// display sequence equal, bit for bit, the attention weights the native `attn` computes from the
+// same file (model_logits) — and trains further here; hostile files (not safetensors, a NaN weight,
+// over the page's 16 MiB) are refused with a message naming what is wrong while the model shown
+// and the panel keep working. The Translate panel exports both its models as `attn export` does.
+// Needs the native build's attn (ATTN_NATIVE_ATTN, default build/native/core/attn; scripts/test.sh
+// builds it first). Screenshots: test-artifacts/e2e-models-*.png.
+// Run: node --test tests/e2e/models.test.mjs  (CTest does, in the web build).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { artifactsDir, frames, openLab, repoRoot, scrolledScreenshots, serveSiteAndChromium, siteDir, sleep, trainingPanel, waitCheckpoint } from './lib.mjs';
+
+const artifacts = artifactsDir();
+const attn = process.env.ATTN_NATIVE_ATTN || path.join(repoRoot, 'build', 'native', 'core', 'attn');
+if (!fs.existsSync(attn)) throw new Error(`no native attn at ${attn}: build the native preset first (scripts/test.sh does)`);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-models-'));
+const fixtures = path.join(repoRoot, 'tests', 'reference', 'safetensors');
+
+// The native tool's export of a shipped checkpoint.
+function nativeExport(ckpt, which) {
+  const out = path.join(tmp, `${path.basename(ckpt, '.ckpt')}-${which || 'first'}.safetensors`);
+  execFileSync(attn, ['export', path.join(repoRoot, 'checkpoints', ckpt), out, ...(which ? ['--model', which] : [])]);
+  return fs.readFileSync(out);
+}
+// The native attention weights of one sequence: weights[layer][head] = T×T.
+function nativeWeights(file, tokens) {
+  const r = JSON.parse(execFileSync(attn, ['run', '-'], { input: JSON.stringify({ op: 'model_logits', model: file, tokens: [tokens] }) }).toString());
+  if (r.error) throw new Error(JSON.stringify(r.error));
+  return r.weights.map((layer) => layer[0]);
+}
+
+// A model= link needs the file beside the page: a folder of the built site, removed afterwards.
+const served = path.join(siteDir(), 'test-models');
+fs.mkdirSync(served, { recursive: true });
+const rope = 'decoder-rope-mlp-ln-f64.safetensors';
+fs.copyFileSync(path.join(fixtures, rope), path.join(served, rope));
+
+let server, browser;
+await serveSiteAndChromium((s, b) => { server = s; browser = b; });
+process.on('exit', () => fs.rmSync(served, { recursive: true, force: true }));
+
+const api = (page) => trainingPanel(page, 'learned_heads', { timeoutMs: 120000, pollMs: 200 });
+const exported = (page, panel, which) => page.evaluate(([p, w]) => {
+  const r = window.attentionLab.exportModel(p, w);
+  return r.ok ? { ok: true, name: r.name, bytes: Array.from(r.bytes) } : r;
+}, [panel, which]);
+
+// The page's maps of the shown snapshot, from view(): name "... L<l> H<h>" → values.
+async function pageMaps(page) {
+  await frames(page, 3);
+  const v = await page.evaluate(() => window.attentionLab.view(0));
+  const maps = {};
+  for (const h of v.heatmaps) {
+    const m = /L(\d+) H(\d+)$/.exec(h.name);
+    if (m && !/step 0|initial/i.test(h.name)) maps[`${m[1]}.${m[2]}`] = maps[`${m[1]}.${m[2]}`] || h.values;
+  }
+  return maps;
+}
+
+function sameMaps(maps, weights, what) {
+  let n = 0;
+  weights.forEach((layer, l) => layer.forEach((w, h) => {
+    const got = maps[`${l + 1}.${h + 1}`];
+    assert.ok(got, `${what}: the page shows L${l + 1} H${h + 1}`);
+    for (let q = 0; q < w.length; ++q)
+      for (let k = 0; k <= q; ++k) {
+        assert.equal(got[q][k], w[q][k], `${what}: L${l + 1} H${h + 1} weight (${q}, ${k})`);
+        ++n;
+      }
+  }));
+  return n;
+}
+
+test('models: the page exports the shipped runs as attn export does', async () => {
+  const lab = await openLab(browser, server.url + '?panel=learned_heads');
+  const { page, context, problems } = lab;
+  assert.equal((await waitCheckpoint(page, 'learned_heads')).status, 'installed');
+  const e = await exported(page, 'learned_heads', '');
+  assert.equal(e.ok, true, JSON.stringify(e));
+  assert.ok(Buffer.from(e.bytes).equals(nativeExport('learned_heads.ckpt')), 'Learned heads: the page\'s bytes are attn export\'s');
+  assert.match(e.name, /\.safetensors$/);
+
+  await page.evaluate(() => window.attentionLab.showPanel('translate'));
+  assert.equal((await waitCheckpoint(page, 'translate', 60000)).status, 'installed');
+  for (const which of ['additive', 'none']) {
+    const t = await exported(page, 'translate', which);
+    assert.equal(t.ok, true, JSON.stringify(t));
+    assert.ok(Buffer.from(t.bytes).equals(nativeExport('translate.ckpt', which)), `Translate ${which}: attn export's bytes`);
+  }
+  const bad = await page.evaluate(() => window.attentionLab.exportModel('translate', 'both'));
+  assert.equal(bad.ok, false);
+  assert.match(bad.error.message, /none.*additive/);
+
+  // A seq2seq file over the lesson's vocabularies takes its kind's place in the pair: the shipped
+  // fixed summary, exported and loaded back, scores the shipped figures.
+  const shipped = await page.evaluate(() => window.attentionLab.state().translate);
+  const none = nativeExport('translate.ckpt', 'none');
+  let r = await page.evaluate(([d]) => window.attentionLab.loadModel(new Uint8Array(d), 'summary.safetensors'), [Array.from(none)]);
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.equal(r.panel, 'translate');
+  let t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(t.source, 'file');
+  assert.match(t.model.config, /fixed summary/);
+  assert.deepEqual(t.accuracy.buckets.map((b) => b.none), shipped.accuracy.buckets.map((b) => b.none),
+                   'the loaded fixed summary scores the shipped one\'s figures');
+  // torch's tiny fixture has other vocabularies: refused by name, the pair kept.
+  const tiny = fs.readFileSync(path.join(fixtures, 'seq2seq-additive-f64.safetensors'));
+  r = await page.evaluate(([d]) => window.attentionLab.loadModel(new Uint8Array(d), 'tiny.safetensors'), [Array.from(tiny)]);
+  assert.equal(r.ok, false);
+  assert.match(r.error.message, /vocabularies \(6 source, 5 target tokens\) are not the lesson's/);
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(t.model.name, 'summary.safetensors', 'the last good model stays');
+  r = await page.evaluate(() => window.attentionLab.set({ translate: { model: null } }));
+  assert.equal(r.ok, true);
+  assert.equal((await page.evaluate(() => window.attentionLab.state().translate)).model, null);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('models: a decoder through the file picker is measured as natively, trains here, and hostile files leave it working', async () => {
+  const lab = await openLab(browser, server.url + '?panel=learned_heads');
+  const { page, context, problems } = lab;
+  assert.equal((await waitCheckpoint(page, 'learned_heads')).status, 'installed');
+  const h = api(page);
+  const shipped = await h.state();
+
+  // The Load a model... button's page action opens the file picker.
+  const file = path.join(fixtures, 'decoder-learned-f64.safetensors');
+  const chooser = page.waitForEvent('filechooser');
+  await page.evaluate(() => window.attentionLabPage.pageAction('load_model:learned_heads'));
+  await (await chooser).setFiles(file);
+  let s;
+  for (let i = 0; i < 100; ++i) {
+    s = await h.state();
+    if (s.model) break;
+    await sleep(100);
+  }
+  assert.equal(s.error, null, JSON.stringify(s.error));
+  assert.equal(s.source, 'file');
+  assert.equal(s.model.name, 'decoder-learned-f64.safetensors');
+  assert.equal(s.model.bytes, fs.statSync(file).size);
+  assert.match(s.model.config, /vocab 7, context 5/);
+  const info = JSON.parse(execFileSync(attn, ['run', '-'], { input: JSON.stringify({ op: 'model_info', model: file }) }).toString());
+  assert.equal(s.model.params_fnv1a, info.params_fnv1a, 'the parameters as the native reader reads them');
+  assert.equal(s.params_fnv1a, info.params_fnv1a);
+  assert.equal(s.step, 0);
+  assert.equal(s.sequence.length, 5, 'the task shrank to the model\'s context');
+  const cells = sameMaps(await pageMaps(page), nativeWeights(file, s.sequence), 'file picker');
+  assert.ok(cells >= 2 * 2 * 15, `${cells} weights compared`);
+  assert.equal(s.interventions.step, 0, 'ablation and patching ran on the loaded model');
+  assert.equal(s.interventions.heads.length, 4);
+  assert.ok(s.decoding.max_logit_diff < 1e-12, 'K/V-cache decoding of the loaded model');
+  await scrolledScreenshots(page, artifacts, 'e2e-models-loaded-1280', 2);
+
+  // Hostile files: each refused by name, the loaded model and its figures kept.
+  const hostile = [
+    ['not-safetensors.bin', Array.from(Buffer.from('PK\u0003\u0004 this is a zip, not a model')), /header|shorter|length/],
+    ['huge.safetensors', 17 * 1024 * 1024, /16777216/],
+  ];
+  // A NaN weight: the fixture with its first F64 value overwritten.
+  const bytes = fs.readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const nan = Buffer.from(bytes);
+  nan.writeDoubleLE(NaN, 8 + n);
+  hostile.push(['nan.safetensors', Array.from(nan), /non.finite|NaN/i]);
+  for (const [name, data, why] of hostile) {
+    const r = await page.evaluate(([d, nm]) => window.attentionLab.loadModel(typeof d === 'number' ? d : new Uint8Array(d), nm, 'learned_heads'), [data, name]);
+    assert.equal(r.ok, false, name);
+    assert.match(r.error.message, why, `${name}: ${r.error.message}`);
+    const after = await h.state();
+    assert.equal(after.model.name, 'decoder-learned-f64.safetensors', `${name}: the last good model stays`);
+    assert.equal(after.params_fnv1a, info.params_fnv1a);
+    assert.match(after.model_message, new RegExp(name.replace('.', '\\.')));
+    assert.match(after.error.message, /stayed/);
+  }
+  assert.equal((await page.evaluate(() => window.attentionLab.state().panel)), 'learned_heads');
+
+  // Train continues from the loaded model; Reset goes back to it.
+  let r = await h.set({ steps: 6, train: true });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  for (let i = 0; i < 200 && (await h.state()).status !== 'done'; ++i) await sleep(100);
+  s = await h.state();
+  assert.equal(s.status, 'done');
+  assert.equal(s.source, 'file, trained here');
+  assert.equal(s.step, 6);
+  assert.notEqual(s.params_fnv1a, info.params_fnv1a, 'Adam moved the loaded weights');
+  const trained = await exported(page, 'learned_heads', '');
+  const out = path.join(tmp, 'trained.safetensors');
+  fs.writeFileSync(out, Buffer.from(trained.bytes));
+  const back = JSON.parse(execFileSync(attn, ['run', '-'], { input: JSON.stringify({ op: 'model_info', model: out }) }).toString());
+  assert.equal(back.params_fnv1a, s.params_fnv1a, 'the export reads back natively as the trained parameters');
+  r = await h.set({ reset: true });
+  assert.equal((await h.state()).params_fnv1a, info.params_fnv1a, 'Reset: back to the file\'s weights');
+
+  // Back to the lab's model: the default run at step 0.
+  r = await h.set({ model: null });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  s = await h.state();
+  assert.equal(s.model, null);
+  assert.equal(s.source, 'untrained');
+  assert.equal(s.latest.scores.length, shipped.latest.scores.length);
+  assert.deepEqual(problems.filter((p) => !/model .* refused|could not/.test(p)), []);
+  await context.close();
+});
+
+test('models: a model= link loads a course page\'s own model, and keeps it in the link', async () => {
+  const lab = await openLab(browser, server.url + `?model=test-models/${rope}`);
+  const { page, context, problems } = lab;
+  const h = api(page);
+  let s;
+  for (let i = 0; i < 150; ++i) {
+    s = await h.state();
+    if (s.model || s.model_message) break;
+    await sleep(100);
+  }
+  assert.equal(s.error, null, JSON.stringify(s.error));
+  assert.equal(s.model.name, `test-models/${rope}`);
+  assert.equal((await page.evaluate(() => window.attentionLab.state().panel)), 'learned_heads', 'the panel of its kind opened');
+  assert.equal(s.sequence.length, 32, 'RoPE has no table: the task keeps its 32 tokens');
+  sameMaps(await pageMaps(page), nativeWeights(path.join(fixtures, rope), s.sequence), 'model= link');
+  await frames(page, 4);
+  const link = await page.evaluate(() => window.attentionLabPage.link());
+  assert.match(link, new RegExp(`model=test-models%2F${rope.replace(/\./g, '\\.')}`));
+  await scrolledScreenshots(page, artifacts, 'e2e-models-link-1280', 1);
+
+  // A link to nothing: the message names it, the page stays usable.
+  const missing = await openLab(browser, server.url + '?panel=learned_heads&model=test-models/missing.safetensors');
+  for (let i = 0; i < 100; ++i) {
+    s = await missing.page.evaluate(() => window.attentionLab.state().learned_heads);
+    if (s.model_message) break;
+    await sleep(100);
+  }
+  assert.match(s.model_message, /missing\.safetensors.*404/);
+  assert.equal(s.model, null);
+  await missing.context.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
