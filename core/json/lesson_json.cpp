@@ -147,9 +147,15 @@ Json to_json(const SoftmaxStability& r) {
               {"naive_weights", nums(r.naive_weights)},
               {"naive_overflowed", r.naive_overflowed},
               {"stable_weights", nums(r.stable_weights)},
-              {"gap_weights", nums(r.gap_weights)},
+              {"naive_stable_difference", num(r.naive_stable_difference)},
               {"max_weight", r.max_weight},
               {"entropy", r.entropy},
+              {"saturated", {{"d_k", r.saturated.d_k}, {"keys", r.saturated.keys}, {"rows", r.saturated.rows},
+                             {"seed", r.saturated.seed}, {"largest_abs_logit", r.saturated.largest_abs_logit},
+                             {"max_abs_difference", num(r.saturated.max_abs_difference)},
+                             {"mean_max_weight_naive", r.saturated.mean_max_weight_naive},
+                             {"mean_max_weight_stable", r.saturated.mean_max_weight_stable}}},
+              {"caption", r.caption},
               {"checks", to_json(r.checks)}};
 }
 

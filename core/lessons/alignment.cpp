@@ -74,12 +74,9 @@ AlignmentRead alignment_read(std::vector<std::string> queries, std::vector<std::
     for (Index j = 0; j < values.rows(); ++j) terms.row(j) = weights(i, j) * values.row(j);
     r.contributions.push_back(std::move(terms));
   }
-  double min_w = 0.0;
-  for (Index i = 0; i < weights.rows(); ++i)
-    for (Index j = 0; j < weights.cols(); ++j) min_w = std::min(min_w, weights(i, j));
   r.checks.push_back(
       check_at_most("rows sum to 1: max |sum - 1|", max_row_sum_error(weights), 1e-12));
-  r.checks.push_back(check_at_most("weights are >= 0: -min weight", -min_w, 0.0));
+  // No "weights >= 0" check: a negative weight is refused above, so such a check could not fail.
   r.checks.push_back(check_at_most("contexts lie inside the values' range: max excess",
                                    hull_violation(values, r.contexts), 1e-12));
   return r;

@@ -20,7 +20,7 @@ struct AlignmentRead {
   Matrix contexts;                   ///< Tq×d_v, contexts = weights·values
   /// contributions[i] is Tk×d_v: row j = weights(i,j)·values(j) (the terms of context i).
   std::vector<Matrix> contributions;
-  std::vector<Check> checks;         ///< rows sum to 1; weights >= 0; contexts inside the values' hull
+  std::vector<Check> checks;         ///< rows sum to 1; contexts inside the values' hull
 };
 
 /// The lesson's constructed alignment: the black cat → le chat noir, weights

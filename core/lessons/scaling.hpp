@@ -9,12 +9,14 @@
 //                against d_k, with and without the scale, and the mean Frobenius norm of the
 //                softmax Jacobian ∂w/∂logits measured by the backward pass (a saturated row
 //                passes back little gradient);
-//   stability    softmax_stability(): exp(1000) overflows, subtracting the row max does not; the
-//                subtraction leaves the distribution unchanged, so it cannot undo saturation.
+//   stability    softmax_stability(): exp(1000) overflows, subtracting the row max does not; on
+//                unscaled d_k = 512 rows that do not overflow, naive and stable softmax agree to
+//                rounding and the largest weight stays near 1 with and without the subtraction.
 // Sampling tolerances are statistical and derived in the docs of ScalingResult::checks.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "attn/random.hpp"
@@ -124,6 +126,19 @@ class ScalingStudy {
   double worst_var_ = 0, worst_scaled_ = 0, worst_tied_ = 0;
 };
 
+/// The row-max subtraction measured where it could matter: `rows` softmax rows of `keys` unscaled
+/// scores q·k with d_k components (N(0,1), Rng(seed): q then the keys, row by row), logits that
+/// do not overflow exp(). Each row's softmax is computed naively (exp of the raw logits) and with
+/// the row max subtracted; mathematically the two are equal (softmax(l − c) = softmax(l)), so
+/// they differ only by rounding, and both stay as saturated as the scores make them.
+struct RowMaxOnSaturatedRows {
+  int d_k = 512, keys = 8, rows = 200;
+  std::uint64_t seed = 17;
+  double largest_abs_logit = 0;   ///< max |q·k| drawn: far below exp()'s overflow at ~709.78
+  double max_abs_difference = 0;  ///< max over rows and keys of |naive − stable| weight
+  double mean_max_weight_naive = 0, mean_max_weight_stable = 0;  ///< mean over rows of the largest weight
+};
+
 struct SoftmaxStability {
   std::vector<double> logits;
   double row_max = 0;
@@ -131,15 +146,27 @@ struct SoftmaxStability {
   std::vector<double> naive_weights;   ///< naive_exp / Σ naive_exp: NaN (inf/inf) after overflow
   bool naive_overflowed = false;
   std::vector<double> stable_weights;  ///< exp(logit − max) / Σ: always finite
-  std::vector<double> gap_weights;     ///< the same computed from the gaps logit − max taken as
-                                       ///< fresh logits: identical, so saturation is untouched
+  /// max |naive − stable| over these logits: rounding when nothing overflows, NaN after overflow
+  double naive_stable_difference = 0;
   double max_weight = 0;               ///< largest stable weight (saturation: near 1)
   double entropy = 0;                  ///< −Σ w ln w of the stable weights, nats
+  RowMaxOnSaturatedRows saturated;     ///< the same two softmaxes on unscaled d_k = 512 rows
+  /// The page's sentence, worded from the figures above: whether these logits overflow, and the
+  /// saturated rows' difference and largest weights with and without the subtraction.
+  std::string caption;
+  /// finite weights summing to 1; on the saturated rows, naive = stable to 1e-12 and the mean
+  /// largest weight > 0.9 with the subtraction (it removes overflow, not saturation)
   std::vector<Check> checks;
 };
 
-/// Softmax of one row with and without the row-max subtraction. logits: 1..4096 finite numbers.
+/// Softmax of one row with and without the row-max subtraction, and the two compared on
+/// RowMaxOnSaturatedRows{} (d_k 512, 8 keys, 200 rows, seed 17). logits: 1..4096 finite numbers.
 /// Errors: empty_sequence, non_finite, too_large.
 SoftmaxStability softmax_stability(const std::vector<double>& logits = {1000.0, 1001.0});
+
+/// RowMaxOnSaturatedRows measured for d_k 1..4096, keys 2..512, rows 1..10000 with
+/// rows·keys·d_k at most kMaxScalingWork. Errors: invalid_field naming the value out of range,
+/// too_large.
+RowMaxOnSaturatedRows row_max_on_saturated_rows(int d_k = 512, int keys = 8, int rows = 200, std::uint64_t seed = 17);
 
 }  // namespace attn

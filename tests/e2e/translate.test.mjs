@@ -47,7 +47,8 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   }
   assert.ok(acc.overall.additive.exact_match >= 0.9, `attention exact ${acc.overall.additive.exact_match}`);
   assert.ok(acc.buckets[2].additive.exact_match > acc.buckets[2].none.exact_match, 'attention wins on long sentences');
-  assert.match(acc.caption, /not a word-count limit/);
+  assert.match(acc.caption, /fed to every decoder step/);
+  assert.match(s.widths.caption, /Attention needs width too: at H 8/);
   // The H table: four widths, each bucket a fraction of its counts; its width 32 is this run.
   const w = s.widths;
   assert.deepEqual(w.rows.map((x) => x.hidden), [8, 16, 32, 64]);

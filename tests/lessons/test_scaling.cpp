@@ -181,6 +181,35 @@ TEST_CASE("softmax stability: the subtraction does not undo saturation", "[lesso
   CHECK_ATTN_ERROR(attn::softmax_stability({1.0, INFINITY}), attn::ErrorCode::non_finite);
 }
 
+TEST_CASE("softmax stability: naive and stable agree where nothing overflows, saturated either way", "[lesson][scaling]") {
+  // Logits (0, 40) do not overflow: the naive weights are the stable ones to rounding.
+  const attn::SoftmaxStability lo = attn::softmax_stability({0.0, 40.0});
+  CHECK(lo.naive_stable_difference <= 1e-15);
+  const attn::SoftmaxStability hi = attn::softmax_stability({1000.0, 1001.0});
+  CHECK(std::isnan(hi.naive_stable_difference));  // inf/inf: the overflow is not hidden
+  CHECK(hi.caption.find("overflows") != std::string::npos);
+
+  // The row the sampler draws first, recomputed by hand from the same generator: d_k 1, 2 keys.
+  attn::Rng rng(5);
+  const double q = rng.normal(), l0 = q * rng.normal(), l1 = q * rng.normal();
+  const double w1 = 1.0 / (1.0 + std::exp(l0 - l1)), w0 = 1.0 - w1;
+  const attn::RowMaxOnSaturatedRows one = attn::row_max_on_saturated_rows(1, 2, 1, 5);
+  CHECK(std::fabs(one.mean_max_weight_stable - std::max(w0, w1)) < 1e-12);
+  CHECK(std::fabs(one.largest_abs_logit - std::max(std::fabs(l0), std::fabs(l1))) == 0.0);
+
+  // The default rows (d_k 512 unscaled) stay far from overflow, agree to rounding and stay
+  // saturated; at d_k 1 the same measurement is not saturated, so the check can fail.
+  const attn::RowMaxOnSaturatedRows& sat = hi.saturated;
+  CHECK(sat.largest_abs_logit < 709.0);
+  CHECK(sat.max_abs_difference <= 1e-12);
+  CHECK(sat.mean_max_weight_stable > 0.9);
+  CHECK(std::fabs(sat.mean_max_weight_naive - sat.mean_max_weight_stable) <= 1e-12);
+  CHECK(attn::row_max_on_saturated_rows(1, 8, 200, 17).mean_max_weight_stable < 0.9);
+  CHECK_ALL_PASS(hi.checks);
+  CHECK_ATTN_ERROR(attn::row_max_on_saturated_rows(0), attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::row_max_on_saturated_rows(4096, 512, 10000), attn::ErrorCode::too_large);
+}
+
 namespace {
 
 std::uint64_t bits(double x) {

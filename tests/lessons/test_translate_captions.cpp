@@ -38,7 +38,9 @@ TEST_CASE("scores caption: the figures it quotes and whether the gap grows", "[l
   CHECK(contains(c, "16-20 words, fixed summary 0% exact, attention 90%. "));
   CHECK(contains(c, "The gap grows with the source's length."));
   CHECK(contains(c, "one vector of 32 numbers"));
-  CHECK(contains(c, "it still gets 21% of the words right"));
+  CHECK(contains(c, "the fixed summary puts 21% of the words in the right place"));
+  CHECK(contains(c, "fed to every decoder step"));
+  CHECK_FALSE(contains(c, "read only at the start"));
   // A gap that shrinks: 40 points short (0.5 vs 0.9), 30 long (0.3 vs 0.6) is not "grows".
   const std::string d = scores_caption(eval(0.5, 0.3, 0.4), eval(0.9, 0.6, 0.7), 400, 16);
   CHECK(contains(d, "Here the gap does not grow with length."));
@@ -80,6 +82,8 @@ TEST_CASE("widths caption: moves from the narrowest to the widest width", "[less
   CHECK(contains(c, "a state 8 times wider moved the fixed summary's exact match by 0 points"));
   CHECK(contains(c, "went from 7% to 40%"));
   CHECK(contains(c, "Attention at H 64 (95% there) already beats the fixed summary at every width (0% at each)."));
+  CHECK(contains(c, "Attention needs width too: at H 8 its exact match by length is 27% / 50% / 0%."));
+  CHECK_FALSE(contains(widths_caption({hi, hi}), "needs width too"));
   CHECK(widths_caption({lo}).empty());
 }
 

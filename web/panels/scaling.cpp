@@ -404,17 +404,9 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     row("exp(logit)", st.naive_exp);
     row("naive exp / sum", st.naive_weights);
     row("exp(logit - max) / sum", st.stable_weights);
-    row("softmax(logit - max)", st.gap_weights);
     widgets::end_table_fit();
   }
-  txt::para(((st.naive_overflowed ? std::string("exp() of these logits overflows a double, and inf/inf is NaN. ")
-                                  : std::string("These logits do not overflow exp(); logits near 1000 would. ")) +
-             "Subtracting the row max gives finite weights, identical to the softmax of the gaps: the "
-             "distribution itself is unchanged (largest weight " +
-             short_number(st.max_weight, 4) + ", entropy " + short_number(st.entropy, 4) +
-             " nats). The subtraction fixes overflow, not saturation.")
-                .c_str());
-
+  txt::para(st.caption.c_str());
   style::heading(ui.fonts, "Checks");
   widgets::dim_wrapped("across d_k = 1, 2, 4, ..., 512");
   style::check_lines(cu.checks);
