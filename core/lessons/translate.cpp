@@ -238,11 +238,13 @@ EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& sou
 }
 
 void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector<double>& s, int previous,
-                  std::vector<double>& probs, std::vector<double>& attention) {
+                  std::vector<double>& probs, std::vector<double>& attention, const AttentionIntervention* iv,
+                  int step) {
   const learn::Seq2SeqConfig& c = m.config;
   const int S = static_cast<int>(enc.source.size()), E = c.embed, H = c.hidden, A = c.attn_dim, V = c.tgt_vocab;
   const int I = E + H;
   if (previous < 0 || previous >= V) bad("previous token " + std::to_string(previous) + " is outside the target vocabulary");
+  if (iv && !c.attention) bad("the fixed-summary model has no attention to intervene on");
   const double* P = m.params.data();
   std::vector<double> ctx(static_cast<size_t>(H), 0.0);
   if (c.attention) {
@@ -251,6 +253,37 @@ void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector
     learn::additive_forward(ctx.data(), attention.data(), tanh_out.data(), s.data(), enc.states.data(), enc.whh.data(),
                             learn::tensor_in(m.layout, P, "attn.w_s.weight"), learn::tensor_in(m.layout, P, "attn.v.weight"),
                             S, H, H, A);
+    const bool force = iv && step >= 0 && static_cast<size_t>(step) < iv->forced.size();
+    if (iv && (iv->removed >= 0 || force)) {
+      if (force) {
+        const std::vector<double>& w = iv->forced[static_cast<size_t>(step)];
+        if (static_cast<int>(w.size()) != S)
+          bad("forced weights at step " + std::to_string(step) + ": " + std::to_string(w.size()) + " weights for " +
+              std::to_string(S) + " source words");
+        double sum = 0.0;
+        for (double x : w) {
+          if (!(x >= 0.0) || !std::isfinite(x)) bad("forced weights at step " + std::to_string(step) + " must be finite and >= 0");
+          sum += x;
+        }
+        if (std::fabs(sum - 1.0) > 1e-9) bad("forced weights at step " + std::to_string(step) + " sum to " + std::to_string(sum) + ", not 1");
+        attention = w;
+      }
+      if (iv->removed >= 0) {
+        if (iv->removed >= S) bad("removed position " + std::to_string(iv->removed) + " is outside the source (" + std::to_string(S) + " words)");
+        if (S < 2) bad("removing the only source word leaves no weight to renormalise");
+        attention[static_cast<size_t>(iv->removed)] = 0.0;
+        double rest = 0.0;
+        for (double x : attention) rest += x;
+        if (!(rest > 0.0)) bad("the other source words have no weight left to renormalise");
+        for (double& x : attention) x /= rest;
+      }
+      // The context of the weights used, in additive_forward's order.
+      for (int k = 0; k < H; ++k) ctx[static_cast<size_t>(k)] = 0.0;
+      for (int j = 0; j < S; ++j) {
+        const double* hj = enc.states.data() + static_cast<size_t>(j) * H;
+        for (int k = 0; k < H; ++k) ctx[static_cast<size_t>(k)] += attention[static_cast<size_t>(j)] * hj[k];
+      }
+    }
   } else {
     attention.clear();
     ctx = enc.s0;
@@ -477,6 +510,163 @@ TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<Tr
   for (BucketAccuracy& a : ev.buckets) finish(a);
   finish(ev.overall);
   return ev;
+}
+
+TeacherForced teacher_forced_under(const TranslateModel& m, const std::vector<int>& source,
+                                   const std::vector<int>& target, const AttentionIntervention& iv) {
+  check_ids(target, m.config.tgt_vocab, "target");
+  const EncodedSource enc = encode_source(m, source);
+  TeacherForced tf;
+  tf.rows = static_cast<int>(target.size()) + 1;
+  tf.src_len = static_cast<int>(source.size());
+  std::vector<double> s = enc.s0, probs, att;
+  int prev = kTranslateBos;
+  double loss = 0.0;
+  for (int t = 0; t < tf.rows; ++t) {
+    decoder_step(m, enc, s, prev, probs, att, &iv, t);
+    const int want = t < static_cast<int>(target.size()) ? target[static_cast<size_t>(t)] : kTranslateEos;
+    loss -= det::log(probs[static_cast<size_t>(want)]);
+    tf.probs.insert(tf.probs.end(), probs.begin(), probs.end());
+    tf.attention.insert(tf.attention.end(), att.begin(), att.end());
+    tf.argmax.push_back(static_cast<int>(std::max_element(probs.begin(), probs.end()) - probs.begin()));
+    prev = want;
+  }
+  tf.loss = loss / tf.rows;
+  return tf;
+}
+
+GreedyDecode greedy_decode_under(const TranslateModel& m, const std::vector<int>& source, int max_steps,
+                                 const AttentionIntervention& iv) {
+  check_steps(max_steps);
+  const EncodedSource enc = encode_source(m, source);
+  GreedyDecode g;
+  std::vector<double> s = enc.s0;
+  int prev = kTranslateBos;
+  for (int t = 0; t < max_steps; ++t) {
+    DecodeStep st;
+    decoder_step(m, enc, s, prev, st.probs, st.attention, &iv, t);
+    st.token = static_cast<int>(std::max_element(st.probs.begin(), st.probs.end()) - st.probs.begin());
+    st.probability = st.probs[static_cast<size_t>(st.token)];
+    prev = st.token;
+    g.steps.push_back(std::move(st));
+    if (prev == kTranslateEos) {
+      g.ended = true;
+      break;
+    }
+    g.tokens.push_back(prev);
+  }
+  return g;
+}
+
+std::vector<std::vector<double>> lesson_constructed_weights() {
+  return {{0.8, 0.1, 0.1}, {0.1, 0.1, 0.8}, {0.1, 0.8, 0.1}};
+}
+
+AttentionInterventions attention_interventions(const TranslateModel& m, const std::string& sentence) {
+  if (!m.config.attention) bad("the fixed-summary model has no attention to intervene on");
+  AttentionInterventions r;
+  r.source = english_ids(sentence);
+  r.reference = reference_translation(r.source);
+  for (int id : r.source) r.source_words.push_back(english_vocab().words[static_cast<size_t>(id)]);
+  const int S = static_cast<int>(r.source.size()), steps = S + 10;
+  const TeacherForced base = teacher_forced(m, r.source, r.reference);
+  const TeacherForced path = teacher_forced_under(m, r.source, r.reference, AttentionIntervention{});
+  for (size_t i = 0; i < base.probs.size() && i < path.probs.size(); ++i)
+    r.path_max_diff = std::max(r.path_max_diff, std::fabs(base.probs[i] - path.probs[i]));
+  r.loss = path.loss;
+  const GreedyDecode g = greedy_decode_under(m, r.source, steps, AttentionIntervention{});
+  r.output = g.tokens;
+  r.exact = g.ended && g.tokens == r.reference;
+  for (int j = 0; S >= 2 && j < S; ++j) {
+    AttentionIntervention iv;
+    iv.removed = j;
+    WordRemoval w;
+    w.position = j;
+    w.word = r.source_words[static_cast<size_t>(j)];
+    w.loss = teacher_forced_under(m, r.source, r.reference, iv).loss;
+    w.delta_loss = w.loss - r.loss;
+    const GreedyDecode d = greedy_decode_under(m, r.source, steps, iv);
+    w.output = d.tokens;
+    w.exact = d.ended && d.tokens == r.reference;
+    r.removals.push_back(std::move(w));
+  }
+  r.forced_applies = S == 3 && r.reference.size() == 3;
+  if (r.forced_applies) {
+    AttentionIntervention iv;
+    iv.forced = lesson_constructed_weights();
+    r.forced_loss = teacher_forced_under(m, r.source, r.reference, iv).loss;
+    r.forced_delta_loss = r.forced_loss - r.loss;
+    const GreedyDecode d = greedy_decode_under(m, r.source, steps, iv);
+    r.forced_output = d.tokens;
+    r.forced_exact = d.ended && d.tokens == r.reference;
+  }
+  return r;
+}
+
+MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs) {
+  if (!m.config.attention) bad("the fixed-summary model has no attention to intervene on");
+  MostReadRemoval r;
+  for (const TranslationPair& p : pairs) {
+    const int n = static_cast<int>(p.source.size());
+    if (n < 2) continue;
+    const GreedyDecode intact = greedy_decode_under(m, p.source, n + 10, AttentionIntervention{});
+    // the source word the decoder reads most over the reference (teacher forced)
+    const TeacherForced f = teacher_forced(m, p.source, p.target);
+    std::vector<double> column(static_cast<size_t>(n), 0.0);
+    for (int t = 0; t < f.rows; ++t)
+      for (int j = 0; j < n; ++j) column[static_cast<size_t>(j)] += f.attention[static_cast<size_t>(t) * n + j];
+    AttentionIntervention iv;
+    iv.removed = static_cast<int>(std::max_element(column.begin(), column.end()) - column.begin());
+    const GreedyDecode removed = greedy_decode_under(m, p.source, n + 10, iv);
+    ++r.sentences;
+    r.exact_intact += intact.ended && intact.tokens == p.target;
+    r.exact_removed += removed.ended && removed.tokens == p.target;
+  }
+  if (r.sentences) {
+    r.exact_match_intact = static_cast<double>(r.exact_intact) / r.sentences;
+    r.exact_match_removed = static_cast<double>(r.exact_removed) / r.sentences;
+  }
+  return r;
+}
+
+AlignmentAgreement alignment_agreement(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                       const std::vector<LengthBucket>& buckets) {
+  if (!m.config.attention) bad("the fixed-summary model has no alignment (attention \"none\")");
+  if (buckets.empty()) bad("the agreement needs at least one length bucket");
+  AlignmentAgreement ag;
+  for (const LengthBucket& b : buckets) ag.buckets.push_back({b});
+  ag.overall.bucket = {buckets.front().lo, buckets.back().hi};
+  for (const TranslationPair& p : pairs) {
+    const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
+    if (k < 0) continue;
+    const std::vector<int> from = reference_alignment(p.source);
+    if (from.size() != p.target.size()) bad("a pair's target is not the grammar's translation of its source");
+    const TeacherForced f = teacher_forced(m, p.source, p.target);
+    const int S = f.src_len;
+    int on = 0;
+    double weight = 0.0;
+    for (size_t t = 0; t < from.size(); ++t) {  // the target words; the EOS row translates no word
+      const double* row = f.attention.data() + t * static_cast<size_t>(S);
+      int best = 0;
+      for (int j = 1; j < S; ++j)
+        if (row[j] > row[best]) best = j;
+      on += best == from[t];
+      weight += row[from[t]];
+    }
+    for (BucketAgreement* a : {&ag.buckets[static_cast<size_t>(k)], &ag.overall}) {
+      ++a->sentences;
+      a->targets += static_cast<int>(from.size());
+      a->on_source += on;
+      a->weight_sum += weight;
+    }
+  }
+  auto finish = [](BucketAgreement& a) {
+    a.share = a.targets ? static_cast<double>(a.on_source) / a.targets : 0.0;
+    a.mean_weight = a.targets ? a.weight_sum / a.targets : 0.0;
+  };
+  for (BucketAgreement& a : ag.buckets) finish(a);
+  finish(ag.overall);
+  return ag;
 }
 
 TranslateAlignment translate_alignment(const TranslateModel& m, const std::string& sentence) {

@@ -125,11 +125,25 @@ struct EncodedSource {
 /// source vocabulary or more than 512 tokens.
 EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source);
 
+/// An intervention on the attention model's weights while it decodes (an ablation of what it
+/// reads): `removed` a source position whose weight is set to 0 at every step, the others
+/// renormalised to sum to 1; `forced[t]` the S weights used at step t instead of the model's
+/// (steps past its rows keep the model's). The context is Σ_j w_j h_j of the weights used.
+struct AttentionIntervention {
+  int removed = -1;
+  std::vector<std::vector<double>> forced;
+};
+
 /// One decoder step: state s (H, replaced by s_t), previous token → probs (Vt, softmax of the
-/// logits) and attention (S weights; left empty for the fixed summary). The same arithmetic as
-/// seq2seq_forward's step for one row.
+/// logits) and attention (S weights as used; left empty for the fixed summary). The same
+/// arithmetic as seq2seq_forward's step for one row. With `intervention` (attention model only)
+/// at decoding step `step`, the weights are changed as AttentionIntervention says. Throws
+/// Error(invalid_field) for a previous token outside the vocabulary, a removed position outside
+/// the source or a source of one word (nothing to renormalise), a forced row that is not S
+/// weights >= 0 summing to 1 (within 1e-9), or an intervention on the fixed summary.
 void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector<double>& s, int previous,
-                  std::vector<double>& probs, std::vector<double>& attention);
+                  std::vector<double>& probs, std::vector<double>& attention,
+                  const AttentionIntervention* intervention = nullptr, int step = 0);
 
 /// The next-token distribution after BOS + prefix (prefix without BOS).
 std::vector<double> next_distribution(const TranslateModel& m, const std::vector<int>& source,
@@ -226,6 +240,79 @@ struct TranslateEval {
 /// EOS is not a word: the output ends at EOS and must equal the reference exactly.
 TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
                                    const std::vector<LengthBucket>& buckets);
+
+/// Teacher forcing step by step (decoder_step, BOS then the target) under an intervention: rows
+/// L+1 (the target's words then EOS), probs, the attention as used, argmax, and the loss (mean
+/// cross-entropy of target then EOS). With an empty intervention it is teacher_forced's pass by
+/// another code path. Errors as teacher_forced and decoder_step.
+TeacherForced teacher_forced_under(const TranslateModel& m, const std::vector<int>& source,
+                                   const std::vector<int>& target, const AttentionIntervention& intervention);
+/// greedy_decode under an intervention (step t of the decoding uses forced[t]). Errors as greedy_decode.
+GreedyDecode greedy_decode_under(const TranslateModel& m, const std::vector<int>& source, int max_steps,
+                                 const AttentionIntervention& intervention);
+
+/// The lesson's constructed alignment ("the black cat" → "le chat noir": rows le, chat, noir;
+/// lessons/alignment.hpp) as forced weights.
+std::vector<std::vector<double>> lesson_constructed_weights();
+
+/// Interventions on the attention model's weights, measured on one sentence (its grammar
+/// reference): the loss (teacher forced) and the greedy output intact, with each source word
+/// removed from the attention in turn, and — for a 3-word sentence — with the lesson's
+/// constructed weights forced at the three word steps (EOS keeps the model's).
+struct WordRemoval {
+  int position = 0;
+  std::string word;
+  double loss = 0.0, delta_loss = 0.0;
+  std::vector<int> output;  ///< greedy, without EOS
+  bool exact = false;       ///< output equals the reference
+};
+struct AttentionInterventions {
+  std::vector<int> source, reference;
+  std::vector<std::string> source_words;
+  double loss = 0.0;  ///< teacher forced, no intervention
+  /// max |p − q| between the step path without intervention and teacher_forced (seq2seq_forward):
+  /// the interventions change the model's own computation, nothing else (0 up to rounding)
+  double path_max_diff = 0.0;
+  std::vector<int> output;
+  bool exact = false;
+  std::vector<WordRemoval> removals;  ///< one per source word
+  bool forced_applies = false;        ///< the sentence has 3 words
+  double forced_loss = 0.0, forced_delta_loss = 0.0;
+  std::vector<int> forced_output;
+  bool forced_exact = false;
+};
+
+/// Errors: translate_alignment's (a sentence outside the grammar, a model without attention).
+AttentionInterventions attention_interventions(const TranslateModel& m, const std::string& sentence);
+
+/// Over `pairs` (sources of 2 words or more): the greedy exact match intact and with, in each
+/// sentence, the source word with the largest total teacher-forced weight removed from the
+/// attention. Errors: Error(invalid_field) for a model without attention; decoding's errors.
+struct MostReadRemoval {
+  int sentences = 0, exact_intact = 0, exact_removed = 0;
+  double exact_match_intact = 0.0, exact_match_removed = 0.0;
+};
+MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs);
+
+/// The learned alignment scored against the grammar's (reference_alignment), teacher forced over
+/// `pairs`, per source-length bucket: of the target words (EOS not counted), how many put their
+/// largest weight on the English word they translate (share = on_source / targets), and the mean
+/// weight on that word.
+struct BucketAgreement {
+  LengthBucket bucket;
+  int sentences = 0, targets = 0, on_source = 0;
+  double weight_sum = 0.0;
+  double share = 0.0, mean_weight = 0.0;  ///< fractions (0 for an empty bucket)
+};
+struct AlignmentAgreement {
+  std::vector<BucketAgreement> buckets;
+  BucketAgreement overall;
+};
+
+/// Errors: Error(invalid_field) when m has no attention, no bucket is given, or a pair's target is
+/// not the grammar's translation of its source; teacher_forced's errors.
+AlignmentAgreement alignment_agreement(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                       const std::vector<LengthBucket>& buckets);
 
 /// The attention model's alignment of one sentence: the grammar's reference translation
 /// teacher-forced (rows: the target words then EOS, columns: the source words), the greedy decode,

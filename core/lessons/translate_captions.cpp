@@ -94,6 +94,53 @@ std::string alignment_caption(const TranslateAlignment& result, int step) {
          "decoder reads, not proof of what it uses.";
 }
 
+std::string agreement_caption(const AlignmentAgreement& ag, int step) {
+  if (ag.overall.targets == 0) return "";
+  std::string by;
+  for (size_t b = 0; b < ag.buckets.size(); ++b)
+    by += (b ? ", " : "") + pct(ag.buckets[b].share) + " on " + range_of(ag.buckets[b].bucket) + " words";
+  char w[32];
+  std::snprintf(w, sizeof w, "%.2f", ag.overall.mean_weight);
+  std::string c = step == 0 ? "Untrained (step 0), so this is chance: " : "Measured at step " + std::to_string(step) + ": ";
+  c += "over the " + std::to_string(ag.overall.targets) + " target words of the test set (teacher forced), " +
+       pct(ag.overall.share) + " put their largest weight on the English word they translate (" + by +
+       "), with a mean weight of " + w + " there. The grammar knows which word each French word translates; this "
+       "counts how often the decoder reads most from it, not whether it uses only that word.";
+  return c;
+}
+
+std::string intervention_caption(const AttentionInterventions& r, const MostReadRemoval* test, int step) {
+  if (r.removals.empty()) return "";
+  const auto quote = [](const std::vector<int>& ids) { return "\"" + words_of(french_vocab(), ids) + "\""; };
+  const auto signed3 = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.3g", v);
+    return std::string(b);
+  };
+  std::string changed, kept;
+  const WordRemoval* most = &r.removals.front();
+  for (const WordRemoval& w : r.removals) {
+    if (w.delta_loss > most->delta_loss) most = &w;
+    std::string& list = w.output != r.output ? changed : kept;
+    list += (list.empty() ? "" : ", ") + ("\"" + w.word + "\"");
+  }
+  std::string c = "Measured at step " + std::to_string(step) + ": intact, the decoder writes " + quote(r.output) + ". ";
+  if (changed.empty())
+    c += "Removing any one source word from the attention leaves that output unchanged; ";
+  else
+    c += "Removing " + changed + " from the attention changes the output" +
+         (kept.empty() ? std::string() : " (removing " + kept + " does not)") + "; ";
+  c += "the loss moves most when \"" + most->word + "\" is removed (" + signed3(most->delta_loss) + " nats per word).";
+  if (r.forced_applies)
+    c += " Forcing the lesson's constructed weights gives " + quote(r.forced_output) + " (loss " +
+         signed3(r.forced_delta_loss) + ").";
+  if (test && test->sentences)
+    c += " Over the " + std::to_string(test->sentences) + " test sentences, hiding the source word read most " +
+         (test->exact_removed < test->exact_intact ? "drops" : "moves") + " exact match from " +
+         pct(test->exact_match_intact) + " to " + pct(test->exact_match_removed) + ".";
+  return c;
+}
+
 // What the table measured, from its numbers: how far the widest state moved each model's exact
 // match per bucket from the narrowest, and where attention at a width passes the fixed summary at
 // every width.

@@ -24,6 +24,17 @@ std::string scores_caption(const TranslateEval& none, const TranslateEval& addit
 /// above 0.5), or the number of distinct source words the rows' peaks fall on. "" for an empty map.
 std::string alignment_caption(const TranslateAlignment& result, int step);
 
+/// The alignment agreement's caption at `step`: the share of target words whose largest weight
+/// falls on the word they translate, overall and per bucket, and the mean weight there. "" for no
+/// target word.
+std::string agreement_caption(const AlignmentAgreement& agreement, int step);
+
+/// The interventions' caption: which removals changed the sentence's greedy output (and the
+/// largest loss change), the forced lesson weights' output and loss change when they apply, and
+/// and, when `test` is given, the test set's exact match intact and with the most-read word
+/// removed. "" for no removal.
+std::string intervention_caption(const AttentionInterventions& r, const MostReadRemoval* test, int step);
+
 /// What the width table measured: each model's exact match per bucket from the narrowest to the
 /// widest H, the longest bucket's move for the fixed summary (with its token accuracy), and the
 /// first width at which attention beats the fixed summary at every width there. "" for < 2 rows.

@@ -272,8 +272,14 @@ std::vector<int> english_ids(const std::string& sentence) {
   return ids;
 }
 
-std::vector<int> reference_translation(const std::vector<int>& s) {
+namespace {
+// The grammar's translation of s, with the source index of each French word in *from.
+std::vector<int> translate_aligned(const std::vector<int>& s, std::vector<int>* from) {
   std::vector<int> out;
+  const auto put = [&](int word, int source_index) {
+    out.push_back(word);
+    from->push_back(source_index);
+  };
   const int n = static_cast<int>(s.size());
   auto fail = [&](int i, const char* want) -> void {
     bad("sentence: word " + std::to_string(i + 1) + " should be " + want + " (the grammar: det [size] [colour] noun, " +
@@ -282,27 +288,30 @@ std::vector<int> reference_translation(const std::vector<int>& s) {
   int i = 0;
   auto np = [&] {
     if (i >= n || !in(s[i], kEnDet, 2)) fail(i, "a determiner (the, a)");
+    const int det_at = i;
     const int det = s[i++] - kEnDet;
-    int size = -1, colour = -1;
-    if (i < n && in(s[i], kEnSize, 2)) size = s[i++] - kEnSize;
-    if (i < n && in(s[i], kEnColour, 5)) colour = s[i++] - kEnColour;
+    int size = -1, colour = -1, size_at = -1, colour_at = -1;
+    if (i < n && in(s[i], kEnSize, 2)) size_at = i, size = s[i++] - kEnSize;
+    if (i < n && in(s[i], kEnColour, 5)) colour_at = i, colour = s[i++] - kEnColour;
     if (i >= n || !in(s[i], kEnNoun, 8)) fail(i, "a noun");
+    const int noun_at = i;
     const int noun = s[i++] - kEnNoun;
     const int g = kNouns[noun].g;
-    out.push_back(kFrDet + 2 * det + g);
-    if (size >= 0) out.push_back(kFrSize + 2 * size + g);
-    out.push_back(kFrNoun + noun);
-    if (colour >= 0) out.push_back(kFrColour + 2 * colour + g);
+    put(kFrDet + 2 * det + g, det_at);
+    if (size >= 0) put(kFrSize + 2 * size + g, size_at);
+    put(kFrNoun + noun, noun_at);
+    if (colour >= 0) put(kFrColour + 2 * colour + g, colour_at);
     return size >= 0 || colour >= 0;
   };
   auto clause = [&] {
     np();
     if (i >= n || !in(s[i], kEnVerb, 6)) fail(i, "a verb");
-    out.push_back(kFrVerb + (s[i++] - kEnVerb));
+    put(kFrVerb + (s[i] - kEnVerb), i);
+    ++i;
     np();
     if (i < n && s[i] == kEnWith) {
+      put(kFrWith, i);
       ++i;
-      out.push_back(kFrWith);
       np();
     }
   };
@@ -318,13 +327,25 @@ std::vector<int> reference_translation(const std::vector<int>& s) {
   } else {
     clause();
     if (i < n && s[i] == kEnAnd) {
+      put(kFrAnd, i);
       ++i;
-      out.push_back(kFrAnd);
       clause();
     }
   }
   if (i != n) fail(i, "the end of the sentence");
   return out;
+}
+}  // namespace
+
+std::vector<int> reference_translation(const std::vector<int>& s) {
+  std::vector<int> from;
+  return translate_aligned(s, &from);
+}
+
+std::vector<int> reference_alignment(const std::vector<int>& s) {
+  std::vector<int> from;
+  translate_aligned(s, &from);
+  return from;
 }
 
 std::string words_of(const TranslationVocab& v, const std::vector<int>& ids) {

@@ -88,6 +88,11 @@ std::vector<int> english_ids(const std::string& sentence);
 /// Error(invalid_field) naming the position when the words are not a sentence of the grammar.
 std::vector<int> reference_translation(const std::vector<int>& source);
 
+/// The grammar's word alignment: for each word of reference_translation(source), the index of the
+/// English word it translates (a colour follows its noun in French, so "the black cat" gives
+/// {0, 2, 1}). Errors as reference_translation.
+std::vector<int> reference_alignment(const std::vector<int>& source);
+
 /// Ids → words joined by single spaces (ids outside the vocabulary print as "<id N>").
 std::string words_of(const TranslationVocab& vocab, const std::vector<int>& ids);
 

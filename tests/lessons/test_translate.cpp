@@ -386,6 +386,110 @@ TEST_CASE("translate: the shipped attention model reaches 90 percent exact match
   CHECK(evaluate_translation(init.model(true), some, d.config.buckets).overall.exact_match < 0.05);
 }
 
+TEST_CASE("translate: the grammar's word alignment, and the learned one scored against it", "[lesson][translate][checkpoint]") {
+  // By hand: le<-the, chat<-cat, noir<-black; une<-a, grande<-big, souris<-mouse, blanche<-white.
+  CHECK(reference_alignment(english_ids("the black cat")) == std::vector<int>{0, 2, 1});
+  CHECK(reference_alignment(english_ids("a big white mouse")) == std::vector<int>{0, 1, 3, 2});
+  CHECK(reference_alignment(english_ids("the small car sees a black dog with the ball")) ==
+        std::vector<int>{0, 1, 2, 3, 4, 6, 5, 7, 8, 9});
+  CHECK_ATTN_ERROR(reference_alignment(english_ids("cat the")), ErrorCode::invalid_field);
+
+  const TranslateTrainer tr(shipped_run());
+  const TranslationDataset& d = tr.data();
+  // One sentence, counted from its teacher-forced map row by row.
+  const TranslateAlignment al = translate_alignment(tr.model(true), "the black cat");
+  const std::vector<int> from = {0, 2, 1};
+  int on = 0;
+  double weight = 0.0;
+  for (int t = 0; t < 3; ++t) {
+    const double* row = al.forced.attention.data() + t * 3;
+    on += std::max_element(row, row + 3) - row == from[static_cast<size_t>(t)];
+    weight += row[from[static_cast<size_t>(t)]];
+  }
+  const AlignmentAgreement one = alignment_agreement(tr.model(true), {d.test[0]}, d.config.buckets);
+  CHECK(one.overall.targets == 3);
+  CHECK(one.overall.on_source == on);
+  CHECK(one.overall.mean_weight == Approx(weight / 3).epsilon(1e-15));
+  // The test set: every target word counted once, per bucket and overall.
+  const AlignmentAgreement all = alignment_agreement(tr.model(true), d.test, d.config.buckets);
+  int words = 0;
+  for (const TranslationPair& p : d.test) words += static_cast<int>(p.target.size());
+  CHECK(all.overall.targets == words);
+  CHECK(all.overall.sentences == static_cast<int>(d.test.size()));
+  int sum = 0;
+  for (const BucketAgreement& b : all.buckets) sum += b.on_source;
+  CHECK(sum == all.overall.on_source);
+  INFO("shipped attention model: " << all.overall.share << " of target words peak on their source word");
+  CHECK(all.overall.share > 0.0);
+  CHECK(all.overall.share <= 1.0);
+  CHECK_ATTN_ERROR(alignment_agreement(tr.model(false), d.test, d.config.buckets), ErrorCode::invalid_field);
+}
+
+TEST_CASE("translate: interventions on the attention change the weights as stated, nothing else", "[lesson][translate][checkpoint]") {
+  const TranslateTrainer tr(shipped_run());
+  const TranslateModel& m = tr.model(true);
+  const std::vector<int> src = english_ids("the black cat"), ref = reference_translation(src);
+  // No intervention: the step path is the model's teacher-forced pass.
+  const TeacherForced base = teacher_forced(m, src, ref);
+  const TeacherForced path = teacher_forced_under(m, src, ref, AttentionIntervention{});
+  REQUIRE(path.probs.size() == base.probs.size());
+  double diff = 0.0;
+  for (size_t i = 0; i < base.probs.size(); ++i) diff = std::max(diff, std::fabs(base.probs[i] - path.probs[i]));
+  CHECK(diff <= 1e-12);
+  // Forcing the model's own weights changes no bit (the context is summed in the same order).
+  AttentionIntervention own;
+  for (int t = 0; t < path.rows; ++t)
+    own.forced.emplace_back(path.attention.begin() + t * 3, path.attention.begin() + (t + 1) * 3);
+  const TeacherForced same = teacher_forced_under(m, src, ref, own);
+  CHECK(attn_test::same_bits(same.probs, path.probs));
+  // Removing "black" (position 1): its weight is 0 and the others sum to 1; at the first step
+  // (the same decoder state) they keep the model's ratio. Later states differ, as they should.
+  AttentionIntervention rm;
+  rm.removed = 1;
+  const TeacherForced without = teacher_forced_under(m, src, ref, rm);
+  for (int t = 0; t < without.rows; ++t) {
+    const double* w = without.attention.data() + t * 3;
+    CHECK(w[1] == 0.0);
+    CHECK(w[0] + w[2] == Approx(1.0).epsilon(1e-14));
+  }
+  CHECK(without.attention[0] / without.attention[2] == Approx(path.attention[0] / path.attention[2]).epsilon(1e-12));
+  // ...which is the same as forcing those renormalised weights.
+  AttentionIntervention as_forced;
+  for (int t = 0; t < without.rows; ++t)
+    as_forced.forced.emplace_back(without.attention.begin() + t * 3, without.attention.begin() + (t + 1) * 3);
+  CHECK(attn_test::same_bits(teacher_forced_under(m, src, ref, as_forced).probs, without.probs));
+
+  const AttentionInterventions r = attention_interventions(m, "the black cat");
+  CHECK(r.path_max_diff <= 1e-12);
+  CHECK(words_of(french_vocab(), r.output) == "le chat noir");
+  REQUIRE(r.removals.size() == 3);
+  CHECK(r.removals[1].loss == without.loss);
+  CHECK(r.forced_applies);
+  for (const WordRemoval& w : r.removals) INFO(w.word << ": " << words_of(french_vocab(), w.output) << ", dloss " << w.delta_loss);
+  CHECK_FALSE(attention_interventions(m, "the big dog sees a white mouse").forced_applies);
+
+  // The test set's intact exact match by this path is evaluate_translation's (greedy_decode).
+  const TranslationDataset& d = tr.data();
+  const std::vector<TranslationPair> some(d.test.begin(), d.test.begin() + (attn_test::kSanitized ? 30 : 300));
+  const MostReadRemoval mr = most_read_removal(m, some);
+  CHECK(mr.sentences == static_cast<int>(some.size()));
+  CHECK(mr.exact_intact == evaluate_translation(m, some, d.config.buckets).overall.exact);
+  INFO("exact match intact " << mr.exact_match_intact << ", most-read word removed " << mr.exact_match_removed);
+  CHECK(mr.exact_removed <= mr.sentences);
+
+  // Refusals name what is wrong.
+  AttentionIntervention bad_pos;
+  bad_pos.removed = 3;
+  CHECK_ATTN_ERROR(teacher_forced_under(m, src, ref, bad_pos), ErrorCode::invalid_field);
+  AttentionIntervention bad_row;
+  bad_row.forced = {{0.5, 0.6, 0.0}};
+  CHECK_ATTN_ERROR(teacher_forced_under(m, src, ref, bad_row), ErrorCode::invalid_field);
+  bad_row.forced = {{0.5, 0.5}};
+  CHECK_ATTN_ERROR(teacher_forced_under(m, src, ref, bad_row), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(teacher_forced_under(tr.model(false), src, ref, rm), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(most_read_removal(tr.model(false), some), ErrorCode::invalid_field);
+}
+
 namespace {
 
 bool same_counts(const BucketAccuracy& a, const BucketAccuracy& b) {

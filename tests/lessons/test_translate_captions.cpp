@@ -95,3 +95,47 @@ TEST_CASE("reproduction sentence: same bits or the hashes that differ", "[lesson
   CHECK(contains(d, "This run's parameters differ from the precomputed native run at H 16"));
   CHECK(contains(d, "the table's aa, bb"));
 }
+
+TEST_CASE("agreement caption: worded from the counts", "[lessons][translate][captions]") {
+  AlignmentAgreement ag;
+  BucketAgreement a, b;
+  a.bucket = {3, 8}, b.bucket = {9, 15};
+  a.targets = 40, a.on_source = 30, a.share = 0.75, a.mean_weight = 0.6;
+  b.targets = 60, b.on_source = 30, b.share = 0.5, b.mean_weight = 0.4;
+  ag.buckets = {a, b};
+  ag.overall.bucket = {3, 15};
+  ag.overall.targets = 100, ag.overall.on_source = 60, ag.overall.share = 0.6, ag.overall.mean_weight = 0.48;
+  const std::string c = agreement_caption(ag, 1000);
+  CHECK(contains(c, "Measured at step 1000: over the 100 target words"));
+  CHECK(contains(c, "60% put their largest weight on the English word they translate (75% on 3-8 words, 50% on 9-15 words)"));
+  CHECK(contains(c, "mean weight of 0.48"));
+  CHECK(contains(agreement_caption(ag, 0), "Untrained (step 0)"));
+  CHECK(agreement_caption(AlignmentAgreement{}, 5).empty());
+}
+
+TEST_CASE("intervention caption: worded from the outputs and losses", "[lessons][translate][captions]") {
+  AttentionInterventions r;
+  r.output = reference_translation(english_ids("the black cat"));
+  const std::vector<int> other = reference_translation(english_ids("the white cat"));
+  WordRemoval a, b, c;
+  a.word = "the", a.output = r.output, a.delta_loss = 0.1;
+  b.word = "black", b.output = other, b.delta_loss = 2.5;
+  c.word = "cat", c.output = other, c.delta_loss = 1.0;
+  r.removals = {a, b, c};
+  r.forced_applies = true;
+  r.forced_output = r.output;
+  r.forced_delta_loss = 0.25;
+  MostReadRemoval t;
+  t.sentences = 300, t.exact_intact = 294, t.exact_removed = 120;
+  t.exact_match_intact = 0.98, t.exact_match_removed = 0.4;
+  const std::string cap = intervention_caption(r, &t, 1000);
+  CHECK(contains(cap, "intact, the decoder writes \"le chat noir\""));
+  CHECK(contains(cap, "Removing \"black\", \"cat\" from the attention changes the output (removing \"the\" does not)"));
+  CHECK(contains(cap, "the loss moves most when \"black\" is removed (+2.5 nats per word)"));
+  CHECK(contains(cap, "Forcing the lesson's constructed weights gives \"le chat noir\" (loss +0.25)"));
+  CHECK(contains(cap, "Over the 300 test sentences, hiding the source word read most drops exact match from 98% to 40%."));
+  r.removals = {a};
+  CHECK(contains(intervention_caption(r, nullptr, 5), "leaves that output unchanged"));
+  CHECK_FALSE(contains(intervention_caption(r, nullptr, 5), "test sentences"));
+  CHECK(intervention_caption(AttentionInterventions{}, nullptr, 5).empty());
+}

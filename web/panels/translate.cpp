@@ -141,6 +141,9 @@ void refresh_results(AppState& s, bool scores) {
       sc.none = tl::evaluate_translation(tr.model(false), tr.data().test, tr.data().config.buckets);
       sc.additive = tl::evaluate_translation(tr.model(true), tr.data().test, tr.data().config.buckets);
       sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.hidden);
+      sc.agreement = tl::alignment_agreement(tr.model(true), tr.data().test, tr.data().config.buckets);
+      sc.agreement_caption = tl::agreement_caption(sc.agreement, sc.step);
+      sc.removal = tl::most_read_removal(tr.model(true), tr.data().test);
       const size_t nb = std::min(sc.none.buckets.size(), sc.additive.buckets.size());
       sc.table = attn::Matrix(static_cast<int>(nb + 1), 4);
       sc.table_cols = {"summary exact", "summary tokens", "attention exact", "attention tokens"};
@@ -168,6 +171,12 @@ void refresh_results(AppState& s, bool scores) {
     v.row_sums = core_row_sums(v.weights);
     v.greedy = tl::words_of(tl::french_vocab(), v.result.greedy.tokens);
     v.caption = tl::alignment_caption(v.result, v.step);
+    v.interventions = tl::attention_interventions(tr.model(true), t.input.sentence);
+    const bool scored_now = t.scores && t.scores->step == v.step;
+    v.intervention_caption = tl::intervention_caption(v.interventions, scored_now ? &t.scores->removal : nullptr, v.step);
+    v.intervention_checks = {attn::check_at_most(
+        "the intervention path with nothing changed is the model's teacher-forced pass: max |p - q|",
+        v.interventions.path_max_diff, 1e-12)};
     v.checks = {attn::check_at_most("rows sum to 1: max |sum - 1|", v.result.max_row_sum_error, 1e-9),
                 attn::check_at_most("padding gets 0: max weight on 2 appended PAD positions", v.result.max_padded_weight, 0.0)};
     // Decoding: greedy steps, the teacher-forced pass, beam search (all the core's).

@@ -39,6 +39,11 @@ struct TranslateScores {
   int step = 0;
   attn::lessons::TranslateEval none, additive;
   std::string caption;  ///< what the numbers show, worded from them
+  /// The attention model's alignment against the grammar's word alignment, on the test set.
+  attn::lessons::AlignmentAgreement agreement;
+  std::string agreement_caption;
+  /// Exact match with each test sentence's most-read source word removed from the attention.
+  attn::lessons::MostReadRemoval removal;
   // The table as drawn (a heatmap, so the text mirror carries it): rows the buckets then "all",
   // columns summary exact, summary tokens, attention exact, attention tokens (fractions).
   attn::Matrix table;
@@ -54,6 +59,10 @@ struct TranslateAlignmentView {
   std::string greedy;    ///< the greedy translation's words
   std::string caption;   ///< what the measured rows show
   std::vector<attn::Check> checks;  ///< rows sum to 1; padded positions get 0
+  /// Each source word removed from the attention, the lesson's weights forced (3 words), measured.
+  attn::lessons::AttentionInterventions interventions;
+  std::string intervention_caption;
+  std::vector<attn::Check> intervention_checks;  ///< the intervention path without one is the model's
 
   // Decoding the sentence with the attention model, as drawn.
   struct GreedyRow {

@@ -9,6 +9,7 @@
 
 #include "lesson_ui.hpp"
 #include "app_state.hpp"
+#include "lessons/translate_captions.hpp"
 #include "panels/translate.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
@@ -255,6 +256,30 @@ void draw_body(AppState& s, Ui& ui) {
     ImGui::TextWrapped("%s", sc.caption.c_str());
     txt::note("Exact: the greedy output equals the reference sentence. Tokens: reference words the output has at "
               "the same position. In brackets: test sentences per length bucket.");
+
+    style::heading(ui.fonts, "Does the learned alignment match the grammar's?");
+    const tl::AlignmentAgreement& ag = sc.agreement;
+    if (widgets::begin_table_fit("##agreement", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, static_cast<int>(ag.buckets.size()) + 2)) {
+      ImGui::TableSetupColumn("source length", ImGuiTableColumnFlags_WidthFixed, fs * 8.0f);
+      ImGui::TableSetupColumn("target words", ImGuiTableColumnFlags_WidthFixed, fs * 7.0f);
+      ImGui::TableSetupColumn("largest weight on its word", ImGuiTableColumnFlags_WidthFixed, fs * 13.0f);
+      ImGui::TableSetupColumn("mean weight there", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
+      ImGui::TableHeadersRow();
+      for (size_t i = 0; i <= ag.buckets.size(); ++i) {
+        const tl::BucketAgreement& b = i < ag.buckets.size() ? ag.buckets[i] : ag.overall;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(i < ag.buckets.size() ? (tl::range_of(b.bucket) + " words").c_str() : "all");
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", b.targets);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d (%.0f%%)", b.on_source, 100.0 * b.share);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", b.mean_weight);
+      }
+      widgets::end_table_fit();
+    }
+    txt::note(sc.agreement_caption.c_str());
   }
 
   // --- what the H control measured: the precomputed table of every width
@@ -357,6 +382,41 @@ void draw_body(AppState& s, Ui& ui) {
     style::check_lines(v.checks);
     ImGui::TextWrapped("%s", v.caption.c_str());
     txt::note("Rows: the reference French words then <eos>, teacher forced; columns: the English words.");
+    // Interventions: what the decoder does without a word, or with the lesson's weights.
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted("Take a word away from the attention");
+    ImGui::PopFont();
+    const tl::AttentionInterventions& iv = v.interventions;
+    const tl::TranslationVocab& fr = tl::french_vocab();
+    const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
+    if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
+      ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 10.0f);
+      ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 14.0f);
+      ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 6.0f);
+      ImGui::TableHeadersRow();
+      const auto row = [&](const std::string& what, const std::vector<int>& out, const char* delta) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(what.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(tl::words_of(fr, out).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(delta);
+      };
+      char d[32];
+      row("intact", iv.output, "0");
+      for (const tl::WordRemoval& w : iv.removals) {
+        std::snprintf(d, sizeof d, "%+.3f", w.delta_loss);
+        row("without \"" + w.word + "\"", w.output, d);
+      }
+      if (iv.forced_applies) {
+        std::snprintf(d, sizeof d, "%+.3f", iv.forced_delta_loss);
+        row("the lesson's weights", iv.forced_output, d);
+      }
+      widgets::end_table_fit();
+    }
+    style::check_lines(v.intervention_checks);
+    txt::note(v.intervention_caption.c_str());
   } else if (t.run.running) {
     txt::note("Read when training stops.");
   }

@@ -76,8 +76,23 @@ Json translate_state_json(const AppState& s) {
                            {"buckets", buckets},
                            {"overall", {{"none", bucket_json(sc.none.overall)}, {"additive", bucket_json(sc.additive.overall)}}},
                            {"caption", sc.caption}};
+    const auto agree = [](const tl::BucketAgreement& a) {
+      return Json{{"lo", a.bucket.lo},          {"hi", a.bucket.hi},     {"sentences", a.sentences},
+                  {"targets", a.targets},       {"on_source", a.on_source}, {"share", a.share},
+                  {"mean_weight", a.mean_weight}};
+    };
+    Json ab = Json::array();
+    for (const tl::BucketAgreement& a : sc.agreement.buckets) ab.push_back(agree(a));
+    out["agreement"] = Json{{"step", sc.step}, {"set", "test"}, {"buckets", ab}, {"overall", agree(sc.agreement.overall)},
+                            {"caption", sc.agreement_caption}};
+    out["accuracy"]["most_read_removal"] = Json{{"sentences", sc.removal.sentences},
+                                                {"exact_intact", sc.removal.exact_intact},
+                                                {"exact_removed", sc.removal.exact_removed},
+                                                {"exact_match_intact", sc.removal.exact_match_intact},
+                                                {"exact_match_removed", sc.removal.exact_match_removed}};
   } else {
     out["accuracy"] = nullptr;
+    out["agreement"] = nullptr;
   }
   if (t.alignment) {
     const TranslateAlignmentView& v = *t.alignment;
@@ -99,6 +114,23 @@ Json translate_state_json(const AppState& s) {
                             {"greedy_ended", v.result.greedy.ended},
                             {"checks", attn::to_json(v.checks)},
                             {"caption", v.caption}};
+    {
+      const tl::AttentionInterventions& iv = v.interventions;
+      const tl::TranslationVocab& fr = tl::french_vocab();
+      Json removals = Json::array();
+      for (const tl::WordRemoval& w : iv.removals)
+        removals.push_back(Json{{"position", w.position}, {"word", w.word}, {"loss", w.loss}, {"delta_loss", w.delta_loss},
+                                {"output", tl::words_of(fr, w.output)}, {"exact", w.exact}});
+      Json j{{"loss", iv.loss},           {"output", tl::words_of(fr, iv.output)}, {"exact", iv.exact},
+             {"path_max_diff", iv.path_max_diff}, {"removals", removals}, {"caption", v.intervention_caption},
+             {"checks", attn::to_json(v.intervention_checks)}};
+      j["forced_lesson_weights"] =
+          iv.forced_applies ? Json{{"weights", tl::lesson_constructed_weights()}, {"loss", iv.forced_loss},
+                                   {"delta_loss", iv.forced_delta_loss}, {"output", tl::words_of(fr, iv.forced_output)},
+                                   {"exact", iv.forced_exact}}
+                            : Json();
+      out["alignment"]["interventions"] = j;
+    }
     if (v.weights.rows() > 0) {
       const int r = std::min(t.input.row, static_cast<int>(v.weights.rows()) - 1);
       Json trace = Json::object();
