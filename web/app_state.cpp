@@ -13,6 +13,7 @@
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
 #include "panels/registry.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -41,7 +42,7 @@ AppState make_default_state() {
 }
 
 Json state_json(const AppState& s) {
-  Json out = Json{{"panel", panel_name(s.panel)}, {"frames", s.frames}};
+  Json out = ::attn::obj({{"panel", panel_name(s.panel)}, {"frames", s.frames}});
   for (const PanelDef& p : panels()) out[p.name] = p.state(s);
   out["recall"] = recall_state_json(s);  // the "check yourself" strips, shared by the panels
   return out;
@@ -49,7 +50,7 @@ Json state_json(const AppState& s) {
 
 Json apply_json(AppState& s, const Json& patch) {
   auto fail = [](const std::string& code, const std::string& message) {
-    return Json{{"ok", false}, {"error", {{"code", code}, {"message", message}}}};
+    return ::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", code}, {"message", message}})}});
   };
   if (!patch.is_object()) return fail("invalid_field", "set() takes an object like {heads: {seed: 3}}");
   // Which panel's error to report if a setter fails.
@@ -84,7 +85,7 @@ Json apply_json(AppState& s, const Json& patch) {
   } catch (const std::exception& e) {
     return fail("internal", e.what());
   }
-  return Json{{"ok", true}};
+  return ::attn::obj({{"ok", true}});
 }
 
 void apply_deferred_edits(AppState& s) {

@@ -11,6 +11,7 @@
 #include "json/fields.hpp"
 #include "json/learn_json.hpp"
 #include "json/ops.hpp"
+#include "learn/json_obj.hpp"
 
 namespace attn {
 namespace {
@@ -91,9 +92,9 @@ Json run_multi_head(const Fields& f) {
     weights.push_back(to_json(a.weights));
     scores.push_back(scores_to_json(a.scores, a.allowed));
   }
-  return Json{{"output", to_json(r.output)}, {"concat", to_json(r.concat)}, {"weights", weights},
+  return ::attn::obj({{"output", to_json(r.output)}, {"concat", to_json(r.concat)}, {"weights", weights},
               {"scores", scores}, {"empty_row", empty_rows_json(r.heads.front().empty_row)},
-              {"scale", r.heads.front().scale}};
+              {"scale", r.heads.front().scale}});
 }
 
 }  // namespace
@@ -228,7 +229,7 @@ Matrix matrix_from_json(const Json& j, const std::string& field) {
 }
 
 Json error_json(const Error& e) {
-  return Json{{"error", {{"code", e.code_name()}, {"message", e.what()}}}};
+  return ::attn::obj({{"error", ::attn::obj({{"code", e.code_name()}, {"message", e.what()}})}});
 }
 
 std::string dump(const Json& j) {
@@ -342,8 +343,8 @@ Json run_case_text(const std::string& text, bool* ok) {
 // Experiment structs
 
 Json to_json(const Check& c) {
-  return Json{{"claim", c.claim}, {"measured", c.measured}, {"limit", c.limit},
-              {"expect", c.expect_at_most ? "at_most" : "above"}, {"pass", c.pass}};
+  return ::attn::obj({{"claim", c.claim}, {"measured", c.measured}, {"limit", c.limit},
+              {"expect", c.expect_at_most ? "at_most" : "above"}, {"pass", c.pass}});
 }
 
 Json to_json(const std::vector<Check>& checks) {
@@ -353,25 +354,25 @@ Json to_json(const std::vector<Check>& checks) {
 }
 
 Json to_json(const AttentionResult& r) {
-  return Json{{"output", to_json(r.output)}, {"weights", to_json(r.weights)},
+  return ::attn::obj({{"output", to_json(r.output)}, {"weights", to_json(r.weights)},
               {"scores", scores_to_json(r.scores, r.allowed)}, {"empty_row", empty_rows_json(r.empty_row)},
-              {"scale", r.scale}};
+              {"scale", r.scale}});
 }
 
 Json to_json(const AlignmentRead& r) {
   Json contributions = Json::array();
   for (const Matrix& m : r.contributions) contributions.push_back(to_json(m));
-  return Json{{"queries", r.queries}, {"keys", r.keys}, {"weights", to_json(r.weights)},
+  return ::attn::obj({{"queries", r.queries}, {"keys", r.keys}, {"weights", to_json(r.weights)},
               {"values", to_json(r.values)}, {"contexts", to_json(r.contexts)},
-              {"contributions", contributions}, {"checks", to_json(r.checks)}};
+              {"contributions", contributions}, {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const RandomHeadsResult& r) {
   Json heads = Json::array();
   for (const AttentionResult& h : r.heads)
-    heads.push_back(Json{{"weights", to_json(h.weights)}, {"scores", scores_to_json(h.scores, h.allowed)},
-                         {"output", to_json(h.output)}});
-  return Json{{"tokens", r.tokens}, {"x", to_json(r.x)}, {"heads", heads}, {"checks", to_json(r.checks)}};
+    heads.push_back(::attn::obj({{"weights", to_json(h.weights)}, {"scores", scores_to_json(h.scores, h.allowed)},
+                         {"output", to_json(h.output)}}));
+  return ::attn::obj({{"tokens", r.tokens}, {"x", to_json(r.x)}, {"heads", heads}, {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const PermutationResult& r) {
@@ -380,12 +381,12 @@ Json to_json(const PermutationResult& r) {
     for (Index i = 0; i < v.size(); ++i) a.push_back(v(i));
     return a;
   };
-  return Json{{"tokens", r.tokens}, {"permuted_tokens", r.permuted_tokens}, {"x", to_json(r.x)},
+  return ::attn::obj({{"tokens", r.tokens}, {"permuted_tokens", r.permuted_tokens}, {"x", to_json(r.x)},
               {"px", to_json(r.px)}, {"f_px", to_json(r.f_px)}, {"p_f_x", to_json(r.p_f_x)},
               {"max_diff", r.max_diff}, {"weights_x", to_json(r.weights_x)},
               {"weights_px", to_json(r.weights_px)}, {"query_output", vec(r.query_output)},
               {"query_output_kv_permuted", vec(r.query_output_kv_permuted)}, {"kv_diff", r.kv_diff},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 }  // namespace attn

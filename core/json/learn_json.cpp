@@ -11,6 +11,7 @@
 #include "json/ops.hpp"
 #include "attn/masks.hpp"
 #include "learn/layers.hpp"
+#include "learn/json_obj.hpp"
 
 namespace attn::learn {
 namespace {
@@ -143,8 +144,8 @@ Json attention_backward_op(const Json& req) {
   attention_backward(dq.data(), dk.data(), dv.data(), g.data(), w.data(), q.data(), k.data(), v.data(), s);
   if (!dq.allFinite() || !dk.allFinite() || !dv.allFinite())
     fail(ErrorCode::non_finite, "a gradient overflowed: grad_output, query, key or value are too large");
-  return Json{{"output", to_json(out)}, {"weights", to_json(w)}, {"grad_query", to_json(dq)},
-              {"grad_key", to_json(dk)}, {"grad_value", to_json(dv)}, {"scale", fwd.scale}};
+  return ::attn::obj({{"output", to_json(out)}, {"weights", to_json(w)}, {"grad_query", to_json(dq)},
+              {"grad_key", to_json(dk)}, {"grad_value", to_json(dv)}, {"scale", fwd.scale}});
 }
 
 const std::set<std::string> kDecoderBatchFields = {"tokens", "targets"};
@@ -166,7 +167,7 @@ Json model_gradients_op(const Json& req) {
   const double loss = loss_and_grads(model, params, batch, grads);
   require_finite_loss(loss, "");
   require_finite(grads, model, "the gradient");
-  return Json{{"loss", loss}, {"grads", params_to_json(model, grads)}};
+  return ::attn::obj({{"loss", loss}, {"grads", params_to_json(model, grads)}});
 }
 
 AdamConfig adam_from_json(const Json& j) {
@@ -234,7 +235,7 @@ Json train_steps_op(const Json& req) {
     require_finite(params, model, where + "the parameter");
     losses.push_back(loss);
   }
-  return Json{{"losses", losses}, {"params", params_to_json(model, params)}};
+  return ::attn::obj({{"losses", losses}, {"params", params_to_json(model, params)}});
 }
 
 Json init_params_op(const Json& req) {
@@ -246,7 +247,7 @@ Json init_params_op(const Json& req) {
       fail(ErrorCode::invalid_field, "seed must be an integer >= 0");
     seed = s.get<std::uint64_t>();
   }
-  return Json{{"params", params_to_json(model, init_params(model.layout, seed))}};
+  return ::attn::obj({{"params", params_to_json(model, init_params(model.layout, seed))}});
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "json/lesson_json.hpp"
+#include "learn/json_obj.hpp"
 
 #include <cmath>
 
@@ -45,7 +46,7 @@ Json to_json(const BoolMatrix& m) {
 }
 
 Json to_json(const PrefixIsolationResult& r) {
-  return Json{{"from", r.from},
+  return ::attn::obj({{"from", r.from},
               {"amount", r.amount},
               {"x", to_json(r.x)},
               {"x_changed", to_json(r.x_changed)},
@@ -57,11 +58,11 @@ Json to_json(const PrefixIsolationResult& r) {
               {"unmasked_row_change", nums(r.unmasked_row_change)},
               {"causal_prefix_change", r.causal_prefix_change},
               {"unmasked_prefix_change", r.unmasked_prefix_change},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const KeyPaddingResult& r) {
-  return Json{{"key_valid", bools(r.key_valid)},
+  return ::attn::obj({{"key_valid", bools(r.key_valid)},
               {"ignored_by_loss", bools(r.ignored_by_loss)},
               {"output", to_json(r.attention.output)},
               {"weights", to_json(r.attention.weights)},
@@ -70,20 +71,20 @@ Json to_json(const KeyPaddingResult& r) {
               {"max_padded_weight", r.max_padded_weight},
               {"valid_rows_change", r.valid_rows_change},
               {"padded_rows_change", r.padded_rows_change},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const EmptyRowDemo& r) {
-  return Json{{"allowed", to_json(r.allowed)},
+  return ::attn::obj({{"allowed", to_json(r.allowed)},
               {"empty_row", bools(r.empty_row)},
               {"rejected", r.rejected},
-              {"error", r.rejected ? Json{{"code", r.error_code}, {"message", r.error_message}} : Json()},
+              {"error", r.rejected ? ::attn::obj({{"code", r.error_code}, {"message", r.error_message}}) : Json()},
               {"zero_policy", to_json(r.zero_policy)},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const CausalAlignmentTable& r) {
-  return Json{{"tq", r.tq},
+  return ::attn::obj({{"tq", r.tq},
               {"tk", r.tk},
               {"top_left", to_json(r.top_left)},
               {"bottom_right", to_json(r.bottom_right)},
@@ -91,11 +92,11 @@ Json to_json(const CausalAlignmentTable& r) {
               {"bottom_right_last_key", r.bottom_right_last_key},
               {"square_refused", r.square_refused},
               {"square_message", r.square_message},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const AttributionResult& r) {
-  return Json{{"weights", to_json(r.weights)},
+  return ::attn::obj({{"weights", to_json(r.weights)},
               {"values", to_json(r.values)},
               {"contributions", to_json(r.contributions)},
               {"contribution_norms", to_json(r.contribution_norms)},
@@ -104,13 +105,13 @@ Json to_json(const AttributionResult& r) {
               {"remove_key_change", masked_vector(r.remove_key_change, r.remove_key_possible)},
               {"top_weight_key", r.top_weight_key},
               {"top_contribution_key", r.top_contribution_key},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const ScalingResult& r) {
   Json dot = Json::array(), sat = Json::array();
   for (const DotProductStats& s : r.dot)
-    dot.push_back(Json{{"d_k", s.d_k},
+    dot.push_back(::attn::obj({{"d_k", s.d_k},
                        {"mean", s.mean},
                        {"variance", s.variance},
                        {"scaled_mean", s.scaled_mean},
@@ -124,24 +125,24 @@ Json to_json(const ScalingResult& r) {
                        {"scaled_above", s.scaled_above},
                        {"tied_mean", s.tied_mean},
                        {"tied_scaled_mean", s.tied_scaled_mean},
-                       {"tied_tolerance", s.tied_tolerance}});
+                       {"tied_tolerance", s.tied_tolerance}}));
   for (const SaturationStats& s : r.saturation)
-    sat.push_back(Json{{"d_k", s.d_k},
+    sat.push_back(::attn::obj({{"d_k", s.d_k},
                        {"max_weight", s.max_weight},
                        {"entropy", s.entropy},
                        {"scaled_max_weight", s.scaled_max_weight},
                        {"scaled_entropy", s.scaled_entropy},
                        {"gradient_norm_unscaled", s.gradient_norm_unscaled},
-                       {"gradient_norm_scaled", s.gradient_norm_scaled}});
-  return Json{{"samples", r.input.samples}, {"seed", r.input.seed},   {"keys", r.input.keys},
+                       {"gradient_norm_scaled", s.gradient_norm_scaled}}));
+  return ::attn::obj({{"samples", r.input.samples}, {"seed", r.input.seed},   {"keys", r.input.keys},
               {"rows", r.input.rows},       {"bin_edges", r.bin_edges}, {"dot", dot},
               {"saturation", sat},          {"uniform_entropy", r.uniform_entropy},
               {"uniform_gradient_norm", r.uniform_gradient_norm},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const SoftmaxStability& r) {
-  return Json{{"logits", r.logits},
+  return ::attn::obj({{"logits", r.logits},
               {"row_max", r.row_max},
               {"naive_exp", nums(r.naive_exp)},
               {"naive_weights", nums(r.naive_weights)},
@@ -150,44 +151,44 @@ Json to_json(const SoftmaxStability& r) {
               {"naive_stable_difference", num(r.naive_stable_difference)},
               {"max_weight", r.max_weight},
               {"entropy", r.entropy},
-              {"saturated", {{"d_k", r.saturated.d_k}, {"keys", r.saturated.keys}, {"rows", r.saturated.rows},
+              {"saturated", ::attn::obj({{"d_k", r.saturated.d_k}, {"keys", r.saturated.keys}, {"rows", r.saturated.rows},
                              {"seed", r.saturated.seed}, {"largest_abs_logit", r.saturated.largest_abs_logit},
                              {"max_abs_difference", num(r.saturated.max_abs_difference)},
                              {"mean_max_weight_naive", r.saturated.mean_max_weight_naive},
-                             {"mean_max_weight_stable", r.saturated.mean_max_weight_stable}}},
+                             {"mean_max_weight_stable", r.saturated.mean_max_weight_stable}})},
               {"caption", r.caption},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const AdditiveResult& r, const std::vector<Check>& checks) {
-  return Json{{"scores", masked_vector(r.scores, r.key_valid)},
+  return ::attn::obj({{"scores", masked_vector(r.scores, r.key_valid)},
               {"weights", to_json(r.weights)},
               {"context", to_json(r.context)},
               {"key_valid", bools(r.key_valid)},
               {"query_part", to_json(r.query_part)},
               {"hidden", to_json(r.hidden)},
-              {"checks", to_json(checks)}};
+              {"checks", to_json(checks)}});
 }
 
 Json to_json(const ScoringComparison& r, const std::vector<Check>& checks) {
   Json scores = Json::array();
   for (Index f = 0; f < r.scores.rows(); ++f) scores.push_back(masked_vector(r.scores.row(f).transpose(), r.key_valid));
-  return Json{{"names", r.names},
+  return ::attn::obj({{"names", r.names},
               {"scores", scores},
               {"weights", to_json(r.weights)},
               {"contexts", to_json(r.contexts)},
               {"key_valid", bools(r.key_valid)},
-              {"checks", to_json(checks)}};
+              {"checks", to_json(checks)}});
 }
 
 Json to_json(const AdditiveDecoderDemo& r) {
   Json steps = Json::array();
   for (const AdditiveDecoderStep& s : r.steps)
-    steps.push_back(Json{{"target_token", s.target_token},
+    steps.push_back(::attn::obj({{"target_token", s.target_token},
                          {"state", to_json(s.state)},
                          {"attention", to_json(s.attention, s.attention_checks)},
-                         {"comparison", s.comparison.names.empty() ? Json() : to_json(s.comparison, s.comparison_checks)}});
-  return Json{{"source_tokens", r.source_tokens},
+                         {"comparison", s.comparison.names.empty() ? Json() : to_json(s.comparison, s.comparison_checks)}}));
+  return ::attn::obj({{"source_tokens", r.source_tokens},
               {"target_tokens", r.target_tokens},
               {"encoder_states", to_json(r.encoder_states)},
               {"w_s", to_json(r.params.w_s)},
@@ -198,11 +199,11 @@ Json to_json(const AdditiveDecoderDemo& r) {
               {"alignment", to_json(r.alignment)},
               {"steps", steps},
               {"note", r.note},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const lessons::TrainedAdditiveStep& r, lessons::DecoderFeed feed) {
-  return Json{{"source_words", r.source_words},
+  return ::attn::obj({{"source_words", r.source_words},
               {"target_words", r.target_words},
               {"steps", r.steps},
               {"step", r.step},
@@ -220,11 +221,11 @@ Json to_json(const lessons::TrainedAdditiveStep& r, lessons::DecoderFeed feed) {
               {"attention", to_json(r.attention, {})},
               {"model_weights", to_json(r.model_weights)},
               {"note", r.note},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const PositionSymmetryResult& r) {
-  return Json{{"tokens", r.tokens},
+  return ::attn::obj({{"tokens", r.tokens},
               {"permuted_tokens", r.permuted_tokens},
               {"x", to_json(r.x)},
               {"px", to_json(r.px)},
@@ -238,7 +239,7 @@ Json to_json(const PositionSymmetryResult& r) {
               {"weights_x", to_json(r.weights_x)},
               {"weights_px", to_json(r.weights_px)},
               {"rope_relative_diff", r.rope_relative_diff},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const TemperatureResult& r) {
@@ -257,21 +258,21 @@ Json to_json(const TemperatureResult& r) {
 }
 
 Json to_json(const AttentionDropout& r) {
-  return Json{{"p", r.p},
+  return ::attn::obj({{"p", r.p},
               {"seed", r.seed},
               {"dropout_keep", to_json(r.keep)},
               {"dropped_weights", to_json(r.dropped_weights)},
               {"output_dropped", to_json(r.output_dropped)},
               {"dropout_row_sums", nums(r.row_sums)},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const LstmResult& r) {
-  return Json{{"h", to_json(r.h)}, {"h_last", to_json(r.h_last)}, {"c_last", to_json(r.c_last)}};
+  return ::attn::obj({{"h", to_json(r.h)}, {"h_last", to_json(r.h_last)}, {"c_last", to_json(r.c_last)}});
 }
 
 Json to_json(const TimingFixture& r) {
-  return Json{{"t", r.t},
+  return ::attn::obj({{"t", r.t},
               {"d", r.d},
               {"warmups", r.warmups},
               {"repeats", r.repeats},
@@ -282,11 +283,11 @@ Json to_json(const TimingFixture& r) {
               {"ran", r.ran},
               {"clock", r.clock},
               {"caveat", r.caveat},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const LessonReplica& r) {
-  return Json{{"tokens", r.tokens},
+  return ::attn::obj({{"tokens", r.tokens},
               {"vocab", r.vocab.tokens},
               {"embedding", to_json(r.embedding_table)},
               {"x", to_json(r.x)},
@@ -298,17 +299,17 @@ Json to_json(const LessonReplica& r) {
               {"w_v", to_json(r.weights.w_v)},
               {"weights", to_json(r.attention.attention.weights)},
               {"output", to_json(r.attention.attention.output)},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 Json to_json(const RecallTask& t) {
-  return Json{{"id", t.id},
+  return ::attn::obj({{"id", t.id},
               {"panel", t.panel},
               {"kind", t.kind == RecallKind::predict ? "predict" : "construct"},
               {"prompt", t.prompt},
               {"choices", t.choices},
               {"reads", t.reads},
-              {"lesson_ref", t.lesson_ref}};
+              {"lesson_ref", t.lesson_ref}});
 }
 
 Json to_json(const std::vector<RecallTask>& tasks) {
@@ -318,7 +319,7 @@ Json to_json(const std::vector<RecallTask>& tasks) {
 }
 
 Json to_json(const RecallVerdict& v) {
-  return Json{{"task", v.task_id}, {"pass", v.pass}, {"feedback", v.feedback}, {"checks", to_json(v.checks)}};
+  return ::attn::obj({{"task", v.task_id}, {"pass", v.pass}, {"feedback", v.feedback}, {"checks", to_json(v.checks)}});
 }
 
 Json to_json(const CostResult& r) {
@@ -326,10 +327,10 @@ Json to_json(const CostResult& r) {
   for (const KvCacheCost& c : r.kv_cache)
     cache.push_back({{"name", c.name}, {"kv_heads", c.kv_heads}, {"bytes", c.bytes}, {"window_bytes", c.window_bytes}});
   const CostInput& in = r.input;
-  return Json{{"input",
-               {{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups},
+  return ::attn::obj({{"input",
+               ::attn::obj({{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups},
                 {"layers", in.layers}, {"context", in.context}, {"cache_dtype", dtype_name(in.cache_dtype)},
-                {"window", in.causal_width}}},
+                {"window", in.causal_width}})},
               {"d_k", r.d_k},
               {"pairwise_flops", r.pairwise_flops},
               {"pairwise_flops_per_head", r.pairwise_flops_per_head},
@@ -346,17 +347,17 @@ Json to_json(const CostResult& r) {
               {"tiled_bytes_f64", r.tiled_bytes_f64},
               {"kv_cache", cache},
               {"window",
-               {{"t", r.window.t}, {"w", r.window.w}, {"causal_pairs", r.window.causal_pairs},
+               ::attn::obj({{"t", r.window.t}, {"w", r.window.w}, {"causal_pairs", r.window.causal_pairs},
                 {"visible_pairs", r.window.visible_pairs}, {"hidden_pairs", r.window.hidden_pairs},
-                {"hidden_fraction", r.window.hidden_fraction}}},
-              {"conventions", r.conventions}};
+                {"hidden_fraction", r.window.hidden_fraction}})},
+              {"conventions", r.conventions}});
 }
 
 Json to_json(const KernelTiming& r) {
   const KernelTimingInput& in = r.input;
-  return Json{{"input",
-               {{"t", in.t}, {"d", in.d}, {"dtype", in.dtype == KernelDtype::float32 ? "float32" : "float64"},
-                {"seed", in.seed}, {"warmups", in.warmups}, {"repeats", in.repeats}}},
+  return ::attn::obj({{"input",
+               ::attn::obj({{"t", in.t}, {"d", in.d}, {"dtype", in.dtype == KernelDtype::float32 ? "float32" : "float64"},
+                {"seed", in.seed}, {"warmups", in.warmups}, {"repeats", in.repeats}})},
               {"dense_seconds", nums(r.dense_seconds)},
               {"tiled_seconds", nums(r.tiled_seconds)},
               {"dense_median", r.dense_median},
@@ -368,7 +369,7 @@ Json to_json(const KernelTiming& r) {
               {"isa", r.isa},
               {"clock", r.clock},
               {"caveat", r.caveat},
-              {"checks", to_json(r.checks)}};
+              {"checks", to_json(r.checks)}});
 }
 
 }  // namespace attn

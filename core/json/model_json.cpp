@@ -10,6 +10,7 @@
 #include "json/ops.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/model_file.hpp"
+#include "learn/json_obj.hpp"
 
 namespace attn {
 namespace {
@@ -36,13 +37,13 @@ Json info_op(const Fields& f) {
   Json tensors = Json::array();
   for (const learn::ParamInfo& p : m.model.layout.params())
     for (const learn::SafeTensor& t : m.file.tensors)
-      if (t.name == p.name) tensors.push_back(Json{{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}});
-  return Json{{"kind", m.model.kind == learn::ModelKind::decoder ? "decoder" : "seq2seq"},
+      if (t.name == p.name) tensors.push_back(::attn::obj({{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}}));
+  return ::attn::obj({{"kind", m.model.kind == learn::ModelKind::decoder ? "decoder" : "seq2seq"},
               {"config", model_config_json(m.model)},
               {"tensors", tensors},
               {"params", m.model.layout.total()},
               {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(m.params))},
-              {"metadata", m.file.metadata}};
+              {"metadata", m.file.metadata}});
 }
 
 /// rows×cols numbers from x as nested arrays.
@@ -56,7 +57,7 @@ Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
   f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "tokens"});
   // The forward computes a loss too: the tokens stand in as targets (every one counted, none read back).
   const Json& tokens = f.required("tokens");
-  const learn::Batch b = learn::batch_from_json(m.model, Json{{"tokens", tokens}, {"targets", tokens}});
+  const learn::Batch b = learn::batch_from_json(m.model, ::attn::obj({{"tokens", tokens}, {"targets", tokens}}));
   const learn::DecoderConfig& c = m.model.decoder;
   learn::DecoderActivations acts;
   learn::decoder_forward(c, m.model.layout, m.params.data(), b.decoder, acts);
@@ -73,7 +74,7 @@ Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
     }
     weights.push_back(layer);
   }
-  return Json{{"logits", logits}, {"weights", weights}};
+  return ::attn::obj({{"logits", logits}, {"weights", weights}});
 }
 
 Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
@@ -97,7 +98,7 @@ Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
   }
   const Json& target_in = f.required("target_in");
   const learn::Batch b = learn::batch_from_json(
-      m.model, Json{{"source", padded}, {"source_lengths", lengths}, {"target_in", target_in}, {"target_out", target_in}});
+      m.model, ::attn::obj({{"source", padded}, {"source_lengths", lengths}, {"target_in", target_in}, {"target_out", target_in}}));
   const learn::Seq2SeqBatch& s = b.seq2seq;
   learn::Seq2SeqActivations acts;
   learn::seq2seq_forward(m.model.seq2seq, m.model.layout, m.params.data(), s, acts);
@@ -129,9 +130,9 @@ Json logits_op(const Fields& f) {
 Json model_config_json(const learn::Model& m) {
   if (m.kind == learn::ModelKind::decoder) {
     const learn::DecoderConfig& c = m.decoder;
-    return Json{{"kind", "decoder"}, {"vocab", c.vocab},   {"context", c.context},
+    return ::attn::obj({{"kind", "decoder"}, {"vocab", c.vocab},   {"context", c.context},
                 {"d_model", c.d_model}, {"heads", c.heads}, {"layers", c.layers},
-                {"mlp", c.mlp}, {"positions", learn::decoder_positions_name(c.positions)}, {"layer_norm", c.layer_norm}};
+                {"mlp", c.mlp}, {"positions", learn::decoder_positions_name(c.positions)}, {"layer_norm", c.layer_norm}});
   }
   const learn::Seq2SeqConfig& c = m.seq2seq;
   Json j{{"kind", "seq2seq"}, {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab},

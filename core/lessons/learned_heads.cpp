@@ -10,6 +10,7 @@
 #include "attn/positions.hpp"
 #include "learn/layers.hpp"
 #include "learn/params.hpp"
+#include "learn/json_obj.hpp"
 
 namespace attn::lessons {
 namespace {
@@ -603,18 +604,18 @@ HeadsTrainingConfig heads_config_for_model(const learn::DecoderConfig& model, He
 }
 
 Json heads_config_json(const HeadsTrainingConfig& c) {
-  return Json{{"task", {{"vocab", c.task.vocab}, {"context", c.task.context}, {"prefix_min", c.task.prefix_min},
-                        {"prefix_max", c.task.prefix_max}, {"run_min", c.task.run_min}, {"run_max", c.task.run_max}}},
-              {"model", {{"d_model", c.model.d_model}, {"heads", c.model.heads}, {"layers", c.model.layers},
+  return ::attn::obj({{"task", ::attn::obj({{"vocab", c.task.vocab}, {"context", c.task.context}, {"prefix_min", c.task.prefix_min},
+                        {"prefix_max", c.task.prefix_max}, {"run_min", c.task.run_min}, {"run_max", c.task.run_max}})},
+              {"model", ::attn::obj({{"d_model", c.model.d_model}, {"heads", c.model.heads}, {"layers", c.model.layers},
                          {"mlp", c.model.mlp}, {"positions", learn::decoder_positions_name(c.model.positions)},
-                         {"layer_norm", c.model.layer_norm}}},
+                         {"layer_norm", c.model.layer_norm}})},
               {"batch", c.batch},
-              {"adam", {{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
-                        {"weight_decay", c.adam.weight_decay}}},
+              {"adam", ::attn::obj({{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
+                        {"weight_decay", c.adam.weight_decay}})},
               {"clip", c.clip},
               {"seed", c.seed},
               {"steps", c.steps},
-              {"train_length", c.train_length}};
+              {"train_length", c.train_length}});
 }
 
 namespace {
@@ -677,11 +678,11 @@ HeadsRun record_heads_run(const HeadsTrainingConfig& cfg) {
 
 learn::Checkpoint heads_run_checkpoint(const HeadsRun& run) {
   learn::Checkpoint c;
-  c.meta = Json{{"model", "decoder"},
+  c.meta = ::attn::obj({{"model", "decoder"},
                 {"task", "induction"},
                 {"config", heads_config_json(run.config)},
                 {"step", run.step},
-                {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(run.params))}};
+                {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(run.params))}});
   c.add("params", run.params);
   c.add("losses", run.losses);
   c.add("other_losses", run.other_losses);

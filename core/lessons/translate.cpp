@@ -8,6 +8,7 @@
 #include "attn/detmath.hpp"
 #include "attn/error.hpp"
 #include "learn/layers.hpp"
+#include "learn/json_obj.hpp"
 
 namespace attn::lessons {
 namespace {
@@ -706,14 +707,14 @@ TranslateAlignment translate_alignment(const TranslateModel& m, const std::strin
 Json translate_config_json(const TranslateConfig& c) {
   Json buckets = Json::array();
   for (const LengthBucket& b : c.data.buckets) buckets.push_back({b.lo, b.hi});
-  return Json{{"data", {{"seed", c.data.seed}, {"train", c.data.train},
+  return ::attn::obj({{"data", ::attn::obj({{"seed", c.data.seed}, {"train", c.data.train},
                         {"validation_per_bucket", c.data.validation_per_bucket},
                         {"test_per_bucket", c.data.test_per_bucket}, {"max_length", c.data.max_length},
-                        {"buckets", buckets}}},
+                        {"buckets", buckets}})},
               {"embed", c.embed}, {"hidden", c.hidden}, {"attn_dim", c.attn_dim}, {"batch", c.batch},
-              {"adam", {{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
-                        {"weight_decay", c.adam.weight_decay}}},
-              {"clip", c.clip}, {"seed", c.seed}, {"steps", c.steps}, {"eval_every", c.eval_every}};
+              {"adam", ::attn::obj({{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
+                        {"weight_decay", c.adam.weight_decay}})},
+              {"clip", c.clip}, {"seed", c.seed}, {"steps", c.steps}, {"eval_every", c.eval_every}});
 }
 
 TranslateConfig translate_config_from_json(const Json& j) {
@@ -771,12 +772,12 @@ TranslateRun record_translate_run(const TranslateConfig& cfg) {
 
 learn::Checkpoint translate_run_checkpoint(const TranslateRun& run) {
   learn::Checkpoint c;
-  c.meta = Json{{"model", "seq2seq"},
+  c.meta = ::attn::obj({{"model", "seq2seq"},
                 {"task", "translate"},
                 {"config", translate_config_json(run.config)},
                 {"step", run.step},
                 {"none_fnv1a", learn::hex64(learn::fnv1a_doubles(run.none_params))},
-                {"additive_fnv1a", learn::hex64(learn::fnv1a_doubles(run.additive_params))}};
+                {"additive_fnv1a", learn::hex64(learn::fnv1a_doubles(run.additive_params))}});
   c.add("none.params", run.none_params);
   c.add("additive.params", run.additive_params);
   c.add("none.losses", run.none_losses);
@@ -842,8 +843,8 @@ TranslateWidthResult width_result(const TranslateTrainer& tr) {
 }
 
 Json counts_json(const BucketAccuracy& a) {
-  return Json{{"lo", a.bucket.lo}, {"hi", a.bucket.hi}, {"sentences", a.sentences},
-              {"exact", a.exact}, {"tokens", a.tokens}, {"correct", a.correct}};
+  return ::attn::obj({{"lo", a.bucket.lo}, {"hi", a.bucket.hi}, {"sentences", a.sentences},
+              {"exact", a.exact}, {"tokens", a.tokens}, {"correct", a.correct}});
 }
 
 int count_field(const Json& j, const char* key, const std::string& where) {
@@ -870,7 +871,7 @@ BucketAccuracy counts_from_json(const Json& j, const std::string& where) {
 Json eval_counts_json(const TranslateEval& e) {
   Json rows = Json::array();
   for (const BucketAccuracy& b : e.buckets) rows.push_back(counts_json(b));
-  return Json{{"buckets", rows}, {"overall", counts_json(e.overall)}};
+  return ::attn::obj({{"buckets", rows}, {"overall", counts_json(e.overall)}});
 }
 
 TranslateEval eval_counts_from_json(const Json& j, const std::string& where) {
@@ -898,15 +899,15 @@ TranslateWidthResult translate_width_result_of(const TranslateRun& run) { return
 Json translate_widths_json(const TranslateConfig& base, const std::vector<TranslateWidthResult>& rows) {
   Json widths = Json::array();
   for (const TranslateWidthResult& r : rows)
-    widths.push_back(Json{{"hidden", r.hidden}, {"config", translate_config_json(r.config)},
+    widths.push_back(::attn::obj({{"hidden", r.hidden}, {"config", translate_config_json(r.config)},
                           {"none", eval_counts_json(r.none)}, {"additive", eval_counts_json(r.additive)},
                           {"none_final_loss", r.none_final_loss}, {"additive_final_loss", r.additive_final_loss},
-                          {"none_fnv1a", r.none_fnv1a}, {"additive_fnv1a", r.additive_fnv1a}});
-  return Json{{"table", "translate_widths"},
+                          {"none_fnv1a", r.none_fnv1a}, {"additive_fnv1a", r.additive_fnv1a}}));
+  return ::attn::obj({{"table", "translate_widths"},
               {"generated_by", "attn table translate_widths (core/cli/attn_main.cpp; lessons/translate.hpp "
                                "translate_width_result): each width trained from its seed natively"},
               {"base", translate_config_json(base)},
-              {"widths", widths}};
+              {"widths", widths}});
 }
 
 std::vector<TranslateWidthResult> translate_widths_from_json(const Json& j) {

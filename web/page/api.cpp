@@ -7,6 +7,7 @@
 #include "app.hpp"
 #include "json/json_case.hpp"
 #include "panels/registry.hpp"
+#include "learn/json_obj.hpp"
 
 namespace {
 app::App* g_app = nullptr;
@@ -19,7 +20,7 @@ const char* reply(const attn::Json& j) {
 }
 
 const char* no_app() {
-  return reply(attn::Json{{"ok", false}, {"error", {{"code", "not_ready"}, {"message", "the app has not started"}}}});
+  return reply(::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", "not_ready"}, {"message", "the app has not started"}})}}));
 }
 }  // namespace
 
@@ -59,13 +60,13 @@ const char* attn_app_set(const char* patch_json) {
   if (!g_app) return no_app();
   attn::Json patch = attn::Json::parse(patch_json ? patch_json : "", nullptr, false);
   if (patch.is_discarded())
-    return reply(attn::Json{{"ok", false}, {"error", {{"code", "invalid_json"}, {"message", "set() needs a JSON object"}}}});
+    return reply(::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", "invalid_json"}, {"message", "set() needs a JSON object"}})}}));
   return reply(app::apply_json(g_app->state(), patch));
 }
 
 const char* attn_app_show_panel(const char* name) {
   if (!g_app) return no_app();
-  return reply(app::apply_json(g_app->state(), attn::Json{{"panel", name ? name : ""}}));
+  return reply(app::apply_json(g_app->state(), ::attn::obj({{"panel", name ? name : ""}})));
 }
 
 const char* attn_app_compute(const char* case_json) {

@@ -7,6 +7,7 @@
 #include "page/page_tools.hpp"
 #include "page/page_view.hpp"
 #include "panels/registry.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -14,7 +15,7 @@ attn::Json link_inputs(const AppState& s) {
   // Built from each panel's inputs alone (panels/registry.hpp): state_json would also serialise
   // every result (hundreds of milliseconds for 512 tokens × 8 heads), and the link is refreshed
   // while the learner drags.
-  attn::Json out = attn::Json{{"panel", panel_name(s.panel)}};
+  attn::Json out = ::attn::obj({{"panel", panel_name(s.panel)}});
   for (const PanelDef& p : panels())
     if (p.link_inputs) {
       attn::Json in = p.link_inputs(s);
@@ -43,7 +44,7 @@ extern "C" {
 
 const char* attn_app_link_inputs() {
   app::App* a = app::api_app();
-  if (!a) return reply(attn::Json{{"error", {{"code", "not_ready"}, {"message", "the app has not started"}}}});
+  if (!a) return reply(::attn::obj({{"error", ::attn::obj({{"code", "not_ready"}, {"message", "the app has not started"}})}}));
   return reply(app::link_inputs(a->state()));
 }
 

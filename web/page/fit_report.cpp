@@ -6,6 +6,7 @@
 #include "page/api.hpp"
 #include "app.hpp"
 #include "imgui.h"
+#include "learn/json_obj.hpp"
 #include "imgui_internal.h"  // window and table layout records (CursorMaxPos, columns)
 
 namespace app::fit {
@@ -76,13 +77,13 @@ const Report& last() { return g_last; }
 attn::Json report_json(const Report& r) {
   attn::Json cut = attn::Json::array();
   for (const Cut& c : r.cut) cut.push_back({{"where", c.where}, {"right", c.right}, {"edge", c.edge}});
-  return attn::Json{{"panel", r.panel},
+  return ::attn::obj({{"panel", r.panel},
                     {"frame", r.frame},
                     {"canvas_width", r.canvas_width},
                     {"visible_right", r.visible_right},
                     {"widest", r.widest},
                     {"fits", r.cut.empty() && r.widest <= r.canvas_width + kSlack},
-                    {"cut", cut}};
+                    {"cut", cut}});
 }
 
 void set_probe(float px) { g_probe = std::max(0.0f, px); }

@@ -7,6 +7,7 @@
 
 #include "app_state.hpp"  // ErrorInfo
 #include "widgets/heatmap.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app::view {
 
@@ -176,12 +177,12 @@ attn::Json view_json(long max_cells) {
     }
     Json cursor = nullptr;
     if (h.cursor_row >= 0 && h.cursor_row < h.values.rows() && h.cursor_col >= 0 && h.cursor_col < h.values.cols())
-      cursor = Json{{"row", h.cursor_row}, {"col", h.cursor_col}, {"value", number(h.values(h.cursor_row, h.cursor_col))},
-                    {"allowed", h.allowed.size() ? static_cast<bool>(h.allowed(h.cursor_row, h.cursor_col)) : true}};
+      cursor = ::attn::obj({{"row", h.cursor_row}, {"col", h.cursor_col}, {"value", number(h.values(h.cursor_row, h.cursor_col))},
+                    {"allowed", h.allowed.size() ? static_cast<bool>(h.allowed(h.cursor_row, h.cursor_col)) : true}});
     Json hovered = nullptr;
     if (h.hover_row >= 0 && h.hover_row < h.values.rows() && h.hover_col >= 0 && h.hover_col < h.values.cols())
-      hovered = Json{{"row", h.hover_row}, {"col", h.hover_col}, {"value", number(h.values(h.hover_row, h.hover_col))}};
-    maps.push_back(Json{{"name", h.name},
+      hovered = ::attn::obj({{"row", h.hover_row}, {"col", h.hover_col}, {"value", number(h.values(h.hover_row, h.hover_col))}});
+    maps.push_back(::attn::obj({{"name", h.name},
                         {"rows", h.values.rows()},
                         {"cols", h.values.cols()},
                         {"truncated", cut},
@@ -198,18 +199,18 @@ attn::Json view_json(long max_cells) {
                         {"rect", {h.grid_min.x, h.grid_min.y, h.grid_max.x, h.grid_max.y}},
                         {"cursor", std::move(cursor)},
                         {"hovered", std::move(hovered)},
-                        {"focused", h.focused}});
+                        {"focused", h.focused}}));
   }
   if (active.empty() && !maps.empty()) active = maps[0]["name"].get<std::string>();
   Json checks = Json::array();
   for (const attn::Check& c : r.checks)
-    checks.push_back(Json{{"claim", c.claim}, {"measured", number(c.measured)}, {"limit", number(c.limit)},
-                          {"expect_at_most", c.expect_at_most}, {"pass", c.pass}});
+    checks.push_back(::attn::obj({{"claim", c.claim}, {"measured", number(c.measured)}, {"limit", number(c.limit)},
+                          {"expect_at_most", c.expect_at_most}, {"pass", c.pass}}));
   Json errors = Json::array();
-  for (const ErrorInfo& e : r.errors) errors.push_back(Json{{"code", e.code}, {"message", e.message}});
-  return Json{{"panel", r.panel}, {"title", r.title}, {"frame", r.frame}, {"heatmaps", std::move(maps)},
+  for (const ErrorInfo& e : r.errors) errors.push_back(::attn::obj({{"code", e.code}, {"message", e.message}}));
+  return ::attn::obj({{"panel", r.panel}, {"title", r.title}, {"frame", r.frame}, {"heatmaps", std::move(maps)},
               {"active", active.empty() ? Json(nullptr) : Json(active)}, {"checks", std::move(checks)},
-              {"errors", std::move(errors)}};
+              {"errors", std::move(errors)}});
 }
 
 }  // namespace app::view

@@ -12,6 +12,7 @@
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "imgui_stdlib.h"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -178,7 +179,7 @@ bool additive_pending(const AppState& s) {
 namespace {
 Json additive_inputs_only(const AppState& s) {
   const AdditiveState& ad = s.additive;
-  return Json{{"source", ad.input.source},
+  return ::attn::obj({{"source", ad.input.source},
               {"target", ad.input.target},
               {"seed", ad.input.seed},
               {"d_h", ad.input.d_h},
@@ -186,7 +187,7 @@ Json additive_inputs_only(const AppState& s) {
               {"d_a", ad.input.d_a},
               {"view", ad.view == AdditiveView::trained ? "trained" : "untrained"},
               {"sentence", ad.trained_input.sentence},
-              {"feed", feed_name(ad.trained_input.feed)}};
+              {"feed", feed_name(ad.trained_input.feed)}});
 }
 }  // namespace
 
@@ -222,9 +223,9 @@ Json additive_state_json(const AppState& s) {
   } else {
     trained["result"] = nullptr;
   }
-  return Json{{"inputs", additive_inputs_only(s)}, {"step", ad.step},           {"result", std::move(r)},
+  return ::attn::obj({{"inputs", additive_inputs_only(s)}, {"step", ad.step},           {"result", std::move(r)},
               {"view", ad.view == AdditiveView::trained ? "trained" : "untrained"}, {"trained", std::move(trained)},
-              {"error", error_value(ad.error)}};
+              {"error", error_value(ad.error)}});
 }
 
 bool apply_additive_json(AppState& s, const Json& patch) {

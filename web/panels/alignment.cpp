@@ -18,6 +18,7 @@
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
 #include "panels/ui.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -130,19 +131,19 @@ bool apply_alignment(AppState& s, const Json& patch) {
 
 Json alignment_state_json(const AppState& s) {
   const AlignmentState& a = s.alignment;
-  return Json{{"inputs", {{"queries", a.queries}, {"keys", a.keys}, {"weights", attn::to_json(a.weights)},
-                          {"values", attn::to_json(a.values)}}},
+  return ::attn::obj({{"inputs", ::attn::obj({{"queries", a.queries}, {"keys", a.keys}, {"weights", attn::to_json(a.weights)},
+                          {"values", attn::to_json(a.values)}})},
               {"selected_row", a.selected_row},
               {"result", attn::to_json(a.result)},
               {"row_sums", vector_json(a.row_sums)},
-              {"error", error_value(a.error)}};
+              {"error", error_value(a.error)}});
 }
 
 // The link inputs mirror the "inputs" above (minus what a link need not carry); the browser
 // test "a link reproduces the view" checks that they stay the same.
 Json alignment_link_inputs(const AppState& s) {
   const AlignmentState& a = s.alignment;
-  return Json{{"weights", attn::to_json(a.weights)}, {"values", attn::to_json(a.values)}, {"selected_row", a.selected_row}};
+  return ::attn::obj({{"weights", attn::to_json(a.weights)}, {"values", attn::to_json(a.values)}, {"selected_row", a.selected_row}});
 }
 
 bool apply_alignment_json(AppState& s, const Json& patch) { return apply_alignment(s, patch); }

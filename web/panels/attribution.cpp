@@ -12,6 +12,7 @@
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -89,20 +90,20 @@ void init_attribution(AppState& s) {
 
 Json attribution_inputs_json(const AppState& s) {
   const AttributionState& a = s.attribution;
-  return Json{{"keys", a.keys},
+  return ::attn::obj({{"keys", a.keys},
               {"weights", attn::to_json(a.weights)},
               {"values", attn::to_json(a.values)},
-              {"selected_key", a.selected_key}};
+              {"selected_key", a.selected_key}});
 }
 
 Json attribution_state_json(const AppState& s) {
   const AttributionState& a = s.attribution;
-  return Json{{"inputs", attribution_inputs_json(s)},
+  return ::attn::obj({{"inputs", attribution_inputs_json(s)},
               {"result",
-               {{"counterexample", attn::to_json(a.counterexample)},
+               ::attn::obj({{"counterexample", attn::to_json(a.counterexample)},
                 {"row", attn::to_json(a.result)},
-                {"checks", all_checks({&a.counterexample.checks, &a.result.checks})}}},
-              {"error", error_value(a.error)}};
+                {"checks", all_checks({&a.counterexample.checks, &a.result.checks})}})},
+              {"error", error_value(a.error)}});
 }
 
 bool apply_attribution_json(AppState& s, const Json& patch) {

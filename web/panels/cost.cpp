@@ -19,6 +19,7 @@
 #include "json/lesson_json.hpp"
 #include "lesson_ui.hpp"
 #include "panels/ui.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -125,17 +126,17 @@ Json cost_inputs_json(const AppState& s) {
   const CostState& c = s.cost;
   const attn::KernelTimingInput& ti = c.timing_input;
   const attn::CostInput& in = c.input;
-  return Json{{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups}, {"layers", in.layers},
+  return ::attn::obj({{"t", in.t}, {"d_model", in.d_model}, {"heads", in.heads}, {"kv_groups", in.kv_groups}, {"layers", in.layers},
               {"context", in.context}, {"cache_dtype", attn::dtype_name(in.cache_dtype)}, {"window", in.causal_width},
               {"timing_t", ti.t}, {"timing_d", ti.d}, {"timing_dtype", ti.dtype == attn::KernelDtype::float32 ? "float32" : "float64"},
-              {"seed", ti.seed}, {"repeats", ti.repeats}};
+              {"seed", ti.seed}, {"repeats", ti.repeats}});
 }
 
 Json cost_state_json(const AppState& s) {
   const CostState& c = s.cost;
   Json probe = nullptr;
   if (c.weights.rows() > 0 && c.probe_row < c.weights.rows() && c.probe_col < c.weights.cols())
-    probe = Json{{"row", c.probe_row}, {"col", c.probe_col}, {"weight", c.weights(c.probe_row, c.probe_col)}};
+    probe = ::attn::obj({{"row", c.probe_row}, {"col", c.probe_col}, {"weight", c.weights(c.probe_row, c.probe_col)}});
   Json checks = Json::array();
   if (c.timing)
     for (const attn::Check& k : c.timing->checks) checks.push_back(attn::to_json(k));
@@ -149,7 +150,7 @@ Json cost_state_json(const AppState& s) {
          {{"t", c.weights_t}, {"d", c.weights_d}, {"seed", c.weights_seed}, {"rows", c.weights.rows()},
           {"cols", c.weights.cols()}, {"probe", probe}}},
         {"checks", checks}}},
-      {"error", c.error ? Json{{"code", c.error->code}, {"message", c.error->message}} : Json(nullptr)}};
+      {"error", c.error ? ::attn::obj({{"code", c.error->code}, {"message", c.error->message}}) : Json(nullptr)}};
   if (c.pending) out["pending"] = true;  // the weights map waits for the next frame (omitted once done)
   return out;
 }

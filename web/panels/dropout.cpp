@@ -11,6 +11,7 @@
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -39,7 +40,7 @@ void init_dropout(AppState& s) { set_dropout(s, s.dropout.p, s.dropout.seed); }
 
 Json dropout_inputs_json(const AppState& s) {
   const DropoutState& d = s.dropout;
-  return Json{{"p", d.p}, {"seed", d.seed}};
+  return ::attn::obj({{"p", d.p}, {"seed", d.seed}});
 }
 
 Json dropout_state_json(const AppState& s) {
@@ -47,7 +48,7 @@ Json dropout_state_json(const AppState& s) {
   Json r = attn::to_json(d.result);
   r["tokens"] = lesson_model().tokens;
   r["weights"] = attn::to_json(lesson_model().attention.attention.weights);
-  return Json{{"inputs", dropout_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(d.error)}};
+  return ::attn::obj({{"inputs", dropout_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(d.error)}});
 }
 
 bool apply_dropout_json(AppState& s, const Json& patch) {

@@ -7,6 +7,7 @@
 
 #include "app_state.hpp"
 #include "panels/learned_heads.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -16,18 +17,18 @@ namespace lh = attn::lessons;
 namespace {
 
 Json eval_json(const lh::InductionEval& e) {
-  return Json{{"loss", e.loss}, {"accuracy", e.accuracy}, {"other_loss", e.other_loss}, {"counted", e.counted}};
+  return ::attn::obj({{"loss", e.loss}, {"accuracy", e.accuracy}, {"other_loss", e.other_loss}, {"counted", e.counted}});
 }
 
 Json snapshot_json(const lh::HeadsSnapshot& snap, int heads) {
   Json scores = Json::array();
   for (size_t i = 0; i < snap.scores.size(); ++i) {
     const lh::HeadScores& sc = snap.scores[i];
-    scores.push_back(Json{{"layer", static_cast<int>(i) / heads}, {"head", static_cast<int>(i) % heads},
+    scores.push_back(::attn::obj({{"layer", static_cast<int>(i) / heads}, {"head", static_cast<int>(i) % heads},
                           {"previous_token", sc.previous_token}, {"induction", sc.induction},
-                          {"diagonal", sc.diagonal}, {"first_token", sc.first_token}});
+                          {"diagonal", sc.diagonal}, {"first_token", sc.first_token}}));
   }
-  return Json{{"step", snap.step}, {"heldout", eval_json(snap.eval)}, {"accuracy", snap.eval.accuracy}, {"scores", scores}};
+  return ::attn::obj({{"step", snap.step}, {"heldout", eval_json(snap.eval)}, {"accuracy", snap.eval.accuracy}, {"scores", scores}});
 }
 
 Json sampled(const std::vector<double>& v, int stride) {
@@ -39,10 +40,10 @@ Json sampled(const std::vector<double>& v, int stride) {
 }  // namespace
 
 Json learned_heads_inputs_json(const LearnedHeadsInput& in) {
-  return Json{{"seed", in.seed},     {"steps", in.steps},   {"lr", in.lr},
+  return ::attn::obj({{"seed", in.seed},     {"steps", in.steps},   {"lr", in.lr},
               {"heads", in.heads},   {"layers", in.layers}, {"positions", attn::learn::decoder_positions_name(in.positions)},
               {"mlp", in.mlp},       {"vocab", in.vocab},   {"prefix_max", in.prefix_max},
-              {"run_min", in.run_min}, {"run_max", in.run_max}};
+              {"run_min", in.run_min}, {"run_max", in.run_max}});
 }
 
 Json learned_heads_state_json(const AppState& s) {
@@ -56,12 +57,12 @@ Json learned_heads_state_json(const AppState& s) {
   if (h.trainer) {
     const int n = static_cast<int>(h.trainer->losses().size());
     const int stride = std::max(1, (n + 1999) / 2000);
-    out["losses"] = Json{{"stride", stride},
+    out["losses"] = ::attn::obj({{"stride", stride},
                          {"note", "train[k] is the loss of step k*stride + 1 (steps count from 1)"},
                          {"train", sampled(h.trainer->losses(), stride)},
-                         {"other", sampled(h.trainer->other_losses(), stride)}};
+                         {"other", sampled(h.trainer->other_losses(), stride)}});
   } else {
-    out["losses"] = Json{{"stride", 1}, {"train", Json::array()}, {"other", Json::array()}};
+    out["losses"] = ::attn::obj({{"stride", 1}, {"train", Json::array()}, {"other", Json::array()}});
   }
   Json steps = Json::array();
   for (const lh::HeadsSnapshot& snap : h.snapshots) steps.push_back(snap.step);
@@ -78,21 +79,21 @@ Json learned_heads_state_json(const AppState& s) {
     Json per = Json::array();
     const lh::AblationStudy& a = iv.ablation;
     for (size_t i = 0; i < a.zero.size(); ++i) {
-      per.push_back(Json{{"layer", static_cast<int>(i) / heads},
+      per.push_back(::attn::obj({{"layer", static_cast<int>(i) / heads},
                          {"head", static_cast<int>(i) % heads},
                          {"zero_delta_loss", a.zero[i].loss - a.base.loss},
                          {"zero_accuracy", a.zero[i].accuracy},
                          {"mean_delta_loss", a.mean[i].loss - a.base.loss},
                          {"mean_accuracy", a.mean[i].accuracy},
-                         {"recovered", i < iv.patching.recovered.size() ? iv.patching.recovered[i] : 0.0}});
+                         {"recovered", i < iv.patching.recovered.size() ? iv.patching.recovered[i] : 0.0}}));
     }
-    out["interventions"] = Json{{"step", iv.step},
+    out["interventions"] = ::attn::obj({{"step", iv.step},
                                 {"base", eval_json(a.base)},
                                 {"clean_loss", iv.patching.clean_loss},
                                 {"corrupt_loss", iv.patching.corrupt_loss},
-                                {"heads", per}};
+                                {"heads", per}});
     const lh::DecodeComparison& d = iv.decoding;
-    out["decoding"] = Json{{"step", iv.step},
+    out["decoding"] = ::attn::obj({{"step", iv.step},
                            {"max_logit_diff", d.max_logit_diff},
                            {"teacher_forced_positions", d.teacher_forced_positions},
                            {"generation", d.generation},
@@ -107,11 +108,11 @@ Json learned_heads_state_json(const AppState& s) {
                            {"generated", d.generated},
                            {"expected", d.expected},
                            {"correct", d.correct},
-                           {"batch", {{"sequences", d.batch_sequences}, {"correct", d.batch_correct},
-                                      {"expected", d.batch_expected}, {"complete", d.batch_complete}}},
+                           {"batch", ::attn::obj({{"sequences", d.batch_sequences}, {"correct", d.batch_correct},
+                                      {"expected", d.batch_expected}, {"complete", d.batch_complete}})},
                            {"future_edits", d.future_edits},
                            {"future_edit_max_diff", d.future_edit_max_diff},
-                           {"target_edit_max_diff", d.target_edit_max_diff}};
+                           {"target_edit_max_diff", d.target_edit_max_diff}});
   } else {
     out["interventions"] = nullptr;
     out["decoding"] = nullptr;
@@ -121,12 +122,12 @@ Json learned_heads_state_json(const AppState& s) {
     if (h.combo[i]) combo.push_back(static_cast<int>(i));
   if (h.combined) {
     const double base = h.interventions ? h.interventions->ablation.base.loss : 0.0;
-    out["combined"] = Json{{"step", h.combined->step},
+    out["combined"] = ::attn::obj({{"step", h.combined->step},
                            {"heads", h.combined->heads},
                            {"mode", h.combined->mean ? "mean" : "zero"},
                            {"loss", h.combined->eval.loss},
                            {"accuracy", h.combined->eval.accuracy},
-                           {"delta_loss", h.combined->eval.loss - base}};
+                           {"delta_loss", h.combined->eval.loss - base}});
   } else {
     out["combined"] = nullptr;
   }
@@ -138,16 +139,16 @@ Json learned_heads_state_json(const AppState& s) {
       for (size_t p = 0; p < r.accuracy.counted.size(); ++p)
         acc.push_back(r.accuracy.counted[p] ? Json(static_cast<double>(r.accuracy.correct[p]) / r.accuracy.counted[p])
                                             : Json(nullptr));
-      signals.push_back(Json{{"positions", attn::learn::decoder_positions_name(r.positions)},
+      signals.push_back(::attn::obj({{"positions", attn::learn::decoder_positions_name(r.positions)},
                              {"test_length", r.accuracy.test_length},
                              {"accuracy_within", r.accuracy.accuracy_within},
                              {"accuracy_beyond", r.accuracy.accuracy_beyond},
                              {"final_loss", r.final_loss},
                              {"accuracy_by_position", acc},
-                             {"counted", r.accuracy.counted}});
+                             {"counted", r.accuracy.counted}}));
     }
     const lh::ExtrapolationConfig& c = st.config();
-    out["extrapolation"] = Json{{"status", st.done() ? "done" : (h.extrapolation_running ? "training" : "paused")},
+    out["extrapolation"] = ::attn::obj({{"status", st.done() ? "done" : (h.extrapolation_running ? "training" : "paused")},
                                 {"step", st.steps_done()},
                                 {"total", st.steps_total()},
                                 {"progress", static_cast<double>(st.steps_done()) / std::max(1, st.steps_total())},
@@ -155,30 +156,30 @@ Json learned_heads_state_json(const AppState& s) {
                                 {"test_length", c.test_length},
                                 {"context", c.task.context},
                                 {"steps_per_signal", c.steps},
-                                {"signals", signals}};
+                                {"signals", signals}});
   } else if (h.loaded_extrapolation) {
     // A loaded model measured by position (nothing trained): one signal, its own.
     const lh::PositionAccuracy& a = *h.loaded_extrapolation;
     Json acc = Json::array();
     for (size_t p = 0; p < a.counted.size(); ++p)
       acc.push_back(a.counted[p] ? Json(static_cast<double>(a.correct[p]) / a.counted[p]) : Json(nullptr));
-    out["extrapolation"] = Json{{"status", "done"},
+    out["extrapolation"] = ::attn::obj({{"status", "done"},
                                 {"model", "loaded"},
                                 {"step", h.loaded_extrapolation_step},
                                 {"train_length", a.train_length},
                                 {"test_length", a.test_length},
-                                {"signals", Json::array({Json{{"positions", attn::learn::decoder_positions_name(h.trainer->model().positions)},
+                                {"signals", Json::array({::attn::obj({{"positions", attn::learn::decoder_positions_name(h.trainer->model().positions)},
                                                               {"test_length", a.test_length},
                                                               {"accuracy_within", a.accuracy_within},
                                                               {"accuracy_beyond", a.accuracy_beyond},
                                                               {"accuracy_by_position", acc},
-                                                              {"counted", a.counted}}})}};
+                                                              {"counted", a.counted}})})}});
   } else {
     out["extrapolation"] = nullptr;
   }
   out["ablate"] = combo;
   out["ablate_mode"] = h.combo_mean ? "mean" : "zero";
-  out["error"] = h.error ? Json{{"code", h.error->code}, {"message", h.error->message}} : Json(nullptr);
+  out["error"] = h.error ? ::attn::obj({{"code", h.error->code}, {"message", h.error->message}}) : Json(nullptr);
   return out;
 }
 

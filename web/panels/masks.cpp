@@ -12,6 +12,7 @@
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -104,26 +105,26 @@ void init_masks(AppState& s) {
 
 Json masks_inputs_json(const AppState& s) {
   const MasksState& m = s.masks;
-  return Json{{"from", m.from},
+  return ::attn::obj({{"from", m.from},
               {"amount", m.amount},
               {"valid_length", m.valid_length},
               {"empty_allowed", attn::to_json(m.empty_allowed)},
               {"zero_policy", m.zero_policy},
               {"tq", m.tq},
-              {"tk", m.tk}};
+              {"tk", m.tk}});
 }
 
 Json masks_state_json(const AppState& s) {
   const MasksState& m = s.masks;
-  return Json{{"inputs", masks_inputs_json(s)},
+  return ::attn::obj({{"inputs", masks_inputs_json(s)},
               {"result",
-               {{"tokens", lesson_model().tokens},
+               ::attn::obj({{"tokens", lesson_model().tokens},
                 {"prefix", attn::to_json(m.prefix)},
                 {"padding", attn::to_json(m.padding)},
                 {"empty_rows", attn::to_json(m.empty)},
                 {"causal", attn::to_json(m.causal)},
-                {"checks", all_checks({&m.prefix.checks, &m.padding.checks, &m.empty.checks, &m.causal.checks})}}},
-              {"error", error_value(m.error)}};
+                {"checks", all_checks({&m.prefix.checks, &m.padding.checks, &m.empty.checks, &m.causal.checks})}})},
+              {"error", error_value(m.error)}});
 }
 
 bool apply_masks_json(AppState& s, const Json& patch) {
@@ -146,7 +147,7 @@ bool apply_masks_json(AppState& s, const Json& patch) {
     else if (k == "zero_policy")
       set_masks_zero_policy(s, get_bool(v, "zero_policy"));
     else if (k == "empty_allowed") {
-      attn::MaskSpec spec = attn::mask_from_json(Json{{"allowed", v}});
+      attn::MaskSpec spec = attn::mask_from_json(::attn::obj({{"allowed", v}}));
       ok = ok && set_masks_empty_allowed(s, *spec.allowed);
     } else if (k == "toggle") {
       if (!v.is_array() || v.size() != 2) refuse("toggle takes [row, col]");

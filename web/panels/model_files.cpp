@@ -6,6 +6,7 @@
 
 #include "attn/error.hpp"
 #include "panels/registry.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -14,7 +15,7 @@ using attn::Json;
 namespace {
 
 Json refusal(const char* panel, const std::string& code, const std::string& message) {
-  return Json{{"ok", false}, {"panel", panel}, {"error", {{"code", code}, {"message", message}}}};
+  return ::attn::obj({{"ok", false}, {"panel", panel}, {"error", ::attn::obj({{"code", code}, {"message", message}})}});
 }
 
 // The panel a file that cannot be read is reported to: the one it was brought to, else the one on
@@ -33,7 +34,7 @@ const PanelDef* report_panel(const AppState& s, const std::string& hint) {
 Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* data, std::size_t size,
                    const std::string& panel_hint) {
   const PanelDef* fallback = report_panel(s, panel_hint);
-  if (!fallback) return Json{{"ok", false}, {"error", {{"code", "invalid_field"}, {"message", "no panel takes models"}}}};
+  if (!fallback) return ::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", "invalid_field"}, {"message", "no panel takes models"}})}});
   ++s.generation;
   const auto refuse = [&](const std::string& code, const std::string& why) {
     fallback->model->refused(s, code, name + ": " + why);
@@ -52,7 +53,7 @@ Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* dat
   for (const PanelDef& p : panels()) {
     if (!p.model || p.model->kind != file.model.kind) continue;
     show_panel(s, p.name, true);
-    if (p.model->install(s, name, size, std::move(file))) return Json{{"ok", true}, {"panel", p.name}};
+    if (p.model->install(s, name, size, std::move(file))) return ::attn::obj({{"ok", true}, {"panel", p.name}});
     const std::optional<ErrorInfo>& e = *p.error(s);
     return refusal(p.name, e ? e->code : "invalid_field", e ? e->message : name + " was refused");
   }
@@ -61,7 +62,7 @@ Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* dat
 
 Json model_fetch_failed(AppState& s, const std::string& name, const std::string& message) {
   const PanelDef* p = report_panel(s, "");
-  if (!p) return Json{{"ok", false}, {"error", {{"code", "fetch_failed"}, {"message", "no panel takes models"}}}};
+  if (!p) return ::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", "fetch_failed"}, {"message", "no panel takes models"}})}});
   p->model->refused(s, "fetch_failed", name + ": " + message);
   return refusal(p->name, "fetch_failed", name + ": " + message);
 }
@@ -77,7 +78,7 @@ Json export_model(const AppState& s, const std::string& panel, const std::string
   } catch (const attn::Error& e) {
     return refusal(p.name, e.code_name(), e.what());
   }
-  return Json{{"ok", true}, {"panel", p.name}, {"name", file_name}, {"bytes", bytes.size()}};
+  return ::attn::obj({{"ok", true}, {"panel", p.name}, {"name", file_name}, {"bytes", bytes.size()}});
 }
 
 }  // namespace app

@@ -20,6 +20,7 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
 #include "lesson_ui.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -167,23 +168,23 @@ bool apply_permutation(AppState& s, const Json& patch) {
 
 Json permutation_state_json(const AppState& s) {
   const PermutationState& p = s.permutation;
-  return Json{{"inputs", {{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
+  return ::attn::obj({{"inputs", ::attn::obj({{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
                           {"permutation", p.input.permutation}, {"causal", p.input.causal},
                           {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
-                          {"shuffle_seed", p.shuffle_seed}}},
+                          {"shuffle_seed", p.shuffle_seed}})},
               {"sentence_text", p.sentence_text},
               {"permutation_text", p.permutation_text},
               {"result", attn::to_json(p.result)},
               {"symmetry", attn::to_json(p.symmetry)},
-              {"error", error_value(p.error)}};
+              {"error", error_value(p.error)}});
 }
 
 Json permutation_link_inputs(const AppState& s) {
   const PermutationState& p = s.permutation;
-  return Json{{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
+  return ::attn::obj({{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
               {"permutation", p.input.permutation}, {"causal", p.input.causal},
               {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
-              {"shuffle_seed", p.shuffle_seed}};
+              {"shuffle_seed", p.shuffle_seed}});
 }
 
 bool apply_permutation_json(AppState& s, const Json& patch) { return apply_permutation(s, patch); }
@@ -264,7 +265,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
       widgets::fit_labeled(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
   if (ImGui::InputText("sentence", &p.sentence_text)) {
     // Sentence edits go through the JSON path so a new length gets a fresh permutation.
-    apply_json(s, attn::Json{{"permutation", {{"sentence", p.sentence_text}}}});
+    apply_json(s, ::attn::obj({{"permutation", ::attn::obj({{"sentence", p.sentence_text}})}}));
     in = p.input;
   }
   widgets::same_line_if_fits(widgets::labeled_width(field, "seed"), fs * 1.5f);

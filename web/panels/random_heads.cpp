@@ -20,6 +20,7 @@
 #include "imgui_stdlib.h"
 #include "lesson_ui.hpp"
 #include "registry.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -87,25 +88,25 @@ Json heads_state_json(const AppState& s) {
   const HeadsState& h = s.heads;
   Json heads_rows = Json::array();
   for (const auto& r : h.row_sums) heads_rows.push_back(vector_json(r));
-  return Json{{"inputs", {{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
+  return ::attn::obj({{"inputs", ::attn::obj({{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
                           {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
                           {"key_padding", h.input.valid_length >= 0},
                           {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
                           {"positions", positions_name(h.input.positions)},
-                          {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}}},
+                          {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}})},
               {"sentence_text", h.sentence_text},
               {"result", attn::to_json(h.result)},
               {"row_sums", heads_rows},
-              {"error", error_value(h.error)}};
+              {"error", error_value(h.error)}});
 }
 
 Json heads_link_inputs(const AppState& s) {
   const HeadsState& h = s.heads;
-  return Json{{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
+  return ::attn::obj({{"sentence", h.input.sentence}, {"seed", h.input.seed}, {"d_model", h.input.d_model},
               {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
               {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
               {"positions", positions_name(h.input.positions)},
-              {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}};
+              {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}});
 }
 
 bool apply_heads_json(AppState& s, const Json& patch) { return apply_heads(s, patch); }

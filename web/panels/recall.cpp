@@ -10,6 +10,7 @@
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -87,9 +88,9 @@ void init_recall(AppState& s) {
 Json recall_state_json(const AppState& s) {
   Json answers = Json::object();
   for (const auto& [id, e] : s.recall.entries)
-    answers[id] = Json{{"choice", e.choice >= 0 ? Json(e.choice) : Json(nullptr)},
-                       {"verdict", e.verdict ? attn::to_json(*e.verdict) : Json(nullptr)}};
-  return Json{{"tasks", attn::to_json(s.recall.tasks)}, {"result", {{"answers", answers}}}, {"error", error_value(s.recall.error)}};
+    answers[id] = ::attn::obj({{"choice", e.choice >= 0 ? Json(e.choice) : Json(nullptr)},
+                       {"verdict", e.verdict ? attn::to_json(*e.verdict) : Json(nullptr)}});
+  return ::attn::obj({{"tasks", attn::to_json(s.recall.tasks)}, {"result", ::attn::obj({{"answers", answers}})}, {"error", error_value(s.recall.error)}});
 }
 
 bool apply_recall_json(AppState& s, const Json& patch) {

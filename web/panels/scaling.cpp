@@ -16,6 +16,7 @@
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "imgui_stdlib.h"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -134,7 +135,7 @@ void tick_scaling(AppState& s, double budget_seconds) {
 
 Json scaling_inputs_json(const AppState& s) {
   const ScalingState& c = s.scaling;
-  return Json{{"d_k", c.d_k}, {"seed", c.seed}, {"samples", c.samples}, {"logits", c.logits}};
+  return ::attn::obj({{"d_k", c.d_k}, {"seed", c.seed}, {"samples", c.samples}, {"logits", c.logits}});
 }
 
 Json scaling_state_json(const AppState& s) {
@@ -149,7 +150,7 @@ Json scaling_state_json(const AppState& s) {
            {"error", error_value(c.error)}};
   if (c.pending) {  // the sampling study waits for or runs in frames (omitted once done)
     out["pending"] = true;
-    if (c.study) out["progress"] = Json{{"units_done", c.study->units_done()}, {"total_units", c.study->total_units()}};
+    if (c.study) out["progress"] = ::attn::obj({{"units_done", c.study->units_done()}, {"total_units", c.study->total_units()}});
   }
   return out;
 }

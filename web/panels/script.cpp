@@ -11,6 +11,7 @@
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "registry.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -34,12 +35,12 @@ void init_script(AppState& s) { run_timing(s); }
 
 Json script_state_json(const AppState& s) {
   const ScriptState& sc = s.script;
-  return Json{{"inputs", {{"runs", sc.runs}}},
+  return ::attn::obj({{"inputs", ::attn::obj({{"runs", sc.runs}})},
               {"result",
-               {{"replica", attn::to_json(lesson_model())},
+               ::attn::obj({{"replica", attn::to_json(lesson_model())},
                 {"timing", attn::to_json(sc.timing)},
-                {"checks", all_checks({&lesson_model().checks, &sc.timing.checks})}}},
-              {"error", error_value(sc.error)}};
+                {"checks", all_checks({&lesson_model().checks, &sc.timing.checks})}})},
+              {"error", error_value(sc.error)}});
 }
 
 bool apply_script_json(AppState& s, const Json& patch) {

@@ -12,6 +12,7 @@
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "widgets/plots.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -40,7 +41,7 @@ void init_temperature(AppState& s) {
 
 Json temperature_inputs_json(const AppState& s) {
   const TemperatureState& t = s.temperature;
-  return Json{{"temperature", t.temperature}, {"hard", t.hard}};
+  return ::attn::obj({{"temperature", t.temperature}, {"hard", t.hard}});
 }
 
 Json temperature_state_json(const AppState& s) {
@@ -48,7 +49,7 @@ Json temperature_state_json(const AppState& s) {
   Json r = attn::to_json(t.result);
   r["tokens"] = lesson_model().tokens;
   r["values"] = attn::to_json(t.values2d);
-  return Json{{"inputs", temperature_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(t.error)}};
+  return ::attn::obj({{"inputs", temperature_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(t.error)}});
 }
 
 bool apply_temperature_json(AppState& s, const Json& patch) {

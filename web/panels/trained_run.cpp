@@ -10,6 +10,7 @@
 #include "lesson_ui.hpp"
 #include "panels/ui.hpp"
 #include "platform/emscripten_shim.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -86,17 +87,17 @@ void run_state_json(Json& out, const TrainedRun& r, const RunProgress& p, const 
     out["source"] = p.step > 0 ? "file, trained here" : "file";
   else
     out["source"] = r.from_checkpoint ? "checkpoint" : (p.step > 0 ? "trained here" : "untrained");
-  out["model"] = r.model ? Json{{"name", r.model->name},
+  out["model"] = r.model ? ::attn::obj({{"name", r.model->name},
                                 {"bytes", r.model->bytes},
                                 {"config", r.model->config},
                                 {"params_fnv1a", r.model->params_fnv1a},
-                                {"params", r.model->params}}
+                                {"params", r.model->params}})
                          : Json(nullptr);
   out["model_message"] = r.model_message;
-  Json ck = Json{{"url", checkpoint_url},
+  Json ck = ::attn::obj({{"url", checkpoint_url},
                  {"status", checkpoint_status_name(r.checkpoint.status)},
                  {"bytes", r.checkpoint.bytes},
-                 {"message", r.checkpoint.message}};
+                 {"message", r.checkpoint.message}});
   if (r.checkpoint.params_fnv1a) ck["params_fnv1a"] = *r.checkpoint.params_fnv1a;
   out["checkpoint"] = ck;
 }

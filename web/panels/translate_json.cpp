@@ -8,6 +8,7 @@
 
 #include "app_state.hpp"
 #include "panels/translate.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -17,8 +18,8 @@ namespace tl = attn::lessons;
 namespace {
 
 Json bucket_json(const tl::BucketAccuracy& b) {
-  return Json{{"exact_match", b.exact_match}, {"token_accuracy", b.token_accuracy}, {"exact", b.exact},
-              {"correct", b.correct},         {"tokens", b.tokens},                 {"sentences", b.sentences}};
+  return ::attn::obj({{"exact_match", b.exact_match}, {"token_accuracy", b.token_accuracy}, {"exact", b.exact},
+              {"correct", b.correct},         {"tokens", b.tokens},                 {"sentences", b.sentences}});
 }
 
 double mean_of(const std::vector<double>& v, size_t from, size_t to) {
@@ -31,8 +32,8 @@ double mean_of(const std::vector<double>& v, size_t from, size_t to) {
 }  // namespace
 
 Json translate_inputs_json(const TranslateInput& in) {
-  return Json{{"seed", in.seed},         {"steps", in.steps},           {"lr", in.lr},      {"hidden", in.hidden},
-              {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}, {"row", in.row}};
+  return ::attn::obj({{"seed", in.seed},         {"steps", in.steps},           {"lr", in.lr},      {"hidden", in.hidden},
+              {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}, {"row", in.row}});
 }
 
 Json translate_state_json(const AppState& s) {
@@ -50,16 +51,16 @@ Json translate_state_json(const AppState& s) {
     for (size_t i = 0; i < a.size(); i += static_cast<size_t>(stride)) none.push_back(a[i]);
     for (size_t i = 0; i < b.size(); i += static_cast<size_t>(stride)) add.push_back(b[i]);
     const size_t last = a.size();
-    out["losses"] = Json{{"stride", stride},
+    out["losses"] = ::attn::obj({{"stride", stride},
                          {"note", "none[k] is the loss of step k*stride + 1 (steps count from 1)"},
                          {"none", none},
                          {"additive", add},
-                         {"first10", {{"none", mean_of(a, 0, 10)}, {"additive", mean_of(b, 0, 10)}}},
-                         {"last10", {{"none", mean_of(a, last >= 10 ? last - 10 : 0, last)},
-                                     {"additive", mean_of(b, last >= 10 ? last - 10 : 0, last)}}},
+                         {"first10", ::attn::obj({{"none", mean_of(a, 0, 10)}, {"additive", mean_of(b, 0, 10)}})},
+                         {"last10", ::attn::obj({{"none", mean_of(a, last >= 10 ? last - 10 : 0, last)},
+                                     {"additive", mean_of(b, last >= 10 ? last - 10 : 0, last)}})},
                          {"validation_steps", tr.validation_steps()},
                          {"none_validation", tr.validation_losses(false)},
-                         {"additive_validation", tr.validation_losses(true)}};
+                         {"additive_validation", tr.validation_losses(true)}});
   } else {
     out["losses"] = nullptr;
   }
@@ -68,28 +69,28 @@ Json translate_state_json(const AppState& s) {
     Json buckets = Json::array();
     for (size_t i = 0; i < sc.none.buckets.size() && i < sc.additive.buckets.size(); ++i) {
       const tl::BucketAccuracy& n = sc.none.buckets[i];
-      buckets.push_back(Json{{"lo", n.bucket.lo}, {"hi", n.bucket.hi}, {"sentences", n.sentences},
-                             {"none", bucket_json(n)}, {"additive", bucket_json(sc.additive.buckets[i])}});
+      buckets.push_back(::attn::obj({{"lo", n.bucket.lo}, {"hi", n.bucket.hi}, {"sentences", n.sentences},
+                             {"none", bucket_json(n)}, {"additive", bucket_json(sc.additive.buckets[i])}}));
     }
-    out["accuracy"] = Json{{"step", sc.step},
+    out["accuracy"] = ::attn::obj({{"step", sc.step},
                            {"set", "test"},
                            {"buckets", buckets},
-                           {"overall", {{"none", bucket_json(sc.none.overall)}, {"additive", bucket_json(sc.additive.overall)}}},
-                           {"caption", sc.caption}};
+                           {"overall", ::attn::obj({{"none", bucket_json(sc.none.overall)}, {"additive", bucket_json(sc.additive.overall)}})},
+                           {"caption", sc.caption}});
     const auto agree = [](const tl::BucketAgreement& a) {
-      return Json{{"lo", a.bucket.lo},          {"hi", a.bucket.hi},     {"sentences", a.sentences},
+      return ::attn::obj({{"lo", a.bucket.lo},          {"hi", a.bucket.hi},     {"sentences", a.sentences},
                   {"targets", a.targets},       {"on_source", a.on_source}, {"share", a.share},
-                  {"mean_weight", a.mean_weight}};
+                  {"mean_weight", a.mean_weight}});
     };
     Json ab = Json::array();
     for (const tl::BucketAgreement& a : sc.agreement.buckets) ab.push_back(agree(a));
-    out["agreement"] = Json{{"step", sc.step}, {"set", "test"}, {"buckets", ab}, {"overall", agree(sc.agreement.overall)},
-                            {"caption", sc.agreement_caption}};
-    out["accuracy"]["most_read_removal"] = Json{{"sentences", sc.removal.sentences},
+    out["agreement"] = ::attn::obj({{"step", sc.step}, {"set", "test"}, {"buckets", ab}, {"overall", agree(sc.agreement.overall)},
+                            {"caption", sc.agreement_caption}});
+    out["accuracy"]["most_read_removal"] = ::attn::obj({{"sentences", sc.removal.sentences},
                                                 {"exact_intact", sc.removal.exact_intact},
                                                 {"exact_removed", sc.removal.exact_removed},
                                                 {"exact_match_intact", sc.removal.exact_match_intact},
-                                                {"exact_match_removed", sc.removal.exact_match_removed}};
+                                                {"exact_match_removed", sc.removal.exact_match_removed}});
   } else {
     out["accuracy"] = nullptr;
     out["agreement"] = nullptr;
@@ -102,7 +103,7 @@ Json translate_state_json(const AppState& s) {
       for (int j = 0; j < v.weights.cols(); ++j) r.push_back(v.weights(i, j));
       rows.push_back(r);
     }
-    out["alignment"] = Json{{"step", v.step},
+    out["alignment"] = ::attn::obj({{"step", v.step},
                             {"sentence", t.input.sentence},
                             {"source_words", v.result.source_words},
                             {"target_words", v.result.target_words},
@@ -113,21 +114,21 @@ Json translate_state_json(const AppState& s) {
                             {"greedy", v.greedy},
                             {"greedy_ended", v.result.greedy.ended},
                             {"checks", attn::to_json(v.checks)},
-                            {"caption", v.caption}};
+                            {"caption", v.caption}});
     {
       const tl::AttentionInterventions& iv = v.interventions;
       const tl::TranslationVocab& fr = tl::french_vocab();
       Json removals = Json::array();
       for (const tl::WordRemoval& w : iv.removals)
-        removals.push_back(Json{{"position", w.position}, {"word", w.word}, {"loss", w.loss}, {"delta_loss", w.delta_loss},
-                                {"output", tl::words_of(fr, w.output)}, {"exact", w.exact}});
+        removals.push_back(::attn::obj({{"position", w.position}, {"word", w.word}, {"loss", w.loss}, {"delta_loss", w.delta_loss},
+                                {"output", tl::words_of(fr, w.output)}, {"exact", w.exact}}));
       Json j{{"loss", iv.loss},           {"output", tl::words_of(fr, iv.output)}, {"exact", iv.exact},
              {"path_max_diff", iv.path_max_diff}, {"removals", removals}, {"caption", v.intervention_caption},
              {"checks", attn::to_json(v.intervention_checks)}};
       j["forced_lesson_weights"] =
-          iv.forced_applies ? Json{{"weights", tl::lesson_constructed_weights()}, {"loss", iv.forced_loss},
+          iv.forced_applies ? ::attn::obj({{"weights", tl::lesson_constructed_weights()}, {"loss", iv.forced_loss},
                                    {"delta_loss", iv.forced_delta_loss}, {"output", tl::words_of(fr, iv.forced_output)},
-                                   {"exact", iv.forced_exact}}
+                                   {"exact", iv.forced_exact}})
                             : Json();
       out["alignment"]["interventions"] = j;
     }
@@ -142,28 +143,28 @@ Json translate_state_json(const AppState& s) {
     Json greedy = Json::array(), forced = Json::array(), beam = Json::array();
     for (size_t i = 0; i < v.greedy_rows.size(); ++i) {
       const auto& g = v.greedy_rows[i];
-      greedy.push_back(Json{{"word", g.word}, {"probability", g.probability}, {"reads", g.reads},
-                            {"read_weight", g.read_weight}, {"attention", v.result.greedy.steps[i].attention}});
+      greedy.push_back(::attn::obj({{"word", g.word}, {"probability", g.probability}, {"reads", g.reads},
+                            {"read_weight", g.read_weight}, {"attention", v.result.greedy.steps[i].attention}}));
     }
     for (const auto& r : v.forced_rows)
-      forced.push_back(Json{{"reference", r.reference}, {"argmax", r.argmax}, {"p_reference", r.p_reference}});
+      forced.push_back(::attn::obj({{"reference", r.reference}, {"argmax", r.argmax}, {"p_reference", r.p_reference}}));
     for (const auto& b : v.beam_rows)
-      beam.push_back(Json{{"words", b.words}, {"ended", b.ended}, {"length", b.length}, {"log_prob", b.log_prob},
-                          {"penalty", b.penalty}, {"score", b.score}});
-    out["decoding"] = Json{{"step", v.step},
+      beam.push_back(::attn::obj({{"words", b.words}, {"ended", b.ended}, {"length", b.length}, {"log_prob", b.log_prob},
+                          {"penalty", b.penalty}, {"score", b.score}}));
+    out["decoding"] = ::attn::obj({{"step", v.step},
                            {"greedy", greedy},
                            {"greedy_ended", v.result.greedy.ended},
-                           {"teacher_forced", {{"rows", forced}, {"loss", v.result.forced.loss}}},
+                           {"teacher_forced", ::attn::obj({{"rows", forced}, {"loss", v.result.forced.loss}})},
                            {"summary_greedy", v.summary_greedy},
-                           {"beam", {{"width", t.input.beam_width}, {"alpha", t.input.alpha}, {"best", v.beam_best},
+                           {"beam", ::attn::obj({{"width", t.input.beam_width}, {"alpha", t.input.alpha}, {"best", v.beam_best},
                                      {"finished", beam}, {"formula", "score = log P(Y) / ((5 + |Y|) / 6)^alpha"},
-                                     {"prefix", {{"forced_rows", v.beam_prefix.forced_rows},
+                                     {"prefix", ::attn::obj({{"forced_rows", v.beam_prefix.forced_rows},
                                                  {"forced_same_bits", v.beam_prefix.forced_same_bits},
                                                  {"forced_max_diff", v.beam_prefix.forced_max_diff},
                                                  {"shared_rows", v.beam_prefix.shared_rows},
                                                  {"shared_same_bits", v.beam_prefix.shared_same_bits},
-                                                 {"shared_max_diff", v.beam_prefix.shared_max_diff}}},
-                                     {"checks", attn::to_json(v.beam_checks)}}}};
+                                                 {"shared_max_diff", v.beam_prefix.shared_max_diff}})},
+                                     {"checks", attn::to_json(v.beam_checks)}})}});
   } else {
     out["alignment"] = nullptr;
     out["decoding"] = nullptr;
@@ -175,8 +176,8 @@ Json translate_state_json(const AppState& s) {
       for (int j = 0; j < t.lesson_weights.cols(); ++j) r.push_back(t.lesson_weights(i, j));
       rows.push_back(r);
     }
-    out["lesson_alignment"] = Json{{"rows", t.lesson_rows}, {"columns", t.lesson_cols}, {"weights", rows},
-                                   {"note", "constructed by the lesson, not learned"}};
+    out["lesson_alignment"] = ::attn::obj({{"rows", t.lesson_rows}, {"columns", t.lesson_cols}, {"weights", rows},
+                                   {"note", "constructed by the lesson, not learned"}});
   }
   {
     Json rows = Json::array();
@@ -188,29 +189,29 @@ Json translate_state_json(const AppState& s) {
           x["lo"] = a.bucket.lo, x["hi"] = a.bucket.hi;
           b.push_back(x);
         }
-        return Json{{"buckets", b}, {"overall", bucket_json(e.overall)}};
+        return ::attn::obj({{"buckets", b}, {"overall", bucket_json(e.overall)}});
       };
-      rows.push_back(Json{{"hidden", w.hidden}, {"none", model(w.none)}, {"additive", model(w.additive)},
+      rows.push_back(::attn::obj({{"hidden", w.hidden}, {"none", model(w.none)}, {"additive", model(w.additive)},
                           {"none_final_loss", w.none_final_loss}, {"additive_final_loss", w.additive_final_loss},
-                          {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}});
+                          {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}}));
     }
-    out["widths"] = Json{{"rows", rows},
+    out["widths"] = ::attn::obj({{"rows", rows},
                          {"note", "precomputed natively from each width's seed (checkpoints/translate_widths.json); "
                                   "seed, steps and learning rate at their defaults"},
                          {"caption", t.widths.caption},
-                         {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}};
+                         {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}});
   }
   {
     const TranslateReproduction& r = t.reproduction;
-    out["reproduction"] = r.compared ? Json{{"compared_with", "the precomputed run at H " + std::to_string(r.hidden)},
+    out["reproduction"] = r.compared ? ::attn::obj({{"compared_with", "the precomputed run at H " + std::to_string(r.hidden)},
                                             {"same", r.same},
                                             {"none_fnv1a", r.none_fnv1a},
                                             {"additive_fnv1a", r.additive_fnv1a},
                                             {"want_none_fnv1a", r.want_none_fnv1a},
-                                            {"want_additive_fnv1a", r.want_additive_fnv1a}}
+                                            {"want_additive_fnv1a", r.want_additive_fnv1a}})
                                      : Json(nullptr);
   }
-  out["error"] = t.error ? Json{{"code", t.error->code}, {"message", t.error->message}} : Json(nullptr);
+  out["error"] = t.error ? ::attn::obj({{"code", t.error->code}, {"message", t.error->message}}) : Json(nullptr);
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "widgets/ui_style.hpp"
 #include "imgui_internal.h"
 #include "platform/platform.hpp"
+#include "learn/json_obj.hpp"
 
 namespace app {
 
@@ -296,10 +297,10 @@ const char* attn_app_locate_result() {
   for (const app::Located& it : app::g_located) {
     if (it.full.empty()) continue;
     const bool visible = it.rect.Overlaps(it.clip);
-    out.push_back(attn::Json{{"label", it.label},
+    out.push_back(::attn::obj({{"label", it.label},
                              {"full", it.full},
                              {"rect", {it.rect.Min.x, it.rect.Min.y, it.rect.Max.x, it.rect.Max.y}},
-                             {"visible", visible}});
+                             {"visible", visible}}));
   }
   app::g_reply = attn::dump(out);
   return app::g_reply.c_str();
