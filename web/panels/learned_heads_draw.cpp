@@ -291,13 +291,15 @@ void draw_body(AppState& s, Ui& ui) {
   const lh::HeadsTrainer* tr = h.trainer.get();
   const int heads = tr ? tr->model().heads : cur.heads;
 
-  txt::para(
-      "A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on "
+  const std::string intro =
+      (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
+                : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
       "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
       "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
       "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
       "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
-      "does, whatever it does.");
+      "does, whatever it does.";
+  txt::para(intro.c_str());
   style::error_box(h.error);
 
   draw_inputs(s);

@@ -390,9 +390,9 @@ void draw_body(AppState& s, Ui& ui) {
     const tl::TranslationVocab& fr = tl::french_vocab();
     const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
     if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
-      ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 10.0f);
-      ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 14.0f);
-      ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 6.0f);
+      ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
+      ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
+      ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 5.0f);
       ImGui::TableHeadersRow();
       const auto row = [&](const std::string& what, const std::vector<int>& out, const char* delta) {
         ImGui::TableNextRow();
