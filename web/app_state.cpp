@@ -88,6 +88,15 @@ Json apply_json(AppState& s, const Json& patch) {
   return ::attn::obj({{"ok", true}});
 }
 
+void host_event(AppState& s, const attn::Json& ev) {
+  if (s.host_events.size() >= kMaxHostEvents) s.host_events.erase(s.host_events.begin());
+  s.host_events.push_back(ev.dump());
+}
+
+void host_trained_event(AppState& s, const char* panel, int step, const char* source) {
+  host_event(s, ::attn::obj({{"type", "trained"}, {"panel", panel}, {"step", step}, {"source", source}}));
+}
+
 void apply_deferred_edits(AppState& s) {
   std::vector<std::function<void(AppState&)>> edits;
   edits.swap(s.edits);  // an edit may queue another: it waits for the frame after

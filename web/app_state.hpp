@@ -10,6 +10,7 @@
 // core/ (attn::alignment_read, random_heads, permutation_experiment, ...).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -64,7 +65,18 @@ struct AppState {
   /// Edits a draw function forwarded (defer_edit): applied in order before the next frame's ticks,
   /// so that a setter's work (a beam search, a fresh trainer) never runs inside a draw call.
   std::vector<std::function<void(AppState&)>> edits;
+  /// Events for a host page (JSON objects with "type": "answered", "trained"), oldest first; the
+  /// page takes them after each frame (attn_app_take_events) and posts them to its parent.
+  std::vector<std::string> host_events;
 };
+
+/// Keeps at most this many untaken host events (the oldest go first).
+inline constexpr std::size_t kMaxHostEvents = 64;
+/// Queue a host event (`ev` an object with "type"); drops the oldest past kMaxHostEvents.
+void host_event(AppState& s, const attn::Json& ev);
+/// The "trained" event: a run of `panel` reached `step` (it finished, or a model was installed
+/// from `source`: "checkpoint", "trained here", "file").
+void host_trained_event(AppState& s, const char* panel, int step, const char* source);
 
 /// Queue `edit` (a call of the panel's setters) for the start of the next frame.
 inline void defer_edit(AppState& s, std::function<void(AppState&)> edit) { s.edits.push_back(std::move(edit)); }

@@ -24,6 +24,8 @@
 #include "json/json_case.hpp"
 #include "page/embed_api.hpp"
 #include "page/fit_report.hpp"
+#include "page/page_view.hpp"
+#include "widgets/plots.hpp"
 #include "panels/registry.hpp"
 #include "widgets/ui_style.hpp"
 #include "throwaway_panel.hpp"
@@ -131,7 +133,10 @@ class Driver {
     frame();  // fresh layout
     const Item* it = find(label, nth);
     if (!it) {
-      fail("no item labelled '" + label + "' (#" + std::to_string(nth) + ")");
+      std::string seen;
+      for (size_t i = g_items.size() > 12 ? g_items.size() - 12 : 0; i < g_items.size(); ++i)
+        seen += " '" + g_items[i].label + "'@" + std::to_string(static_cast<int>(g_items[i].rect.Min.y));
+      fail("no item labelled '" + label + "' (#" + std::to_string(nth) + "); the last items:" + seen);
       return false;
     }
     ImGuiIO& io = ImGui::GetIO();
@@ -594,8 +599,25 @@ int main() {
     attn_app_show_panel("attribution");
     d.click("Check what the panel shows", 0);
     attn_app_show_panel("scaling");
+    Json::parse(attn_app_take_events());  // what the loop above answered
+    expect(attn_app_pending_events() == 0, "taking the events empties the queue");
+    const ImVec2 display = io.DisplaySize;
+    io.DisplaySize.y = 2600;  // the recall strip ends the panel: all of it on screen
+    d.frames(3);
     d.click("64");
     expect(api_state()["recall"]["result"]["answers"]["scaling.variance"]["verdict"]["pass"] == true, "64 is right");
+    {
+      // The click is one "answered" host event, shaped for an xAPI statement.
+      const Json events = Json::parse(attn_app_take_events());
+      expect(events.size() == 1, "one answered event per answer");
+      const Json& ev = events.at(0);
+      expect(ev["type"] == "answered" && ev["panel"] == "scaling" && ev["question"] == "scaling.variance" &&
+                 ev["choice"] == 2 && ev["answer"] == "64" && ev["correct"] == true,
+             "answered: " + ev.dump());
+      expect(attn_app_content_height() > 0.0, "the panel's content height is measured");
+    }
+    io.DisplaySize = display;
+    d.frames(2);
     expect_state_finite();
 
     // --- API edge cases
@@ -846,6 +868,71 @@ int main() {
                "the fit probe is flagged: " + attn::dump(fit));
         app::fit::set_probe(0.0f);
       }
+      io.DisplaySize = saved;
+      attn_app_show_panel("alignment");
+      d.frames(2);
+    }
+
+    // --- plot ticks at round values (1, 2 or 5 times a power of ten apart), read from what
+    // every panel's plots drew at 1280 units
+    g_step = "ticks";
+    {
+      // Why a tick list is not round, or "" when it is.
+      auto not_round = [](const std::vector<double>& t) -> std::string {
+        if (t.size() < 2) return "";
+        const double step = t[1] - t[0];
+        const double e = std::floor(std::log10(step) + 1e-9), m = step / std::pow(10.0, e);
+        if (std::fabs(m - 1) > 1e-6 && std::fabs(m - 2) > 1e-6 && std::fabs(m - 5) > 1e-6)
+          return "step " + std::to_string(step) + " is not 1, 2 or 5 times a power of ten";
+        for (size_t i = 0; i < t.size(); ++i) {
+          if (i && std::fabs(t[i] - t[i - 1] - step) > 1e-9 * std::max(1.0, std::fabs(step)))
+            return "uneven steps at " + std::to_string(t[i]);
+          if (std::fabs(t[i] / step - std::round(t[i] / step)) > 1e-6) return std::to_string(t[i]) + " is not a multiple of the step";
+        }
+        return "";
+      };
+      // The check's negative control: the ticks the page drew before (ymin + k·span/4).
+      expect(!not_round({0.0, 0.196, 0.393, 0.589, 0.786}).empty(), "0.196 / 0.393 / ... are not round");
+      expect(!not_round({0.936, 1.87, 2.81}).empty(), "0.936 / 1.87 / 2.81 are not round");
+      auto near_list = [](const std::vector<double>& a, const std::vector<double>& b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i)
+          if (std::fabs(a[i] - b[i]) > 1e-12) return false;
+        return true;
+      };
+      expect(near_list(app::plot::round_ticks(0.0, 2.24, 5), {0.0, 0.5, 1.0, 1.5, 2.0}), "round_ticks(0, 2.24, 5)");
+      expect(near_list(app::plot::round_ticks(-0.14, 0.79, 6), {0.0, 0.2, 0.4, 0.6}), "round_ticks(-0.14, 0.79, 6)");
+      expect(near_list(app::plot::round_ticks(-0.5, 0.5, 6), {-0.4, -0.2, 0.0, 0.2, 0.4}), "round_ticks(-0.5, 0.5, 6)");
+      expect(near_list(app::plot::round_ticks(0.0, 1800.0, 6), {0.0, 500.0, 1000.0, 1500.0}), "round_ticks(0, 1800, 6)");
+      expect(app::plot::round_ticks(1.0, 1.0, 5).empty(), "an empty range has no ticks");
+      const ImVec2 saved = io.DisplaySize;
+      io.DisplaySize = ImVec2(1280, 800);
+      // Short runs of both trained panels, so that every plot they have is drawn (curves, the
+      // scores by step, the ablation scatter, accuracy by length).
+      expect_accepted({{"learned_heads", {{"steps", 200}, {"train", true}}}});
+      expect_accepted({{"translate", {{"steps", 40}, {"train", true}}}});
+      for (int i = 0; i < 3000 && (api_state()["learned_heads"]["step"] != 200 || api_state()["translate"]["step"] != 40); ++i)
+        d.frames(5);
+      expect(api_state()["learned_heads"]["step"] == 200 && api_state()["translate"]["step"] == 40, "both short runs finished");
+      int plots = 0;
+      std::string names;
+      for (const app::PanelDef& p : app::panels()) {
+        attn_app_show_panel(p.name);
+        d.frames(30);  // shipped checkpoints install, studies finish their slices
+        for (const app::view::PlotTicks& t : app::view::plots()) {
+          ++plots;
+          names += std::string(" ") + p.name + ":" + t.id;
+          const std::string at = std::string(p.name) + " plot '" + t.id + "': ";
+          expect(t.y.size() >= 2, at + "at least two y ticks");
+          const std::string y = not_round(t.y), x = t.x_are_data ? "" : not_round(t.x);
+          expect(y.empty(), at + "y ticks: " + y);
+          expect(x.empty(), at + "x ticks: " + x);
+        }
+      }
+      std::printf("ticks: %d plots, every one round:%s\n", plots, names.c_str());
+      for (const char* want : {"scaling:maxw", "learned_heads:loss", "learned_heads:scores by step",
+                               "translate:train loss", "translate:accuracy by length"})
+        expect(names.find(std::string(" ") + want) != std::string::npos, std::string("the ticks of ") + want + " were read");
       io.DisplaySize = saved;
       attn_app_show_panel("alignment");
       d.frames(2);

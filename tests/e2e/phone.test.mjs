@@ -17,9 +17,9 @@ const shot = (name) => path.join(artifacts, `phone-${name}.png`);
 let server, browser;
 await serveSiteAndChromium((s, b) => { server = s; browser = b; });
 
-async function openPhone(query) {
+async function openPhone(query, { reducedMotion = 'no-preference' } = {}) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3,
-                                             hasTouch: true, isMobile: true });
+                                             hasTouch: true, isMobile: true, reducedMotion });
   const page = await context.newPage();
   const log = watch(page);
   await page.goto(server.url + query, { waitUntil: 'load' });
@@ -206,6 +206,35 @@ test('phone: a vertical swipe over a slider scrolls and edits nothing; a sideway
   const w1 = (await state(page)).alignment.inputs.weights[0][0];
   assert.notEqual(w1, w0, `the sideways drag moved the slider (${w0} → ${w1})`);
   await page.screenshot({ path: shot('alignment-dragged') });
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+test('phone, prefers-reduced-motion: a swipe stops with the finger, and an idle page does not change', async () => {
+  const { context, page, log } = await openPhone('?panel=alignment&embed=1', { reducedMotion: 'reduce' });
+  assert.equal(await page.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches), true);
+  const cdp = await context.newCDPSession(page);
+  const touch = (type, x, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y }] });
+  const s0 = await centre(page, '##w', 0);
+  // The same fast swipe that flings the panel without the preference.
+  await touch('touchStart', s0.x, s0.y);
+  for (let y = s0.y - 25; y >= s0.y - 300; y -= 25) { await touch('touchMove', s0.x + 3, y); await page.waitForTimeout(16); }
+  await touch('touchEnd');
+  await frames(page, 2);
+  const justAfter = (await centre(page, '##w', 0)).y;
+  await page.waitForTimeout(600);
+  await frames(page, 3);
+  const s1 = await centre(page, '##w', 0);
+  assert.ok(s0.y - s1.y > 150, `the swipe scrolled: ${s0.y} → ${s1.y}`);
+  assert.ok(Math.abs(justAfter - s1.y) <= 1, `no momentum after the lift: ${justAfter} → ${s1.y}`);
+  // Idle: nothing moves by itself from one frame to the next.
+  await page.mouse.move(-10, -10);
+  await frames(page, 4);
+  const a = await page.screenshot();
+  await page.waitForTimeout(700);
+  await frames(page, 4);
+  const b = await page.screenshot();
+  assert.ok(a.equals(b), 'two idle frames 0.7 s apart are the same pixels');
   assert.deepEqual(log.errors, []);
   await context.close();
 });

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "page/fit_report.hpp"
 #include "json/json_case.hpp"
 #include "panels/registry.hpp"
 #include "learn/json_obj.hpp"
@@ -72,6 +73,21 @@ const char* attn_app_show_panel(const char* name) {
 const char* attn_app_compute(const char* case_json) {
   return reply(attn::run_case_text(case_json ? case_json : ""));
 }
+
+const char* attn_app_take_events() {
+  if (!g_app) return no_app();
+  std::vector<std::string>& q = g_app->state().host_events;
+  std::string out = "[";
+  for (size_t i = 0; i < q.size(); ++i) out += (i ? "," : "") + q[i];
+  out += "]";
+  q.clear();
+  g_reply = std::move(out);
+  return g_reply.c_str();
+}
+
+int attn_app_pending_events() { return g_app ? static_cast<int>(g_app->state().host_events.size()) : 0; }
+
+double attn_app_content_height() { return app::fit::last().content_height; }
 
 int attn_app_frames() { return g_app ? static_cast<int>(g_app->state().frames) : 0; }
 

@@ -48,4 +48,12 @@ ATTN_EXPORT const char* attn_app_model_failed(const char* name, const char* mess
 /// export: {ok, panel, name, bytes, [error]}; attn_app_export_data() points at the bytes.
 ATTN_EXPORT const char* attn_app_export_model(const char* panel, const char* which);
 ATTN_EXPORT const unsigned char* attn_app_export_data();
+/// Host events queued since the last call (AppState::host_events), oldest first, as a JSON
+/// array of objects with "type"; the queue is emptied.
+ATTN_EXPORT const char* attn_app_take_events();
+/// How many host events are queued (0: attn_app_take_events has nothing to give).
+ATTN_EXPORT int attn_app_pending_events();
+/// The height of the panel's content in the last frame, from the canvas top, in the units ImGui
+/// lays out in (CSS px in the browser): what a frame needs to show it without scrolling.
+ATTN_EXPORT double attn_app_content_height();
 }

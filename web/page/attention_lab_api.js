@@ -28,6 +28,12 @@
 //                             (right edge of the widest item before clipping), fits, cut:[{where,
 //                             right, edge}]}; not part of state()
 //   fitProbe(px)              tests only: one item px wider than the panel (the check's negative control)
+//   takeEvents()              the host events queued since the last call, oldest first (and empties the
+//                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
+//                             when a "check yourself" question is answered, {type: "trained", panel,
+//                             step, source} when a run finishes or a model is installed; embed.js takes
+//                             them after each frame and posts them to the parent (docs/embed.md)
+//   contentHeight()           the panel's content height in CSS px in the last frame (from the canvas top)
 //   locate(label)             Promise of the on-screen rectangles [{label, full, rect, visible}] of
 //                             the widgets labelled `label` ("sentence", or "##v" for unnamed ones;
 //                             all widgets when omitted), in drawing order
@@ -117,6 +123,8 @@
     setEmbed: function (on) { Module['_attn_app_set_embed'](on ? 1 : 0); },
     inputState: function () { return call('attn_app_input_state'); },
     fit: function () { return call('attn_app_fit'); },
+    takeEvents: function () { return Module['_attn_app_pending_events']() > 0 ? call('attn_app_take_events') : []; },
+    contentHeight: function () { return Module['_attn_app_content_height'](); },
     fitProbe: function (px) { Module['_attn_app_fit_probe'](px | 0); },
     locate: function (label) {
       Module['_attn_app_locate_begin']();

@@ -44,6 +44,8 @@ void measure(const char* panel) {
   r.canvas_width = g.IO.DisplaySize.x;
   r.visible_right = win->InnerClipRect.Max.x;
   r.widest = win->DC.CursorMaxPos.x;
+  // CursorMaxPos is in screen space, moved up by the scroll: add the scroll back.
+  r.content_height = win->DC.CursorMaxPos.y + win->Scroll.y + g.Style.WindowPadding.y;
   if (r.widest > r.visible_right + kSlack) r.cut.push_back({"panel", r.widest, r.visible_right});
 
   for (ImGuiWindow* c : g.Windows) {
@@ -82,6 +84,7 @@ attn::Json report_json(const Report& r) {
                     {"canvas_width", r.canvas_width},
                     {"visible_right", r.visible_right},
                     {"widest", r.widest},
+                    {"content_height", r.content_height},
                     {"fits", r.cut.empty() && r.widest <= r.canvas_width + kSlack},
                     {"cut", cut}});
 }

@@ -32,6 +32,9 @@ struct Report {
   float canvas_width = 0.0f;  ///< width of the canvas (ImGui's display)
   float visible_right = 0.0f; ///< right edge of the panel's visible area (its clip rectangle)
   float widest = 0.0f;        ///< right edge of the widest item, before clipping (scroll boxes: their box)
+  /// Bottom of the panel's content from the canvas top, as if nothing scrolled (its window's
+  /// top, its laid-out height and the bottom padding): the height that shows it all.
+  float content_height = 0.0f;
   std::vector<Cut> cut;       ///< every box whose content overflows it (empty: the panel fits)
 };
 

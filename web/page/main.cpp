@@ -1,7 +1,7 @@
 // Attention Lab — the app's entry point, the same on the desktop and in the browser.
 //
-// Desktop options (for checks under Xvfb; the browser passes none):
-//   --panel alignment|heads|permutation   start on that panel
+// Desktop options (for checks under Xvfb; the browser passes none; kUsage prints them):
+//   --panel NAME                          start on that panel
 //   --frames N                            quit after N frames
 //   --screenshot FILE.png                 save the last frame (with --frames)
 //   --set JSON                            inputs, as window.attentionLab.set(JSON)
@@ -21,7 +21,22 @@
 
 namespace {
 
+const char* const kUsage =
+    "usage: attention_lab [--panel NAME] [--set JSON]... [--size WxH] [--frames N [--screenshot FILE.png]]\n"
+    "\n"
+    "Attention Lab's desktop window: the same panels and core as the page.\n"
+    "\n"
+    "  --panel NAME          start on that panel (alignment, heads, permutation, masks, attribution,\n"
+    "                        scaling, temperature, dropout, additive, script, cost, learned_heads,\n"
+    "                        translate)\n"
+    "  --set JSON            inputs, as window.attentionLab.set(JSON); may be repeated\n"
+    "  --size WxH            window size in pixels (default 1280x800)\n"
+    "  --frames N            quit after N frames (scripted runs draw every frame)\n"
+    "  --screenshot FILE.png save the last frame as PNG (with --frames)\n"
+    "  --help, -h            print this and exit\n";
+
 struct Options {
+  bool help = false;
   std::string panel;
   long frames = -1;
   std::string screenshot;
@@ -33,12 +48,13 @@ Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (!std::strcmp(argv[i], "--panel") && has_value) o.panel = argv[++i];
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) o.help = true;
+    else if (!std::strcmp(argv[i], "--panel") && has_value) o.panel = argv[++i];
     else if (!std::strcmp(argv[i], "--frames") && has_value) o.frames = std::strtol(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--screenshot") && has_value) o.screenshot = argv[++i];
     else if (!std::strcmp(argv[i], "--set") && has_value) o.patches.push_back(argv[++i]);
     else if (!std::strcmp(argv[i], "--size") && has_value) std::sscanf(argv[++i], "%dx%d", &o.width, &o.height);
-    else std::fprintf(stderr, "attention_lab: ignoring argument '%s'\n", argv[i]);
+    else std::fprintf(stderr, "attention_lab: ignoring argument '%s' (--help lists the options)\n", argv[i]);
   }
   return o;
 }
@@ -48,6 +64,10 @@ Options parse_options(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Static, not locals: in the browser main() is unwound while the loop keeps running.
   static Options options = parse_options(argc, argv);
+  if (options.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
   static app::Platform platform;
   static app::GlHeatmapGpu gpu;
 

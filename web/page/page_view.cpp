@@ -22,6 +22,7 @@ struct Recorder {
   std::map<std::string, int> name_uses;
   std::vector<attn::Check> checks;
   std::vector<ErrorInfo> errors;
+  std::vector<PlotTicks> plots;  // the frame's (between frames: the last one's)
   ImGuiID hovered = 0;  // last heatmap hovered or under the cell cursor (sticky across frames)
 };
 
@@ -52,7 +53,12 @@ void begin_frame(const char* panel, const char* title) {
   r.name_uses.clear();
   r.checks.clear();
   r.errors.clear();
+  r.plots.clear();
 }
+
+void record_plot(PlotTicks ticks) { rec().plots.push_back(std::move(ticks)); }
+
+const std::vector<PlotTicks>& plots() { return rec().plots; }
 
 void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec2 grid_min, ImVec2 grid_max) {
   if (!spec.values) return;

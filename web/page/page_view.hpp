@@ -59,6 +59,16 @@ void record_cursor(ImGuiID id, int row, int col);
 void record_hovered(ImGuiID id, int row, int col);
 void record_focused(ImGuiID id);
 void record_checks(const std::vector<attn::Check>& checks);
+/// The ticks a plot drew (plots.cpp): its id, y ticks, and x ticks (x_are_data: at the data's
+/// own x values, e.g. each d_k, rather than computed round values).
+struct PlotTicks {
+  std::string id;
+  std::vector<double> x, y;
+  bool x_are_data = false;
+};
+void record_plot(PlotTicks ticks);
+/// The plots of the frame (read between frames: the last one's), in drawing order (for tests).
+const std::vector<PlotTicks>& plots();
 void record_error(const ErrorInfo& error);
 
 /// Everything the last complete frame showed:

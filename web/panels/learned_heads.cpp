@@ -374,6 +374,7 @@ static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* da
     rebuild_curve(h);
     h.run.checkpoint.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params()));
     run_learned_heads_interventions(s);
+    host_trained_event(s, "learned_heads", h.trainer->step(), "checkpoint");
   });
 }
 
@@ -408,7 +409,10 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
   rebuild_curve(h);
   if (!ok || tr.done()) {
     h.run.running = false;
-    if (tr.done()) run_learned_heads_interventions(s);  // once, at the end of the run
+    if (tr.done()) {
+      run_learned_heads_interventions(s);  // once, at the end of the run
+      host_trained_event(s, "learned_heads", tr.step(), "trained here");
+    }
   }
   ++s.generation;
   return true;

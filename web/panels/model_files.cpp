@@ -53,7 +53,10 @@ Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* dat
   for (const PanelDef& p : panels()) {
     if (!p.model || p.model->kind != file.model.kind) continue;
     show_panel(s, p.name, true);
-    if (p.model->install(s, name, size, std::move(file))) return ::attn::obj({{"ok", true}, {"panel", p.name}});
+    if (p.model->install(s, name, size, std::move(file))) {
+      host_trained_event(s, p.name, 0, "file");  // a model installed (it starts at step 0 here)
+      return ::attn::obj({{"ok", true}, {"panel", p.name}});
+    }
     const std::optional<ErrorInfo>& e = *p.error(s);
     return refusal(p.name, e ? e->code : "invalid_field", e ? e->message : name + " was refused");
   }

@@ -66,6 +66,14 @@ bool check_recall_task(AppState& s, const std::string& task_id) {
       }
     }
     attn::RecallVerdict v = attn::check_recall(task_id, attempt);
+    // For a host page (an xAPI "answered" statement): which question, the choice, whether right.
+    host_event(s, ::attn::obj({{"type", "answered"},
+                               {"panel", t->panel},
+                               {"question", task_id},
+                               {"prompt", t->prompt},
+                               {"choice", e.choice >= 0 ? Json(e.choice) : Json(nullptr)},
+                               {"answer", e.choice >= 0 ? Json(t->choices[static_cast<size_t>(e.choice)]) : Json(nullptr)},
+                               {"correct", v.pass}}));
     e.verdict = std::move(v);
     ++s.generation;
   });

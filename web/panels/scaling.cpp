@@ -340,7 +340,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   ImGui::BeginGroup();
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + half);
   ImGui::TextDisabled("softmax over %d random keys, mean of %d rows", cu.input.keys, cu.input.rows);
-  const float plot_h = fs * 6.0f;  // three stacked curves, as tall as the two of 9 they replace
+  const float plot_h = fs * 8.0f;  // three stacked curves, each tall enough for three labelled y values
   plot::line_plot("maxw", xs,
                   {plot::Series{"no scale", mw, IM_COL32(214, 120, 20, 255)}, plot::Series{"scaled by 1/\xE2\x88\x9A"
                                                                                            "d_k",

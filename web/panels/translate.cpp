@@ -377,6 +377,7 @@ static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, 
   return run_install_checkpoint(t.run, size, take, [&] {
     rebuild_curve(t);
     refresh_results(s, true);
+    host_trained_event(s, "translate", t.trainer->step(), "checkpoint");
   });
 }
 
@@ -389,7 +390,10 @@ bool tick_translate(AppState& s, double budget_seconds) {
   rebuild_curve(t);
   if (!ok || tr.done()) {
     t.run.running = false;
-    if (tr.done()) refresh_results(s, true);  // once, at the end of the run
+    if (tr.done()) {
+      refresh_results(s, true);  // once, at the end of the run
+      host_trained_event(s, "translate", tr.step(), "trained here");
+    }
   }
   ++s.generation;
   return true;

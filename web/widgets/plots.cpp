@@ -4,10 +4,33 @@
 #include <cmath>
 #include <cstdio>
 
+#include "page/page_view.hpp"  // view::record_plot
 #include "widgets/heatmap.hpp"  // short_number
 #include "imgui_internal.h"  // ImRect
 
 namespace app::plot {
+
+std::vector<double> round_ticks(double lo, double hi, int max_ticks) {
+  std::vector<double> out;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return out;
+  max_ticks = std::max(2, max_ticks);
+  // Candidates from a tenth of the even spacing up: the first that gives at most max_ticks.
+  double mag = std::pow(10.0, std::floor(std::log10((hi - lo) / (max_ticks - 1))) - 1.0);
+  const double mults[] = {1.0, 2.0, 5.0};
+  double step = 0.0, k0 = 0.0, k1 = 0.0;
+  for (int guard = 0; guard < 6 && step == 0.0; ++guard, mag *= 10.0)
+    for (double m : mults) {
+      const double s = m * mag, a = std::ceil(lo / s - 1e-9), b = std::floor(hi / s + 1e-9);
+      if (b - a + 1.0 <= max_ticks) {
+        step = s, k0 = a, k1 = b;
+        break;
+      }
+    }
+  if (step == 0.0) return out;
+  for (double k = k0; k <= k1 && out.size() < static_cast<size_t>(max_ticks) + 1; k += 1.0)
+    out.push_back(std::fabs(k) < 1e-9 ? 0.0 : k * step);
+  return out;
+}
 
 namespace {
 
@@ -94,7 +117,22 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
   ImGui::InvisibleButton("##plot", ImVec2(width, height));
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 p1(p0.x + width, p0.y + height);
-  const float strip = fs * 1.6f;  // y label and legend, above the plot area
+  // The header strip holds the y label and the legend, in as many rows as keep it inside the box.
+  const float entry_gap = fs * 1.0f, key_w = fs * 1.5f;
+  std::vector<ImVec2> legend_at;  // each series' legend position
+  float lx = p0.x + 8 + ImGui::CalcTextSize(y_label).x + fs * 1.2f;
+  int rows = 1;
+  for (const Series& s : series) {
+    const float w = key_w + ImGui::CalcTextSize(s.name.c_str()).x;
+    if (lx + w > p1.x - 8 && lx > p0.x + 8 + fs) {
+      ++rows;
+      lx = p0.x + 8;
+    }
+    legend_at.push_back(ImVec2(lx, static_cast<float>(rows - 1)));
+    lx += w + entry_gap;
+  }
+  const float row_h = fs * 1.25f;
+  const float strip = fs * 0.35f + row_h * rows;  // y label and legend, above the plot area
   const ImVec2 a0(p0.x + fs * 3.0f, p0.y + strip + 6), a1(p1.x - 12, p1.y - fs * 2.4f);
   dl->AddRectFilled(p0, p1, kBg, 6.0f);
   dl->AddRect(p0, p1, kFrame, 6.0f);
@@ -109,27 +147,27 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
         a0.x + static_cast<float>((fx(x) - x_lo) / (x_hi - x_lo)) * (a1.x - a0.x),
         a1.y - static_cast<float>((std::max(ymin, std::min(ymax, y)) - ymin) / (ymax - ymin)) * (a1.y - a0.y));
   };
-  // Grid: 5 horizontal lines with labels, a tick per x.
-  for (int k = 0; k <= 4; ++k) {
-    const double y = ymin + (ymax - ymin) * k / 4.0;
+  // Grid: horizontal lines at round y values (at most 5, labelled), a tick per x.
+  view::PlotTicks rec;
+  rec.id = id;
+  // As many labelled lines as fit a label's height apart (at most 6).
+  rec.y = round_ticks(ymin, ymax, std::clamp(static_cast<int>((a1.y - a0.y) / (fs * 1.3f)) + 1, 2, 6));
+  for (double y : rec.y) {
     const ImVec2 q = to_px(xs.front(), y);
     dl->AddLine(ImVec2(a0.x, q.y), ImVec2(a1.x, q.y), kGrid);
-    const std::string t = short_number(y, 3);
+    const std::string t = short_number(y, 6);  // a round value prints short
     const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
     dl->AddText(ImVec2(a0.x - ts.x - 5, q.y - ts.y * 0.5f), dim_text(), t.c_str());
   }
   float last_label_x = -1e9f;
   std::vector<double> ticks = xs;
   if (max_ticks > 0 && static_cast<int>(xs.size()) > max_ticks) {
-    // Evenly spaced round-ish ticks from the first to the last x.
     // Round ticks (1, 2 or 5 times a power of ten apart) inside the x range.
-    ticks.clear();
-    const double lo = xs.front(), hi = xs.back();
-    const double raw = (hi - lo) / std::max(1, max_ticks - 1);
-    const double mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-300))));
-    const double step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
-    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push_back(t);
+    ticks = round_ticks(xs.front(), xs.back(), max_ticks);
   }
+  rec.x = ticks;
+  rec.x_are_data = !(max_ticks > 0 && static_cast<int>(xs.size()) > max_ticks);
+  view::record_plot(std::move(rec));
   for (double x : ticks) {
     const ImVec2 q = to_px(x, ymin);
     dl->AddLine(ImVec2(q.x, a1.y), ImVec2(q.x, a1.y + 4), IM_COL32(120, 120, 120, 255));
@@ -160,15 +198,14 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
       for (size_t i = 0; i < n; ++i)
         if (std::isfinite(s.y[i])) dl->AddCircleFilled(to_px(xs[i], s.y[i]), 3.0f, s.color);
   }
-  // Header strip: the y label on the left, then one legend entry per series.
-  float lx = p0.x + 8;
-  const float ly = p0.y + (strip - fs) * 0.5f + 2;
-  dl->AddText(ImVec2(lx, ly), ImGui::GetColorU32(ImGuiCol_Text), y_label);
-  lx += ImGui::CalcTextSize(y_label).x + fs * 1.2f;
-  for (const Series& s : series) {
-    dl->AddLine(ImVec2(lx, ly + fs * 0.55f), ImVec2(lx + fs * 1.2f, ly + fs * 0.55f), s.color, s.dashed ? 1.5f : 2.5f);
-    dl->AddText(ImVec2(lx + fs * 1.5f, ly), dim_text(), s.name.c_str());
-    lx += fs * 1.5f + ImGui::CalcTextSize(s.name.c_str()).x + fs * 1.0f;
+  // Header strip: the y label on the left, then one legend entry per series (rows laid out above).
+  const float ly = p0.y + fs * 0.2f + 2;
+  dl->AddText(ImVec2(p0.x + 8, ly), ImGui::GetColorU32(ImGuiCol_Text), y_label);
+  for (size_t k = 0; k < series.size(); ++k) {
+    const Series& s = series[k];
+    const float x = legend_at[k].x, y = ly + legend_at[k].y * row_h;
+    dl->AddLine(ImVec2(x, y + fs * 0.55f), ImVec2(x + fs * 1.2f, y + fs * 0.55f), s.color, s.dashed ? 1.5f : 2.5f);
+    dl->AddText(ImVec2(x + key_w, y), dim_text(), s.name.c_str());
   }
   if (hovered) {
     // Nearest x to the mouse.
@@ -222,28 +259,31 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
   };
   pad(x_lo, x_hi);
   pad(y_lo, y_hi);
-  for (int k = 0; k <= 4; ++k)  // room on the left for the widest y tick label
-    a0.x = std::max(a0.x, p0.x + 10 + ImGui::CalcTextSize(short_number(y_lo + (y_hi - y_lo) * k / 4.0, 2).c_str()).x);
+  view::PlotTicks rec;
+  rec.id = id;
+  rec.x = round_ticks(x_lo, x_hi, 6);
+  rec.y = round_ticks(y_lo, y_hi, std::clamp(static_cast<int>((a1.y - a0.y) / (fs * 1.3f)) + 1, 2, 6));
+  for (double y : rec.y)  // room on the left for the widest y tick label
+    a0.x = std::max(a0.x, p0.x + 10 + ImGui::CalcTextSize(short_number(y, 6).c_str()).x);
   auto to_px = [&](double x, double y) {
     return ImVec2(a0.x + static_cast<float>((x - x_lo) / (x_hi - x_lo)) * (a1.x - a0.x),
                   a1.y - static_cast<float>((y - y_lo) / (y_hi - y_lo)) * (a1.y - a0.y));
   };
-  for (int k = 0; k <= 4; ++k) {
-    const double y = y_lo + (y_hi - y_lo) * k / 4.0;
+  for (double y : rec.y) {
     const float py = to_px(x_lo, y).y;
     dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), kGrid);
-    const std::string t = short_number(y, 2);
+    const std::string t = short_number(y, 6);  // a round value prints short
     const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
     dl->AddText(ImVec2(a0.x - ts.x - 5, py - ts.y * 0.5f), dim_text(), t.c_str());
   }
-  for (int k = 0; k <= 4; ++k) {
-    const double x = x_lo + (x_hi - x_lo) * k / 4.0;
+  for (double x : rec.x) {
     const float px = to_px(x, y_lo).x;
     dl->AddLine(ImVec2(px, a0.y), ImVec2(px, a1.y), kGrid);
-    const std::string t = short_number(x, 2);
+    const std::string t = short_number(x, 6);
     const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
     dl->AddText(ImVec2(std::max(p0.x + 2, std::min(p1.x - ts.x - 2, px - ts.x * 0.5f)), a1.y + 5), dim_text(), t.c_str());
   }
+  view::record_plot(rec);
   if (y_lo < 0 && y_hi > 0) {
     const float py = to_px(x_lo, 0.0).y;
     dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), IM_COL32(150, 150, 150, 255));

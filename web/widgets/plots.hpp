@@ -10,6 +10,12 @@
 
 namespace app::plot {
 
+/// Round tick values inside [lo, hi]: every multiple of one step in the range, the step 1, 2 or 5
+/// times a power of ten (the smallest that gives at most max_ticks ticks, max_ticks >= 2), e.g.
+/// 0, 0.5, 1, 1.5, 2 for [0, 2.24]. A multiple within 1e-9 steps of 0 is written 0. Empty for an
+/// empty or non-finite range.
+std::vector<double> round_ticks(double lo, double hi, int max_ticks);
+
 /// Bars of `counts` over equal bins from lo to hi, one ImGui item of width×height. Hovering a
 /// bar shows its bin and count. `below`/`above` (samples outside the range) are noted in a corner.
 void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, float width, float height,

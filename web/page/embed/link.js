@@ -67,12 +67,13 @@
 
   // {panel, embed, origin, patches: {panel: {key: value}}} from the address.
   function paramsToPatches(pairs) {
-    const out = { panel: null, embed: false, origin: null, model: null, patches: {} };
+    const out = { panel: null, embed: false, origin: null, model: null, events: null, patches: {} };
     for (const [key, value] of pairs) {
       if (key === 'panel') { out.panel = value; continue; }
       if (key === 'embed') { out.embed = /^(1|true|yes|on|)$/i.test(value); continue; }
       if (key === 'origin') { out.origin = value; continue; }
       if (key === 'model') { out.model = value; continue; }
+      if (key === 'events') { out.events = !/^(0|false|no|off)$/i.test(value); continue; }
       let targets = ALIASES[key];
       if (!targets) {
         const dot = key.indexOf('.');
@@ -137,6 +138,7 @@
       if (!r.ok) warn('unknown panel "' + p.panel.slice(0, 40) + '"; showing ' + lab.linkInputs().panel);
     }
     if (p.embed) setEmbed(true);
+    if (p.events !== null) hostEvents = p.events;
     if (p.model !== null && p.model !== modelLink) {
       if (p.model.length > MAX_PARAM) warn('model is longer than ' + MAX_PARAM + ' characters; ignored');
       else loadModelLink(p.model);
@@ -157,6 +159,7 @@
     q.set('panel', inputs.panel);
     if (embedded) q.set('embed', '1');
     if (parentOrigin) q.set('origin', parentOrigin);
+    if (!hostEvents) q.set('events', '0');
     // A model from a link stays in the link while it is the one shown.
     if (modelLink && inputs.models && Object.values(inputs.models).indexOf(modelLink) >= 0) q.set('model', modelLink);
     for (const panel of Object.keys(inputs)) {

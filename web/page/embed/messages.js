@@ -12,6 +12,26 @@
     try { window.parent.postMessage(message, origin || targetOrigin()); } catch (e) { warn('postMessage failed: ' + e.message); }
   }
 
+  // After each frame: the host events the app queued (answered, trained) and, when the content's
+  // height changed, resize; each as attention-lab:<type> with version 1. ?events=0 turns them
+  // off. The same objects go to this window as a CustomEvent "attention-lab" (a page that
+  // loads the lab without a frame).
+  function pumpHostEvents() {
+    if (!lab || !readyPosted) return;  // ready comes first
+    const events = lab.takeEvents();
+    if (!hostEvents) return;
+    const h = Math.ceil(canvas ? canvas.getBoundingClientRect().top + window.scrollY + lab.contentHeight() : lab.contentHeight());
+    if (h > 0 && Math.abs(h - lastHeight) >= 1) {
+      lastHeight = h;
+      events.unshift({ type: 'resize', height: h });
+    }
+    for (const ev of events) {
+      const message = Object.assign({}, ev, { type: PROTOCOL + ':' + ev.type });
+      post(message);
+      try { window.dispatchEvent(new CustomEvent(PROTOCOL, { detail: Object.assign({ version: PROTOCOL_VERSION }, message) })); } catch (err) { /* no CustomEvent */ }
+    }
+  }
+
   function onMessage(e) {
     if (window.parent === window || e.source !== window.parent) return;  // only our embedder
     if (parentOrigin && e.origin !== parentOrigin) return;

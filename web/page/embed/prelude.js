@@ -53,7 +53,7 @@
     values: ['alignment.values'],
     row: ['alignment.selected_row'],
   };
-  const PAGE_PARAMS = ['panel', 'embed', 'origin', 'model'];
+  const PAGE_PARAMS = ['panel', 'embed', 'origin', 'model', 'events'];
   const MAX_MODEL_FILE = 16 * 1024 * 1024;  // bytes of a model file the page reads (app::kMaxPageModelBytes)
 
   let lab = null;
@@ -65,6 +65,9 @@
   let dirty = true;           // something may have changed since the last sync
   let busyUntil = 0;          // keep syncing until then (input reaches the lab a frame or two later)
   let lastSync = 0;
+  let hostEvents = true;      // resize / answered / trained messages to the parent (?events=0: off)
+  let readyPosted = false;   // attention-lab:ready went out (host events wait for it)
+  let lastHeight = -1;        // the content height last posted (resize)
   let parentOrigin = null;    // from ?origin=, else learned from location.ancestorOrigins
   let embedded = false;
   let modelLink = null;       // the model= URL whose model is shown (models.js); the link keeps it

@@ -23,7 +23,7 @@
     window.addEventListener('popstate', function () { applyAddress(); dirty = true; });
     // After each presented frame: keep the link, the parent and the mirror in step.
     const presented = Module.attnFramePresented;
-    Module.attnFramePresented = function (n) { presented(n); queueMicrotask(function () { sync(false); }); };
+    Module.attnFramePresented = function (n) { presented(n); queueMicrotask(function () { sync(false); pumpHostEvents(); }); };
     for (const name of ['set', 'showPanel', 'setSentence', 'setSeed', 'setHeads', 'setCausal', 'setPositions', 'setPermutation']) {
       const f = lab[name];
       lab[name] = function () { dirty = true; return f.apply(lab, arguments); };
@@ -33,6 +33,8 @@
       lastLinkText = JSON.stringify(inputs);
       writeLink(inputs);
       post({ type: PROTOCOL + ':ready', panel: inputs.panel, inputs: inputs, url: currentLink() });
+      readyPosted = true;
+      pumpHostEvents();  // what happened before ready, after it
       dirty = false;
       lastSync = performance.now();
       updateMirror();

@@ -3,7 +3,8 @@
   // --------------------------------------------------------------------- touch
   // SDL makes every touch a mouse press at once, so a swipe meant to scroll would drag the slider
   // it starts on. A touch on the canvas is held back until it is clear what it is: moving up or
-  // down more than SLOP scrolls the panel (and keeps scrolling after the lift, slowing down); moving
+  // down more than SLOP scrolls the panel (and keeps scrolling after the lift, slowing down, unless
+// the reader asked for reduced motion); moving
   // sideways first, or staying put for HOLD_MS, hands the touch to SDL from where it started; a
   // lift before either is a tap (handed over whole: one tap is one click).
   function installTouch() {
@@ -11,6 +12,8 @@
     const HOLD_MS = 350;      // a finger that stays this long drags what it is on
     const FRICTION_MS = 325;  // momentum's time constant (as phones' own scrolling)
     const coarse = matchMedia('(pointer: coarse)');
+    // prefers-reduced-motion: reduce — a swipe scrolls while the finger moves and stops with it.
+    const still = matchMedia('(prefers-reduced-motion: reduce)');
     const touchSizes = function () { Module._attn_app_touch_ui(coarse.matches ? 1 : 0); dirty = true; };
     touchSizes();
     coarse.addEventListener('change', touchSizes);
@@ -100,7 +103,7 @@
         if (e.type === 'touchend') { replay('touchstart', g.start); replay('touchend', e); }
       } else if (g.mode === 'drag') {
         replay(e.type, e);
-      } else if (g.mode === 'scroll' && e.type === 'touchend' && Math.abs(g.v) > 0.1 &&
+      } else if (g.mode === 'scroll' && e.type === 'touchend' && !still.matches && Math.abs(g.v) > 0.1 &&
                  e.timeStamp - g.t < Math.max(100, 2 * g.gap)) {  // still moving when it lifted
         fling(g.x0, g.y0, g.v);
       }
