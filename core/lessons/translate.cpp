@@ -320,28 +320,7 @@ std::vector<double> next_distribution(const TranslateModel& m, const std::vector
 }
 
 GreedyDecode greedy_decode(const TranslateModel& m, const std::vector<int>& source, int max_steps) {
-  check_steps(max_steps);
-  const EncodedSource enc = encode_source(m, source);
-  GreedyDecode g;
-  std::vector<double> s = enc.s0;
-  int prev = kTranslateBos;
-  for (int t = 0; t < max_steps; ++t) {
-    DecodeStep st;
-    decoder_step(m, enc, s, prev, st.probs, st.attention);
-    int best = 0;
-    for (size_t k = 1; k < st.probs.size(); ++k)
-      if (st.probs[k] > st.probs[static_cast<size_t>(best)]) best = static_cast<int>(k);
-    st.token = best;
-    st.probability = st.probs[static_cast<size_t>(best)];
-    g.steps.push_back(std::move(st));
-    if (best == kTranslateEos) {
-      g.ended = true;
-      break;
-    }
-    g.tokens.push_back(best);
-    prev = best;
-  }
-  return g;
+  return greedy_decode_under(m, source, max_steps, AttentionIntervention{});
 }
 
 TeacherForced teacher_forced(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target) {
@@ -545,7 +524,9 @@ GreedyDecode greedy_decode_under(const TranslateModel& m, const std::vector<int>
   int prev = kTranslateBos;
   for (int t = 0; t < max_steps; ++t) {
     DecodeStep st;
-    decoder_step(m, enc, s, prev, st.probs, st.attention, &iv, t);
+    // No intervention: none passed, so the fixed summary decodes here too.
+    decoder_step(m, enc, s, prev, st.probs, st.attention, iv.removed >= 0 || !iv.forced.empty() ? &iv : nullptr, t);
+    // The first of equal maxima (the lowest id), as the header says.
     st.token = static_cast<int>(std::max_element(st.probs.begin(), st.probs.end()) - st.probs.begin());
     st.probability = st.probs[static_cast<size_t>(st.token)];
     prev = st.token;
