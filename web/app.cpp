@@ -143,6 +143,55 @@ void App::draw_top_nav() {
   ImGui::Dummy(ImVec2(0, 0));
 }
 
+// Below this width (CSS px) the navigation collapses into one menu button: on a 390 px phone the
+// rows of tabs took about a quarter of the first screen.
+constexpr float kMenuNavWidth = 600.0f;
+
+void App::draw_menu_nav() {
+  const float fs = ImGui::GetFontSize();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float right = p0.x + ImGui::GetContentRegionAvail().x;
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  ImGui::SetCursorScreenPos(ImVec2(p0.x + fs * 0.6f, p0.y + fs * 0.4f));
+  // The button names the panel on screen; three bars mark it as a menu.
+  const PanelDef& shown = current_panel(state_);
+  const std::string label = std::string("        ") + panel_number(static_cast<size_t>(state_.panel)) + "  " + shown.title +
+                            (menu_open_ ? "   (close)" : "   (all panels)") + "###navmenu";
+  ImGui::PushFont(fonts_.bold);
+  ImGui::PushStyleVar(ImGuiStyleVar_ButtonTextAlign, ImVec2(0.0f, 0.5f));
+  if (ImGui::Button(label.c_str(), ImVec2(right - p0.x - fs * 1.2f, fs * 2.2f))) menu_open_ = !menu_open_;
+  ImGui::PopStyleVar();
+  ImGui::PopFont();
+  const ImVec2 b0 = ImGui::GetItemRectMin();
+  const float bx = b0.x + fs * 0.7f, by = b0.y + fs * 0.75f;
+  for (int k = 0; k < 3; ++k)
+    dl->AddLine(ImVec2(bx, by + k * fs * 0.35f), ImVec2(bx + fs * 1.1f, by + k * fs * 0.35f), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+  if (menu_open_) {
+    const std::vector<PanelDef>& entries = panels();
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const bool active = state_.panel == static_cast<int>(i);
+      ImGui::SetCursorScreenPos(ImVec2(p0.x + fs * 0.6f, ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y));
+      const std::string item = panel_number(i) + "  " + entries[i].title;
+      ImGui::PushID(static_cast<int>(i));
+      if (active) ImGui::PushStyleColor(ImGuiCol_Text, style::accent());
+      if (ImGui::Selectable(item.c_str(), active, 0, ImVec2(right - p0.x - fs * 1.2f, fs * 1.8f))) {
+        show_panel(state_, static_cast<int>(i));
+        menu_open_ = false;
+      }
+      if (active) ImGui::PopStyleColor();
+      ImGui::PopID();
+    }
+  }
+  const float bottom = ImGui::GetItemRectMax().y + fs * 0.4f;
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(p0, ImVec2(right, bottom), IM_COL32(238, 236, 229, 255));
+  dl->ChannelsMerge();
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, bottom));
+  ImGui::Dummy(ImVec2(0, 0));
+}
+
 void App::frame() {
   if (!fonts_ready_) ensure_fonts(1.0f);
   // Each panel's work between frames (pending studies, the Learned heads panel's training slice),
@@ -173,6 +222,8 @@ void App::frame() {
   // Embed mode (index.html?embed=1): the panel alone, no navigation.
   const bool compact = width < fs * 48.0f || embed_;
   if (embed_) {
+  } else if (compact && width < kMenuNavWidth) {
+    draw_menu_nav();
   } else if (compact) {
     draw_top_nav();
   } else {

@@ -45,12 +45,14 @@ class App {
  private:
   void draw_nav(float width);      // sidebar (wide windows)
   void draw_top_nav();             // one row of tabs (narrow windows, e.g. an iframe)
+  void draw_menu_nav();            // a menu button over the list (phones: under kMenuNavWidth)
 
   HeatmapGpu& gpu_;
   AppState state_;
   Fonts fonts_;
   bool fonts_ready_ = false;
   bool embed_ = false;
+  bool menu_open_ = false;  // the phone navigation's list is shown
   // Idle tracking for needs_frame().
   bool frame_requested_ = true;
   std::uint64_t drawn_generation_ = 0;

@@ -238,3 +238,33 @@ test('phone, prefers-reduced-motion: a swipe stops with the finger, and an idle 
   assert.deepEqual(log.errors, []);
   await context.close();
 });
+
+test('phone: below 600 px the navigation is one menu button; the list opens, and a choice closes it', async () => {
+  const { context, page, log } = await openPhone('?panel=alignment');
+  const all = () => page.evaluate(() => window.attentionLab.locate());
+  let items = await all();
+  const menu = items.find((it) => it.full.endsWith('###navmenu'));
+  assert.ok(menu, 'the menu button is drawn');
+  assert.ok(/1 {2}Alignment/.test(menu.label), `it names the panel on screen: ${menu.label}`);
+  assert.equal(items.filter((it) => /^\d+ {2}/.test(it.label)).length, 0, 'no tabs while the menu is closed');
+  // The panel starts right under it: the navigation takes under 10% of the first screen (was ~26%).
+  const copy = items.find((it) => it.label === 'Copy link');
+  assert.ok(copy && copy.rect[1] < 844 * 0.2, `the panel's tools (under its two-line heading) at y ${copy && copy.rect[1]}`);
+  assert.ok(menu.rect[3] < 844 * 0.1, `the menu bar ends at y ${menu.rect[3]}`);
+  await page.screenshot({ path: shot('nav-menu-closed') });
+  await page.touchscreen.tap((menu.rect[0] + menu.rect[2]) / 2, (menu.rect[1] + menu.rect[3]) / 2);
+  await frames(page, 4);
+  items = await all();
+  const entries = items.filter((it) => /^\d+ {2}/.test(it.label));
+  assert.equal(entries.length, 13, 'the list shows every panel');
+  await page.screenshot({ path: shot('nav-menu-open') });
+  const scaling = entries.find((it) => it.label === '6  Scaling');
+  await page.touchscreen.tap((scaling.rect[0] + scaling.rect[2]) / 2, (scaling.rect[1] + scaling.rect[3]) / 2);
+  await frames(page, 4);
+  assert.equal((await state(page)).panel, 'scaling');
+  items = await all();
+  assert.equal(items.filter((it) => /^\d+ {2}/.test(it.label)).length, 0, 'the list closed');
+  assert.ok(/6 {2}Scaling/.test(items.find((it) => it.full.endsWith('###navmenu')).label));
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
