@@ -325,7 +325,9 @@ SoftmaxStability softmax_stability(const std::vector<double>& logits) {
     const double d = std::fabs(r.naive_weights[j] - w);
     r.naive_stable_difference = std::isnan(d) ? d : std::max(r.naive_stable_difference, d);
   }
-  r.saturated = row_max_on_saturated_rows();
+  // Independent of `logits` and deterministic: measured once, not on every edit of the logits.
+  static const RowMaxOnSaturatedRows saturated = row_max_on_saturated_rows();
+  r.saturated = saturated;
   const RowMaxOnSaturatedRows& sr = r.saturated;
   r.checks.push_back(check_at_most("row-max subtraction: weights are finite and sum to 1: |sum - 1|",
                                    finite ? std::fabs(sum - 1.0) : INFINITY, 1e-12));

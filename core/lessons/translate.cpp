@@ -585,13 +585,13 @@ AttentionInterventions attention_interventions(const TranslateModel& m, const st
   return r;
 }
 
-MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs) {
+MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                  const TranslateEval* intact_eval) {
   if (!m.config.attention) bad("the fixed-summary model has no attention to intervene on");
   MostReadRemoval r;
   for (const TranslationPair& p : pairs) {
     const int n = static_cast<int>(p.source.size());
     if (n < 2) continue;
-    const GreedyDecode intact = greedy_decode_under(m, p.source, n + 10, AttentionIntervention{});
     // the source word the decoder reads most over the reference (teacher forced)
     const TeacherForced f = teacher_forced(m, p.source, p.target);
     std::vector<double> column(static_cast<size_t>(n), 0.0);
@@ -601,9 +601,13 @@ MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<Tra
     iv.removed = static_cast<int>(std::max_element(column.begin(), column.end()) - column.begin());
     const GreedyDecode removed = greedy_decode_under(m, p.source, n + 10, iv);
     ++r.sentences;
-    r.exact_intact += intact.ended && intact.tokens == p.target;
+    if (!intact_eval) {
+      const GreedyDecode intact = greedy_decode(m, p.source, n + 10);
+      r.exact_intact += intact.ended && intact.tokens == p.target;
+    }
     r.exact_removed += removed.ended && removed.tokens == p.target;
   }
+  if (intact_eval) r.exact_intact = intact_eval->overall.exact;
   if (r.sentences) {
     r.exact_match_intact = static_cast<double>(r.exact_intact) / r.sentences;
     r.exact_match_removed = static_cast<double>(r.exact_removed) / r.sentences;

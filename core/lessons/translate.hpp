@@ -292,7 +292,10 @@ struct MostReadRemoval {
   int sentences = 0, exact_intact = 0, exact_removed = 0;
   double exact_match_intact = 0.0, exact_match_removed = 0.0;
 };
-MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs);
+/// `intact`: evaluate_translation of the same model and pairs when the caller has it (its exact
+/// count is the intact one, so the pairs are not decoded twice); null decodes them here.
+MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                  const TranslateEval* intact = nullptr);
 
 /// The learned alignment scored against the grammar's (reference_alignment), teacher forced over
 /// `pairs`, per source-length bucket: of the target words (EOS not counted), how many put their

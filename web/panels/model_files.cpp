@@ -14,8 +14,11 @@ using attn::Json;
 
 namespace {
 
+// {ok: false, panel (absent when null), error: {code, message}}.
 Json refusal(const char* panel, const std::string& code, const std::string& message) {
-  return ::attn::obj({{"ok", false}, {"panel", panel}, {"error", ::attn::obj({{"code", code}, {"message", message}})}});
+  Json out = ::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", code}, {"message", message}})}});
+  if (panel) out["panel"] = panel;
+  return out;
 }
 
 // The panel a file that cannot be read is reported to: the one it was brought to, else the one on
@@ -34,7 +37,7 @@ const PanelDef* report_panel(const AppState& s, const std::string& hint) {
 Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* data, std::size_t size,
                    const std::string& panel_hint) {
   const PanelDef* fallback = report_panel(s, panel_hint);
-  if (!fallback) return ::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", "invalid_field"}, {"message", "no panel takes models"}})}});
+  if (!fallback) return refusal(nullptr, "invalid_field", "no panel takes models");
   ++s.generation;
   const auto refuse = [&](const std::string& code, const std::string& why) {
     fallback->model->refused(s, code, name + ": " + why);
@@ -65,7 +68,7 @@ Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* dat
 
 Json model_fetch_failed(AppState& s, const std::string& name, const std::string& message) {
   const PanelDef* p = report_panel(s, "");
-  if (!p) return ::attn::obj({{"ok", false}, {"error", ::attn::obj({{"code", "fetch_failed"}, {"message", "no panel takes models"}})}});
+  if (!p) return refusal(nullptr, "fetch_failed", "no panel takes models");
   p->model->refused(s, "fetch_failed", name + ": " + message);
   return refusal(p->name, "fetch_failed", name + ": " + message);
 }

@@ -143,7 +143,7 @@ void refresh_results(AppState& s, bool scores) {
       sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.hidden);
       sc.agreement = tl::alignment_agreement(tr.model(true), tr.data().test, tr.data().config.buckets);
       sc.agreement_caption = tl::agreement_caption(sc.agreement, sc.step);
-      sc.removal = tl::most_read_removal(tr.model(true), tr.data().test);
+      sc.removal = tl::most_read_removal(tr.model(true), tr.data().test, &sc.additive);
       const size_t nb = std::min(sc.none.buckets.size(), sc.additive.buckets.size());
       sc.table = attn::Matrix(static_cast<int>(nb + 1), 4);
       sc.table_cols = {"summary exact", "summary tokens", "attention exact", "attention tokens"};
