@@ -125,39 +125,144 @@ ParamLayout decoder_layout(const DecoderConfig& c) {
   return p;
 }
 
-double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
-                       const DecoderBatch& batch, DecoderActivations& a, const HeadIntervention* iv) {
-  const int B = batch.batch, T = batch.t, d = c.d_model, h = c.heads, dk = d / h, m = c.mlp, V = c.vocab;
-  const int N = B * T;
-  const size_t nd = static_cast<size_t>(N) * d;
-  if (iv) {
-    const size_t lh = static_cast<size_t>(c.layers) * h;
-    if (iv->mode.size() != lh)
-      bad(ErrorCode::shape_mismatch, "the intervention names " + std::to_string(iv->mode.size()) +
-                                         " heads; the model has " + std::to_string(lh) + " (layers x heads)");
-    for (size_t i = 0; i < lh; ++i) {
-      if (iv->mode[i] == HeadIntervention::mean_of_batch && (iv->means.size() != lh || iv->means[i].size() != static_cast<size_t>(dk)))
-        bad(ErrorCode::shape_mismatch, "mean ablation needs d_k = " + std::to_string(dk) + " numbers per head");
-      if (iv->mode[i] == HeadIntervention::patch &&
-          (!iv->source || iv->source->batch != B || iv->source->t != T ||
-           iv->source->layers.size() != static_cast<size_t>(c.layers)))
-        bad(ErrorCode::shape_mismatch, "patching needs a source run of the same model on a batch of the same shape");
+namespace {
+
+// The per-layer pieces of the forward. decoder_forward runs them on all B·T' rows at once (training,
+// teacher forcing); decoder_incremental_logits on one new row at a time over a K/V cache (generation).
+// Both call the same pieces, so the two cannot drift apart.
+
+/// x (n×d) = embed[tokens] + the positions first..first+n−1 of one sequence (learned or
+/// sinusoidal; pe holds the sinusoidal table).
+void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const int* tokens, int n,
+                int first, const Matrix& pe, double* x) {
+  const int d = c.d_model;
+  embedding_forward(x, tokens, tensor_in(layout, P, "embed.weight"), n, d);
+  if (c.positions == DecoderPositions::learned)
+    residual_forward(x, tensor_in(layout, P, "pos.weight") + static_cast<size_t>(first) * d, n * d);
+  else if (c.positions == DecoderPositions::sinusoidal)
+    residual_forward(x, pe.data() + static_cast<size_t>(first) * d, n * d);
+}
+
+/// out, mean, rstd (resized to n rows) = LayerNorm(x; the named weight and bias), d features a row.
+const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
+                             const ParamLayout& layout, const double* P, const std::string& name, const double* x,
+                             int n, int d) {
+  out.resize(static_cast<size_t>(n) * d);
+  mean.resize(static_cast<size_t>(n));
+  rstd.resize(static_cast<size_t>(n));
+  layernorm_forward(out.data(), mean.data(), rstd.data(), x, tensor_in(layout, P, name + ".weight"),
+                    tensor_in(layout, P, name + ".bias"), n, d);
+  return out.data();
+}
+
+/// The attention sublayer's input: L.ln1 (pre-norm) and L.qkv = in·in_proj_weightᵀ, n rows.
+void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
+              DecoderActivations::Layer& L) {
+  const int d = c.d_model;
+  const double* attn_in =
+      c.layer_norm ? layernorm_rows(L.ln1, L.ln1_mean, L.ln1_rstd, layout, P, lname(l, "ln1"), x, n, d) : x;
+  L.qkv.resize(static_cast<size_t>(n) * 3 * d);
+  linear_forward(L.qkv.data(), attn_in, tensor_in(layout, P, lname(l, "attn.in_proj_weight")), nullptr, n, d, 3 * d);
+}
+
+/// RoPE on every head's q and k of n qkv rows at positions first..first+n−1 (v is never rotated).
+void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first) {
+  if (c.positions != DecoderPositions::rope) return;
+  const int d = c.d_model, dk = d / c.heads;
+  for (int hh = 0; hh < c.heads; ++hh) {
+    rope_forward(qkv + hh * dk, rope, n, 3 * d, first);
+    rope_forward(qkv + d + hh * dk, rope, n, 3 * d, first);
+  }
+}
+
+/// x (n×d) += heads_out·out_projᵀ.
+void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
+                   int n, double* x, std::vector<double>& scratch) {
+  const int d = c.d_model;
+  scratch.resize(static_cast<size_t>(n) * d);
+  linear_forward(scratch.data(), heads_out, tensor_in(layout, P, lname(l, "attn.out_proj.weight")), nullptr, n, d, d);
+  residual_forward(x, scratch.data(), n * d);
+}
+
+/// x (n×d) += mlp(ln2(x)) (or mlp(x) without layer norm), saving L.ln2*, L.mlp_pre, L.mlp_act.
+/// Nothing when the model has no MLP.
+void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
+              DecoderActivations::Layer& L, std::vector<double>& scratch) {
+  const int d = c.d_model, m = c.mlp;
+  if (m <= 0) return;
+  const double* mlp_in =
+      c.layer_norm ? layernorm_rows(L.ln2, L.ln2_mean, L.ln2_rstd, layout, P, lname(l, "ln2"), x, n, d) : x;
+  L.mlp_pre.resize(static_cast<size_t>(n) * m);
+  L.mlp_act.resize(static_cast<size_t>(n) * m);
+  linear_forward(L.mlp_pre.data(), mlp_in, tensor_in(layout, P, lname(l, "mlp.0.weight")),
+                 tensor_in(layout, P, lname(l, "mlp.0.bias")), n, d, m);
+  relu_forward(L.mlp_act.data(), L.mlp_pre.data(), n * m);
+  scratch.resize(static_cast<size_t>(n) * d);
+  linear_forward(scratch.data(), L.mlp_act.data(), tensor_in(layout, P, lname(l, "mlp.2.weight")),
+                 tensor_in(layout, P, lname(l, "mlp.2.bias")), n, m, d);
+  residual_forward(x, scratch.data(), n * d);
+}
+
+/// logits (n×V) = ln_f(x)·unembedᵀ (or x·unembedᵀ), saving ln_f's output and statistics in a.
+void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
+               DecoderActivations& a, double* logits) {
+  const int d = c.d_model;
+  const double* head_in = c.layer_norm ? layernorm_rows(a.lnf, a.lnf_mean, a.lnf_rstd, layout, P, "ln_f", x, n, d) : x;
+  linear_forward(logits, head_in, tensor_in(layout, P, "unembed.weight"), nullptr, n, d, c.vocab);
+}
+
+void check_intervention(const DecoderConfig& c, int B, int T, const HeadIntervention& iv) {
+  const int dk = c.d_model / c.heads;
+  const size_t lh = static_cast<size_t>(c.layers) * c.heads;
+  if (iv.mode.size() != lh)
+    bad(ErrorCode::shape_mismatch, "the intervention names " + std::to_string(iv.mode.size()) +
+                                       " heads; the model has " + std::to_string(lh) + " (layers x heads)");
+  for (size_t i = 0; i < lh; ++i) {
+    if (iv.mode[i] == HeadIntervention::mean_of_batch &&
+        (iv.means.size() != lh || iv.means[i].size() != static_cast<size_t>(dk)))
+      bad(ErrorCode::shape_mismatch, "mean ablation needs d_k = " + std::to_string(dk) + " numbers per head");
+    if (iv.mode[i] == HeadIntervention::patch &&
+        (!iv.source || iv.source->batch != B || iv.source->t != T ||
+         iv.source->layers.size() != static_cast<size_t>(c.layers)))
+      bad(ErrorCode::shape_mismatch, "patching needs a source run of the same model on a batch of the same shape");
+  }
+}
+
+/// Replaces what the intervened heads of layer l passed on (N rows of heads_out).
+void apply_intervention(const DecoderConfig& c, int l, int N, const HeadIntervention& iv, std::vector<double>& heads_out) {
+  const int d = c.d_model, h = c.heads, dk = d / h;
+  for (int hh = 0; hh < h; ++hh) {
+    const size_t id = static_cast<size_t>(l) * h + hh;
+    const HeadIntervention::Mode mode = iv.mode[id];
+    if (mode == HeadIntervention::keep) continue;
+    for (int r = 0; r < N; ++r) {
+      double* o = heads_out.data() + static_cast<size_t>(r) * d + hh * dk;
+      for (int c2 = 0; c2 < dk; ++c2) {
+        if (mode == HeadIntervention::zero) o[c2] = 0.0;
+        else if (mode == HeadIntervention::mean_of_batch) o[c2] = iv.means[id][static_cast<size_t>(c2)];
+        else o[c2] = iv.source->layers[static_cast<size_t>(l)].heads_out[static_cast<size_t>(r) * d + hh * dk + c2];
+      }
     }
   }
+}
+
+}  // namespace
+
+double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
+                       const DecoderBatch& batch, DecoderActivations& a, const HeadIntervention* iv) {
+  const int B = batch.batch, T = batch.t, d = c.d_model, h = c.heads, dk = d / h, V = c.vocab;
+  const int N = B * T;
+  const size_t nd = static_cast<size_t>(N) * d;
+  if (iv) check_intervention(c, B, T, *iv);
   a.batch = B;
   a.t = T;
   a.layers.resize(static_cast<size_t>(c.layers));
 
-  // x = embed[tokens] + positions
-  std::vector<double> x(nd);
-  embedding_forward(x.data(), batch.tokens.data(), tensor_in(layout, params, "embed.weight"), N, d);
-  if (c.positions == DecoderPositions::learned) {
-    const double* pos = tensor_in(layout, params, "pos.weight");
-    for (int b = 0; b < B; ++b) residual_forward(x.data() + static_cast<size_t>(b) * T * d, pos, T * d);
-  } else if (c.positions == DecoderPositions::sinusoidal) {
-    const Matrix pe = sinusoidal_positions(T, d);
-    for (int b = 0; b < B; ++b) residual_forward(x.data() + static_cast<size_t>(b) * T * d, pe.data(), T * d);
-  }
+  std::vector<double> x(nd), scratch;
+  const Matrix pe = c.positions == DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
+  for (int b = 0; b < B; ++b)
+    embed_rows(c, layout, params, batch.tokens.data() + static_cast<size_t>(b) * T, T, 0, pe,
+               x.data() + static_cast<size_t>(b) * T * d);
   const std::vector<unsigned char> allowed = causal_allowed(T);
   const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
   const AttentionShape hs = head_shape(T, d, dk);
@@ -165,91 +270,75 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
   for (int l = 0; l < c.layers; ++l) {
     DecoderActivations::Layer& L = a.layers[static_cast<size_t>(l)];
     L.x_in = x;
-    const double* attn_in = x.data();
-    if (c.layer_norm) {
-      L.ln1.resize(nd);
-      L.ln1_mean.resize(N);
-      L.ln1_rstd.resize(N);
-      layernorm_forward(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x.data(),
-                        tensor_in(layout, params, lname(l, "ln1.weight")), tensor_in(layout, params, lname(l, "ln1.bias")),
-                        N, d);
-      attn_in = L.ln1.data();
-    }
-    L.qkv.resize(static_cast<size_t>(N) * 3 * d);
-    linear_forward(L.qkv.data(), attn_in, tensor_in(layout, params, lname(l, "attn.in_proj_weight")), nullptr, N, d,
-                   3 * d);
+    qkv_rows(c, layout, params, l, x.data(), N, L);
     L.weights.resize(static_cast<size_t>(B) * h * T * T);
     L.heads_out.resize(nd);
     for (int b = 0; b < B; ++b) {
       double* qkv = L.qkv.data() + static_cast<size_t>(b) * T * 3 * d;
-      for (int hh = 0; hh < h; ++hh) {
-        double* q = qkv + hh * dk;
-        double* k = qkv + d + hh * dk;
-        const double* v = qkv + 2 * d + hh * dk;
-        if (c.positions == DecoderPositions::rope) {
-          rope_forward(q, rope, T, 3 * d);
-          rope_forward(k, rope, T, 3 * d);
-        }
+      rope_rows(c, rope, qkv, T, 0);
+      for (int hh = 0; hh < h; ++hh)
         attention_forward(L.heads_out.data() + static_cast<size_t>(b) * T * d + hh * dk,
-                          L.weights.data() + (static_cast<size_t>(b) * h + hh) * T * T, q, k, v, allowed.data(), hs);
-      }
+                          L.weights.data() + (static_cast<size_t>(b) * h + hh) * T * T, qkv + hh * dk,
+                          qkv + d + hh * dk, qkv + 2 * d + hh * dk, allowed.data(), hs);
     }
-    if (iv) {
-      for (int hh = 0; hh < h; ++hh) {
-        const size_t id = static_cast<size_t>(l) * h + hh;
-        const HeadIntervention::Mode mode = iv->mode[id];
-        if (mode == HeadIntervention::keep) continue;
-        for (int r = 0; r < N; ++r) {
-          double* o = L.heads_out.data() + static_cast<size_t>(r) * d + hh * dk;
-          for (int c2 = 0; c2 < dk; ++c2) {
-            if (mode == HeadIntervention::zero) o[c2] = 0.0;
-            else if (mode == HeadIntervention::mean_of_batch) o[c2] = iv->means[id][static_cast<size_t>(c2)];
-            else o[c2] = iv->source->layers[static_cast<size_t>(l)].heads_out[static_cast<size_t>(r) * d + hh * dk + c2];
-          }
-        }
-      }
-    }
-    std::vector<double> proj(nd);
-    linear_forward(proj.data(), L.heads_out.data(), tensor_in(layout, params, lname(l, "attn.out_proj.weight")),
-                   nullptr, N, d, d);
-    residual_forward(x.data(), proj.data(), static_cast<int>(nd));
+    if (iv) apply_intervention(c, l, N, *iv, L.heads_out);
+    attn_out_rows(c, layout, params, l, L.heads_out.data(), N, x.data(), scratch);
     L.x_mid = x;
-    if (m > 0) {
-      const double* mlp_in = x.data();
-      if (c.layer_norm) {
-        L.ln2.resize(nd);
-        L.ln2_mean.resize(N);
-        L.ln2_rstd.resize(N);
-        layernorm_forward(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), x.data(),
-                          tensor_in(layout, params, lname(l, "ln2.weight")),
-                          tensor_in(layout, params, lname(l, "ln2.bias")), N, d);
-        mlp_in = L.ln2.data();
-      }
-      L.mlp_pre.resize(static_cast<size_t>(N) * m);
-      L.mlp_act.resize(static_cast<size_t>(N) * m);
-      linear_forward(L.mlp_pre.data(), mlp_in, tensor_in(layout, params, lname(l, "mlp.0.weight")),
-                     tensor_in(layout, params, lname(l, "mlp.0.bias")), N, d, m);
-      relu_forward(L.mlp_act.data(), L.mlp_pre.data(), N * m);
-      linear_forward(proj.data(), L.mlp_act.data(), tensor_in(layout, params, lname(l, "mlp.2.weight")),
-                     tensor_in(layout, params, lname(l, "mlp.2.bias")), N, m, d);
-      residual_forward(x.data(), proj.data(), static_cast<int>(nd));
-    }
+    mlp_rows(c, layout, params, l, x.data(), N, L, scratch);
   }
   a.x_final = x;
-  const double* head_in = x.data();
-  if (c.layer_norm) {
-    a.lnf.resize(nd);
-    a.lnf_mean.resize(N);
-    a.lnf_rstd.resize(N);
-    layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), x.data(),
-                      tensor_in(layout, params, "ln_f.weight"), tensor_in(layout, params, "ln_f.bias"), N, d);
-    head_in = a.lnf.data();
-  }
   a.logits.resize(static_cast<size_t>(N) * V);
   a.probs.resize(static_cast<size_t>(N) * V);
-  linear_forward(a.logits.data(), head_in, tensor_in(layout, params, "unembed.weight"), nullptr, N, d, V);
+  head_rows(c, layout, params, x.data(), N, a, a.logits.data());
   a.loss = cross_entropy_forward(a.probs.data(), a.logits.data(), batch.targets.data(), N, V, &a.counted);
   return a.loss;
+}
+
+std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const ParamLayout& layout,
+                                               const std::vector<double>& params, const std::vector<int>& tokens) {
+  const int T = static_cast<int>(tokens.size()), d = c.d_model, h = c.heads, dk = d / h, V = c.vocab;
+  if (T < 1 || T > c.context)
+    bad(ErrorCode::invalid_field, "the sequence must have 1.." + std::to_string(c.context) + " tokens, got " +
+                                      std::to_string(T));
+  for (int i = 0; i < T; ++i)
+    if (tokens[static_cast<size_t>(i)] < 0 || tokens[static_cast<size_t>(i)] >= V)
+      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[static_cast<size_t>(i)]) +
+                                        " is outside the vocabulary 0.." + std::to_string(V - 1));
+  if (params.size() != layout.total())
+    bad(ErrorCode::shape_mismatch, "the parameters do not fit the model's layout");
+  const double* P = params.data();
+  const Matrix pe = c.positions == DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
+  const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
+  // Per layer, the keys and values of the positions so far (T×d each, heads side by side).
+  std::vector<std::vector<double>> kcache(static_cast<size_t>(c.layers)), vcache(static_cast<size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l) {
+    kcache[static_cast<size_t>(l)].assign(static_cast<size_t>(T) * d, 0.0);
+    vcache[static_cast<size_t>(l)].assign(static_cast<size_t>(T) * d, 0.0);
+  }
+  std::vector<double> logits(static_cast<size_t>(T) * V), x(static_cast<size_t>(d)), heads(static_cast<size_t>(d)),
+      w(static_cast<size_t>(T)), scratch;
+  DecoderActivations one;  // one row's activations, reused step after step
+  DecoderActivations::Layer L;
+  for (int t = 0; t < T; ++t) {
+    embed_rows(c, layout, P, &tokens[static_cast<size_t>(t)], 1, t, pe, x.data());
+    for (int l = 0; l < c.layers; ++l) {
+      qkv_rows(c, layout, P, l, x.data(), 1, L);
+      rope_rows(c, rope, L.qkv.data(), 1, t);
+      std::copy(L.qkv.begin() + d, L.qkv.begin() + 2 * d, kcache[static_cast<size_t>(l)].begin() + static_cast<long>(t) * d);
+      std::copy(L.qkv.begin() + 2 * d, L.qkv.end(), vcache[static_cast<size_t>(l)].begin() + static_cast<long>(t) * d);
+      AttentionShape s = head_shape(1, d, dk);  // one query over the t + 1 cached keys: nothing to mask
+      s.tk = t + 1;
+      s.k_stride = s.v_stride = d;
+      for (int hh = 0; hh < h; ++hh)
+        attention_forward(heads.data() + hh * dk, w.data(), L.qkv.data() + hh * dk,
+                          kcache[static_cast<size_t>(l)].data() + hh * dk, vcache[static_cast<size_t>(l)].data() + hh * dk,
+                          nullptr, s);
+      attn_out_rows(c, layout, P, l, heads.data(), 1, x.data(), scratch);
+      mlp_rows(c, layout, P, l, x.data(), 1, L, scratch);
+    }
+    head_rows(c, layout, P, x.data(), 1, one, logits.data() + static_cast<size_t>(t) * V);
+  }
+  return logits;
 }
 
 void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const double* params,

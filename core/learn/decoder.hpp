@@ -96,6 +96,14 @@ double decoder_forward(const DecoderConfig& cfg, const ParamLayout& layout, cons
                        const DecoderBatch& batch, DecoderActivations& acts,
                        const HeadIntervention* intervention = nullptr);
 
+/// Logits of one sequence computed position by position with a growing K/V cache (each new query
+/// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does; the
+/// same per-layer pieces as decoder_forward, so the result equals its logits to rounding.
+/// tokens T' (1..context) → logits T'×V, row-major. Throws Error(invalid_field) for a length or a
+/// token out of range, Error(shape_mismatch) when params do not fit the layout.
+std::vector<double> decoder_incremental_logits(const DecoderConfig& cfg, const ParamLayout& layout,
+                                               const std::vector<double>& params, const std::vector<int>& tokens);
+
 /// Backward pass of the loss of the last decoder_forward: grads (layout order) += ∂loss/∂params.
 void decoder_backward(const DecoderConfig& cfg, const ParamLayout& layout, const double* params,
                       const DecoderBatch& batch, const DecoderActivations& acts, double* grads);

@@ -218,12 +218,13 @@ RopeTable rope_table(int t, int d, double base) {
   return tab;
 }
 
-void rope_forward(double* x, const RopeTable& tab, int t, int stride) {
+void rope_forward(double* x, const RopeTable& tab, int t, int stride, int first) {
   const int pairs = tab.d / 2;
   for (int m = 0; m < t; ++m) {
     double* row = x + static_cast<long>(m) * stride;
+    const size_t at = static_cast<size_t>(first + m) * pairs;
     for (int i = 0; i < pairs; ++i) {
-      const double c = tab.cos[static_cast<size_t>(m) * pairs + i], s = tab.sin[static_cast<size_t>(m) * pairs + i];
+      const double c = tab.cos[at + i], s = tab.sin[at + i];
       const double a = row[2 * i], b = row[2 * i + 1];
       row[2 * i] = a * c - b * s;
       row[2 * i + 1] = a * s + b * c;

@@ -58,9 +58,10 @@ struct RopeTable {
   std::vector<double> cos, sin;  ///< T × (D/2)
 };
 RopeTable rope_table(int t, int d, double base = 10000.0);
-/// Rotates, in place, each pair (2i, 2i+1) of rows x[m·stride .. + D) by the angle m·θ_i.
-/// Backward: the rotation is orthogonal, so dx is rotated by −m·θ_i, in place.
-void rope_forward(double* x, const RopeTable& table, int t, int stride);
+/// Rotates, in place, each pair (2i, 2i+1) of rows x[m·stride .. + D) by the angle (first + m)·θ_i,
+/// m = 0..t−1 (first > 0: rows that continue a sequence, as a K/V-cached step does; first + t must
+/// not exceed table.t). Backward: the rotation is orthogonal, so dx is rotated by −m·θ_i, in place.
+void rope_forward(double* x, const RopeTable& table, int t, int stride, int first = 0);
 void rope_backward(double* dx, const RopeTable& table, int t, int stride);
 
 // ---------------------------------------------------------------- scaled dot-product attention

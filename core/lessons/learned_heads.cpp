@@ -21,8 +21,6 @@ using learn::kIgnoreIndex;
 
 int draw(Rng& rng, int lo, int hi) { return lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo + 1))); }
 
-std::string lname(int l, const char* rest) { return "layers." + std::to_string(l) + "." + rest; }
-
 /// Cross-entropy and argmax accuracy of the saved probabilities against a target list.
 void score_targets(const learn::DecoderActivations& a, const std::vector<int>& targets, int v, double* loss,
                    double* acc, int* counted) {
@@ -248,95 +246,6 @@ int HeadsTrainer::advance(int max_steps) {
     ++ran;
   }
   return ran;
-}
-
-std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& c, const learn::ParamLayout& layout,
-                                               const std::vector<double>& P, const std::vector<int>& tokens) {
-  const int T = static_cast<int>(tokens.size()), d = c.d_model, h = c.heads, dk = d / h, V = c.vocab, m = c.mlp;
-  if (T < 1 || T > c.context) bad("the sequence must have 1.." + std::to_string(c.context) + " tokens");
-  for (int i = 0; i < T; ++i)
-    if (tokens[static_cast<size_t>(i)] < 0 || tokens[static_cast<size_t>(i)] >= V)
-      bad("token " + std::to_string(i) + " is outside the vocabulary");
-  const Matrix pe = c.positions == learn::DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
-  const learn::RopeTable rope = c.positions == learn::DecoderPositions::rope ? learn::rope_table(T, dk) : learn::RopeTable{};
-  // per layer: cached keys and values, T×d each (heads side by side)
-  std::vector<std::vector<double>> kcache(static_cast<size_t>(c.layers)), vcache(static_cast<size_t>(c.layers));
-  for (int l = 0; l < c.layers; ++l) {
-    kcache[l].assign(static_cast<size_t>(T) * d, 0.0);
-    vcache[l].assign(static_cast<size_t>(T) * d, 0.0);
-  }
-  std::vector<double> logits(static_cast<size_t>(T) * V);
-  std::vector<double> x(d), y(d), qkv(3 * d), heads(d), w(static_cast<size_t>(T)), mean(1), rstd(1), ln(d);
-  std::vector<double> hid(static_cast<size_t>(std::max(m, 1))), act(static_cast<size_t>(std::max(m, 1)));
-  for (int t = 0; t < T; ++t) {
-    learn::embedding_forward(x.data(), &tokens[static_cast<size_t>(t)], learn::tensor_in(layout, P.data(), "embed.weight"), 1, d);
-    if (c.positions == learn::DecoderPositions::learned)
-      learn::residual_forward(x.data(), learn::tensor_in(layout, P.data(), "pos.weight") + static_cast<size_t>(t) * d, d);
-    else if (c.positions == learn::DecoderPositions::sinusoidal)
-      learn::residual_forward(x.data(), pe.data() + static_cast<size_t>(t) * d, d);
-    for (int l = 0; l < c.layers; ++l) {
-      const double* in = x.data();
-      if (c.layer_norm) {
-        learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), learn::tensor_in(layout, P.data(), lname(l, "ln1.weight")),
-                                 learn::tensor_in(layout, P.data(), lname(l, "ln1.bias")), 1, d);
-        in = ln.data();
-      }
-      learn::linear_forward(qkv.data(), in, learn::tensor_in(layout, P.data(), lname(l, "attn.in_proj_weight")), nullptr, 1, d, 3 * d);
-      if (c.positions == learn::DecoderPositions::rope) {
-        // rotate this position's q and k: the table row t
-        for (int hh = 0; hh < h; ++hh)
-          for (int part = 0; part < 2; ++part) {
-            double* row = qkv.data() + part * d + hh * dk;
-            for (int i = 0; i < dk / 2; ++i) {
-              const double co = rope.cos[static_cast<size_t>(t) * (dk / 2) + i], si = rope.sin[static_cast<size_t>(t) * (dk / 2) + i];
-              const double a = row[2 * i], b = row[2 * i + 1];
-              row[2 * i] = a * co - b * si;
-              row[2 * i + 1] = a * si + b * co;
-            }
-          }
-      }
-      for (int j = 0; j < d; ++j) {
-        kcache[l][static_cast<size_t>(t) * d + j] = qkv[static_cast<size_t>(d + j)];
-        vcache[l][static_cast<size_t>(t) * d + j] = qkv[static_cast<size_t>(2 * d + j)];
-      }
-      learn::AttentionShape s;  // one query over the t + 1 cached keys: nothing to mask
-      s.tq = 1;
-      s.tk = t + 1;
-      s.dk = s.dv = dk;
-      s.q_stride = 3 * d;
-      s.k_stride = s.v_stride = d;
-      s.out_stride = d;
-      s.scale = 1.0 / std::sqrt(static_cast<double>(dk));
-      for (int hh = 0; hh < h; ++hh)
-        learn::attention_forward(heads.data() + hh * dk, w.data(), qkv.data() + hh * dk, kcache[l].data() + hh * dk,
-                                 vcache[l].data() + hh * dk, nullptr, s);
-      learn::linear_forward(y.data(), heads.data(), learn::tensor_in(layout, P.data(), lname(l, "attn.out_proj.weight")), nullptr, 1, d, d);
-      learn::residual_forward(x.data(), y.data(), d);
-      if (m > 0) {
-        const double* min = x.data();
-        if (c.layer_norm) {
-          learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), learn::tensor_in(layout, P.data(), lname(l, "ln2.weight")),
-                                   learn::tensor_in(layout, P.data(), lname(l, "ln2.bias")), 1, d);
-          min = ln.data();
-        }
-        learn::linear_forward(hid.data(), min, learn::tensor_in(layout, P.data(), lname(l, "mlp.0.weight")),
-                              learn::tensor_in(layout, P.data(), lname(l, "mlp.0.bias")), 1, d, m);
-        learn::relu_forward(act.data(), hid.data(), m);
-        learn::linear_forward(y.data(), act.data(), learn::tensor_in(layout, P.data(), lname(l, "mlp.2.weight")),
-                              learn::tensor_in(layout, P.data(), lname(l, "mlp.2.bias")), 1, m, d);
-        learn::residual_forward(x.data(), y.data(), d);
-      }
-    }
-    const double* head_in = x.data();
-    if (c.layer_norm) {
-      learn::layernorm_forward(ln.data(), mean.data(), rstd.data(), x.data(), learn::tensor_in(layout, P.data(), "ln_f.weight"),
-                               learn::tensor_in(layout, P.data(), "ln_f.bias"), 1, d);
-      head_in = ln.data();
-    }
-    learn::linear_forward(logits.data() + static_cast<size_t>(t) * V, head_in, learn::tensor_in(layout, P.data(), "unembed.weight"),
-                          nullptr, 1, d, V);
-  }
-  return logits;
 }
 
 PositionAccuracy accuracy_by_position(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,

@@ -293,11 +293,8 @@ struct DecodeComparison {
 DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                                   const std::vector<double>& params, const InductionBatch& heldout);
 
-/// Logits of one sequence computed position by position with a growing K/V cache (each new query
-/// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does.
-/// tokens T' → logits T'×V, row-major.
-std::vector<double> decoder_incremental_logits(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
-                                               const std::vector<double>& params, const std::vector<int>& tokens);
+/// K/V-cached decoding lives with the model it decodes (learn/decoder.hpp).
+using learn::decoder_incremental_logits;
 
 /// The record of a run as the panel keeps it: snapshots (held-out loss, accuracy and head scores)
 /// at step 0, at every kHeadsSnapshotEvery steps and at the last step, on
