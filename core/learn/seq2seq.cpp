@@ -102,35 +102,66 @@ void validate_seq2seq_batch(const Seq2SeqConfig& c, const Seq2SeqBatch& b) {
     bad(ErrorCode::invalid_field, "every target_out of the batch is -100 (ignored): the loss would be undefined");
 }
 
+void seq2seq_encode(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const int* source, int len,
+                    Seq2SeqActivations::Encoded& e) {
+  const int E = c.embed, H = c.hidden, A = c.attn_dim;
+  e.len = len;
+  e.x.resize(static_cast<size_t>(len) * E);
+  e.states.resize(static_cast<size_t>(len) * H);
+  e.gates.resize(static_cast<size_t>(len) * 3 * H);
+  e.hn.resize(static_cast<size_t>(len) * H);
+  embedding_forward(e.x.data(), source, tensor_in(layout, P, "src_embed.weight"), len, E);
+  gru_sequence_forward(e.states.data(), e.gates.data(), e.hn.data(), e.x.data(),
+                       tensor_in(layout, P, "encoder.weight_ih_l0"), tensor_in(layout, P, "encoder.weight_hh_l0"),
+                       tensor_in(layout, P, "encoder.bias_ih_l0"), tensor_in(layout, P, "encoder.bias_hh_l0"), len, E, H);
+  if (c.attention) {
+    e.whh.resize(static_cast<size_t>(len) * A);
+    linear_forward(e.whh.data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"),
+                   tensor_in(layout, P, "attn.w_h.bias"), len, H, A);
+  } else {
+    e.whh.clear();
+  }
+}
+
+void seq2seq_attend(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const double* states,
+                    const double* whh, int len, const double* s_prev, double* context, double* weights,
+                    double* tanh_out) {
+  additive_forward(context, weights, tanh_out, s_prev, states, whh, tensor_in(layout, P, "attn.w_s.weight"),
+                   tensor_in(layout, P, "attn.v.weight"), len, c.hidden, c.hidden, c.attn_dim);
+}
+
+void seq2seq_cell(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, int rows, const int* previous,
+                  const double* context, const double* s_prev, double* cell_in, double* gates, double* hn,
+                  double* s_next) {
+  const int E = c.embed, H = c.hidden, I = E + H;
+  const double* tgt_embed = tensor_in(layout, P, "tgt_embed.weight");
+  for (int b = 0; b < rows; ++b) {
+    embedding_forward(cell_in + static_cast<size_t>(b) * I, previous + b, tgt_embed, 1, E);
+    for (int j = 0; j < H; ++j) cell_in[static_cast<size_t>(b) * I + E + j] = context[static_cast<size_t>(b) * H + j];
+  }
+  gru_cell_forward(s_next, gates, hn, cell_in, s_prev, tensor_in(layout, P, "decoder.weight_ih"),
+                   tensor_in(layout, P, "decoder.weight_hh"), tensor_in(layout, P, "decoder.bias_ih"),
+                   tensor_in(layout, P, "decoder.bias_hh"), rows, I, H);
+}
+
+void seq2seq_output(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, int rows, const double* out_in,
+                    double* logits) {
+  linear_forward(logits, out_in, tensor_in(layout, P, "out.weight"), tensor_in(layout, P, "out.bias"), rows,
+                 2 * c.hidden, c.tgt_vocab);
+}
+
 double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
                        const Seq2SeqBatch& batch, Seq2SeqActivations& a) {
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
   const int V = c.tgt_vocab, I = E + H;
-  const double* enc_wih = tensor_in(layout, P, "encoder.weight_ih_l0");
-  const double* enc_whh = tensor_in(layout, P, "encoder.weight_hh_l0");
-  const double* enc_bih = tensor_in(layout, P, "encoder.bias_ih_l0");
-  const double* enc_bhh = tensor_in(layout, P, "encoder.bias_hh_l0");
   // encoder, one sequence at a time over its valid tokens
   a.enc.assign(static_cast<size_t>(B), {});
   a.s0.assign(static_cast<size_t>(B) * H, 0.0);
   for (int b = 0; b < B; ++b) {
     Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
     const int len = batch.source_lengths[static_cast<size_t>(b)];
-    e.len = len;
-    e.x.resize(static_cast<size_t>(len) * E);
-    e.states.resize(static_cast<size_t>(len) * H);
-    e.gates.resize(static_cast<size_t>(len) * 3 * H);
-    e.hn.resize(static_cast<size_t>(len) * H);
-    embedding_forward(e.x.data(), batch.source.data() + static_cast<size_t>(b) * S,
-                      tensor_in(layout, P, "src_embed.weight"), len, E);
-    gru_sequence_forward(e.states.data(), e.gates.data(), e.hn.data(), e.x.data(), enc_wih, enc_whh, enc_bih,
-                         enc_bhh, len, E, H);
+    seq2seq_encode(c, layout, P, batch.source.data() + static_cast<size_t>(b) * S, len, e);
     for (int j = 0; j < H; ++j) a.s0[static_cast<size_t>(b) * H + j] = e.states[static_cast<size_t>(len - 1) * H + j];
-    if (c.attention) {
-      e.whh.resize(static_cast<size_t>(len) * A);
-      linear_forward(e.whh.data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"),
-                     tensor_in(layout, P, "attn.w_h.bias"), len, H, A);
-    }
   }
   // decoder, all B sequences together, one step at a time
   a.s_prev.assign(static_cast<size_t>(U), {});
@@ -141,9 +172,8 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   a.weights.assign(static_cast<size_t>(U), {});
   a.tanh_out.assign(static_cast<size_t>(U), {});
   a.out_in.assign(static_cast<size_t>(B) * U * 2 * H, 0.0);
-  std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H), emb(static_cast<size_t>(E));
+  std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H);
   std::vector<int> tok(static_cast<size_t>(B));
-  const double* tgt_embed = tensor_in(layout, P, "tgt_embed.weight");
   for (int t = 0; t < U; ++t) {
     a.s_prev[t] = s;
     std::vector<double>& ctx = a.context[t];
@@ -151,28 +181,20 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     if (c.attention) {
       a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
       a.tanh_out[t].assign(static_cast<size_t>(B) * S * A, 0.0);
-      for (int b = 0; b < B; ++b) {
-        const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-        additive_forward(ctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
-                         a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, s.data() + static_cast<size_t>(b) * H,
-                         e.states.data(), e.whh.data(), tensor_in(layout, P, "attn.w_s.weight"),
-                         tensor_in(layout, P, "attn.v.weight"), e.len, H, H, A);
-      }
+      for (int b = 0; b < B; ++b)
+        seq2seq_attend(c, layout, P, a.enc[static_cast<size_t>(b)].states.data(), a.enc[static_cast<size_t>(b)].whh.data(),
+                       a.enc[static_cast<size_t>(b)].len, s.data() + static_cast<size_t>(b) * H,
+                       ctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
+                       a.tanh_out[t].data() + static_cast<size_t>(b) * S * A);
     } else {
       ctx = a.s0;
     }
-    std::vector<double>& in = a.cell_in[t];
-    in.resize(static_cast<size_t>(B) * I);
-    for (int b = 0; b < B; ++b) {
-      const int y = batch.target_in[static_cast<size_t>(b) * U + t];
-      embedding_forward(in.data() + static_cast<size_t>(b) * I, &y, tgt_embed, 1, E);
-      for (int j = 0; j < H; ++j) in[static_cast<size_t>(b) * I + E + j] = ctx[static_cast<size_t>(b) * H + j];
-    }
+    for (int b = 0; b < B; ++b) tok[static_cast<size_t>(b)] = batch.target_in[static_cast<size_t>(b) * U + t];
+    a.cell_in[t].resize(static_cast<size_t>(B) * I);
     a.gates[t].resize(static_cast<size_t>(B) * 3 * H);
     a.hn[t].resize(static_cast<size_t>(B) * H);
-    gru_cell_forward(s_next.data(), a.gates[t].data(), a.hn[t].data(), in.data(), s.data(),
-                     tensor_in(layout, P, "decoder.weight_ih"), tensor_in(layout, P, "decoder.weight_hh"),
-                     tensor_in(layout, P, "decoder.bias_ih"), tensor_in(layout, P, "decoder.bias_hh"), B, I, H);
+    seq2seq_cell(c, layout, P, B, tok.data(), ctx.data(), s.data(), a.cell_in[t].data(), a.gates[t].data(),
+                 a.hn[t].data(), s_next.data());
     s = s_next;
     for (int b = 0; b < B; ++b) {
       double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * 2 * H;
@@ -185,8 +207,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   const int N = B * U;
   a.logits.resize(static_cast<size_t>(N) * V);
   a.probs.resize(static_cast<size_t>(N) * V);
-  linear_forward(a.logits.data(), a.out_in.data(), tensor_in(layout, P, "out.weight"), tensor_in(layout, P, "out.bias"), N,
-                 2 * H, V);
+  seq2seq_output(c, layout, P, N, a.out_in.data(), a.logits.data());
   a.loss = cross_entropy_forward(a.probs.data(), a.logits.data(), batch.target_out.data(), N, V, &a.counted);
   return a.loss;
 }

@@ -66,8 +66,36 @@ void validate_seq2seq_config(const Seq2SeqConfig& cfg);
 /// target_in in [0, Vt), target_out in [0, Vt) or −100, at least one counted target.
 void validate_seq2seq_batch(const Seq2SeqConfig& cfg, const Seq2SeqBatch& batch);
 
+/// Forward pass (the header's equations), teacher forced; returns the mean loss (also acts.loss).
+/// Built from the per-step pieces below, which decoding (greedy, beam, interventions) calls too.
 double seq2seq_forward(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params,
                        const Seq2SeqBatch& batch, Seq2SeqActivations& acts);
+
+// ---------------------------------------------------------------- the forward's pieces
+// One forward per model: teacher-forced training and step-by-step decoding run the same code.
+
+/// Encodes one source of len >= 1 valid tokens (ids in [0, Vs), unchecked): e.x len×E, the GRU's
+/// states len×H (h₀ = 0), gates, and W_h h_j + b len×A with additive attention.
+void seq2seq_encode(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params, const int* source,
+                    int len, Seq2SeqActivations::Encoded& e);
+
+/// Bahdanau attention of one decoder state s_{t−1} (H) over an encoded source (states len×H and
+/// whh = W_h h_j + b len×A, as seq2seq_encode gives them): weights (len), tanh_out (len×A) and the
+/// context c_t (H). Additive models only.
+void seq2seq_attend(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params, const double* states,
+                    const double* whh, int len, const double* s_prev, double* context, double* weights,
+                    double* tanh_out);
+
+/// The decoder's GRU cell on B rows: cell_in = [tgt_embed(previous); context] (B×(E+H)),
+/// s_next = GRUCell(cell_in, s_prev) (B×H), saving the gates (B×3H) and hn (B×H). previous ids are
+/// in [0, Vt) (unchecked).
+void seq2seq_cell(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params, int rows,
+                  const int* previous, const double* context, const double* s_prev, double* cell_in, double* gates,
+                  double* hn, double* s_next);
+
+/// logits (rows×Vt) = out(out_in), out_in = [s_t; c_t] rows×2H.
+void seq2seq_output(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params, int rows,
+                    const double* out_in, double* logits);
 void seq2seq_backward(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params,
                       const Seq2SeqBatch& batch, const Seq2SeqActivations& acts, double* grads);
 

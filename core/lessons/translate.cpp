@@ -217,24 +217,13 @@ EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& sou
   if (source.empty()) throw Error(ErrorCode::empty_sequence, "the source has no words");
   if (source.size() > 512) bad("the source is limited to 512 tokens");
   check_ids(source, c.src_vocab, "source");
-  const int S = static_cast<int>(source.size()), E = c.embed, H = c.hidden, A = c.attn_dim;
   EncodedSource e;
   e.source = source;
-  std::vector<double> x(static_cast<size_t>(S) * E), gates(static_cast<size_t>(S) * 3 * H), hn(static_cast<size_t>(S) * H);
-  e.states.resize(static_cast<size_t>(S) * H);
-  const double* P = m.params.data();
-  learn::embedding_forward(x.data(), source.data(), learn::tensor_in(m.layout, P, "src_embed.weight"), S, E);
-  learn::gru_sequence_forward(e.states.data(), gates.data(), hn.data(), x.data(),
-                              learn::tensor_in(m.layout, P, "encoder.weight_ih_l0"),
-                              learn::tensor_in(m.layout, P, "encoder.weight_hh_l0"),
-                              learn::tensor_in(m.layout, P, "encoder.bias_ih_l0"),
-                              learn::tensor_in(m.layout, P, "encoder.bias_hh_l0"), S, E, H);
-  e.s0.assign(e.states.end() - H, e.states.end());
-  if (c.attention) {
-    e.whh.resize(static_cast<size_t>(S) * A);
-    learn::linear_forward(e.whh.data(), e.states.data(), learn::tensor_in(m.layout, P, "attn.w_h.weight"),
-                          learn::tensor_in(m.layout, P, "attn.w_h.bias"), S, H, A);
-  }
+  learn::Seq2SeqActivations::Encoded enc;
+  learn::seq2seq_encode(c, m.layout, m.params.data(), source.data(), static_cast<int>(source.size()), enc);
+  e.states = std::move(enc.states);
+  e.whh = std::move(enc.whh);
+  e.s0.assign(e.states.end() - c.hidden, e.states.end());
   return e;
 }
 
@@ -251,9 +240,8 @@ void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector
   if (c.attention) {
     attention.assign(static_cast<size_t>(S), 0.0);
     std::vector<double> tanh_out(static_cast<size_t>(S) * A, 0.0);
-    learn::additive_forward(ctx.data(), attention.data(), tanh_out.data(), s.data(), enc.states.data(), enc.whh.data(),
-                            learn::tensor_in(m.layout, P, "attn.w_s.weight"), learn::tensor_in(m.layout, P, "attn.v.weight"),
-                            S, H, H, A);
+    learn::seq2seq_attend(c, m.layout, P, enc.states.data(), enc.whh.data(), S, s.data(), ctx.data(), attention.data(),
+                          tanh_out.data());
     const bool force = iv && step >= 0 && static_cast<size_t>(step) < iv->forced.size();
     if (iv && (iv->removed >= 0 || force)) {
       if (force) {
@@ -291,20 +279,14 @@ void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector
   }
   std::vector<double> in(static_cast<size_t>(I)), gates(static_cast<size_t>(3 * H)), hn(static_cast<size_t>(H)),
       s_next(static_cast<size_t>(H));
-  learn::embedding_forward(in.data(), &previous, learn::tensor_in(m.layout, P, "tgt_embed.weight"), 1, E);
-  for (int j = 0; j < H; ++j) in[static_cast<size_t>(E + j)] = ctx[static_cast<size_t>(j)];
-  learn::gru_cell_forward(s_next.data(), gates.data(), hn.data(), in.data(), s.data(),
-                          learn::tensor_in(m.layout, P, "decoder.weight_ih"), learn::tensor_in(m.layout, P, "decoder.weight_hh"),
-                          learn::tensor_in(m.layout, P, "decoder.bias_ih"), learn::tensor_in(m.layout, P, "decoder.bias_hh"),
-                          1, I, H);
+  learn::seq2seq_cell(c, m.layout, P, 1, &previous, ctx.data(), s.data(), in.data(), gates.data(), hn.data(), s_next.data());
   s = s_next;
   std::vector<double> out_in(static_cast<size_t>(2 * H)), logits(static_cast<size_t>(V));
   for (int j = 0; j < H; ++j) {
     out_in[static_cast<size_t>(j)] = s[static_cast<size_t>(j)];
     out_in[static_cast<size_t>(H + j)] = ctx[static_cast<size_t>(j)];
   }
-  learn::linear_forward(logits.data(), out_in.data(), learn::tensor_in(m.layout, P, "out.weight"),
-                        learn::tensor_in(m.layout, P, "out.bias"), 1, 2 * H, V);
+  learn::seq2seq_output(c, m.layout, P, 1, out_in.data(), logits.data());
   probs.resize(static_cast<size_t>(V));
   const int ignore = learn::kIgnoreIndex;
   learn::cross_entropy_forward(probs.data(), logits.data(), &ignore, 1, V, nullptr);
