@@ -27,14 +27,7 @@ std::vector<int> random_permutation(int n, std::uint64_t seed) {
 }
 
 PermutationResult permutation_experiment(const PermutationInput& in) {
-  PositionSymmetryInput sym;
-  sym.sentence = in.sentence;
-  sym.seed = in.seed;
-  sym.d_model = in.d_model;
-  sym.permutation = in.permutation;
-  sym.causal = in.causal;
-  sym.positions = in.positions;
-  const PositionSymmetryResult s = position_symmetry(sym);
+  const PositionSymmetryResult s = position_symmetry(in);
   const Index t = static_cast<Index>(s.tokens.size());
   require_range("query", in.query, 0, t - 1);
 

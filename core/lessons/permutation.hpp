@@ -8,17 +8,14 @@
 #include "attn/positions.hpp"
 #include "attn/types.hpp"
 #include "lessons/check.hpp"
+#include "lessons/position_symmetry.hpp"
 
 namespace attn {
 
-struct PermutationInput {
-  std::string sentence = "The cat sat on the mat";
-  std::uint64_t seed = 17;
-  int d_model = 8;
-  std::vector<int> permutation = {2, 0, 5, 1, 4, 3};  ///< new row i = old row permutation[i]
-  bool causal = false;
-  PositionKind positions = PositionKind::none;    ///< added after permuting (positions stay put)
-  int query = 0;                                      ///< query row for the K/V check
+/// The position-symmetry inputs (the sentence, seed, d_model, permutation, causal mask and
+/// positions, added after permuting so positions stay put) and the query row of the K/V check.
+struct PermutationInput : PositionSymmetryInput {
+  int query = 0;
 };
 
 struct PermutationResult {
