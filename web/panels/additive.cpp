@@ -16,12 +16,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 bool set_additive_input(AppState& s, const attn::AdditiveDecoderInput& in) {
   AdditiveState& a = s.additive;
   return guarded(a.error, [&] {
@@ -280,16 +274,6 @@ bool apply_additive_json(AppState& s, const Json& patch) {
 
 namespace {
 
-std::string vec_text(const attn::Vector& v) {
-  std::string s = "(";
-  for (attn::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + short_number(v(i), 3);
-  return s + ")";
-}
-
-}  // namespace
-
-namespace {
-
 // A labelled vector as lines of numbers, as many per line as fit the width (wrapped text would
 // break a number at its decimal point).
 void number_lines(const char* label, const attn::Vector& v, ImFont* font) {
@@ -387,10 +371,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   const HeatmapEvent ev = heatmap("trained_alignment", spec, ui.gpu);
   if (ev.clicked_row >= 0) set_additive_trained_step(s, ev.clicked_row);
   ImGui::TextDisabled("Click a row to jump to that step.");
-  txt::end_column(cols.left_w);
-
-  if (cols.two) ImGui::SameLine(cols.x0 + cols.left_w + cols.gap);
-  txt::begin_column(cols.right_w);
+  cols.to_right();
   const attn::AdditiveResult& ar = st.attention;
   style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
   if (ImGui::BeginTable("##trained_step", 4,
@@ -519,10 +500,8 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     ImGui::PopFont();
   }
 
-  // Columns start at x0 and x0 + left_w + gap.
   const txt::TwoColumns cols = txt::two_columns(0.45f);
-  const float x0 = cols.x0, gap = cols.gap, left_w = cols.left_w, right_w = cols.right_w;
-  const bool two_col = cols.two;
+  const float left_w = cols.left_w, right_w = cols.right_w;
 
   txt::begin_column(left_w);
   style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
@@ -548,15 +527,12 @@ void draw_additive_panel(AppState& s, Ui& ui) {
             "recurrence here (teacher forcing: the target word is given).");
   txt::note("The decoder stays sequential: each step needs the state of the one before. Within a step, the scores "
             "of all source positions can be computed together.");
-  txt::end_column(left_w);
-
-  if (two_col) ImGui::SameLine(x0 + left_w + gap);
-  txt::begin_column(right_w);
+  cols.to_right();
   if (step >= 0 && step < tq) {
     const attn::AdditiveDecoderStep& st = r.steps[static_cast<size_t>(step)];
     const attn::AdditiveResult& ar = st.attention;
     style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
-    txt::para(("decoder state s = " + vec_text(st.state)).c_str());
+    txt::para(("decoder state s = " + txt::vec_text(st.state, 3)).c_str());
     if (widgets::begin_table_fit("##step", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp, right_w, static_cast<int>(ar.weights.size()) + 1)) {
       ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
       ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -575,12 +551,12 @@ void draw_additive_panel(AppState& s, Ui& ui) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(short_number(ar.weights(j), 4).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(vec_text(r.encoder_states.row(j).transpose()).c_str());
+        ImGui::TextUnformatted(txt::vec_text(r.encoder_states.row(j).transpose(), 3).c_str());
       }
       widgets::end_table_fit();
     }
     ImGui::PushFont(ui.fonts.bold);
-    txt::para(("context c = \xCE\xA3 a_j h_j = " + vec_text(ar.context)).c_str());
+    txt::para(("context c = \xCE\xA3 a_j h_j = " + txt::vec_text(ar.context, 3)).c_str());
     ImGui::PopFont();
 
     style::heading(ui.fonts, "Four scores on the same states");
@@ -611,9 +587,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   }
   txt::end_column(right_w);
 
-  style::heading(ui.fonts, "Checks");
-  style::check_lines(r.checks);
-  draw_recall_strip(s, ui, "additive");
+  draw_checks_and_recall(s, ui, r.checks, "additive");
 }
 
 namespace {

@@ -22,11 +22,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-
 namespace {
 
 bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& values) {
@@ -88,22 +83,9 @@ bool apply_alignment(AppState& s, const Json& patch) {
   bool matrices = false;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
-    if (k == "weights") {
+    if (k == "weights" || k == "values") {
       matrices = true;
-      try {
-        w = attn::matrix_from_json(*it, "weights");
-      } catch (const attn::Error& e) {
-        a.error = to_info(e);
-        return false;
-      }
-    } else if (k == "values") {
-      matrices = true;
-      try {
-        v = attn::matrix_from_json(*it, "values");
-      } catch (const attn::Error& e) {
-        a.error = to_info(e);
-        return false;
-      }
+      if (!guarded(a.error, [&] { (k == "weights" ? w : v) = attn::matrix_from_json(*it, k.c_str()); })) return false;
     } else if (k == "selected_row") {
       select_alignment_row(s, get_number<int>(*it, "selected_row", -1000000, 1000000));
     } else if (k == "set_weight") {  // {"row":i,"col":j,"value":x}: the slider's path

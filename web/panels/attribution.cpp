@@ -16,12 +16,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 bool set_attribution(AppState& s, const std::vector<std::string>& keys, const Vector& weights, const Matrix& values) {
   AttributionState& a = s.attribution;
   return guarded(a.error, [&] {
@@ -155,12 +149,6 @@ bool apply_attribution_json(AppState& s, const Json& patch) {
 
 namespace {
 
-std::string vec_text(const attn::Vector& v) {
-  std::string s = "(";
-  for (attn::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + short_number(v(i), 4);
-  return s + ")";
-}
-
 std::vector<double> to_std(const attn::Vector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
 double max_of(const attn::Vector& v) {
@@ -187,10 +175,8 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
       "and measure the effect, and remember that residual paths and other heads also feed the output.");
   style::error_box(a.error);
 
-  // Columns start at x0 and x0 + left_w + gap.
   const txt::TwoColumns cols = txt::two_columns(0.42f);
-  const float x0 = cols.x0, gap = cols.gap, left_w = cols.left_w, right_w = cols.right_w;
-  const bool two_col = cols.two;
+  const float left_w = cols.left_w, right_w = cols.right_w;
 
   // --- the lesson's counterexample -----------------------------------------------------
   txt::begin_column(left_w);
@@ -210,17 +196,15 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   }
   ImGui::PushFont(ui.fonts.bold);
   txt::para("output = 0.99\xC2\xB7(0, 0) + 0.01\xC2\xB7(10, 20)");
-  txt::para(("       = " + vec_text(ce.output)).c_str());
+  txt::para(("       = " + txt::vec_text(ce.output, 4)).c_str());
   ImGui::PopFont();
   txt::note(
       "The brightest cell of this row's heatmap would point at the first key, which contributes exactly "
       "nothing. Everything in the output comes from the key with weight 0.01.");
   style::check_lines(ce.checks);
-  txt::end_column(left_w);
 
   // --- an editable row ---------------------------------------------------------------
-  if (two_col) ImGui::SameLine(x0 + left_w + gap);
-  txt::begin_column(right_w);
+  cols.to_right();
   style::heading(ui.fonts, "Your row: weights, values, interventions");
   txt::note("Drag a weight (the others rescale so the row stays a distribution), type values, pick a key.");
   if (ImGui::Button("le chat noir: the \"chat\" row")) attribution_preset(s, "chat");
@@ -273,7 +257,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
     heatmap("attr_row", spec, ui.gpu);
   }
   ImGui::PushFont(ui.fonts.bold);
-  txt::para(("output = \xCE\xA3 a_j v_j = " + vec_text(r.output)).c_str());
+  txt::para(("output = \xCE\xA3 a_j v_j = " + txt::vec_text(r.output, 4)).c_str());
   ImGui::PopFont();
   plot::bar_table(
       "interventions", a.keys,

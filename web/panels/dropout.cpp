@@ -15,12 +15,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 bool set_dropout(AppState& s, double p, std::uint64_t seed) {
   DropoutState& d = s.dropout;
   const attn::SelfAttentionResult& a = lesson_model().attention;
@@ -38,10 +32,7 @@ bool set_dropout(AppState& s, double p, std::uint64_t seed) {
 
 void init_dropout(AppState& s) { set_dropout(s, s.dropout.p, s.dropout.seed); }
 
-Json dropout_inputs_json(const AppState& s) {
-  const DropoutState& d = s.dropout;
-  return ::attn::obj({{"p", d.p}, {"seed", d.seed}});
-}
+Json dropout_inputs_json(const AppState& s) { return ::attn::obj({{"p", s.dropout.p}, {"seed", s.dropout.seed}}); }
 
 Json dropout_state_json(const AppState& s) {
   const DropoutState& d = s.dropout;
@@ -166,9 +157,7 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
       "weight itself; a single sample is not. The output of this step is the dropped weights times V.");
   txt::end_column(note_w);
 
-  style::heading(ui.fonts, "Checks");
-  style::check_lines(r.checks);
-  draw_recall_strip(s, ui, "dropout");
+  draw_checks_and_recall(s, ui, r.checks, "dropout");
 }
 
 const PanelDef& dropout_panel() {

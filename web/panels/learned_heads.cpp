@@ -24,9 +24,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
 namespace lh = attn::lessons;
 
 namespace {
@@ -183,7 +180,6 @@ void update_combined(AppState& s) {
   ++s.generation;
 }
 
-
 }  // namespace
 
 namespace {
@@ -323,11 +319,6 @@ static bool learned_heads_wants_checkpoint(const AppState& s, bool shown) {
                               !h.loaded && h.input == LearnedHeadsInput{} && h.trainer && h.trainer->step() == 0);
 }
 
-static void learned_heads_checkpoint_requested(AppState& s) {
-  run_checkpoint_requested(s.learned_heads.run);
-  ++s.generation;
-}
-
 static void learned_heads_checkpoint_failed(AppState& s, const std::string& message) {
   run_checkpoint_failed(s.learned_heads.run, message);
   ++s.generation;
@@ -337,9 +328,8 @@ static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* da
   LearnedHeadsState& h = s.learned_heads;
   ++s.generation;
   const auto take = [&] {
-    lh::HeadsRun run = lh::heads_run_from_checkpoint(attn::learn::decode_checkpoint(data, size));
-    if (lh::heads_config_json(run.config) != lh::heads_config_json(learned_heads_config(LearnedHeadsInput{})))
-      throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint is of another configuration than the default run");
+    lh::HeadsRun run = default_run_from_checkpoint(data, size, lh::heads_run_from_checkpoint, lh::heads_config_json,
+                                                   learned_heads_config(LearnedHeadsInput{}));
     if (run.snapshots.size() < 2 || run.snapshots.front().step != 0 || run.snapshots.back().step != run.step)
       throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint lacks the snapshots of step 0 and its last step");
     if (h.loaded || !(h.input == LearnedHeadsInput{}) || !h.trainer || h.trainer->step() != 0 || h.run.running)
@@ -460,7 +450,6 @@ void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool m
   ++s.generation;
 }
 
-
 namespace {
 
 std::string decoder_summary(const attn::learn::DecoderConfig& m) {
@@ -509,7 +498,7 @@ const ModelHooks kModel = {attn::learn::ModelKind::decoder, learned_heads_instal
                            [](const AppState& s) { return s.learned_heads.run.model ? &*s.learned_heads.run.model : nullptr; }};
 
 const CheckpointHooks kCheckpoint = {kLearnedHeadsCheckpointUrl, learned_heads_wants_checkpoint,
-                                     learned_heads_checkpoint_requested, learned_heads_install_checkpoint,
+                                     checkpoint_requested_hook<&AppState::learned_heads>, learned_heads_install_checkpoint,
                                      learned_heads_checkpoint_failed};
 
 }  // namespace

@@ -61,10 +61,7 @@ inline constexpr const char* kLearnedHeadsCheckpointUrl = "checkpoints/learned_h
 /// A decoder the user brought (learn/model_file.hpp): its configuration and parameters as read.
 /// While one is loaded, runs start from it (Train trains it further on the task, Reset goes back
 /// to it) and every analysis measures it; the architecture inputs are its own.
-struct LearnedHeadsLoaded {
-  attn::learn::DecoderConfig model;
-  std::vector<double> params;
-};
+using LearnedHeadsLoaded = BroughtModel<attn::learn::DecoderConfig>;
 
 struct LearnedHeadsState {
   LearnedHeadsInput input;  ///< last good

@@ -16,8 +16,6 @@
 
 namespace app {
 
-using attn::Json;
-
 // --- drawing -------------------------------------------------------------------------------
 
 namespace {
@@ -264,11 +262,12 @@ bool draw_architecture(LearnedHeadsInput& e) {
 }
 
 // Train / Pause / Continue / Reset, progress.
+const RunActions kRunActions = {learned_heads_train, learned_heads_pause, learned_heads_continue, learned_heads_reset};
+
 void draw_controls(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   const LearnedHeadsInput& cur = h.input;
   const lh::HeadsTrainer* tr = h.trainer.get();
-  const int step = tr ? tr->step() : 0;
   RunControlsText text;
   // The task as trained: a loaded model's shorter context shortens its runs.
   const lh::InductionTask task = tr ? tr->config().task : learned_heads_config(cur).task;
@@ -276,12 +275,9 @@ void draw_controls(AppState& s) {
                  std::to_string(task.prefix_max) + " tokens, a run of " + std::to_string(task.run_min) + " to " +
                  std::to_string(task.run_max) + " tokens twice, then filler; " + std::to_string(task.vocab) +
                  " token values), Adam, clip 1; run " + std::to_string(h.run.runs);
-  text.notes.push_back(opened_from_checkpoint_note(h.run, "the default run's weights", step,
-                                                   "Train runs the same seed here and gives the same bits."));
-  text.notes.push_back(checkpoint_note(h.run, "the default run"));
-  text.notes.push_back(loaded_model_note(h.run, step));
-  draw_run_controls(s, h.run, progress_of(tr, cur.steps), text,
-                    {learned_heads_train, learned_heads_pause, learned_heads_continue, learned_heads_reset});
+  text.what = "the default run";
+  text.opened_tail = "Train runs the same seed here and gives the same bits.";
+  draw_run_controls(s, h.run, progress_of(tr, cur.steps), text, kRunActions);
 }
 
 void draw_body(AppState& s, Ui& ui) {
@@ -330,9 +326,7 @@ void draw_body(AppState& s, Ui& ui) {
     plot::line_plot("loss", xs, series, false, 0.0, ymax, col.left_w, fs * 13, "step", "cross-entropy", 6, false);
     txt::note(h.loss_caption.c_str());
   }
-  txt::end_column(col.left_w);
-  if (col.two) ImGui::SameLine(col.x0 + col.left_w + col.gap);
-  txt::begin_column(col.right_w);
+  col.to_right();
   style::heading(ui.fonts, "Held-out data");
   const lh::HeadsSnapshot* snap = h.snapshots.empty() ? nullptr : &h.snapshots[static_cast<size_t>(h.shown)];
   if (!h.snapshots.empty()) {
@@ -393,9 +387,7 @@ void draw_body(AppState& s, Ui& ui) {
                             two(sc.first_token).c_str());
       }
     }
-    txt::end_column(mc.left_w);
-    if (mc.two) ImGui::SameLine(mc.x0 + mc.left_w + mc.gap);
-    txt::begin_column(mc.right_w);
+    mc.to_right();
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted("Step 0 (initial weights)");
     ImGui::PopFont();
@@ -500,9 +492,7 @@ void draw_body(AppState& s, Ui& ui) {
                  "). A head whose map looks like induction need not be the one whose removal costs most, and a "
                  "large \xCE\x94loss says the model relies on that head here, not what the head computes.")
                     .c_str());
-      txt::end_column(sc.left_w);
-      if (sc.two) ImGui::SameLine(sc.x0 + sc.left_w + sc.gap);
-      txt::begin_column(sc.right_w);
+      sc.to_right();
       ImGui::PushFont(ui.fonts.bold);
       ImGui::TextUnformatted("Ablate several heads together");
       ImGui::PopFont();

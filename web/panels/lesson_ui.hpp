@@ -15,6 +15,7 @@
 
 #include "imgui.h"
 #include "panels/ui.hpp"  // same_line_if_fits, button_width, check_width
+#include "imgui_stdlib.h"  // after imgui.h: InputText on a std::string
 
 namespace app::txt {
 
@@ -23,6 +24,9 @@ namespace app::txt {
 struct TwoColumns {
   float x0, gap, left_w, right_w;
   bool two;
+  /// Ends the left column (begin_column(left_w) started it) and begins the right one: beside it,
+  /// or under it when the width holds one column.
+  void to_right() const;
 };
 inline TwoColumns two_columns(float left_share) {
   const float fs = ImGui::GetFontSize(), avail = ImGui::GetContentRegionAvail().x;
@@ -32,6 +36,13 @@ inline TwoColumns two_columns(float left_share) {
     c.right_w = avail - c.gap - c.left_w;
   }
   return c;
+}
+
+/// "(v0, v1, ...)", each entry short_number(·, digits).
+inline std::string vec_text(const attn::Vector& v, int digits) {
+  std::string s = "(";
+  for (attn::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + short_number(v(i), digits);
+  return s + ")";
 }
 
 /// Wrapped text at the current wrap position.
@@ -56,9 +67,23 @@ inline void end_column(float width) {
   ImGui::EndGroup();
 }
 
+inline void TwoColumns::to_right() const {
+  end_column(left_w);
+  if (two) ImGui::SameLine(x0 + left_w + gap);
+  begin_column(right_w);
+}
+
 }  // namespace app::txt
 
 namespace app::widgets {
+
+/// A panel's "sentence" field: the row's width less room for the fields beside it (24 font sizes),
+/// at least 17.5 font sizes, within the row. True when the text was edited this frame.
+inline bool sentence_field(std::string& text) {
+  const float fs = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(fit_labeled(std::max(fs * 17.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
+  return ImGui::InputText("sentence", &text);
+}
 
 /// A rounded box sized by its content: begin_box() before the content, end_box() after it.
 /// The background goes behind the content (draw-list channel 0) once its height is known.

@@ -16,12 +16,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 bool set_masks_prefix(AppState& s, int from, double amount) {
   MasksState& m = s.masks;
   return guarded(m.error, [&] {

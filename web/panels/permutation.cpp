@@ -24,11 +24,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-
 // --- Permutation ------------------------------------------------------------
 
 bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
@@ -38,16 +33,7 @@ bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
     const attn::Index t = r.weights_x.rows();
     attn::BoolMatrix allowed = in.causal ? attn::causal_mask(t, t, attn::Causal::square)
                                          : attn::BoolMatrix::Constant(t, t, true);
-    attn::PositionSymmetryInput sym_in;
-    sym_in.sentence = in.sentence;
-    sym_in.seed = in.seed;
-    sym_in.d_model = in.d_model;
-    sym_in.permutation = in.permutation;
-    sym_in.causal = in.causal;
-    sym_in.positions = in.positions == attn::PositionKind::rope         ? attn::PositionKind::rope
-                       : in.positions == attn::PositionKind::sinusoidal ? attn::PositionKind::sinusoidal
-                                                                          : attn::PositionKind::none;
-    attn::PositionSymmetryResult sym = attn::position_symmetry(sym_in);
+    attn::PositionSymmetryResult sym = attn::position_symmetry(in);
     p.pooled = Matrix(2, sym.pooled_x.size());
     p.pooled.row(0) = sym.pooled_x.transpose();
     p.pooled.row(1) = sym.pooled_px.transpose();
@@ -261,9 +247,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   attn::PermutationInput in = p.input;
   bool changed = false;
   const float field = fs * 7.0f;
-  ImGui::SetNextItemWidth(
-      widgets::fit_labeled(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
-  if (ImGui::InputText("sentence", &p.sentence_text)) {
+  if (widgets::sentence_field(p.sentence_text)) {
     // Sentence edits go through the JSON path so a new length gets a fresh permutation.
     apply_json(s, ::attn::obj({{"permutation", ::attn::obj({{"sentence", p.sentence_text}})}}));
     in = p.input;

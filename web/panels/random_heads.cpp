@@ -24,11 +24,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-
 // --- Random heads -----------------------------------------------------------
 
 bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in) {
@@ -132,9 +127,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   attn::RandomHeadsInput in = h.input;
   bool changed = false;
   const float field = fs * 7.0f;
-  ImGui::SetNextItemWidth(
-      widgets::fit_labeled(std::max(field * 2.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
-  if (ImGui::InputText("sentence", &h.sentence_text)) {
+  if (widgets::sentence_field(h.sentence_text)) {
     in.sentence = h.sentence_text;
     changed = true;
   }

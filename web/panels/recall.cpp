@@ -14,12 +14,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 namespace {
 const attn::RecallTask* find_task(const AppState& s, const std::string& id) {
   for (const attn::RecallTask& t : s.recall.tasks)
@@ -118,6 +112,12 @@ bool apply_recall_json(AppState& s, const Json& patch) {
 }
 
 // --- drawing -------------------------------------------------------------------------------
+
+void draw_checks_and_recall(AppState& s, Ui& ui, const std::vector<attn::Check>& checks, const char* panel) {
+  style::heading(ui.fonts, "Checks");
+  style::check_lines(checks);
+  draw_recall_strip(s, ui, panel);
+}
 
 void draw_recall_strip(AppState& s, Ui& ui, const char* panel) {
   const std::vector<int> ids = recall_tasks_of(s, panel);

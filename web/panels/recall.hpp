@@ -48,5 +48,7 @@ bool apply_recall_json(AppState& s, const attn::Json& patch);
 
 /// The "check yourself" strip of one panel (tasks of attn::recall_tasks() whose panel is `panel`).
 void draw_recall_strip(AppState& s, Ui& ui, const char* panel);
+/// A lesson panel's foot: the heading "Checks", the checks' lines, then the panel's recall strip.
+void draw_checks_and_recall(AppState& s, Ui& ui, const std::vector<attn::Check>& checks, const char* panel);
 
 }  // namespace app

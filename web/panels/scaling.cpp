@@ -20,12 +20,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 namespace {
 
 double now_seconds() {

@@ -15,12 +15,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 bool run_timing(AppState& s) {
   ScriptState& sc = s.script;
   return guarded(sc.error, [&] {
@@ -73,10 +67,8 @@ void draw_script_panel(AppState& s, Ui& ui) {
   const attn::TimingFixture& f = sc.timing;
 
   style::error_box(sc.error);
-  // Columns start at x0 and x0 + left_w + gap.
   const txt::TwoColumns cols = txt::two_columns(0.5f);
-  const float x0 = cols.x0, gap = cols.gap, left_w = cols.left_w, right_w = cols.right_w;
-  const bool two_col = cols.two;
+  const float left_w = cols.left_w, right_w = cols.right_w;
 
   // --- the replica ---------------------------------------------------------------------
   txt::begin_column(left_w);
@@ -111,11 +103,9 @@ void draw_script_panel(AppState& s, Ui& ui) {
     if (set_heads_input(s, in)) show_panel(s, "heads");
   }
   style::check_lines(m.checks);
-  txt::end_column(left_w);
 
   // --- the timing fixture --------------------------------------------------------------
-  if (two_col) ImGui::SameLine(x0 + left_w + gap);
-  txt::begin_column(right_w);
+  cols.to_right();
   style::heading(ui.fonts, "The CPU timing fixture");
   txt::para(
       ("An LSTM (PyTorch's gate layout) and the causal attention head, forward only, on T = " + std::to_string(f.t) +

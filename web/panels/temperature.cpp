@@ -16,12 +16,6 @@
 
 namespace app {
 
-// --- state: inputs, setters, state() and set() ---------------------------------------------
-
-using attn::Json;
-using attn::Matrix;
-using attn::Vector;
-
 bool set_temperature(AppState& s, double temperature, bool hard) {
   TemperatureState& t = s.temperature;
   const attn::SelfAttentionResult& a = lesson_model().attention;
@@ -40,8 +34,7 @@ void init_temperature(AppState& s) {
 }
 
 Json temperature_inputs_json(const AppState& s) {
-  const TemperatureState& t = s.temperature;
-  return ::attn::obj({{"temperature", t.temperature}, {"hard", t.hard}});
+  return ::attn::obj({{"temperature", s.temperature.temperature}, {"hard", s.temperature.hard}});
 }
 
 Json temperature_state_json(const AppState& s) {
@@ -165,10 +158,8 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   bool hard = t.hard;
   if (ImGui::Checkbox("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)", &hard)) set_temperature(s, t.temperature, hard);
 
-  // Columns start at x0 and x0 + left_w + gap.
   const txt::TwoColumns cols = txt::two_columns(0.52f);
-  const float x0 = cols.x0, gap = cols.gap, left_w = cols.left_w, right_w = cols.right_w;
-  const bool two_col = cols.two;
+  const float left_w = cols.left_w, right_w = cols.right_w;
 
   txt::begin_column(left_w);
   style::heading(ui.fonts,
@@ -198,10 +189,7 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
                        }(),
                        IM_COL32(120, 90, 170, 255)}},
       left_w);
-  txt::end_column(left_w);
-
-  if (two_col) ImGui::SameLine(x0 + left_w + gap);
-  txt::begin_column(right_w);
+  cols.to_right();
   style::heading(ui.fonts, "Outputs stay inside the values' hull");
   hull_plot(r, t.values2d, tokens, right_w, std::min(right_w * 0.8f, fs * 20.0f));
   txt::note(
@@ -217,9 +205,7 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
         "Tick argmax to see a finite-difference probe measure it.");
   txt::end_column(right_w);
 
-  style::heading(ui.fonts, "Checks");
-  style::check_lines(r.checks);
-  draw_recall_strip(s, ui, "temperature");
+  draw_checks_and_recall(s, ui, r.checks, "temperature");
 }
 
 const PanelDef& temperature_panel() {

@@ -14,8 +14,6 @@
 
 namespace app {
 
-using attn::Json;
-
 const char* checkpoint_status_name(CheckpointFetch::Status s) {
   static const char* const names[] = {"not_requested", "requested", "installed", "declined", "failed"};
   return names[static_cast<int>(s)];
@@ -184,7 +182,8 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
              (r.steps_per_second > 0 ? short_number(r.steps_per_second, 3) : std::string("-")) + " steps/s" +
              text.details)
                 .c_str());
-  for (const std::string& n : text.notes)
+  for (const std::string& n : {opened_from_checkpoint_note(r, text.what, p.step, text.opened_tail), text.reproduction,
+                                checkpoint_note(r, text.what), loaded_model_note(r, p.step)})
     if (!n.empty()) txt::note(n.c_str());
 }
 

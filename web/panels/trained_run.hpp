@@ -23,6 +23,7 @@
 #include "attn/error.hpp"
 #include "error_info.hpp"
 #include "json/json_case.hpp"
+#include "learn/checkpoint.hpp"
 
 namespace app {
 
@@ -50,6 +51,14 @@ struct LoadedModel {
   std::string config;        ///< one line: kind and dimensions
   std::string params_fnv1a;  ///< FNV-1a of the parameters as loaded (learn::fnv1a_doubles, hex64)
   std::size_t params = 0;    ///< their count
+};
+
+/// A model a user brought, as read (learn/model_file.hpp): its configuration (a
+/// learn::DecoderConfig or learn::Seq2SeqConfig) and parameters in its layout's order.
+template <typename Config>
+struct BroughtModel {
+  Config model;
+  std::vector<double> params;
 };
 
 /// The inputs every trained run has: its seed, its number of steps and Adam's learning rate. A
@@ -140,7 +149,27 @@ bool computed(std::optional<ErrorInfo>& error, F&& compute) {
 /// default one at step 0, not running (`default_at_step0`, the panel's own test).
 bool run_wants_checkpoint(const TrainedRun& r, bool shown, bool default_at_step0);
 void run_checkpoint_requested(TrainedRun& r);
+/// The panel table's "fetch asked" hook for the panel whose state is AppState::*Panel (a struct
+/// with a TrainedRun `run`): the run records it and the frame's content changes.
+template <auto Panel, typename State>
+void checkpoint_requested_hook(State& s) {
+  run_checkpoint_requested((s.*Panel).run);
+  ++s.generation;
+}
 void run_checkpoint_failed(TrainedRun& r, const std::string& message);
+
+/// The run record in checkpoint bytes (`from` reads it), refused with invalid_field unless its
+/// configuration, as `config_json` writes it, is `expected`'s: a checkpoint of another run is not
+/// the panel's default run. Decoding errors propagate (learn::decode_checkpoint).
+template <typename Run, typename Config>
+Run default_run_from_checkpoint(const std::uint8_t* data, std::size_t size,
+                                Run (*from)(const attn::learn::Checkpoint&), attn::Json (*config_json)(const Config&),
+                                const Config& expected) {
+  Run run = from(attn::learn::decode_checkpoint(data, size));
+  if (config_json(run.config) != config_json(expected))
+    throw attn::Error(attn::ErrorCode::invalid_field, "the checkpoint is of another configuration than the default run");
+  return run;
+}
 
 /// Installs fetched checkpoint bytes (`size` of them). `take()` decodes and checks them through the
 /// core (throwing attn::Error naming what is wrong: the checkpoint is then `failed` with that
@@ -197,8 +226,10 @@ bool read_run_patch(const std::string& key, const attn::Json& v, std::uint64_t& 
 // --- drawing -----------------------------------------------------------------------------------
 /// The words of a panel's controls block, formatted by the panel from its state.
 struct RunControlsText {
-  std::string details;              ///< after "<status>; N steps/s": batch, optimiser, run count
-  std::vector<std::string> notes;   ///< lines under it (the checkpoint's, the reproduction's)
+  std::string details;       ///< after "<status>; N steps/s": batch, optimiser, run count
+  std::string what;          ///< the shipped run in the notes: "the default run", "the default pair"
+  std::string opened_tail;   ///< after "Opened trained: ..." (what Train does with the seed)
+  std::string reproduction;  ///< the reproduction check's sentence, empty when not compared
 };
 /// The run's own inputs as a row of fields: seed, steps, learning rate. True when one was edited.
 bool draw_run_inputs(std::uint64_t& seed, int& steps, double& lr);
@@ -210,7 +241,9 @@ struct RunActions {
   void (*reset)(AppState&);
 };
 /// Train / Pause / Continue / Reset, the progress bar ("step k / n") and the status line
-/// ("training", "done (the shipped run)", ...; steps/s; details), then the notes.
+/// ("training", "done (the shipped run)", ...; steps/s; details), then the notes: how the model
+/// opened (opened_from_checkpoint_note), the reproduction, the checkpoint's fetch
+/// (checkpoint_note) and a loaded model (loaded_model_note), each only when it has something to say.
 void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, const RunControlsText& text,
                        const RunActions& actions);
 /// "Opened trained: WHAT after N steps, from the shipped checkpoint (K kB, fetched when this panel

@@ -24,7 +24,6 @@
 
 namespace app {
 
-using attn::Json;
 namespace tl = attn::lessons;
 
 namespace {
@@ -53,7 +52,6 @@ void validate(const TranslateInput& in) {
   if (in.row < 0 || in.row > 64) invalid("row must be between 0 and 64 (it is clamped to the alignment's rows), got " + std::to_string(in.row));
 }
 
-
 void rebuild_curve(TranslateState& t) {
   t.curve_x.clear();
   t.curve_none.clear();
@@ -73,14 +71,10 @@ void rebuild_curve(TranslateState& t) {
   }
 }
 
-
-
 // The H table embedded at build time (web/CMakeLists.txt; `attn table translate_widths`).
 const char kWidthsJson[] =
 #include "attn_translate_widths.inc"
     ;
-
-
 
 TranslateWidths read_widths() {
   TranslateWidths w;
@@ -243,7 +237,6 @@ void start_over(AppState& s) {
   refresh_results(s, false);  // one sentence's alignment is cheap; the test set waits for a stop
 }
 
-
 }  // namespace
 
 tl::TranslateConfig translate_config(const TranslateInput& in) {
@@ -352,11 +345,6 @@ bool translate_wants_checkpoint(const AppState& s, bool shown) {
                               !t.loaded && t.input.same_run(TranslateInput{}) && t.trainer && t.trainer->step() == 0);
 }
 
-static void translate_checkpoint_requested(AppState& s) {
-  run_checkpoint_requested(s.translate.run);
-  ++s.generation;
-}
-
 static void translate_checkpoint_failed(AppState& s, const std::string& message) {
   run_checkpoint_failed(s.translate.run, message);
   refresh_results(s, true);  // the untrained pair, so the table is not empty
@@ -366,9 +354,8 @@ static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, 
   TranslateState& t = s.translate;
   ++s.generation;
   const auto take = [&] {
-    tl::TranslateRun run = tl::translate_run_from_checkpoint(attn::learn::decode_checkpoint(data, size));
-    if (tl::translate_config_json(run.config) != tl::translate_config_json(translate_config(TranslateInput{})))
-      invalid("the checkpoint is of another configuration than the default run");
+    const tl::TranslateRun run = default_run_from_checkpoint(data, size, tl::translate_run_from_checkpoint,
+                                                             tl::translate_config_json, translate_config(TranslateInput{}));
     if (t.loaded || !t.input.same_run(TranslateInput{}) || !t.trainer || t.trainer->step() != 0 || t.run.running)
       return false;
     t.trainer = std::make_shared<tl::TranslateTrainer>(run);
@@ -446,7 +433,7 @@ const ModelHooks kModel = {attn::learn::ModelKind::seq2seq, translate_install_mo
                            translate_export, [](const AppState& s) { return s.translate.run.model ? &*s.translate.run.model : nullptr; }};
 
 const CheckpointHooks kCheckpoint = {kTranslateCheckpointUrl, translate_wants_checkpoint,
-                                     translate_checkpoint_requested, translate_install_checkpoint,
+                                     checkpoint_requested_hook<&AppState::translate>, translate_install_checkpoint,
                                      translate_checkpoint_failed};
 
 // The panel's model is built on first show, never at page start; then the training slice, before

@@ -117,10 +117,7 @@ inline constexpr const char* kTranslateCheckpointUrl = "checkpoints/translate.ck
 /// A seq2seq model the user brought (learn/model_file.hpp), with the lesson's vocabularies: it takes
 /// the place of the pair's model of its kind (attention or fixed summary), which trains and is
 /// measured from its weights; the other model stays the lab's.
-struct TranslateLoaded {
-  attn::learn::Seq2SeqConfig model;
-  std::vector<double> params;
-};
+using TranslateLoaded = BroughtModel<attn::learn::Seq2SeqConfig>;
 
 struct TranslateState {
   TranslateInput input;  ///< last good
@@ -160,18 +157,17 @@ bool set_translate_input(AppState& s, const TranslateInput& in);
 /// The sentence becomes test pair `index` (1-based, in the test set's order: 1 is "the black cat").
 /// False (error recorded, last good state kept) when there is no such pair.
 bool pick_translate_test_sentence(AppState& s, int index);
-/// A fresh run from step 0, running.
-void translate_train(AppState& s);
-void translate_pause(AppState& s);
-/// Resume where it stopped (a finished or restored run stays as it is).
-void translate_continue(AppState& s);
-/// Back to step 0, not running.
-void translate_reset(AppState& s);
-/// Drop a loaded model: back to the lab's own pair at step 0.
-void translate_unload_model(AppState& s);
 /// One frame's slice: while running, steps of both models until `budget_seconds` are spent (at
 /// least one); at the end the scores and the alignment. True when anything changed.
 bool tick_translate(AppState& s, double budget_seconds = 0.020);
+/// The run controls' actions: Train (a fresh run from step 0, running), Pause, Continue (where it
+/// stopped; a finished or restored run stays as it is), Reset (step 0, not running), and dropping
+/// a loaded model (back to the lab's own pair at step 0).
+void translate_train(AppState& s);
+void translate_pause(AppState& s);
+void translate_continue(AppState& s);
+void translate_reset(AppState& s);
+void translate_unload_model(AppState& s);
 
 /// True when the panel (or the Additive panel's trained view) should fetch the shipped pair now:
 /// `shown`, never asked for, the default run at step 0 and not running.

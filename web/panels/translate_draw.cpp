@@ -16,7 +16,6 @@
 
 namespace app {
 
-using attn::Json;
 namespace tl = attn::lessons;
 
 // --- drawing -------------------------------------------------------------------------------
@@ -54,9 +53,7 @@ void draw_decoding(AppState& s, Ui& ui) {
   }
   txt::note("Each step feeds back the word it chose; a wrong word changes every later step.");
   ImGui::TextWrapped("Fixed summary, greedy: %s", v.summary_greedy.c_str());
-  txt::end_column(dc.left_w);
-  if (dc.two) ImGui::SameLine(dc.x0 + dc.left_w + dc.gap);
-  txt::begin_column(dc.right_w);
+  dc.to_right();
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextUnformatted("Teacher forced (training)");
   ImGui::PopFont();
@@ -136,26 +133,23 @@ void draw_inputs(AppState& s) {
 }
 
 // Train / Pause / Continue / Reset, progress.
+const RunActions kRunActions = {translate_train, translate_pause, translate_continue, translate_reset};
+
 void draw_controls(AppState& s) {
   TranslateState& t = s.translate;
-  const TranslateInput& cur = t.input;
-  const tl::TranslateTrainer* tr = t.trainer.get();
-  const int step = tr ? tr->step() : 0;
   RunControlsText text;
   text.details = " (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
-                 std::to_string(cur.hidden) + "; run " + std::to_string(t.run.runs);
-  text.notes.push_back(opened_from_checkpoint_note(t.run, "the default pair", step, "Train runs the same seed here."));
-  if (t.reproduction.compared) text.notes.push_back(t.reproduction.sentence);
-  text.notes.push_back(checkpoint_note(t.run, "the default pair"));
-  text.notes.push_back(loaded_model_note(t.run, step));
-  draw_run_controls(s, t.run, progress_of(tr, cur.steps), text,
-                    {translate_train, translate_pause, translate_continue, translate_reset});
+                 std::to_string(t.input.hidden) + "; run " + std::to_string(t.run.runs);
+  text.what = "the default pair";
+  text.opened_tail = "Train runs the same seed here.";
+  if (t.reproduction.compared) text.reproduction = t.reproduction.sentence;
+  draw_run_controls(s, t.run, progress_of(t.trainer.get(), t.input.steps), text, kRunActions);
 }
 
 void draw_body(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
-  const float fs = ImGui::GetFontSize();
   const TranslateInput& cur = t.input;
+  const float fs = ImGui::GetFontSize();
 
   txt::para(
       "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
@@ -191,9 +185,7 @@ void draw_body(AppState& s, Ui& ui) {
                std::string(t.curve_stride > 1 ? ", averaged over " + std::to_string(t.curve_stride) + " steps" : "") + ".")
                   .c_str());
   }
-  txt::end_column(col.left_w);
-  if (col.two) ImGui::SameLine(col.x0 + col.left_w + col.gap);
-  txt::begin_column(col.right_w);
+  col.to_right();
   style::heading(ui.fonts, "Validation loss");
   {
     std::vector<double> xs;
@@ -233,9 +225,7 @@ void draw_body(AppState& s, Ui& ui) {
     spec.width = std::min(acc.left_w, fs * 34);
     spec.max_cell = fs * 5.5f;
     heatmap("translate_accuracy", spec, ui.gpu);
-    txt::end_column(acc.left_w);
-    if (acc.two) ImGui::SameLine(acc.x0 + acc.left_w + acc.gap);
-    txt::begin_column(acc.right_w);
+    acc.to_right();
     {
       // Both models on one plot: exact match (solid) and token accuracy (dashed) per bucket,
       // at each bucket's longest source.
@@ -420,9 +410,7 @@ void draw_body(AppState& s, Ui& ui) {
   } else if (t.run.running) {
     txt::note("Read when training stops.");
   }
-  txt::end_column(ac.left_w);
-  if (ac.two) ImGui::SameLine(ac.x0 + ac.left_w + ac.gap);
-  txt::begin_column(ac.right_w);
+  ac.to_right();
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextUnformatted("Constructed (the lesson's, not learned)");
   ImGui::PopFont();

@@ -28,6 +28,11 @@
 
 namespace app {
 
+// The core's types as every panel names them.
+using attn::Json;
+using attn::Matrix;
+using attn::Vector;
+
 /// Where heatmaps go, and the fonts.
 struct Ui {
   HeatmapGpu& gpu;
