@@ -247,6 +247,34 @@ void expect_accepted(const Json& patch) {
   expect(reply.value("ok", false), "rejected good input " + attn::dump(patch) + ": " + attn::dump(reply));
 }
 
+// A trained panel's run controls: `inputs` start a new run (step 0, idle), Train runs it in slices,
+// a pause holds the step; then each bad input is refused and keeps the paused run and `kept`
+// (inputs that must not change). Returns the step the run paused at.
+int expect_train_pause_refuse(Driver& d, const char* panel, const Json& inputs, const std::vector<Json>& bads,
+                              const Json& kept) {
+  expect_accepted({{panel, inputs}});
+  const Json st = api_state()[panel];
+  expect(st["step"] == 0 && st["status"] == "idle", std::string(panel) + ": a new input starts over at step 0, not running");
+  d.click("Train");
+  expect(api_state()[panel]["running"] == true, std::string(panel) + ": Train starts a run");
+  d.frames(3);
+  expect_accepted({{panel, {{"pause", true}}}});
+  const int paused_at = api_state()[panel]["step"].get<int>();
+  expect(paused_at >= 1, std::string(panel) + ": the slices advanced the run");
+  d.frames(5);
+  expect(api_state()[panel]["step"].get<int>() == paused_at, std::string(panel) + ": paused, the step stays");
+  for (const Json& bad : bads) {
+    const Json reply = api_set({{panel, bad}});
+    expect(reply.value("ok", true) == false, std::string("accepted bad ") + panel + " input " + attn::dump(bad));
+    const Json after = api_state()[panel];
+    bool same = after["step"].get<int>() == paused_at;
+    for (const auto& [key, value] : kept.items()) same = same && after["inputs"][key] == value;
+    expect(same, std::string(panel) + ": a bad input keeps the run: " + attn::dump(bad));
+  }
+  expect(!api_state()[panel]["error"].is_null(), std::string(panel) + ": the refusal is shown");
+  return paused_at;
+}
+
 // Every check a lesson panel shows passes (the panels' PASS/FAIL lines).
 void expect_checks_pass(const char* panel) {
   const Json st = api_state()[panel];
@@ -599,7 +627,7 @@ int main() {
     attn_app_show_panel("attribution");
     d.click("Check what the panel shows", 0);
     attn_app_show_panel("scaling");
-    Json::parse(attn_app_take_events());  // what the loop above answered
+    expect(Json::parse(attn_app_take_events()).is_array(), "the loop above answered: its events are a list");
     expect(attn_app_pending_events() == 0, "taking the events empties the queue");
     const ImVec2 display = io.DisplaySize;
     io.DisplaySize.y = 2600;  // the recall strip ends the panel: all of it on screen
@@ -651,28 +679,14 @@ int main() {
       expect(ck["step"] == 0 && ck["source"] == "untrained" && ck["checkpoint"]["status"] == "installed",
              "Reset goes back to step 0 and does not fetch again");
       d.sweep(71);  // step 0: maps, no interventions yet
-      expect_accepted({{"learned_heads", {{"steps", 130}, {"seed", 5}}}});
-      Json lh = api_state()["learned_heads"];
-      expect(lh["step"] == 0 && lh["status"] == "idle", "a new input starts over at step 0, not running");
-      d.click("Train");
-      expect(api_state()["learned_heads"]["running"] == true, "Train starts a run");
-      d.frames(3);
-      expect_accepted({{"learned_heads", {{"pause", true}}}});
-      const int paused_at = api_state()["learned_heads"]["step"].get<int>();
-      expect(paused_at >= 1, "the slices advanced the run");
-      d.frames(5);
-      expect(api_state()["learned_heads"]["step"].get<int>() == paused_at, "paused: the step stays");
       // Bad inputs are refused and keep the run.
-      for (const Json& bad : {Json{{"heads", 3}}, Json{{"steps", 0}}, Json{{"layers", 4}}, Json{{"mlp", 7}},
-                              Json{{"lr", -1}}, Json{{"positions", "alibi"}}, Json{{"vocab", 1}},
-                              Json{{"run_max", 20}}, Json{{"run_min", 1}}, Json{{"run_min", 9}, {"run_max", 8}}}) {
-        const Json reply = api_set({{"learned_heads", bad}});
-        expect(reply.value("ok", true) == false, "accepted bad learned_heads input " + attn::dump(bad));
-        const Json after = api_state()["learned_heads"];
-        expect(after["step"].get<int>() == paused_at && after["inputs"]["heads"] == 4 && after["inputs"]["steps"] == 130,
-               "a bad input keeps the run: " + attn::dump(bad));
-      }
-      expect(!api_state()["learned_heads"]["error"].is_null(), "the refusal is shown");
+      const int paused_at = expect_train_pause_refuse(
+          d, "learned_heads", {{"steps", 130}, {"seed", 5}},
+          {Json{{"heads", 3}}, Json{{"steps", 0}}, Json{{"layers", 4}}, Json{{"mlp", 7}}, Json{{"lr", -1}},
+           Json{{"positions", "alibi"}}, Json{{"vocab", 1}}, Json{{"run_max", 20}}, Json{{"run_min", 1}},
+           Json{{"run_min", 9}, {"run_max", 8}}},
+          {{"heads", 4}, {"steps", 130}});
+      Json lh;
       expect_accepted({{"learned_heads", {{"interventions", true}, {"ablate", {0, 1}}, {"ablate_mode", "mean"}}}});
       lh = api_state()["learned_heads"];
       expect(lh["interventions"].is_object() && lh["interventions"]["step"] == paused_at, "interventions on demand");
@@ -766,27 +780,11 @@ int main() {
       expect_accepted({{"translate", {{"beam_width", 5}, {"alpha", 1.0}}}});
       expect(api_state()["translate"]["decoding"]["beam"]["width"] == 5, "the beam's width");
       d.sweep(71);
-      expect_accepted({{"translate", {{"steps", 40}, {"hidden", 16}}}});
-      tr = api_state()["translate"];
-      expect(tr["step"] == 0 && tr["status"] == "idle", "a new input starts over at step 0, not running");
-      d.click("Train");
-      expect(api_state()["translate"]["running"] == true, "Train starts a run");
-      d.frames(3);
-      expect_accepted({{"translate", {{"pause", true}}}});
-      const int paused_at = api_state()["translate"]["step"].get<int>();
-      expect(paused_at >= 1, "the slices advanced the run");
-      d.frames(5);
-      expect(api_state()["translate"]["step"].get<int>() == paused_at, "paused: the step stays");
-      for (const Json& bad : {Json{{"hidden", 0}}, Json{{"steps", 0}}, Json{{"steps", 5001}}, Json{{"lr", -1}},
-                              Json{{"sentence", ""}}, Json{{"sentence", "the purple cat"}}, Json{{"sentence", "cat the"}},
-                              Json{{"beam_width", 0}}, Json{{"alpha", 3}}}) {
-        const Json reply = api_set({{"translate", bad}});
-        expect(reply.value("ok", true) == false, "accepted bad translate input " + attn::dump(bad));
-        const Json after = api_state()["translate"];
-        expect(after["step"].get<int>() == paused_at && after["inputs"]["hidden"] == 16 && after["inputs"]["steps"] == 40,
-               "a bad input keeps the run: " + attn::dump(bad));
-      }
-      expect(!api_state()["translate"]["error"].is_null(), "the refusal is shown");
+      expect_train_pause_refuse(
+          d, "translate", {{"steps", 40}, {"hidden", 16}},
+          {Json{{"hidden", 0}}, Json{{"steps", 0}}, Json{{"steps", 5001}}, Json{{"lr", -1}}, Json{{"sentence", ""}},
+           Json{{"sentence", "the purple cat"}}, Json{{"sentence", "cat the"}}, Json{{"beam_width", 0}}, Json{{"alpha", 3}}},
+          {{"hidden", 16}, {"steps", 40}});
       d.sweep(71);
       expect_accepted({{"translate", {{"continue", true}}}});
       int guard = 0;

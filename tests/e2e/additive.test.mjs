@@ -10,12 +10,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { artifactsDir, frames, openLab, requestsTo, scrolledScreenshots, serveSiteAndChromium, sleep } from './lib.mjs';
+import { frames, labSite, requestsTo, sleep } from './lib.mjs';
 
-const artifacts = artifactsDir();
-
-let server, browser;
-await serveSiteAndChromium((s, b) => { server = s; browser = b; });
+const site = await labSite();
+const { artifacts, scrolled } = site;
 
 const additive = (page) => page.evaluate(() => window.attentionLab.state().additive);
 const set = (page, p) => page.evaluate((q) => window.attentionLab.set(q), p);
@@ -32,16 +30,13 @@ async function waitTrained(page, timeoutMs = 30000) {
   }
 }
 
-// The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
-const scrolled = (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops);
-
 function maxGap(a, b) {
   assert.equal(a.length, b.length);
   return Math.max(...a.map((x, j) => Math.abs(x - b[j])));
 }
 
 test('additive: the trained view reads the Translate panel\'s attention model; rows equal its alignment', async () => {
-  const lab = await openLab(browser, server.url + '?panel=additive');
+  const lab = await site.open('?panel=additive');
   const { page, context, problems } = lab;
   const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 3);
@@ -104,7 +99,7 @@ test('additive: the trained view reads the Translate panel\'s attention model; r
   const u = new URL(page.url());
   assert.equal(u.searchParams.get('additive.view'), 'trained');
   await scrolled(page, 'e2e-additive-trained-1280', 3);
-  const other = await openLab(browser, server.url + u.search);
+  const other = await site.open(u.search);
   const got = await waitTrained(other.page);
   assert.equal(got.trained.step, 2, 'the link carries the trained step');
   assert.equal(got.trained.result.target_word, 'noir');
@@ -116,7 +111,7 @@ test('additive: the trained view reads the Translate panel\'s attention model; r
 });
 
 test('additive: trained view at phone width (390 px)', async () => {
-  const lab = await openLab(browser, server.url + '?panel=additive&additive.view=trained&additive.trained_step=1',
+  const lab = await site.open('?panel=additive&additive.view=trained&additive.trained_step=1',
                             { width: 390, height: 844 });
   const { page, context, problems } = lab;
   const a = await waitTrained(page);

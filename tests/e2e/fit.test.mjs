@@ -12,13 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { frames, openLab, repoRoot, serveSiteAndChromium, siteDir } from './lib.mjs';
+import { frames, labSite, repoRoot } from './lib.mjs';
 
 const artifacts = path.join(process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'build', 'web', 'test-artifacts'), 'fit');
 fs.mkdirSync(artifacts, { recursive: true });
 
-let server, browser;
-await serveSiteAndChromium((s, b) => { server = s; browser = b; });
+const site = await labSite();
 
 // The panels of the registry, as state() lists them (one key per panel; "recall" is the shared
 // "check yourself" strips, not a panel).
@@ -37,7 +36,7 @@ async function fitOf(page, name) {
 for (const { width, embed } of [{ width: 320, embed: false }, { width: 390, embed: false }, { width: 320, embed: true }]) {
   const mode = embed ? 'embedded' : 'page';
   test(`fit: every panel at ${width} px (${mode}) keeps its content inside the canvas; the too-wide probe is flagged`, async () => {
-    const { page, context, problems } = await openLab(browser, server.url + (embed ? '?embed=1' : ''),
+    const { page, context, problems } = await site.open((embed ? '?embed=1' : ''),
                                                       { width, height: 800 });
     const names = await panelNames(page);
     assert.ok(names.length >= 12, `the registry's panels: ${names}`);

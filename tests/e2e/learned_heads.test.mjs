@@ -10,20 +10,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { artifactsDir, frames, mean, openLab, phoneWidthScreenshots, requestsTo, scrolledScreenshots, serveSiteAndChromium, sleep, trainingPanel, waitCheckpoint } from './lib.mjs';
+import { frames, labSite, mean, phoneWidthScreenshots, requestsTo, sleep, trainingPanel, waitCheckpoint } from './lib.mjs';
 
-const artifacts = artifactsDir();
-
-let server, browser;
-await serveSiteAndChromium((s, b) => { server = s; browser = b; });
+const site = await labSite();
+const { artifacts, scrolled } = site;
 
 const api = (page) => trainingPanel(page, 'learned_heads', { timeoutMs: 240000, pollMs: 250 });
 
-// The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
-const scrolled = (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops);
-
 test('learned heads: train, pause, continue, refuse a bad input, interventions', async () => {
-  const lab = await openLab(browser, server.url + '?panel=learned_heads&learned_heads.steps=1500');
+  const lab = await site.open('?panel=learned_heads&learned_heads.steps=1500');
   const { page, context, problems } = lab;
   const h = api(page);
   let s = await h.state();
@@ -111,7 +106,7 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
 });
 
 test('learned heads: opens trained from the checkpoint fetched with the panel, and Train reproduces it to the bit', async () => {
-  const lab = await openLab(browser, server.url + '?panel=alignment');
+  const lab = await site.open('?panel=alignment');
   const { page, context, problems } = lab;
   const fetched = requestsTo(page, 'checkpoints/');
   await frames(page, 6);
@@ -167,7 +162,7 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
 });
 
 test('learned heads: the extrapolation study runs in slices, pauses and continues', async () => {
-  const lab = await openLab(browser, server.url + '?panel=learned_heads&learned_heads.seed=3');
+  const lab = await site.open('?panel=learned_heads&learned_heads.seed=3');
   const { page, context, problems } = lab;
   const h = api(page);
   let r = await h.set({ extrapolation: 'start' });
@@ -200,7 +195,7 @@ test('learned heads: the extrapolation study runs in slices, pauses and continue
   assert.equal(want.extrapolation, null, 'an input change drops the study');
   const u = new URL(page.url());
   assert.equal(u.searchParams.get('learned_heads.positions'), 'rope');
-  const other = await openLab(browser, server.url + u.search);
+  const other = await site.open(u.search);
   const got = await other.page.evaluate(() => window.attentionLab.state().learned_heads);
   assert.deepEqual(got.inputs, want.inputs);
   assert.deepEqual(got.latest, want.latest, 'the same step-0 maps and scores, bit for bit');
@@ -212,5 +207,5 @@ test('learned heads: the extrapolation study runs in slices, pauses and continue
 });
 
 test('learned heads: phone width (390 px)', async () => {
-  await phoneWidthScreenshots(browser, server, 'learned_heads', artifacts, 'e2e-learned-heads-390', 12);
+  await phoneWidthScreenshots(site.browser, site.server, 'learned_heads', artifacts, 'e2e-learned-heads-390', 12);
 });

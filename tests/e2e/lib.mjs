@@ -247,3 +247,18 @@ export async function serveSiteAndChromium(use, { open } = {}) {
     if (server) await server.close();
   });
 }
+
+/** The set-up of a file whose tests open their own pages: serveSiteAndChromium's hooks, with
+ *  `site.server` and `site.browser` there from the first test on; `site.open(suffix, opts)` opens
+ *  the lab at the served URL + suffix (openLab); `site.scrolled(page, name, stops)` takes the
+ *  screenshots of a panel scrolled inside the canvas, one per stop, into `site.artifacts`. */
+export async function labSite() {
+  const artifacts = artifactsDir();
+  const site = {
+    artifacts,
+    open: (suffix, opts) => openLab(site.browser, site.server.url + suffix, opts),
+    scrolled: (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops),
+  };
+  await serveSiteAndChromium((s, b) => { site.server = s; site.browser = b; });
+  return site;
+}

@@ -15,9 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { artifactsDir, frames, openLab, repoRoot, scrolledScreenshots, serveSiteAndChromium, siteDir, sleep, trainingPanel, waitCheckpoint } from './lib.mjs';
+import { frames, labSite, repoRoot, scrolledScreenshots, siteDir, sleep, trainingPanel, waitCheckpoint } from './lib.mjs';
 
-const artifacts = artifactsDir();
 const attn = process.env.ATTN_NATIVE_ATTN || path.join(repoRoot, 'build', 'native', 'core', 'attn');
 if (!fs.existsSync(attn)) throw new Error(`no native attn at ${attn}: build the native preset first (scripts/test.sh does)`);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-models-'));
@@ -42,8 +41,8 @@ fs.mkdirSync(served, { recursive: true });
 const rope = 'decoder-rope-mlp-ln-f64.safetensors';
 fs.copyFileSync(path.join(fixtures, rope), path.join(served, rope));
 
-let server, browser;
-await serveSiteAndChromium((s, b) => { server = s; browser = b; });
+const site = await labSite();
+const { artifacts } = site;
 process.on('exit', () => fs.rmSync(served, { recursive: true, force: true }));
 
 const api = (page) => trainingPanel(page, 'learned_heads', { timeoutMs: 120000, pollMs: 200 });
@@ -79,7 +78,7 @@ function sameMaps(maps, weights, what) {
 }
 
 test('models: the page exports the shipped runs as attn export does', async () => {
-  const lab = await openLab(browser, server.url + '?panel=learned_heads');
+  const lab = await site.open('?panel=learned_heads');
   const { page, context, problems } = lab;
   assert.equal((await waitCheckpoint(page, 'learned_heads')).status, 'installed');
   const e = await exported(page, 'learned_heads', '');
@@ -125,7 +124,7 @@ test('models: the page exports the shipped runs as attn export does', async () =
 });
 
 test('models: a decoder through the file picker is measured as natively, trains here, and hostile files leave it working', async () => {
-  const lab = await openLab(browser, server.url + '?panel=learned_heads');
+  const lab = await site.open('?panel=learned_heads');
   const { page, context, problems } = lab;
   assert.equal((await waitCheckpoint(page, 'learned_heads')).status, 'installed');
   const h = api(page);
@@ -212,7 +211,7 @@ test('models: a decoder through the file picker is measured as natively, trains 
 });
 
 test('models: a model= link loads a course page\'s own model, and keeps it in the link', async () => {
-  const lab = await openLab(browser, server.url + `?model=test-models/${rope}`);
+  const lab = await site.open(`?model=test-models/${rope}`);
   const { page, context, problems } = lab;
   const h = api(page);
   let s;
@@ -233,7 +232,7 @@ test('models: a model= link loads a course page\'s own model, and keeps it in th
   await scrolledScreenshots(page, artifacts, 'e2e-models-link-1280', 1);
 
   // A link to nothing: the message names it, the page stays usable.
-  const missing = await openLab(browser, server.url + '?panel=learned_heads&model=test-models/missing.safetensors');
+  const missing = await site.open('?panel=learned_heads&model=test-models/missing.safetensors');
   for (let i = 0; i < 100; ++i) {
     s = await missing.page.evaluate(() => window.attentionLab.state().learned_heads);
     if (s.model_message) break;

@@ -8,20 +8,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { artifactsDir, frames, mean, openLab, phoneWidthScreenshots, requestsTo, scrolledScreenshots, serveSiteAndChromium, trainingPanel, waitCheckpoint } from './lib.mjs';
+import { frames, labSite, mean, phoneWidthScreenshots, requestsTo, trainingPanel, waitCheckpoint } from './lib.mjs';
 
-const artifacts = artifactsDir();
-
-let server, browser;
-await serveSiteAndChromium((s, b) => { server = s; browser = b; });
+const site = await labSite();
+const { artifacts, scrolled } = site;
 
 const api = (page) => trainingPanel(page, 'translate', { timeoutMs: 40000, pollMs: 100 });
 
-// The panel scrolls inside the canvas: wheel over it and take a screenshot per stop.
-const scrolled = (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops);
-
 test('translate: opens trained from the checkpoint fetched with the panel; the table in state() and the mirror', async () => {
-  const lab = await openLab(browser, server.url + '?panel=alignment');
+  const lab = await site.open('?panel=alignment');
   const { page, context, problems } = lab;
   const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 4);
@@ -113,7 +108,7 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
 });
 
 test('translate: train from step 0, pause, continue, refuse bad inputs, a link', async () => {
-  const lab = await openLab(browser, server.url + '?panel=translate&translate.steps=300');
+  const lab = await site.open('?panel=translate&translate.steps=300');
   const { page, context, problems } = lab;
   const h = api(page);
   let s = await h.state();
@@ -173,7 +168,7 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
   const want = await h.state();
   const u = new URL(page.url());
   assert.equal(u.searchParams.get('translate.hidden'), '16');
-  const other = await openLab(browser, server.url + u.search);
+  const other = await site.open(u.search);
   const got = await other.page.evaluate(() => window.attentionLab.state().translate);
   assert.deepEqual(got.inputs, want.inputs);
   assert.deepEqual(got.alignment, want.alignment, 'the same step-0 alignment, bit for bit');
@@ -184,5 +179,5 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
 });
 
 test('translate: phone width (390 px)', async () => {
-  await phoneWidthScreenshots(browser, server, 'translate', artifacts, 'e2e-translate-390', 8);
+  await phoneWidthScreenshots(site.browser, site.server, 'translate', artifacts, 'e2e-translate-390', 8);
 });
