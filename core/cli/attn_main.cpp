@@ -24,6 +24,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "json/case_files.hpp"
@@ -48,35 +49,49 @@ int usage() {
 
 }  // namespace
 
-int write_bytes(const std::string& path, const std::string& bytes) {
+// Writes `bytes` to `path` and reports "attn: PATH: N bytes" and `detail` on stderr; 73 when the
+// file cannot be written.
+int write_reported(const std::string& path, const std::string& bytes, const std::string& detail = "") {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) {
     std::cerr << "attn: cannot write " << path << "\n";
     return 73;
   }
+  std::cerr << "attn: " << path << ": " << bytes.size() << " bytes" << detail << "\n";
   return 0;
 }
 
-int write_translate_checkpoint(const std::string& path) {
+// Runs `body` (which returns an exit code); a core error is reported as "attn: CODE: message", exit 2.
+template <class Body>
+int reporting_errors(Body body) {
   try {
-    const attn::lessons::TranslateConfig cfg;  // the panel's default inputs
-    const attn::lessons::TranslateRun run = attn::lessons::record_translate_run(cfg);
-    const std::string bytes = attn::learn::encode_checkpoint(attn::lessons::translate_run_checkpoint(run));
-    if (const int rc = write_bytes(path, bytes)) return rc;
-    std::cerr << "attn: " << path << ": " << bytes.size() << " bytes, step " << run.step << ", final losses "
-              << run.none_losses.back() << " (fixed summary), " << run.additive_losses.back()
-              << " (additive attention), params fnv1a " << attn::learn::hex64(attn::learn::fnv1a_doubles(run.none_params))
-              << " " << attn::learn::hex64(attn::learn::fnv1a_doubles(run.additive_params)) << "\n";
-    return 0;
+    return body();
   } catch (const attn::Error& e) {
     std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
     return 2;
   }
 }
 
+std::string fnv1a_hex(const std::vector<double>& params) {
+  return attn::learn::hex64(attn::learn::fnv1a_doubles(params));
+}
+
+int write_translate_checkpoint(const std::string& path) {
+  return reporting_errors([&] {
+    const attn::lessons::TranslateConfig cfg;  // the panel's default inputs
+    const attn::lessons::TranslateRun run = attn::lessons::record_translate_run(cfg);
+    std::ostringstream detail;
+    detail << ", step " << run.step << ", final losses " << run.none_losses.back() << " (fixed summary), "
+           << run.additive_losses.back() << " (additive attention), params fnv1a " << fnv1a_hex(run.none_params) << " "
+           << fnv1a_hex(run.additive_params);
+    return write_reported(path, attn::learn::encode_checkpoint(attn::lessons::translate_run_checkpoint(run)),
+                          detail.str());
+  });
+}
+
 int write_translate_widths(const std::string& path) {
-  try {
+  return reporting_errors([&] {
     const attn::lessons::TranslateConfig base;  // the panel's defaults; H varies
     std::vector<attn::lessons::TranslateWidthResult> rows;
     for (const int h : {8, 16, 32, 64}) {
@@ -85,14 +100,8 @@ int write_translate_widths(const std::string& path) {
       std::cerr << "attn: H " << h << ": exact match overall " << r.none.overall.exact_match << " (fixed summary), "
                 << r.additive.overall.exact_match << " (attention)\n";
     }
-    const std::string text = attn::lessons::translate_widths_json(base, rows).dump(1) + "\n";
-    if (const int rc = write_bytes(path, text)) return rc;
-    std::cerr << "attn: " << path << ": " << text.size() << " bytes\n";
-    return 0;
-  } catch (const attn::Error& e) {
-    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
-    return 2;
-  }
+    return write_reported(path, attn::lessons::translate_widths_json(base, rows).dump(1) + "\n");
+  });
 }
 
 int write_checkpoint(const std::string& name, const std::string& path) {
@@ -101,39 +110,24 @@ int write_checkpoint(const std::string& name, const std::string& path) {
     std::cerr << "attn: no shipped checkpoint named '" << name << "' (learned_heads, translate)\n";
     return 64;
   }
-  try {
+  return reporting_errors([&] {
     const attn::lessons::HeadsTrainingConfig cfg;  // the panel's default inputs
     const attn::lessons::HeadsRun run = attn::lessons::record_heads_run(cfg);
-    const std::string bytes = attn::learn::encode_checkpoint(attn::lessons::heads_run_checkpoint(run));
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      std::cerr << "attn: cannot write " << path << "\n";
-      return 73;
-    }
-    const attn::lessons::HeadsSnapshot& last = run.snapshots.back();
-    std::cerr << "attn: " << path << ": " << bytes.size() << " bytes, step " << run.step << ", held-out accuracy "
-              << last.eval.accuracy << ", params fnv1a "
-              << attn::learn::hex64(attn::learn::fnv1a_doubles(run.params)) << "\n";
-    return 0;
-  } catch (const attn::Error& e) {
-    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
-    return 2;
-  }
+    std::ostringstream detail;
+    detail << ", step " << run.step << ", held-out accuracy " << run.snapshots.back().eval.accuracy
+           << ", params fnv1a " << fnv1a_hex(run.params);
+    return write_reported(path, attn::learn::encode_checkpoint(attn::lessons::heads_run_checkpoint(run)), detail.str());
+  });
 }
 
 int export_model(const std::string& checkpoint, const std::string& out, const std::string& which) {
-  try {
+  return reporting_errors([&] {
     const std::string bytes = attn::read_case_file(checkpoint);
-    const std::string st = attn::lessons::checkpoint_to_safetensors(
-        attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), which);
-    if (const int rc = write_bytes(out, st)) return rc;
-    std::cerr << "attn: " << out << ": " << st.size() << " bytes\n";
-    return 0;
-  } catch (const attn::Error& e) {
-    std::cerr << "attn: " << e.code_name() << ": " << e.what() << "\n";
-    return 2;
-  }
+    return write_reported(out, attn::lessons::checkpoint_to_safetensors(
+                                   attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                                  bytes.size()),
+                                   which));
+  });
 }
 
 int main(int argc, char** argv) {

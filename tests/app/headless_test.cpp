@@ -247,6 +247,17 @@ void expect_accepted(const Json& patch) {
   expect(reply.value("ok", false), "rejected good input " + attn::dump(patch) + ": " + attn::dump(reply));
 }
 
+// Shows a trained panel, whose first frames fetch its shipped checkpoint (natively: read at once),
+// and expects it installed as the panel's source. Returns the panel's state.
+Json open_trained_panel(Driver& d, const char* panel) {
+  expect(Json::parse(attn_app_show_panel(panel))["ok"] == true, std::string("showPanel ") + panel);
+  d.frames(2);
+  const Json st = api_state()[panel];
+  expect(st["checkpoint"]["status"] == "installed" && st["source"] == "checkpoint",
+         std::string(panel) + " opens trained from its checkpoint: " + attn::dump(st["checkpoint"]));
+  return st;
+}
+
 // A trained panel's run controls: `inputs` start a new run (step 0, idle), Train runs it in slices,
 // a pause holds the step; then each bad input is refused and keeps the paused run and `kept`
 // (inputs that must not change). Returns the step the run paused at.
@@ -661,11 +672,7 @@ int main() {
     // --- the Learned heads panel: training in per-frame slices, snapshots, interventions, refusals
     g_step = "learned heads";
     {
-      expect(Json::parse(attn_app_show_panel("learned_heads"))["ok"] == true, "showPanel learned_heads");
-      d.frames(2);  // opening the panel fetches the default run's checkpoint (natively: read at once)
-      Json ck = api_state()["learned_heads"];
-      expect(ck["checkpoint"]["status"] == "installed" && ck["source"] == "checkpoint",
-             "the default run opens trained from its checkpoint: " + attn::dump(ck["checkpoint"]));
+      Json ck = open_trained_panel(d, "learned_heads");
       expect(ck["step"] == 1800 && ck["status"] == "done", "the checkpoint is the finished run");
       expect(ck["params_fnv1a"] == ck["checkpoint"]["params_fnv1a"], "the installed parameters are the checkpoint's");
       expect(ck["latest"]["accuracy"].get<double>() >= 0.9, "the shipped run predicts the repeat");
@@ -762,11 +769,7 @@ int main() {
     // --- the Translate panel: the shipped pair from its checkpoint, slices, refusals
     g_step = "translate";
     {
-      expect(Json::parse(attn_app_show_panel("translate"))["ok"] == true, "showPanel translate");
-      d.frames(2);  // opening the panel fetches the default pair's checkpoint (natively: read at once)
-      Json tr = api_state()["translate"];
-      expect(tr["checkpoint"]["status"] == "installed" && tr["source"] == "checkpoint",
-             "the default pair opens trained from its checkpoint: " + attn::dump(tr["checkpoint"]));
+      Json tr = open_trained_panel(d, "translate");
       expect(tr["accuracy"].is_object() && tr["accuracy"]["buckets"].size() == 3, "the accuracy table by bucket");
       expect(tr["accuracy"]["overall"]["additive"]["exact_match"].get<double>() >= 0.9, "the attention model translates");
       expect(tr["alignment"].is_object() && tr["alignment"]["max_row_sum_error"].get<double>() < 1e-9,

@@ -357,14 +357,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   const txt::TwoColumns cols = txt::two_columns(0.45f);
   txt::begin_column(cols.left_w);
   style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
-  HeatmapSpec spec;
-  spec.values = &t.walk.alignment;
-  spec.row_labels = &st.target_words;
-  spec.col_labels = &st.source_words;
-  spec.version = s.generation;
-  spec.numbers = true;
-  spec.width = cols.left_w;
-  spec.max_cell = 64.0f;
+  HeatmapSpec spec = numbered_spec(t.walk.alignment, st.target_words, st.source_words, s.generation, cols.left_w, 64.0f);
   spec.selected_row = step;
   spec.row_axis = "target step";
   spec.col_axis = "source word";
@@ -377,22 +370,10 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   if (ImGui::BeginTable("##trained_step", 4,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
                         ImVec2(cols.right_w, 0))) {
-    ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("model's own a_j", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-    ImGui::TableHeadersRow();
-    for (attn::Index j = 0; j < ar.weights.size(); ++j) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(st.source_words[static_cast<size_t>(j)].c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(short_number(ar.scores(j), 4).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(short_number(ar.weights(j), 4).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(short_number(st.model_weights(j), 4).c_str());
-    }
+    widgets::stretch_columns({{"source j", 1.0f}, {"score e_j", 1.0f}, {"weight a_j", 1.0f}, {"model's own a_j", 1.2f}});
+    for (attn::Index j = 0; j < ar.weights.size(); ++j)
+      widgets::text_row({st.source_words[static_cast<size_t>(j)], short_number(ar.scores(j), 4),
+                         short_number(ar.weights(j), 4), short_number(st.model_weights(j), 4)});
     ImGui::EndTable();
   }
   txt::note("\"model's own a_j\": the weights the translator's decoder step computes inside its own pass; the "
@@ -505,14 +486,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
 
   txt::begin_column(left_w);
   style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
-  HeatmapSpec spec;
-  spec.values = &r.alignment;
-  spec.row_labels = &r.target_tokens;
-  spec.col_labels = &r.source_tokens;
-  spec.version = s.generation;
-  spec.numbers = true;
-  spec.width = left_w;
-  spec.max_cell = 64.0f;
+  HeatmapSpec spec = numbered_spec(r.alignment, r.target_tokens, r.source_tokens, s.generation, left_w, 64.0f);
   spec.selected_row = step;
   spec.row_axis = "target step";
   spec.col_axis = "source word";
@@ -534,24 +508,13 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
     txt::para(("decoder state s = " + txt::vec_text(st.state, 3)).c_str());
     if (widgets::begin_table_fit("##step", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp, right_w, static_cast<int>(ar.weights.size()) + 1)) {
-      ImGui::TableSetupColumn("source j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-      ImGui::TableSetupColumn("score e_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-      ImGui::TableSetupColumn("weight a_j", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-      ImGui::TableSetupColumn("h_j", ImGuiTableColumnFlags_WidthStretch, 2.6f);
-      ImGui::TableHeadersRow();
+      widgets::stretch_columns({{"source j", 1.0f}, {"score e_j", 1.0f}, {"weight a_j", 1.0f}, {"h_j", 2.6f}});
       for (attn::Index j = 0; j < ar.weights.size(); ++j) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(j < static_cast<attn::Index>(r.source_tokens.size())
-                                   ? r.source_tokens[static_cast<size_t>(j)].c_str()
-                                   : "?");
-        ImGui::TableNextColumn();
-        const bool valid = static_cast<size_t>(j) >= ar.key_valid.size() || ar.key_valid[static_cast<size_t>(j)];
-        ImGui::TextUnformatted(valid ? short_number(ar.scores(j), 4).c_str() : "padding");
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(short_number(ar.weights(j), 4).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(txt::vec_text(r.encoder_states.row(j).transpose(), 3).c_str());
+        const size_t u = static_cast<size_t>(j);
+        const bool valid = u >= ar.key_valid.size() || ar.key_valid[u];
+        widgets::text_row({u < r.source_tokens.size() ? r.source_tokens[u] : "?",
+                           valid ? short_number(ar.scores(j), 4) : "padding", short_number(ar.weights(j), 4),
+                           txt::vec_text(r.encoder_states.row(j).transpose(), 3)});
       }
       widgets::end_table_fit();
     }
@@ -562,17 +525,10 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     style::heading(ui.fonts, "Four scores on the same states");
     const attn::ScoringComparison& cmp = st.comparison;
     if (cmp.weights.rows() > 0) {
-      HeatmapSpec c;
-      c.values = &cmp.weights;
-      c.row_labels = &cmp.names;
-      c.col_labels = &r.source_tokens;
+      HeatmapSpec c = numbered_spec(cmp.weights, cmp.names, r.source_tokens, s.generation, right_w, 56.0f);
       c.row_axis = "score";
       c.col_axis = "source word";
-      c.version = s.generation;
-      c.numbers = true;
       c.legend = false;
-      c.width = right_w;
-      c.max_cell = 56.0f;
       heatmap("comparison", c, ui.gpu);
       txt::note(
           "dot: s\xC2\xB7h_j.  scaled dot: s\xC2\xB7h_j/\xE2\x88\x9A"
@@ -603,7 +559,7 @@ void additive_wants_translator(AppState& s, bool shown) {
 
 const PanelDef& additive_panel() {
   static const PanelDef def = {"additive", "Additive", "Bahdanau's scores, stepped", "Additive attention (Bahdanau et al. 2015)",
-      additive_state_json, apply_additive_json, [](AppState& s) { return &s.additive.error; },
+      additive_state_json, apply_additive_json, error_of<&AppState::additive>,
       additive_inputs_json, draw_additive_panel,
       [](AppState& s, bool now) {
         if (!now) return;  // inside a frame the tick below does it before the next one is drawn

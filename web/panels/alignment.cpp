@@ -22,6 +22,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"alignment", "Alignment", "a constructed cross-read", "Alignment: a soft read of the source",
+    alignment_state_json, apply_alignment_json, error_of<&AppState::alignment>, alignment_link_inputs, draw_alignment_panel};
+const PanelDef& alignment_panel() { return kPanel; }
+
 namespace {
 
 bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& values) {
@@ -332,14 +338,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::AlignTextToFramePadding();
       ImGui::TextUnformatted(j < static_cast<int>(r.keys.size()) ? r.keys[j].c_str() : "?");
-      for (int c = 0; c < static_cast<int>(r.values.cols()); ++c) {
-        ImGui::TableNextColumn();
-        ImGui::PushID(c);
-        double v = r.values(j, c);
-        ImGui::SetNextItemWidth(-FLT_MIN);
-        if (ImGui::InputDouble("##v", &v, 0.1, 1.0, "%.4g")) set_alignment_value(s, j, c, v);
-        ImGui::PopID();
-      }
+      widgets::matrix_row_fields(r.values, j, 0, 0.1, [&](int c, double v) { set_alignment_value(s, j, c, v); });
       ImGui::PopID();
     }
     widgets::end_table_fit();
@@ -389,13 +388,6 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
   ImGui::EndGroup();
-}
-
-const PanelDef& alignment_panel() {
-  static const PanelDef def = {"alignment", "Alignment", "a constructed cross-read", "Alignment: a soft read of the source",
-      alignment_state_json, apply_alignment_json, [](AppState& s) { return &s.alignment.error; },
-      alignment_link_inputs, draw_alignment_panel};
-  return def;
 }
 
 }  // namespace app

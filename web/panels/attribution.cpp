@@ -16,6 +16,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"attribution", "Attribution", "weight is not contribution", "Attribution: a large weight is not a large effect",
+    attribution_state_json, apply_attribution_json, error_of<&AppState::attribution>, attribution_inputs_json, draw_attribution_panel};
+const PanelDef& attribution_panel() { return kPanel; }
+
 bool set_attribution(AppState& s, const std::vector<std::string>& keys, const Vector& weights, const Matrix& values) {
   AttributionState& a = s.attribution;
   return guarded(a.error, [&] {
@@ -231,29 +237,16 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
       const double lo = 0.0, hi = 1.0;
       ImGui::SetNextItemWidth(-FLT_MIN);
       if (ImGui::SliderScalar("##w", ImGuiDataType_Double, &w, &lo, &hi, "%.3f")) set_attribution_weight(s, j, w);
-      for (int c = 0; c < dv; ++c) {
-        ImGui::TableNextColumn();
-        ImGui::PushID(100 + c);
-        double v = r.values(j, c);
-        ImGui::SetNextItemWidth(-FLT_MIN);
-        if (ImGui::InputDouble("##v", &v, 0.0, 0.0, "%.4g")) set_attribution_value(s, j, c, v);
-        ImGui::PopID();
-      }
+      widgets::matrix_row_fields(r.values, j, 100, 0.0, [&](int c, double v) { set_attribution_value(s, j, c, v); });
       ImGui::PopID();
     }
     widgets::end_table_fit();
   }
   {
-    HeatmapSpec spec;  // the weights as a heatmap would show them: one row
-    spec.values = &a.weight_row;
     static const std::vector<std::string> row{"query"};
-    spec.row_labels = &row;
-    spec.col_labels = &a.keys;
-    spec.version = s.generation;
-    spec.numbers = true;
+    // The weights as a heatmap would show them: one row.
+    HeatmapSpec spec = numbered_spec(a.weight_row, row, a.keys, s.generation, right_w, 70.0f);
     spec.legend = false;
-    spec.width = right_w;
-    spec.max_cell = 70.0f;
     heatmap("attr_row", spec, ui.gpu);
   }
   ImGui::PushFont(ui.fonts.bold);
@@ -292,13 +285,6 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   txt::end_column(right_w);
 
   draw_recall_strip(s, ui, "attribution");
-}
-
-const PanelDef& attribution_panel() {
-  static const PanelDef def = {"attribution", "Attribution", "weight is not contribution",
-      "Attribution: a large weight is not a large effect", attribution_state_json, apply_attribution_json,
-      [](AppState& s) { return &s.attribution.error; }, attribution_inputs_json, draw_attribution_panel};
-  return def;
 }
 
 }  // namespace app

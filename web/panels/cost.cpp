@@ -414,15 +414,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
       ImGui::TableSetupColumn("extra memory", ImGuiTableColumnFlags_WidthStretch, 0.8f);
       ImGui::TableHeadersRow();
       auto row = [&](const char* name, double median, std::uint64_t extra) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(name);
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(duration(median).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(median > 0 ? short_number(k.flops / median * 1e-9, 3).c_str() : "-");
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(bytes(extra).c_str());
+        widgets::text_row({name, duration(median), median > 0 ? short_number(k.flops / median * 1e-9, 3) : "-", bytes(extra)});
       };
       row("dense", k.dense_median, k.dense_extra_bytes);
       row("tiled", k.tiled_median, k.tiled_extra_bytes);
@@ -467,7 +459,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
 
 const PanelDef& cost_panel() {
   static const PanelDef def = {"cost", "Cost", "FLOPs, bytes, caches, kernels", "Cost: what dense attention spends", cost_state_json,
-      apply_cost_json, [](AppState& s) { return &s.cost.error; }, cost_inputs_json, draw_cost_panel,
+      apply_cost_json, error_of<&AppState::cost>, cost_inputs_json, draw_cost_panel,
       show_cost_panel, [](AppState& s, bool) { tick_cost(s); }, [](const AppState& s) { return s.cost.pending; }};
   return def;
 }

@@ -15,6 +15,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights",
+    dropout_state_json, apply_dropout_json, error_of<&AppState::dropout>, dropout_inputs_json, draw_dropout_panel};
+const PanelDef& dropout_panel() { return kPanel; }
+
 bool set_dropout(AppState& s, double p, std::uint64_t seed) {
   DropoutState& d = s.dropout;
   const attn::SelfAttentionResult& a = lesson_model().attention;
@@ -158,13 +164,6 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   txt::end_column(note_w);
 
   draw_checks_and_recall(s, ui, r.checks, "dropout");
-}
-
-const PanelDef& dropout_panel() {
-  static const PanelDef def = {"dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights", dropout_state_json,
-      apply_dropout_json, [](AppState& s) { return &s.dropout.error; }, dropout_inputs_json,
-      draw_dropout_panel};
-  return def;
 }
 
 }  // namespace app

@@ -505,7 +505,7 @@ const CheckpointHooks kCheckpoint = {kLearnedHeadsCheckpointUrl, learned_heads_w
 
 const PanelDef& learned_heads_panel() {
   static const PanelDef def = {"learned_heads", "Learned heads", "trained here: maps, ablations", "Learned heads, trained here",
-      learned_heads_state_json, apply_learned_heads_json, [](AppState& s) { return &s.learned_heads.error; },
+      learned_heads_state_json, apply_learned_heads_json, error_of<&AppState::learned_heads>,
       [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
       draw_learned_heads_panel, nullptr,
       [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn

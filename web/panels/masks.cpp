@@ -16,6 +16,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see",
+    masks_state_json, apply_masks_json, error_of<&AppState::masks>, masks_inputs_json, draw_masks_panel};
+const PanelDef& masks_panel() { return kPanel; }
+
 bool set_masks_prefix(AppState& s, int from, double amount) {
   MasksState& m = s.masks;
   return guarded(m.error, [&] {
@@ -369,12 +375,6 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   style::check_lines(er.checks);
   style::check_lines(ca.checks);
   draw_recall_strip(s, ui, "masking");
-}
-
-const PanelDef& masks_panel() {
-  static const PanelDef def = {"masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see", masks_state_json,
-      apply_masks_json, [](AppState& s) { return &s.masks.error; }, masks_inputs_json, draw_masks_panel};
-  return def;
 }
 
 }  // namespace app

@@ -24,6 +24,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"permutation", "Permutation", "order, masks, positions", "Permutation: what self-attention knows about order",
+    permutation_state_json, apply_permutation_json, error_of<&AppState::permutation>, permutation_link_inputs, draw_permutation_panel};
+const PanelDef& permutation_panel() { return kPanel; }
+
 // --- Permutation ------------------------------------------------------------
 
 bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
@@ -396,13 +402,6 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   style::check_lines(sym.checks);
   draw_recall_strip(s, ui, "positions");
 
-}
-
-const PanelDef& permutation_panel() {
-  static const PanelDef def = {"permutation", "Permutation", "order, masks, positions",
-      "Permutation: what self-attention knows about order", permutation_state_json, apply_permutation_json,
-      [](AppState& s) { return &s.permutation.error; }, permutation_link_inputs, draw_permutation_panel};
-  return def;
 }
 
 }  // namespace app

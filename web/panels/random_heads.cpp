@@ -24,6 +24,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"heads", "Random-init heads", "routing, nothing learned", "Random-init heads: routing without learning",
+    heads_state_json, apply_heads_json, error_of<&AppState::heads>, heads_link_inputs, draw_heads_panel};
+const PanelDef& heads_panel() { return kPanel; }
+
 // --- Random heads -----------------------------------------------------------
 
 bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in) {
@@ -275,13 +281,6 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
               "patched, is in the Learned heads panel.");
   if (widgets::wrapped_button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");
-}
-
-const PanelDef& heads_panel() {
-  static const PanelDef def = {"heads", "Random-init heads", "routing, nothing learned", "Random-init heads: routing without learning",
-      heads_state_json, apply_heads_json, [](AppState& s) { return &s.heads.error; }, heads_link_inputs,
-      draw_heads_panel};
-  return def;
 }
 
 }  // namespace app

@@ -51,6 +51,12 @@ struct ModelHooks {
   const LoadedModel* (*loaded)(const AppState&);
 };
 
+/// PanelDef::error for a panel whose state is the AppState member `Member` (its `error` slot).
+template <auto Member>
+std::optional<ErrorInfo>* error_of(AppState& s) {
+  return &(s.*Member).error;
+}
+
 struct PanelDef {
   const char* name;      ///< state()/set() key, showPanel and ?panel= name
   const char* title;     ///< the navigation entry

@@ -15,6 +15,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"script", "Lesson script", "torch replica, timing", "The lesson's script: replica and timing",
+    script_state_json, apply_script_json, error_of<&AppState::script>, nullptr, draw_script_panel};
+const PanelDef& script_panel() { return kPanel; }
+
 bool run_timing(AppState& s) {
   ScriptState& sc = s.script;
   return guarded(sc.error, [&] {
@@ -80,15 +86,8 @@ void draw_script_panel(AppState& s, Ui& ui) {
       "uniforms, normal_'s Box-Muller fill in chunks of 16, and kaiming_uniform_'s bound 1/\xE2\x88\x9A"
       "fan_in "
       "for the Linear weights.");
-  HeatmapSpec spec;
-  spec.values = &m.attention.attention.weights;
+  HeatmapSpec spec = numbered_spec(m.attention.attention.weights, m.tokens, m.tokens, s.generation, left_w, 52.0f);
   spec.allowed = &m.attention.attention.allowed;
-  spec.row_labels = &m.tokens;
-  spec.col_labels = &m.tokens;
-  spec.version = s.generation;
-  spec.numbers = true;
-  spec.width = left_w;
-  spec.max_cell = 52.0f;
   heatmap("replica", spec, ui.gpu);
   txt::note(
       "The tests compare every entry with the matrix torch 1.13 printed (tests/fixtures/"
@@ -118,15 +117,9 @@ void draw_script_panel(AppState& s, Ui& ui) {
     ImGui::TableSetupColumn("the runs", ImGuiTableColumnFlags_WidthStretch, 2.5f);
     ImGui::TableHeadersRow();
     auto row = [&](const char* name, double median, const std::vector<double>& runs) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(name);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(duration(median).c_str());
-      ImGui::TableNextColumn();
       std::string all;
       for (size_t i = 0; i < runs.size(); ++i) all += (i ? ", " : "") + duration(runs[i]);
-      ImGui::TextUnformatted(all.c_str());
+      widgets::text_row({name, duration(median), all});
     };
     row("LSTM", f.lstm_median, f.lstm_seconds);
     row("causal attention", f.attention_median, f.attention_seconds);
@@ -151,11 +144,4 @@ void draw_script_panel(AppState& s, Ui& ui) {
 }
 
 // The script panel's only input is its run count, which set() cannot take back: no link inputs.
-const PanelDef& script_panel() {
-  static const PanelDef def = {"script", "Lesson script", "torch replica, timing", "The lesson's script: replica and timing",
-      script_state_json, apply_script_json, [](AppState& s) { return &s.script.error; }, nullptr,
-      draw_script_panel};
-  return def;
-}
-
 }  // namespace app

@@ -16,6 +16,12 @@
 
 namespace app {
 
+// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
+// static initialisation can see it unset.
+constexpr PanelDef kPanel = {"temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
+    temperature_state_json, apply_temperature_json, error_of<&AppState::temperature>, temperature_inputs_json, draw_temperature_panel};
+const PanelDef& temperature_panel() { return kPanel; }
+
 bool set_temperature(AppState& s, double temperature, bool hard) {
   TemperatureState& t = s.temperature;
   const attn::SelfAttentionResult& a = lesson_model().attention;
@@ -164,15 +170,8 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   txt::begin_column(left_w);
   style::heading(ui.fonts,
                  t.hard ? "Weights: argmax" : ("Weights at \xCF\x84 = " + short_number(t.temperature, 3)).c_str());
-  HeatmapSpec spec;
-  spec.values = &r.attention.weights;
+  HeatmapSpec spec = numbered_spec(r.attention.weights, tokens, tokens, s.generation, left_w, 50.0f);
   spec.allowed = &r.attention.allowed;
-  spec.row_labels = &tokens;
-  spec.col_labels = &tokens;
-  spec.version = s.generation;
-  spec.numbers = true;
-  spec.width = left_w;
-  spec.max_cell = 50.0f;
   heatmap("temperature_weights", spec, ui.gpu);
   plot::bar_table(
       "rows", tokens,
@@ -206,13 +205,6 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   txt::end_column(right_w);
 
   draw_checks_and_recall(s, ui, r.checks, "temperature");
-}
-
-const PanelDef& temperature_panel() {
-  static const PanelDef def = {"temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
-      temperature_state_json, apply_temperature_json, [](AppState& s) { return &s.temperature.error; },
-      temperature_inputs_json, draw_temperature_panel};
-  return def;
 }
 
 }  // namespace app

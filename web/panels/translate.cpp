@@ -446,7 +446,7 @@ void translate_tick(AppState& s, bool shown) {
 
 const PanelDef& translate_panel() {
   static const PanelDef def = {"translate", "Translate", "fixed summary vs attention", "Translate: a fixed summary against attention",
-      translate_state_json, apply_translate_json, [](AppState& s) { return &s.translate.error; },
+      translate_state_json, apply_translate_json, error_of<&AppState::translate>,
       [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
       draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
       [](const AppState& s) { return s.translate.run.running; }, &kCheckpoint, &kModel};

@@ -12,6 +12,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <algorithm>
 #include <cstdarg>
@@ -250,6 +251,35 @@ inline bool begin_table_fit(const char* id, int columns, ImGuiTableFlags flags, 
 inline void end_table_fit() {
   ImGui::EndTable();
   ImGui::PopTextWrapPos();
+}
+
+/// The table's columns, each stretched by its weight, and their header row.
+inline void stretch_columns(std::initializer_list<std::pair<const char*, float>> columns) {
+  for (const auto& [label, weight] : columns) ImGui::TableSetupColumn(label, ImGuiTableColumnFlags_WidthStretch, weight);
+  ImGui::TableHeadersRow();
+}
+
+/// Row `row` of `m` as number fields, one per table column (ImGui ID id_base + column), each
+/// stepping by `step` (0: no step buttons); set(column, value) for the field the user edited.
+template <class Set>
+void matrix_row_fields(const Matrix& m, int row, int id_base, double step, Set set) {
+  for (int c = 0; c < static_cast<int>(m.cols()); ++c) {
+    ImGui::TableNextColumn();
+    ImGui::PushID(id_base + c);
+    double v = m(row, c);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::InputDouble("##v", &v, step, step * 10.0, "%.4g")) set(c, v);
+    ImGui::PopID();
+  }
+}
+
+/// One table row of text cells, left to right (inside BeginTable / begin_table_fit).
+inline void text_row(std::initializer_list<std::string> cells) {
+  ImGui::TableNextRow();
+  for (const std::string& c : cells) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(c.c_str());
+  }
 }
 
 }  // namespace app::widgets

@@ -71,6 +71,23 @@ struct HeatmapSpec {
   int selected_row = -1;                             ///< outlined row (-1 none)
 };
 
+/// The spec of a numbered map: `values` (rows×cols) under its row and column labels, numbers in
+/// the cells, at most `width` wide (0: the content region) with cells of at most `max_cell`
+/// points; `version` changes whenever the data does. The other fields keep their defaults.
+inline HeatmapSpec numbered_spec(const attn::Matrix& values, const std::vector<std::string>& row_labels,
+                                 const std::vector<std::string>& col_labels, std::uint64_t version, float width,
+                                 float max_cell) {
+  HeatmapSpec spec;
+  spec.values = &values;
+  spec.row_labels = &row_labels;
+  spec.col_labels = &col_labels;
+  spec.version = version;
+  spec.numbers = true;
+  spec.width = width;
+  spec.max_cell = max_cell;
+  return spec;
+}
+
 struct HeatmapEvent {
   int hovered_row = -1, hovered_col = -1;
   int clicked_row = -1;  ///< row clicked this frame (cell or label), -1 if none
