@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <set>
+#include <string>
 
 #include "attn/error.hpp"
 
@@ -104,6 +105,19 @@ Checkpoint decode_checkpoint(const std::uint8_t* data, std::size_t size) {
   }
   if (at != end) bad(std::to_string(end - at) + " bytes after the last array");
   return out;
+}
+
+void require_finished_run(int step, int steps) {
+  if (step != steps)
+    throw Error(ErrorCode::invalid_field, "a restored run must be finished: step " + std::to_string(step) + " of " +
+                                              std::to_string(steps) +
+                                              " (Adam's moments are not recorded, so it could not continue)");
+}
+
+void require_param_count(const char* whose, std::size_t got, std::size_t need) {
+  if (got != need)
+    throw Error(ErrorCode::invalid_field, std::string(whose) + " has " + std::to_string(got) +
+                                              " parameters; its configuration needs " + std::to_string(need));
 }
 
 std::uint64_t fnv1a_doubles(const std::vector<double>& values) {

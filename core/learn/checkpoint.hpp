@@ -48,4 +48,12 @@ std::uint64_t fnv1a_doubles(const std::vector<double>& values);
 /// 16 lowercase hex digits.
 std::string hex64(std::uint64_t v);
 
+/// A run restored from a checkpoint must be finished (step == steps): Adam's moments are not
+/// recorded, so it could not continue. Throws Error(invalid_field) giving both figures.
+void require_finished_run(int step, int steps);
+
+/// A parameter vector must fit its configuration's layout: throws Error(invalid_field) "`whose`
+/// has N parameters; its configuration needs M" when got != need.
+void require_param_count(const char* whose, std::size_t got, std::size_t need);
+
 }  // namespace attn::learn

@@ -458,12 +458,8 @@ std::vector<int> decoder_greedy(const learn::DecoderConfig& c, const learn::Para
 namespace attn::lessons {
 
 HeadsTrainer::HeadsTrainer(const HeadsRun& run) : HeadsTrainer(run.config) {
-  if (run.step != cfg_.steps)
-    bad("a restored run must be finished: step " + std::to_string(run.step) + " of " + std::to_string(cfg_.steps) +
-        " (Adam's moments are not recorded, so it could not continue)");
-  if (run.params.size() != layout_.total())
-    bad("the record has " + std::to_string(run.params.size()) + " parameters; the configuration needs " +
-        std::to_string(layout_.total()));
+  learn::require_finished_run(run.step, cfg_.steps);
+  learn::require_param_count("the record", run.params.size(), layout_.total());
   if (run.losses.size() != static_cast<size_t>(run.step) || run.other_losses.size() != run.losses.size())
     bad("the record needs one loss per step (" + std::to_string(run.step) + ")");
   params_ = run.params;
@@ -485,9 +481,7 @@ HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg, const learn::DecoderC
   cfg_.model = model;
   model_ = model;
   layout_ = learn::decoder_layout(model_);
-  if (start.size() != layout_.total())
-    bad("the model has " + std::to_string(start.size()) + " parameters; its configuration needs " +
-        std::to_string(layout_.total()));
+  learn::require_param_count("the model", start.size(), layout_.total());
   params_ = start;
   initial_ = start;
 }

@@ -167,9 +167,7 @@ int TranslateTrainer::advance(int max_steps) {
 }
 
 TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(run.config) {
-  if (run.step != cfg_.steps)
-    bad("a restored run must be finished: step " + std::to_string(run.step) + " of " + std::to_string(cfg_.steps) +
-        " (Adam's moments are not recorded, so it could not continue)");
+  learn::require_finished_run(run.step, cfg_.steps);
   if (run.none_params.size() != none_.params.size() || run.additive_params.size() != additive_.params.size())
     bad("the record's parameter counts do not fit the configuration (" + std::to_string(none_.params.size()) + ", " +
         std::to_string(additive_.params.size()) + ")");
@@ -200,9 +198,7 @@ TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2
   TranslateModel& m = model.attention ? additive_ : none_;
   m.config = model;
   m.layout = learn::seq2seq_layout(model);
-  if (start.size() != m.layout.total())
-    bad("the model has " + std::to_string(start.size()) + " parameters; its configuration needs " +
-        std::to_string(m.layout.total()));
+  learn::require_param_count("the model", start.size(), m.layout.total());
   m.params = start;
   val_steps_.clear();
   none_val_.clear();

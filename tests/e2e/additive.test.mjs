@@ -35,9 +35,7 @@ function maxGap(a, b) {
   return Math.max(...a.map((x, j) => Math.abs(x - b[j])));
 }
 
-test('additive: the trained view reads the Translate panel\'s attention model; rows equal its alignment', async () => {
-  const lab = await site.open('?panel=additive');
-  const { page, context, problems } = lab;
+test('additive: the trained view reads the Translate panel\'s attention model; rows equal its alignment', () => site.check('?panel=additive', async ({ page, context, problems }) => {
   const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 3);
   let a = await additive(page);
@@ -99,25 +97,17 @@ test('additive: the trained view reads the Translate panel\'s attention model; r
   const u = new URL(page.url());
   assert.equal(u.searchParams.get('additive.view'), 'trained');
   await scrolled(page, 'e2e-additive-trained-1280', 3);
-  const other = await site.open(u.search);
-  const got = await waitTrained(other.page);
-  assert.equal(got.trained.step, 2, 'the link carries the trained step');
-  assert.equal(got.trained.result.target_word, 'noir');
-  assert.deepEqual(got.trained.result, (await additive(page)).trained.result, 'the same read, bit for bit');
-  assert.deepEqual(other.problems, []);
-  await other.context.close();
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+  await site.check(u.search, async (other) => {
+    const got = await waitTrained(other.page);
+    assert.equal(got.trained.step, 2, 'the link carries the trained step');
+    assert.equal(got.trained.result.target_word, 'noir');
+    assert.deepEqual(got.trained.result, (await additive(page)).trained.result, 'the same read, bit for bit');
+  });
+}));
 
-test('additive: trained view at phone width (390 px)', async () => {
-  const lab = await site.open('?panel=additive&additive.view=trained&additive.trained_step=1',
-                            { width: 390, height: 844 });
-  const { page, context, problems } = lab;
+test('additive: trained view at phone width (390 px)', () => site.check('?panel=additive&additive.view=trained&additive.trained_step=1', async ({ page }) => {
   const a = await waitTrained(page);
   assert.equal(a.trained.result.target_word, 'chat');
   await frames(page, 4);
   await scrolled(page, 'e2e-additive-trained-390', 6);
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+}, { width: 390, height: 844 }));

@@ -17,9 +17,7 @@ const { artifacts, scrolled } = site;
 
 const api = (page) => trainingPanel(page, 'learned_heads', { timeoutMs: 240000, pollMs: 250 });
 
-test('learned heads: train, pause, continue, refuse a bad input, interventions', async () => {
-  const lab = await site.open('?panel=learned_heads&learned_heads.steps=1500');
-  const { page, context, problems } = lab;
+test('learned heads: train, pause, continue, refuse a bad input, interventions', () => site.check('?panel=learned_heads&learned_heads.steps=1500', async ({ page }) => {
   const h = api(page);
   let s = await h.state();
   assert.equal((await page.evaluate(() => window.attentionLab.state().panel)), 'learned_heads');
@@ -101,13 +99,9 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
   await h.set({ interventions: true });
   await frames(page, 4);
   await scrolled(page, 'e2e-learned-heads-1280', 4);
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+}));
 
-test('learned heads: opens trained from the checkpoint fetched with the panel, and Train reproduces it to the bit', async () => {
-  const lab = await site.open('?panel=alignment');
-  const { page, context, problems } = lab;
+test('learned heads: opens trained from the checkpoint fetched with the panel, and Train reproduces it to the bit', () => site.check('?panel=alignment', async ({ page }) => {
   const fetched = requestsTo(page, 'checkpoints/');
   await frames(page, 6);
   assert.deepEqual(fetched, [], 'the checkpoint is not part of the first download');
@@ -157,13 +151,9 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
   assert.deepEqual(s.latest, shipped.latest, 'the held-out figures of step 1800');
   assert.deepEqual(s.interventions, shipped.interventions, 'ablation and patching figures');
   console.log(`# trained the default run in the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+}));
 
-test('learned heads: the extrapolation study runs in slices, pauses and continues', async () => {
-  const lab = await site.open('?panel=learned_heads&learned_heads.seed=3');
-  const { page, context, problems } = lab;
+test('learned heads: the extrapolation study runs in slices, pauses and continues', () => site.check('?panel=learned_heads&learned_heads.seed=3', async ({ page, context, problems }) => {
   const h = api(page);
   let r = await h.set({ extrapolation: 'start' });
   assert.equal(r.ok, true);
@@ -190,21 +180,16 @@ test('learned heads: the extrapolation study runs in slices, pauses and continue
   r = await h.set({ heads: 2, positions: 'rope', lr: 0.002 });
   assert.equal(r.ok, true, JSON.stringify(r));
   await frames(page, 3);
-  await page.evaluate(() => window.attentionLabPage.sync());
   const want = await h.state();
   assert.equal(want.extrapolation, null, 'an input change drops the study');
-  const u = new URL(page.url());
-  assert.equal(u.searchParams.get('learned_heads.positions'), 'rope');
-  const other = await site.open(u.search);
-  const got = await other.page.evaluate(() => window.attentionLab.state().learned_heads);
-  assert.deepEqual(got.inputs, want.inputs);
-  assert.deepEqual(got.latest, want.latest, 'the same step-0 maps and scores, bit for bit');
-  assert.equal(got.params_fnv1a, want.params_fnv1a);
-  assert.deepEqual(other.problems, []);
-  await other.context.close();
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+  await site.viaLink(page, async (other, u) => {
+    assert.equal(u.searchParams.get('learned_heads.positions'), 'rope');
+    const got = await other.page.evaluate(() => window.attentionLab.state().learned_heads);
+    assert.deepEqual(got.inputs, want.inputs);
+    assert.deepEqual(got.latest, want.latest, 'the same step-0 maps and scores, bit for bit');
+    assert.equal(got.params_fnv1a, want.params_fnv1a);
+  });
+}));
 
 test('learned heads: phone width (390 px)', async () => {
   await phoneWidthScreenshots(site.browser, site.server, 'learned_heads', artifacts, 'e2e-learned-heads-390', 12);

@@ -258,6 +258,24 @@ export async function labSite() {
     artifacts,
     open: (suffix, opts) => openLab(site.browser, site.server.url + suffix, opts),
     scrolled: (page, name, stops) => scrolledScreenshots(page, artifacts, name, stops),
+    // Opens the lab at `suffix`, runs `body(lab)`, then expects no console error or failed
+    // request on the page and closes it (closed on a failure too).
+    check: async (suffix, body, opts) => {
+      const lab = await site.open(suffix, opts);
+      try {
+        await body(lab);
+        assert.deepEqual(lab.problems, [], 'no console error or failed request');
+      } finally {
+        await lab.context.close();
+      }
+    },
+    // Writes the page's state into its address, then opens that address in a second page (as
+    // check does) and runs body(other, url).
+    viaLink: async (page, body) => {
+      await page.evaluate(() => window.attentionLabPage.sync());
+      const u = new URL(page.url());
+      await site.check(u.search, (other) => body(other, u));
+    },
   };
   await serveSiteAndChromium((s, b) => { site.server = s; site.browser = b; });
   return site;

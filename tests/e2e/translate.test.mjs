@@ -15,9 +15,7 @@ const { artifacts, scrolled } = site;
 
 const api = (page) => trainingPanel(page, 'translate', { timeoutMs: 40000, pollMs: 100 });
 
-test('translate: opens trained from the checkpoint fetched with the panel; the table in state() and the mirror', async () => {
-  const lab = await site.open('?panel=alignment');
-  const { page, context, problems } = lab;
+test('translate: opens trained from the checkpoint fetched with the panel; the table in state() and the mirror', () => site.check('?panel=alignment', async ({ page }) => {
   const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 4);
   assert.deepEqual(fetched, [], 'the checkpoint is not part of the first download');
@@ -103,13 +101,9 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   assert.deepEqual(long.source_words, longSentence.split(' '), 'one column per source word (20), no BOS/EOS');
   await frames(page, 3);
   await scrolled(page, 'e2e-translate-long-1280', 4);
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+}));
 
-test('translate: train from step 0, pause, continue, refuse bad inputs, a link', async () => {
-  const lab = await site.open('?panel=translate&translate.steps=300');
-  const { page, context, problems } = lab;
+test('translate: train from step 0, pause, continue, refuse bad inputs, a link', () => site.check('?panel=translate&translate.steps=300', async ({ page, context, problems }) => {
   const h = api(page);
   let s = await h.state();
   assert.equal(s.inputs.steps, 300, 'the link parameter set the steps');
@@ -164,19 +158,14 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
   r = await h.set({ hidden: 16, sentence: 'the big dog sees a white mouse' });
   assert.equal(r.ok, true, JSON.stringify(r));
   await frames(page, 3);
-  await page.evaluate(() => window.attentionLabPage.sync());
   const want = await h.state();
-  const u = new URL(page.url());
-  assert.equal(u.searchParams.get('translate.hidden'), '16');
-  const other = await site.open(u.search);
-  const got = await other.page.evaluate(() => window.attentionLab.state().translate);
-  assert.deepEqual(got.inputs, want.inputs);
-  assert.deepEqual(got.alignment, want.alignment, 'the same step-0 alignment, bit for bit');
-  assert.deepEqual(other.problems, []);
-  await other.context.close();
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+  await site.viaLink(page, async (other, u) => {
+    assert.equal(u.searchParams.get('translate.hidden'), '16');
+    const got = await other.page.evaluate(() => window.attentionLab.state().translate);
+    assert.deepEqual(got.inputs, want.inputs);
+    assert.deepEqual(got.alignment, want.alignment, 'the same step-0 alignment, bit for bit');
+  });
+}));
 
 test('translate: phone width (390 px)', async () => {
   await phoneWidthScreenshots(site.browser, site.server, 'translate', artifacts, 'e2e-translate-390', 8);
