@@ -73,18 +73,14 @@ int reporting_errors(Body body) {
   }
 }
 
-std::string fnv1a_hex(const std::vector<double>& params) {
-  return attn::learn::hex64(attn::learn::fnv1a_doubles(params));
-}
-
 int write_translate_checkpoint(const std::string& path) {
   return reporting_errors([&] {
     const attn::lessons::TranslateConfig cfg;  // the panel's default inputs
     const attn::lessons::TranslateRun run = attn::lessons::record_translate_run(cfg);
     std::ostringstream detail;
     detail << ", step " << run.step << ", final losses " << run.none_losses.back() << " (fixed summary), "
-           << run.additive_losses.back() << " (additive attention), params fnv1a " << fnv1a_hex(run.none_params) << " "
-           << fnv1a_hex(run.additive_params);
+           << run.additive_losses.back() << " (additive attention), params fnv1a " << attn::learn::params_fnv1a(run.none_params) << " "
+           << attn::learn::params_fnv1a(run.additive_params);
     return write_reported(path, attn::learn::encode_checkpoint(attn::lessons::translate_run_checkpoint(run)),
                           detail.str());
   });
@@ -115,7 +111,7 @@ int write_checkpoint(const std::string& name, const std::string& path) {
     const attn::lessons::HeadsRun run = attn::lessons::record_heads_run(cfg);
     std::ostringstream detail;
     detail << ", step " << run.step << ", held-out accuracy " << run.snapshots.back().eval.accuracy
-           << ", params fnv1a " << fnv1a_hex(run.params);
+           << ", params fnv1a " << attn::learn::params_fnv1a(run.params);
     return write_reported(path, attn::learn::encode_checkpoint(attn::lessons::heads_run_checkpoint(run)), detail.str());
   });
 }

@@ -42,7 +42,7 @@ Json info_op(const Fields& f) {
               {"config", model_config_json(m.model)},
               {"tensors", tensors},
               {"params", m.model.layout.total()},
-              {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(m.params))},
+              {"params_fnv1a", learn::params_fnv1a(m.params)},
               {"metadata", m.file.metadata}});
 }
 

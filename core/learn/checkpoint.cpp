@@ -138,4 +138,6 @@ std::string hex64(std::uint64_t v) {
   return s;
 }
 
+std::string params_fnv1a(const std::vector<double>& params) { return hex64(fnv1a_doubles(params)); }
+
 }  // namespace attn::learn

@@ -48,6 +48,9 @@ std::uint64_t fnv1a_doubles(const std::vector<double>& values);
 /// 16 lowercase hex digits.
 std::string hex64(std::uint64_t v);
 
+/// hex64(fnv1a_doubles(params)): how state(), checkpoints and logs name a parameter vector.
+std::string params_fnv1a(const std::vector<double>& params);
+
 /// A run restored from a checkpoint must be finished (step == steps): Adam's moments are not
 /// recorded, so it could not continue. Throws Error(invalid_field) giving both figures.
 void require_finished_run(int step, int steps);

@@ -181,11 +181,12 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     if (c.attention) {
       a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
       a.tanh_out[t].assign(static_cast<size_t>(B) * S * A, 0.0);
-      for (int b = 0; b < B; ++b)
-        seq2seq_attend(c, layout, P, a.enc[static_cast<size_t>(b)].states.data(), a.enc[static_cast<size_t>(b)].whh.data(),
-                       a.enc[static_cast<size_t>(b)].len, s.data() + static_cast<size_t>(b) * H,
+      for (int b = 0; b < B; ++b) {
+        const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
+        seq2seq_attend(c, layout, P, e.states.data(), e.whh.data(), e.len, s.data() + static_cast<size_t>(b) * H,
                        ctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
                        a.tanh_out[t].data() + static_cast<size_t>(b) * S * A);
+      }
     } else {
       ctx = a.s0;
     }

@@ -585,7 +585,7 @@ learn::Checkpoint heads_run_checkpoint(const HeadsRun& run) {
                 {"task", "induction"},
                 {"config", heads_config_json(run.config)},
                 {"step", run.step},
-                {"params_fnv1a", learn::hex64(learn::fnv1a_doubles(run.params))}});
+                {"params_fnv1a", learn::params_fnv1a(run.params)}});
   c.add("params", run.params);
   c.add("losses", run.losses);
   c.add("other_losses", run.other_losses);
@@ -614,7 +614,7 @@ HeadsRun heads_run_from_checkpoint(const learn::Checkpoint& ck) {
   run.params = ck.array("params");
   run.losses = ck.array("losses");
   run.other_losses = ck.array("other_losses");
-  if (m.value("params_fnv1a", "") != learn::hex64(learn::fnv1a_doubles(run.params)))
+  if (m.value("params_fnv1a", "") != learn::params_fnv1a(run.params))
     bad("checkpoint: the parameters' hash differs from the one recorded");
   const HeadsTrainer check(run);  // config, sizes and step
   const int n_heads = check.model().layers * check.model().heads;

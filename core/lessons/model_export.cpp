@@ -12,7 +12,7 @@ namespace attn::lessons {
 namespace {
 std::string write_model(const learn::Model& model, const std::vector<double>& params,
                         std::map<std::string, std::string> meta) {
-  meta["params_fnv1a"] = learn::hex64(learn::fnv1a_doubles(params));
+  meta["params_fnv1a"] = learn::params_fnv1a(params);
   return learn::write_safetensors(learn::model_safetensors(model, params, std::move(meta)));
 }
 }  // namespace

@@ -215,10 +215,7 @@ EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& sou
   check_ids(source, c.src_vocab, "source");
   EncodedSource e;
   e.source = source;
-  learn::Seq2SeqActivations::Encoded enc;
-  learn::seq2seq_encode(c, m.layout, m.params.data(), source.data(), static_cast<int>(source.size()), enc);
-  e.states = std::move(enc.states);
-  e.whh = std::move(enc.whh);
+  learn::seq2seq_encode(c, m.layout, m.params.data(), source.data(), static_cast<int>(source.size()), e);
   e.s0.assign(e.states.end() - c.hidden, e.states.end());
   return e;
 }
@@ -739,8 +736,8 @@ learn::Checkpoint translate_run_checkpoint(const TranslateRun& run) {
                 {"task", "translate"},
                 {"config", translate_config_json(run.config)},
                 {"step", run.step},
-                {"none_fnv1a", learn::hex64(learn::fnv1a_doubles(run.none_params))},
-                {"additive_fnv1a", learn::hex64(learn::fnv1a_doubles(run.additive_params))}});
+                {"none_fnv1a", learn::params_fnv1a(run.none_params)},
+                {"additive_fnv1a", learn::params_fnv1a(run.additive_params)}});
   c.add("none.params", run.none_params);
   c.add("additive.params", run.additive_params);
   c.add("none.losses", run.none_losses);
@@ -769,8 +766,8 @@ TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ck) {
   for (double s : ck.array("validation_steps")) r.validation_steps.push_back(static_cast<int>(s));
   r.none_validation = ck.array("none.validation_losses");
   r.additive_validation = ck.array("additive.validation_losses");
-  if (m.value("none_fnv1a", "") != learn::hex64(learn::fnv1a_doubles(r.none_params)) ||
-      m.value("additive_fnv1a", "") != learn::hex64(learn::fnv1a_doubles(r.additive_params)))
+  if (m.value("none_fnv1a", "") != learn::params_fnv1a(r.none_params) ||
+      m.value("additive_fnv1a", "") != learn::params_fnv1a(r.additive_params))
     bad("checkpoint: a parameter hash differs from the meta's (a damaged or edited file)");
   const size_t nn = learn::seq2seq_layout(translate_model_config(r.config, false)).total();
   const size_t na = learn::seq2seq_layout(translate_model_config(r.config, true)).total();
@@ -800,8 +797,8 @@ TranslateWidthResult width_result(const TranslateTrainer& tr) {
   r.additive = evaluate_translation(tr.model(true), d.test, d.config.buckets);
   if (!tr.losses(false).empty()) r.none_final_loss = tr.losses(false).back();
   if (!tr.losses(true).empty()) r.additive_final_loss = tr.losses(true).back();
-  r.none_fnv1a = learn::hex64(learn::fnv1a_doubles(tr.model(false).params));
-  r.additive_fnv1a = learn::hex64(learn::fnv1a_doubles(tr.model(true).params));
+  r.none_fnv1a = learn::params_fnv1a(tr.model(false).params);
+  r.additive_fnv1a = learn::params_fnv1a(tr.model(true).params);
   return r;
 }
 

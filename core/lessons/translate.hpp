@@ -115,10 +115,11 @@ class TranslateTrainer {
 
 // ---------------------------------------------------------------- decoding
 
-/// A source encoded once: encoder states S×H, W_h h_j + b S×A (attention) and s₀ = h_{S−1}.
-struct EncodedSource {
+/// A source encoded once, as the training forward encodes it (learn::seq2seq_encode: encoder
+/// states S×H, W_h h_j + b S×A with attention), its ids and s₀ = h_{S−1}.
+struct EncodedSource : learn::Seq2SeqActivations::Encoded {
   std::vector<int> source;
-  std::vector<double> states, whh, s0;
+  std::vector<double> s0;
 };
 
 /// Throws Error(empty_sequence) for an empty source, Error(invalid_field) for an id outside the

@@ -693,9 +693,8 @@ int main() {
            Json{{"positions", "alibi"}}, Json{{"vocab", 1}}, Json{{"run_max", 20}}, Json{{"run_min", 1}},
            Json{{"run_min", 9}, {"run_max", 8}}},
           {{"heads", 4}, {"steps", 130}});
-      Json lh;
       expect_accepted({{"learned_heads", {{"interventions", true}, {"ablate", {0, 1}}, {"ablate_mode", "mean"}}}});
-      lh = api_state()["learned_heads"];
+      Json lh = api_state()["learned_heads"];
       expect(lh["interventions"].is_object() && lh["interventions"]["step"] == paused_at, "interventions on demand");
       expect(lh["combined"].is_object() && lh["combined"]["heads"].size() == 2, "two heads ablated together");
       d.sweep(71);

@@ -35,7 +35,7 @@ function maxGap(a, b) {
   return Math.max(...a.map((x, j) => Math.abs(x - b[j])));
 }
 
-test('additive: the trained view reads the Translate panel\'s attention model; rows equal its alignment', () => site.check('?panel=additive', async ({ page, context, problems }) => {
+test('additive: the trained view reads the Translate panel\'s attention model; rows equal its alignment', () => site.check('?panel=additive', async ({ page }) => {
   const fetched = requestsTo(page, 'checkpoints/translate');
   await frames(page, 3);
   let a = await additive(page);

@@ -36,8 +36,7 @@ async function fitOf(page, name) {
 for (const { width, embed } of [{ width: 320, embed: false }, { width: 390, embed: false }, { width: 320, embed: true }]) {
   const mode = embed ? 'embedded' : 'page';
   test(`fit: every panel at ${width} px (${mode}) keeps its content inside the canvas; the too-wide probe is flagged`, async () => {
-    const { page, context, problems } = await site.open((embed ? '?embed=1' : ''),
-                                                      { width, height: 800 });
+    const { page, context, problems } = await site.open(embed ? '?embed=1' : '', { width, height: 800 });
     const names = await panelNames(page);
     assert.ok(names.length >= 12, `the registry's panels: ${names}`);
     const widest = {};

@@ -153,7 +153,7 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
   console.log(`# trained the default run in the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }));
 
-test('learned heads: the extrapolation study runs in slices, pauses and continues', () => site.check('?panel=learned_heads&learned_heads.seed=3', async ({ page, context, problems }) => {
+test('learned heads: the extrapolation study runs in slices, pauses and continues', () => site.check('?panel=learned_heads&learned_heads.seed=3', async ({ page }) => {
   const h = api(page);
   let r = await h.set({ extrapolation: 'start' });
   assert.equal(r.ok, true);

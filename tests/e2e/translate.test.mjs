@@ -103,7 +103,7 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   await scrolled(page, 'e2e-translate-long-1280', 4);
 }));
 
-test('translate: train from step 0, pause, continue, refuse bad inputs, a link', () => site.check('?panel=translate&translate.steps=300', async ({ page, context, problems }) => {
+test('translate: train from step 0, pause, continue, refuse bad inputs, a link', () => site.check('?panel=translate&translate.steps=300', async ({ page }) => {
   const h = api(page);
   let s = await h.state();
   assert.equal(s.inputs.steps, 300, 'the link parameter set the steps');

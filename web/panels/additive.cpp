@@ -557,21 +557,20 @@ void additive_wants_translator(AppState& s, bool shown) {
 }
 }  // namespace
 
-const PanelDef& additive_panel() {
-  static const PanelDef def = {"additive", "Additive", "Bahdanau's scores, stepped", "Additive attention (Bahdanau et al. 2015)",
-      additive_state_json, apply_additive_json, error_of<&AppState::additive>,
-      additive_inputs_json, draw_additive_panel,
-      [](AppState& s, bool now) {
-        if (!now) return;  // inside a frame the tick below does it before the next one is drawn
-        additive_wants_translator(s, true);
-        tick_additive(s);
-      },
-      [](AppState& s, bool shown) {
-        additive_wants_translator(s, shown);
-        if (shown) tick_additive(s);
-      },
-      [](const AppState& s) { return s.panel == panel_index("additive") && additive_pending(s); }};
-  return def;
-}
+// This panel's entry in the panel table (registry.cpp).
+constexpr PanelDef kPanel = {"additive", "Additive", "Bahdanau's scores, stepped", "Additive attention (Bahdanau et al. 2015)",
+    additive_state_json, apply_additive_json, error_of<&AppState::additive>,
+    additive_inputs_json, draw_additive_panel,
+    [](AppState& s, bool now) {
+      if (!now) return;  // inside a frame the tick below does it before the next one is drawn
+      additive_wants_translator(s, true);
+      tick_additive(s);
+    },
+    [](AppState& s, bool shown) {
+      additive_wants_translator(s, shown);
+      if (shown) tick_additive(s);
+    },
+    [](const AppState& s) { return s.panel == panel_index("additive") && additive_pending(s); }};
+const PanelDef& additive_panel() { return kPanel; }
 
 }  // namespace app

@@ -22,8 +22,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"alignment", "Alignment", "a constructed cross-read", "Alignment: a soft read of the source",
     alignment_state_json, apply_alignment_json, error_of<&AppState::alignment>, alignment_link_inputs, draw_alignment_panel};
 const PanelDef& alignment_panel() { return kPanel; }

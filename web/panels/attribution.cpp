@@ -16,8 +16,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"attribution", "Attribution", "weight is not contribution", "Attribution: a large weight is not a large effect",
     attribution_state_json, apply_attribution_json, error_of<&AppState::attribution>, attribution_inputs_json, draw_attribution_panel};
 const PanelDef& attribution_panel() { return kPanel; }

@@ -457,11 +457,10 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   for (const std::string& line : r.conventions) txt::note(("\xE2\x80\xA2 " + line).c_str());
 }
 
-const PanelDef& cost_panel() {
-  static const PanelDef def = {"cost", "Cost", "FLOPs, bytes, caches, kernels", "Cost: what dense attention spends", cost_state_json,
-      apply_cost_json, error_of<&AppState::cost>, cost_inputs_json, draw_cost_panel,
-      show_cost_panel, [](AppState& s, bool) { tick_cost(s); }, [](const AppState& s) { return s.cost.pending; }};
-  return def;
-}
+// This panel's entry in the panel table (registry.cpp).
+constexpr PanelDef kPanel = {"cost", "Cost", "FLOPs, bytes, caches, kernels", "Cost: what dense attention spends", cost_state_json,
+    apply_cost_json, error_of<&AppState::cost>, cost_inputs_json, draw_cost_panel,
+    show_cost_panel, [](AppState& s, bool) { tick_cost(s); }, [](const AppState& s) { return s.cost.pending; }};
+const PanelDef& cost_panel() { return kPanel; }
 
 }  // namespace app

@@ -15,8 +15,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights",
     dropout_state_json, apply_dropout_json, error_of<&AppState::dropout>, dropout_inputs_json, draw_dropout_panel};
 const PanelDef& dropout_panel() { return kPanel; }

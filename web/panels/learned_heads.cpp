@@ -362,7 +362,7 @@ static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* da
     rebuild_maps(h);
     rebuild_score_curves(h);
     rebuild_curve(h);
-    h.run.checkpoint.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params()));
+    h.run.checkpoint.params_fnv1a = attn::learn::params_fnv1a(h.trainer->params());
     run_learned_heads_interventions(s);
     host_trained_event(s, "learned_heads", h.trainer->step(), "checkpoint");
   });
@@ -503,15 +503,14 @@ const CheckpointHooks kCheckpoint = {kLearnedHeadsCheckpointUrl, learned_heads_w
 
 }  // namespace
 
-const PanelDef& learned_heads_panel() {
-  static const PanelDef def = {"learned_heads", "Learned heads", "trained here: maps, ablations", "Learned heads, trained here",
-      learned_heads_state_json, apply_learned_heads_json, error_of<&AppState::learned_heads>,
-      [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
-      draw_learned_heads_panel, nullptr,
-      [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn
-      [](const AppState& s) { return s.learned_heads.run.running || s.learned_heads.extrapolation_running; },
-      &kCheckpoint, &kModel};
-  return def;
-}
+// This panel's entry in the panel table (registry.cpp).
+constexpr PanelDef kPanel = {"learned_heads", "Learned heads", "trained here: maps, ablations", "Learned heads, trained here",
+    learned_heads_state_json, apply_learned_heads_json, error_of<&AppState::learned_heads>,
+    [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
+    draw_learned_heads_panel, nullptr,
+    [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn
+    [](const AppState& s) { return s.learned_heads.run.running || s.learned_heads.extrapolation_running; },
+    &kCheckpoint, &kModel};
+const PanelDef& learned_heads_panel() { return kPanel; }
 
 }  // namespace app

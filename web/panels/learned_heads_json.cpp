@@ -51,7 +51,7 @@ Json learned_heads_state_json(const AppState& s) {
   Json out = Json::object();
   out["inputs"] = learned_heads_inputs_json(h.input);
   run_state_json(out, h.run, progress_of(h.trainer.get(), h.input.steps), kLearnedHeadsCheckpointUrl);
-  out["params_fnv1a"] = h.trainer ? attn::learn::hex64(attn::learn::fnv1a_doubles(h.trainer->params())) : "";
+  out["params_fnv1a"] = h.trainer ? attn::learn::params_fnv1a(h.trainer->params()) : "";
   const int heads = h.trainer ? h.trainer->model().heads : h.input.heads;
   out["uniform_loss"] = h.trainer ? h.uniform_loss : std::log(static_cast<double>(h.input.vocab));
   if (h.trainer) {

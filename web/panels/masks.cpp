@@ -16,8 +16,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see",
     masks_state_json, apply_masks_json, error_of<&AppState::masks>, masks_inputs_json, draw_masks_panel};
 const PanelDef& masks_panel() { return kPanel; }

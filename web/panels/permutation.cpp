@@ -24,8 +24,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"permutation", "Permutation", "order, masks, positions", "Permutation: what self-attention knows about order",
     permutation_state_json, apply_permutation_json, error_of<&AppState::permutation>, permutation_link_inputs, draw_permutation_panel};
 const PanelDef& permutation_panel() { return kPanel; }

@@ -24,8 +24,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"heads", "Random-init heads", "routing, nothing learned", "Random-init heads: routing without learning",
     heads_state_json, apply_heads_json, error_of<&AppState::heads>, heads_link_inputs, draw_heads_panel};
 const PanelDef& heads_panel() { return kPanel; }

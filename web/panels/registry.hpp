@@ -57,6 +57,9 @@ std::optional<ErrorInfo>* error_of(AppState& s) {
   return &(s.*Member).error;
 }
 
+/// A panel's entry. Each panel defines its own as a constexpr PanelDef in its .cpp (constant
+/// initialisation: no order of static initialisation can see it unset) and returns it from its
+/// x_panel() function, which registry.cpp lists.
 struct PanelDef {
   const char* name;      ///< state()/set() key, showPanel and ?panel= name
   const char* title;     ///< the navigation entry

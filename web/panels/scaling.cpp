@@ -412,13 +412,12 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   draw_recall_strip(s, ui, "scaling");
 }
 
-const PanelDef& scaling_panel() {
-  static const PanelDef def = {"scaling", "Scaling", "why divide by \xE2\x88\x9A" "d_k",
-      "Scaling: why scores are divided by \xE2\x88\x9A" "d_k", scaling_state_json, apply_scaling_json,
-      error_of<&AppState::scaling>, scaling_inputs_json, draw_scaling_panel,
-      show_scaling_panel, [](AppState& s, bool) { tick_scaling(s); },
-      [](const AppState& s) { return s.scaling.pending; }};
-  return def;
-}
+// This panel's entry in the panel table (registry.cpp).
+constexpr PanelDef kPanel = {"scaling", "Scaling", "why divide by \xE2\x88\x9A" "d_k",
+    "Scaling: why scores are divided by \xE2\x88\x9A" "d_k", scaling_state_json, apply_scaling_json,
+    error_of<&AppState::scaling>, scaling_inputs_json, draw_scaling_panel,
+    show_scaling_panel, [](AppState& s, bool) { tick_scaling(s); },
+    [](const AppState& s) { return s.scaling.pending; }};
+const PanelDef& scaling_panel() { return kPanel; }
 
 }  // namespace app

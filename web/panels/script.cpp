@@ -15,8 +15,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"script", "Lesson script", "torch replica, timing", "The lesson's script: replica and timing",
     script_state_json, apply_script_json, error_of<&AppState::script>, nullptr, draw_script_panel};
 const PanelDef& script_panel() { return kPanel; }

@@ -16,8 +16,7 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp); constant-initialised, so no order of
-// static initialisation can see it unset.
+// This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
     temperature_state_json, apply_temperature_json, error_of<&AppState::temperature>, temperature_inputs_json, draw_temperature_panel};
 const PanelDef& temperature_panel() { return kPanel; }

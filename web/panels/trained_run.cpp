@@ -200,7 +200,7 @@ void run_model_loaded(TrainedRun& r, const std::string& name, std::size_t bytes,
   m.name = name;
   m.bytes = bytes;
   m.config = config;
-  m.params_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(params));
+  m.params_fnv1a = attn::learn::params_fnv1a(params);
   m.params = params.size();
   r.model = std::move(m);
   r.model_message.clear();

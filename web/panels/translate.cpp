@@ -112,8 +112,8 @@ TranslateReproduction reproduction_of(const TranslateState& t) {
     if (tl::translate_config_json(w.config) != cfg) continue;
     r.compared = true;
     r.hidden = w.hidden;
-    r.none_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(tr.model(false).params));
-    r.additive_fnv1a = attn::learn::hex64(attn::learn::fnv1a_doubles(tr.model(true).params));
+    r.none_fnv1a = attn::learn::params_fnv1a(tr.model(false).params);
+    r.additive_fnv1a = attn::learn::params_fnv1a(tr.model(true).params);
     r.want_none_fnv1a = w.none_fnv1a;
     r.want_additive_fnv1a = w.additive_fnv1a;
     r.same = r.none_fnv1a == w.none_fnv1a && r.additive_fnv1a == w.additive_fnv1a;
@@ -444,13 +444,12 @@ void translate_tick(AppState& s, bool shown) {
 }
 }  // namespace
 
-const PanelDef& translate_panel() {
-  static const PanelDef def = {"translate", "Translate", "fixed summary vs attention", "Translate: a fixed summary against attention",
-      translate_state_json, apply_translate_json, error_of<&AppState::translate>,
-      [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
-      draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
-      [](const AppState& s) { return s.translate.run.running; }, &kCheckpoint, &kModel};
-  return def;
-}
+// This panel's entry in the panel table (registry.cpp).
+constexpr PanelDef kPanel = {"translate", "Translate", "fixed summary vs attention", "Translate: a fixed summary against attention",
+    translate_state_json, apply_translate_json, error_of<&AppState::translate>,
+    [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
+    draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
+    [](const AppState& s) { return s.translate.run.running; }, &kCheckpoint, &kModel};
+const PanelDef& translate_panel() { return kPanel; }
 
 }  // namespace app
