@@ -133,7 +133,7 @@ namespace {
 
 /// x (n×d) = embed[tokens] + the positions first..first+n−1 of one sequence (learned or
 /// sinusoidal; pe holds the sinusoidal table).
-void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const int* tokens, int n,
+[[gnu::noinline]] void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const int* tokens, int n,
                 int first, const Matrix& pe, double* x) {
   const int d = c.d_model;
   embedding_forward(x, tokens, tensor_in(layout, P, "embed.weight"), n, d);
@@ -144,7 +144,7 @@ void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double*
 }
 
 /// out, mean, rstd (resized to n rows) = LayerNorm(x; the named weight and bias), d features a row.
-const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
+[[gnu::noinline]] const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
                              const ParamLayout& layout, const double* P, const std::string& name, const double* x,
                              int n, int d) {
   out.resize(static_cast<size_t>(n) * d);
@@ -156,7 +156,7 @@ const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean
 }
 
 /// The attention sublayer's input: L.ln1 (pre-norm) and L.qkv = in·in_proj_weightᵀ, n rows.
-void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
+[[gnu::noinline]] void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
               DecoderActivations::Layer& L) {
   const int d = c.d_model;
   const double* attn_in =
@@ -166,7 +166,7 @@ void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P
 }
 
 /// RoPE on every head's q and k of n qkv rows at positions first..first+n−1 (v is never rotated).
-void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first) {
+[[gnu::noinline]] void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first) {
   if (c.positions != DecoderPositions::rope) return;
   const int d = c.d_model, dk = d / c.heads;
   for (int hh = 0; hh < c.heads; ++hh) {
@@ -176,7 +176,7 @@ void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n
 }
 
 /// x (n×d) += heads_out·out_projᵀ.
-void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
+[[gnu::noinline]] void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
                    int n, double* x, std::vector<double>& scratch) {
   const int d = c.d_model;
   scratch.resize(static_cast<size_t>(n) * d);
@@ -186,7 +186,7 @@ void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const doub
 
 /// x (n×d) += mlp(ln2(x)) (or mlp(x) without layer norm), saving L.ln2*, L.mlp_pre, L.mlp_act.
 /// Nothing when the model has no MLP.
-void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
+[[gnu::noinline]] void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
               DecoderActivations::Layer& L, std::vector<double>& scratch) {
   const int d = c.d_model, m = c.mlp;
   if (m <= 0) return;
@@ -204,7 +204,7 @@ void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P
 }
 
 /// logits (n×V) = ln_f(x)·unembedᵀ (or x·unembedᵀ), saving ln_f's output and statistics in a.
-void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
+[[gnu::noinline]] void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
                DecoderActivations& a, double* logits) {
   const int d = c.d_model;
   const double* head_in = c.layer_norm ? layernorm_rows(a.lnf, a.lnf_mean, a.lnf_rstd, layout, P, "ln_f", x, n, d) : x;
