@@ -5,7 +5,8 @@
 // window.attentionLab.fit(); nothing may reach past the panel's visible area or the canvas, and no
 // box (a table column, a child) may cut its content. Negative control: the page's test switch
 // fitProbe(px) adds one item px too wide, which the check must flag. Screenshots of every panel
-// go to $ATTN_ARTIFACTS (build/web/test-artifacts/fit when run by hand).
+// go to $ATTN_ARTIFACTS (build/web/test-artifacts/fit when run by hand). At 1280 px no table may
+// scroll sideways.
 // Run: node --test tests/e2e/fit.test.mjs
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -32,6 +33,28 @@ async function fitOf(page, name) {
   await frames(page, 5);  // the layout settles (scrollbars, table columns sized from the last frame)
   return page.evaluate(() => window.attentionLab.fit());
 }
+
+// A desktop canvas shows every table whole: at 1280 px no panel's table scrolls sideways (the fit
+// report names each table that does), and every panel still fits.
+test('fit: at 1280 px no table scrolls sideways, and every panel fits', async () => {
+  const { page, context, problems } = await site.open('', { width: 1280, height: 900 });
+  const names = await panelNames(page);
+  for (const name of names) {
+    const fit = await fitOf(page, name);
+    await page.screenshot({ path: path.join(artifacts, `page-1280-${name}.png`) });
+    assert.deepEqual(fit.sideways_tables, [], `${name} at 1280 px: tables that scroll sideways`);
+    assert.equal(fit.fits, true, `${name} at 1280 px fits: ${JSON.stringify(fit.cut)}`);
+  }
+  // The detector's control: on a phone some table does scroll sideways, and the report says so.
+  assert.deepEqual(problems, []);
+  await context.close();
+  const phone = await site.open('', { width: 320, height: 800 });
+  let sideways = 0;
+  for (const name of names) sideways += (await fitOf(phone.page, name)).sideways_tables.length;
+  assert.ok(sideways > 0, 'at 320 px some table scrolls sideways and is named');
+  assert.deepEqual(phone.problems, []);
+  await phone.context.close();
+});
 
 for (const { width, embed } of [{ width: 320, embed: false }, { width: 390, embed: false }, { width: 320, embed: true }]) {
   const mode = embed ? 'embedded' : 'page';

@@ -1,6 +1,7 @@
 #include "page/fit_report.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "page/api.hpp"
@@ -58,7 +59,13 @@ void measure(const char* panel) {
 
   for (int n = 0; n < g.Tables.GetMapSize(); ++n) {
     ImGuiTable* t = g.Tables.TryGetMapData(n);
-    if (!t || t->LastFrameActive != g.FrameCount || !measured_inside(t->InnerWindow, win)) continue;
+    if (!t || t->LastFrameActive != g.FrameCount) continue;
+    if ((t->Flags & ImGuiTableFlags_ScrollX) && measured_inside(t->OuterWindow, win)) {
+      char where[32];
+      std::snprintf(where, sizeof where, "table 0x%08X", t->ID);
+      r.sideways_tables.push_back(where);
+    }
+    if (!measured_inside(t->InnerWindow, win)) continue;
     for (int k = 0; k < t->ColumnsCount; ++k) {
       const ImGuiTableColumn& col = t->Columns[k];
       if (!col.IsEnabled) continue;
@@ -86,7 +93,8 @@ attn::Json report_json(const Report& r) {
                     {"widest", r.widest},
                     {"content_height", r.content_height},
                     {"fits", r.cut.empty() && r.widest <= r.canvas_width + kSlack},
-                    {"cut", cut}});
+                    {"cut", cut},
+                    {"sideways_tables", r.sideways_tables}});
 }
 
 void set_probe(float px) { g_probe = std::max(0.0f, px); }

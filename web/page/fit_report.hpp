@@ -36,13 +36,17 @@ struct Report {
   /// top, its laid-out height and the bottom padding): the height that shows it all.
   float content_height = 0.0f;
   std::vector<Cut> cut;       ///< every box whose content overflows it (empty: the panel fits)
+  /// The tables in the panel that scroll sideways this frame ("table 0x<ID>"): they fit only by
+  /// scrolling, which a desktop canvas should not need.
+  std::vector<std::string> sideways_tables;
 };
 
 /// Measure the current window (the panel's) after the panel has drawn into it.
 void measure(const char* panel);
 /// The last measurement.
 const Report& last();
-/// {panel, frame, canvas_width, visible_right, widest, fits, cut:[{where, right, edge}]}
+/// {panel, frame, canvas_width, visible_right, widest, content_height, fits, cut:[{where, right, edge}],
+///  sideways_tables:["table 0x<ID>"]}
 attn::Json report_json(const Report& r);
 
 /// Test switch: after the panel, draw one button `px` wider than the panel's visible area

@@ -118,7 +118,11 @@ void draw_script_panel(AppState& s, Ui& ui) {
     auto row = [&](const char* name, double median, const std::vector<double>& runs) {
       std::string all;
       for (size_t i = 0; i < runs.size(); ++i) all += (i ? ", " : "") + duration(runs[i]);
-      widgets::text_row({name, duration(median), all});
+      widgets::text_row({name, duration(median)});
+      ImGui::TableNextColumn();
+      ImGui::PushTextWrapPos(0.0f);  // the list wraps in its column rather than widening the table
+      ImGui::TextUnformatted(all.c_str());
+      ImGui::PopTextWrapPos();
     };
     row("LSTM", f.lstm_median, f.lstm_seconds);
     row("causal attention", f.attention_median, f.attention_seconds);

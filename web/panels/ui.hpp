@@ -15,6 +15,7 @@
 #include <utility>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -25,6 +26,7 @@
 
 #include "app_state.hpp"
 #include "widgets/heatmap.hpp"
+#include "widgets/slider.hpp"
 #include "widgets/ui_style.hpp"
 
 namespace app {
@@ -210,16 +212,24 @@ inline bool wrapped_button(const char* label) {
 /// header labels, measured in the last frame). When a column would cut its content, the table
 /// keeps `width` as a box that scrolls sideways, under a "scroll sideways →" hint, and lays its
 /// columns out over a wider inner width (grown by what the most crowded column lacked), until the
-/// frame is that wide again. `rows` (header included) sizes the box's height. Cells do not wrap
-/// their text. End with end_table_fit.
+/// frame's width changes: then it tries its width again (a frame that grew from a phone's to a
+/// desktop's shows the table whole). `rows` (header included) sizes the box's height. Cells do not
+/// wrap their text. End with end_table_fit.
 inline bool begin_table_fit(const char* id, int columns, ImGuiTableFlags flags, float width, int rows) {
   width = std::min(width > 0.0f ? width : width_left(), width_left());
   const ImGuiID table_id = ImGui::GetID(id);
   ImGuiStorage* store = ImGui::GetStateStorage();
   const ImGuiID inner_key = ImHashStr("inner width", 0, table_id);
+  const ImGuiID width_key = ImHashStr("decided at width", 0, table_id);
   float inner = store->GetFloat(inner_key, 0.0f);
+  // Items that fill their columns make a scrolling table's content as wide as its inner width, so
+  // once scrolling it would never measure as fitting again: a new width starts over unscrolled,
+  // and the next frame measures that layout (not the last frame's, made for another width).
+  const bool new_width = std::fabs(store->GetFloat(width_key, 0.0f) - width) > 0.5f;
+  if (new_width) inner = 0.0f;
+  store->SetFloat(width_key, width);
   const ImGuiTable* last = ImGui::TableFindByID(table_id);
-  if (last && inner == 0.0f && last->LastFrameActive >= ImGui::GetFrameCount() - 1) {
+  if (!new_width && last && inner == 0.0f && last->LastFrameActive >= ImGui::GetFrameCount() - 1) {
     float grow = 1.0f;  // how much wider the most crowded column needs to be
     for (int k = 0; k < last->ColumnsCount; ++k) {
       const ImGuiTableColumn& c = last->Columns[k];
