@@ -1,8 +1,9 @@
 #version 300 es
 // Heatmap cells from a float texture: one texel per cell, R = value, G = allowed (1) or
 // masked (0). Texel (col, row) is matrix cell (row, col): row 0 = first query, at the top.
-// Allowed cells are coloured with viridis (perceptually uniform, readable with the common
-// colour-vision deficiencies); masked cells get grey diagonal hatching, which no value can
+// Allowed cells are coloured with viridis (u_map 0: weights, never negative) or Paul Tol's diverging
+// sunset (u_map 1: signed values over a range centred at 0), both readable with the common
+// colour-vision deficiencies; masked cells get grey diagonal hatching, which no value can
 // produce, so a masked key never looks like a zero weight.
 precision highp float;
 precision highp int;
@@ -17,6 +18,7 @@ uniform vec3 u_grid_rgb;  // separator colour (the page background)
 uniform vec4 u_rect;      // the grid, ImGui coordinates (x0, y0, x1, y1)
 uniform vec4 u_display;   // ImGui display pos (x, y) and size (w, h)
 uniform vec3 u_fb;        // framebuffer scale x, y and framebuffer height in pixels
+uniform int u_map;        // 0: viridis, 1: sunset
 
 in vec2 v_uv;
 out vec4 frag_color;
@@ -34,6 +36,27 @@ vec3 viridis(float t) {
   return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
 }
 
+// Paul Tol's diverging "sunset" (SRON/EPS/TN/09-002, fig. 19; personal.sron.nl/~pault), its 11
+// published colours as 8-bit RGB, linearly interpolated: blue below 0, pale at 0, red above.
+// web/widgets/colormap.hpp holds the same stops for legends and table cells.
+const vec3 SUNSET[11] = vec3[11](
+    vec3(54, 75, 154),
+    vec3(74, 123, 183),
+    vec3(110, 166, 205),
+    vec3(152, 202, 225),
+    vec3(194, 228, 239),
+    vec3(234, 236, 204),
+    vec3(254, 218, 139),
+    vec3(253, 179, 102),
+    vec3(246, 126, 75),
+    vec3(221, 61, 45),
+    vec3(165, 0, 38));
+vec3 sunset(float t) {
+  float x = clamp(t, 0.0, 1.0) * 10.0;
+  int k = min(9, int(floor(x)));
+  return mix(SUNSET[k], SUNSET[k + 1], x - float(k)) / 255.0;
+}
+
 void main() {
   // The cell under this pixel's centre, from gl_FragCoord rather than the interpolated v_uv, so
   // the widget's hover (heatmap.cpp, cell_under) can repeat the same arithmetic exactly when a
@@ -49,7 +72,7 @@ void main() {
     rgb = k < u_hatch * 0.4 ? vec3(0.58) : vec3(0.86);
   } else {
     float t = clamp((texel.r - u_range.x) / (u_range.y - u_range.x), 0.0, 1.0);
-    rgb = clamp(viridis(t), 0.0, 1.0);
+    rgb = u_map == 1 ? sunset(t) : clamp(viridis(t), 0.0, 1.0);
   }
   if (u_grid > 0.5) {
     // A separator on the left/top edge of every cell except the first row/column.

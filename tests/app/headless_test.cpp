@@ -25,7 +25,9 @@
 #include "page/embed_api.hpp"
 #include "page/fit_report.hpp"
 #include "page/page_view.hpp"
+#include "widgets/colormap.hpp"
 #include "widgets/plots.hpp"
+#include "widgets/slider.hpp"
 #include "panels/registry.hpp"
 #include "widgets/ui_style.hpp"
 #include "throwaway_panel.hpp"
@@ -818,6 +820,7 @@ int main() {
       for (float w : widths) std::printf(" %8.0f", w);
       std::printf("\n");
       std::map<std::string, std::vector<float>> widest;
+      int sideways_at_320 = 0;  // the detector's control: narrow canvases do scroll some tables
       for (const int mode : {0, 1, 2}) {  // plain, touch sizes (phones), embedded (a course page's iframe)
         const bool touch = mode == 1;
         app::style::set_touch_sizes(touch);
@@ -832,6 +835,10 @@ int main() {
                                    (touch ? " (touch sizes)" : mode == 2 ? " (embedded)" : "") + ": ";
             expect(fit["canvas_width"].get<float>() == w, at + "canvas width reported");
             expect(fit["visible_right"].get<float>() <= w, at + "the visible area is inside the canvas");
+            // A desktop canvas shows every table whole: none may need scrolling sideways.
+            if (!mode && w >= 1280)
+              expect(fit["sideways_tables"].empty(), at + "a table scrolls sideways: " + attn::dump(fit["sideways_tables"]));
+            if (!mode && w == 320) sideways_at_320 += static_cast<int>(fit["sideways_tables"].size());
             if (fit["widest"].get<float>() > fit["visible_right"].get<float>() + 0.5f || fit["fits"] != true) {
               // Name the widgets past the edge (text has no ID and is not listed; the report has its edge).
               std::string past;
@@ -846,6 +853,7 @@ int main() {
       }
       app::style::set_touch_sizes(false);
       a.set_embed(false);
+      expect(sideways_at_320 > 0, "at 320 units some table scrolls sideways, and the report names it");
       for (const app::PanelDef& p : app::panels()) {
         std::printf("%-14s", p.name);
         for (float v : widest[p.name]) std::printf(" %8.1f", v);
@@ -933,6 +941,142 @@ int main() {
       for (const char* want : {"scaling:maxw", "learned_heads:loss", "learned_heads:scores by step",
                                "translate:train loss", "translate:accuracy by length"})
         expect(names.find(std::string(" ") + want) != std::string::npos, std::string("the ticks of ") + want + " were read");
+      io.DisplaySize = saved;
+      attn_app_show_panel("alignment");
+      d.frames(2);
+    }
+
+    // --- sliders print their value beside the frame, never under the grab: a drag moves the value
+    // (ImGui's behaviour, rounded to the format), and on every panel at a phone's and a desktop's
+    // width no slider's value rectangle overlaps its frame (which holds the grab)
+    g_step = "slider";
+    {
+      const ImVec2 saved = io.DisplaySize;
+      auto overlaps = [](const ImRect& a, const ImRect& b) {
+        return a.Min.x < b.Max.x && b.Min.x < a.Max.x && a.Min.y < b.Max.y && b.Min.y < a.Max.y;
+      };
+      for (float w : {1280.0f, 320.0f}) {
+        io.DisplaySize = ImVec2(w, 800);
+        const std::string at = " at " + std::to_string(static_cast<int>(w)) + ": ";
+        expect_accepted({{"dropout", {{"p", 0.1}}}});
+        attn_app_show_panel("dropout");
+        d.frames(3);
+        const Item* it = d.find("p");
+        const app::widgets::SliderRects* r = nullptr;
+        for (const auto& s : app::widgets::sliders_drawn())
+          if (it && s.id == it->id) r = &s;
+        expect(it && r, "the dropout slider 'p' is found by its label and records its rectangles" + at);
+        if (it && r) {
+          const ImRect frame = r->frame;
+          const float y = (frame.Min.y + frame.Max.y) * 0.5f;
+          io.MousePos = ImVec2(frame.Min.x + 0.1f * frame.GetWidth(), y);
+          d.frames(1);
+          io.MouseDown[0] = true;
+          d.frames(1);
+          for (float f = 0.1f; f <= 0.8f; f += 0.1f) {
+            io.MousePos = ImVec2(frame.Min.x + f * frame.GetWidth(), y);
+            d.frames(1);
+          }
+          io.MouseDown[0] = false;
+          d.frames(3);
+          const double p = api_state()["dropout"]["inputs"]["p"].get<double>();
+          expect(p > 0.5 && p < 0.95 && std::fabs(p * 100 - std::round(p * 100)) < 1e-4,
+                 "dragging the slider to 80% of its frame sets p near 0.8, rounded to %.2f: " + std::to_string(p) + at);
+          const app::widgets::SliderRects* after = nullptr;
+          for (const auto& s : app::widgets::sliders_drawn())
+            if (s.id == it->id) after = &s;
+          expect(after && after->grab.GetWidth() > 0 && after->value.GetWidth() > 0, "grab and value drawn" + at);
+          if (after) {
+            expect(!overlaps(after->value, after->grab), "the value does not overlap the grab" + at);
+            expect(!overlaps(after->value, after->frame), "the value sits beside the frame" + at);
+            if (w >= 1280) expect(!after->value_above, "on a wide canvas the value is right of the frame" + at);
+          }
+        }
+        int sliders = 0;
+        for (const app::PanelDef& pd : app::panels()) {
+          attn_app_show_panel(pd.name);
+          d.frames(3);
+          for (const auto& s : app::widgets::sliders_drawn()) {
+            ++sliders;
+            expect(!overlaps(s.value, s.frame) && !overlaps(s.value, s.grab),
+                   std::string(pd.name) + ": a slider's value overlaps its frame" + at);
+          }
+        }
+        expect(sliders >= (w >= 1280 ? 12 : 5), "the panels' sliders were measured (" + std::to_string(sliders) + ")" + at);
+      }
+      // Ctrl+click still types a value (ImGui's text field in the frame)
+      io.DisplaySize = ImVec2(1280, 800);
+      attn_app_show_panel("dropout");
+      d.click("p", 0, true);
+      d.press(kA);  // (select all is Ctrl+A; a plain A types it, so clear with backspaces)
+      for (int i = 0; i < 8; ++i) d.press(kBackspace);
+      d.type("0.3");
+      d.press(kEnter);
+      d.frames(2);
+      expect(std::fabs(api_state()["dropout"]["inputs"]["p"].get<double>() - 0.3) < 1e-6,
+             "Ctrl+click and typing 0.3 sets p: " + attn::dump(api_state()["dropout"]["inputs"]));
+      io.DisplaySize = saved;
+      attn_app_show_panel("alignment");
+      d.frames(2);
+    }
+
+    // --- signed quantities on Paul Tol's diverging sunset, weights on viridis: the map's stops
+    // as published, the signed heatmaps drawn with it (over a range centred at 0), the Δloss and
+    // loss-change tables with their legends
+    g_step = "colormap";
+    {
+      auto hex = [](const ImVec4& c) {
+        char b[8];
+        std::snprintf(b, sizeof b, "%02X%02X%02X", static_cast<int>(std::lround(c.x * 255)),
+                      static_cast<int>(std::lround(c.y * 255)), static_cast<int>(std::lround(c.z * 255)));
+        return std::string(b);
+      };
+      // Paul Tol's published sunset: #364B9A (most negative), #EAECCC (zero), #A50026 (most positive)
+      expect(hex(app::cmap::sunset(0.0)) == "364B9A", "sunset's negative end: " + hex(app::cmap::sunset(0.0)));
+      expect(hex(app::cmap::sunset(0.5)) == "EAECCC", "sunset's midpoint: " + hex(app::cmap::sunset(0.5)));
+      expect(hex(app::cmap::sunset(1.0)) == "A50026", "sunset's positive end: " + hex(app::cmap::sunset(1.0)));
+      expect(hex(app::cmap::sunset(0.1)) == "4A7BB7" && hex(app::cmap::sunset(0.9)) == "DD3D2D", "sunset's stops");
+      expect(hex(app::cmap::sunset(-3.0)) == "364B9A" && hex(app::cmap::sunset(std::nan(""))) == "EAECCC",
+             "sunset clamps, NaN is the middle");
+      expect(app::cmap::diverging_u32(0.0, 2.0) == ImGui::ColorConvertFloat4ToU32(app::cmap::sunset(0.5)) &&
+                 app::cmap::diverging_u32(-2.0, 2.0) == ImGui::ColorConvertFloat4ToU32(app::cmap::sunset(0.0)),
+             "diverging_u32 centres 0 over [-range, range]");
+      expect(app::cmap::symmetric_range({-0.13, 0.04}) == 0.2 && app::cmap::symmetric_range({0.0}) == 1.0 &&
+                 app::cmap::symmetric_range({3.0, -5.0}) == 5.0,
+             "symmetric_range rounds the largest |v| up to 1, 2 or 5 times a power of ten");
+      // The maps each panel's heatmaps were drawn with.
+      const ImVec2 saved = io.DisplaySize;
+      io.DisplaySize = ImVec2(1280, 800);
+      std::map<std::string, std::string> maps;
+      std::set<std::string> legends;
+      const Json additive_view = api_state()["additive"]["inputs"]["view"];
+      expect_accepted({{"additive", {{"view", "trained"}}}});  // the trained encoder's states
+      for (const char* panel : {"permutation", "additive", "alignment", "heads", "learned_heads", "translate"}) {
+        attn_app_show_panel(panel);
+        d.frames(30);  // checkpoints install, interventions show
+        const Json v = Json::parse(attn_app_view(2500));
+        for (const Json& h : v["heatmaps"]) {
+          maps[std::string(panel) + ":" + h["name"].get<std::string>()] = h["colormap"].get<std::string>();
+          if (h["colormap"] == "sunset")
+            expect(h["vmin"].get<double>() == -h["vmax"].get<double>(),
+                   std::string(panel) + ": a signed map's range is symmetric: " + attn::dump(h["vmin"]));
+        }
+        for (const std::string& id : app::diverging_legends_drawn()) legends.insert(std::string(panel) + ":" + id);
+      }
+      std::string seen;
+      for (const auto& kv : maps) seen += " " + kv.first + "=" + kv.second;
+      for (const char* want : {"permutation:x", "permutation:px", "permutation:f_px", "permutation:p_f_x"})
+        expect(maps.count(want) && maps[want] == "sunset", std::string(want) + " is drawn on sunset;" + seen);
+      expect(maps.count("additive:trained_states") && maps["additive:trained_states"] == "sunset",
+             "the trained encoder's states (signed) are on sunset;" + seen);
+      expect_accepted({{"additive", {{"view", additive_view}}}});
+      for (const char* want : {"permutation:w_x", "alignment:alignment_weights", "heads:head 1"})
+        expect(maps.count(want) && maps[want] == "viridis", std::string(want) + " (weights) stays on viridis;" + seen);
+      std::string ls;
+      for (const std::string& l : legends) ls += " " + l;
+      expect(legends.count("learned_heads:\xCE\x94loss legend") && legends.count("translate:loss change legend"),
+             "the Δloss and loss-change tables draw their diverging legends:" + ls);
+      std::printf("colour maps:%s\ndiverging legends:%s\n", seen.c_str(), ls.c_str());
       io.DisplaySize = saved;
       attn_app_show_panel("alignment");
       d.frames(2);

@@ -99,7 +99,10 @@ void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec
   h.row_axis = spec.row_axis ? spec.row_axis : "row";
   h.col_axis = spec.col_axis ? spec.col_axis : "column";
   h.vmin = spec.vmin;
-  h.vmax = spec.vmax > spec.vmin ? spec.vmax : spec.vmin + 1.0;
+  h.vmax = spec.vmax;
+  h.map = spec.map;
+  if (spec.map == ColorMap::sunset) h.vmax = std::max(std::fabs(h.vmin), std::fabs(h.vmax)), h.vmin = -h.vmax;  // as heatmap() draws it
+  if (!(h.vmax > h.vmin)) h.vmax = h.vmin + 1.0;
   h.grid_min = grid_min;
   h.grid_max = grid_max;
   h.cursor_row = h.cursor_col = -1;
@@ -202,6 +205,7 @@ attn::Json view_json(long max_cells) {
                         {"row_sums", std::move(sums)},
                         {"vmin", number(h.vmin)},
                         {"vmax", number(h.vmax)},
+                        {"colormap", cmap::name(h.map)},
                         {"rect", {h.grid_min.x, h.grid_min.y, h.grid_max.x, h.grid_max.y}},
                         {"cursor", std::move(cursor)},
                         {"hovered", std::move(hovered)},

@@ -24,6 +24,7 @@
 #include "json/json_case.hpp"
 #include "attn/types.hpp"
 #include "imgui.h"
+#include "widgets/colormap.hpp"
 
 namespace app {
 
@@ -40,7 +41,8 @@ struct HeatmapView {
   attn::Matrix values;                              ///< exact values as drawn (row = query)
   attn::BoolMatrix allowed;                         ///< empty, or rows×cols (true = may attend)
   std::vector<double> row_sums;                     ///< empty, or one per row
-  double vmin = 0.0, vmax = 1.0;
+  double vmin = 0.0, vmax = 1.0;     ///< the colour range as drawn (a signed map's: symmetric)
+  ColorMap map = ColorMap::viridis;  ///< the colour map the cells were drawn with
   std::uint64_t version = 0;
   ImVec2 grid_min, grid_max;  ///< the cells on screen, in CSS pixels (ImGui window units)
   int cursor_row = -1, cursor_col = -1;  ///< keyboard cell cursor (-1: none)
@@ -73,7 +75,7 @@ void record_error(const ErrorInfo& error);
 
 /// Everything the last complete frame showed:
 /// {"panel","title","frame","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
-///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,rect:[x0,y0,x1,y1],
+///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,colormap ("viridis"|"sunset"),rect:[x0,y0,x1,y1],
 ///   cursor:{row,col,value,allowed}|null,hovered:{row,col,value}|null,focused}],
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),
 ///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}]}

@@ -389,6 +389,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   hs.row_labels = &st.source_words;
   hs.vmin = -1.0;
   hs.vmax = 1.0;
+  hs.map = ColorMap::sunset;  // signed states
   hs.value_name = "h";
   hs.row_axis = "source word";
   hs.col_axis = "hidden unit";

@@ -318,7 +318,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
         double w = r.weights(i, j);
         const double lo = 0.0, hi = 1.0;
         ImGui::SetNextItemWidth(-FLT_MIN);
-        if (ImGui::SliderScalar("##w", ImGuiDataType_Double, &w, &lo, &hi, "%.3f"))
+        if (widgets::slider_double("##w", &w, lo, hi, "%.3f"))
           set_alignment_weight(s, i, j, w);
         ImGui::PopID();
       }

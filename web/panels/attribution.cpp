@@ -235,7 +235,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
       double w = r.weights(j);
       const double lo = 0.0, hi = 1.0;
       ImGui::SetNextItemWidth(-FLT_MIN);
-      if (ImGui::SliderScalar("##w", ImGuiDataType_Double, &w, &lo, &hi, "%.3f")) set_attribution_weight(s, j, w);
+      if (widgets::slider_double("##w", &w, lo, hi, "%.3f")) set_attribution_weight(s, j, w);
       widgets::matrix_row_fields(r.values, j, 100, 0.0, [&](int c, double v) { set_attribution_value(s, j, c, v); });
       ImGui::PopID();
     }

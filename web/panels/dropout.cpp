@@ -84,7 +84,7 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   const bool one_row = ImGui::GetContentRegionAvail().x > fs * 44;  // else the seed goes on a second line
   float p = static_cast<float>(d.p);
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 14.0f, "p"));
-  if (ImGui::SliderFloat("p", &p, 0.0f, 1.0f, "%.2f")) set_dropout(s, p, d.seed);
+  if (widgets::slider_float("p", &p, 0.0f, 1.0f, "%.2f")) set_dropout(s, p, d.seed);
   widgets::same_line_if_fits(widgets::button_width("p = 0"));
   if (ImGui::Button("p = 0")) set_dropout(s, 0.0, d.seed);
   widgets::same_line_if_fits(widgets::button_width("p = 1"));

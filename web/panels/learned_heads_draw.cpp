@@ -334,7 +334,7 @@ void draw_body(AppState& s, Ui& ui) {
     ImGui::SetNextItemWidth(std::max(fs * 8, col.right_w - widgets::labeled_width(0, "snapshot")));
     char fmt[64];
     std::snprintf(fmt, sizeof fmt, "step %d", snap->step);
-    if (ImGui::SliderInt("snapshot", &idx, 0, static_cast<int>(h.snapshots.size()) - 1, fmt))
+    if (widgets::slider_int("snapshot", &idx, 0, static_cast<int>(h.snapshots.size()) - 1, fmt))
       defer_edit(s, [idx](AppState& st) { select_learned_heads_snapshot(st, idx); });
     snap = &h.snapshots[static_cast<size_t>(h.shown)];
     ImGui::Text("At step %d: accuracy %s, loss %s", snap->step, pct(snap->eval.accuracy).c_str(),
@@ -422,6 +422,7 @@ void draw_body(AppState& s, Ui& ui) {
                                (narrow ? ImGuiTableFlags_ScrollX : 0);
     const float row_h = ImGui::GetTextLineHeight() + 2.0f * ImGui::GetStyle().CellPadding.y;
     const float table_h = row_h * (n + 1) + (narrow ? ImGui::GetStyle().ScrollbarSize + 2.0f : 0.0f);
+    double delta_range = 1.0;
     if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, narrow ? table_h : 0.0f))) {
       ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
       for (const char* c : {"prev", "ind", "diag", "first", "\xCE\x94loss zero", "acc zero", "\xCE\x94loss mean",
@@ -429,6 +430,19 @@ void draw_body(AppState& s, Ui& ui) {
         ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthFixed, fs * (std::string(c).size() > 6 ? 5.2f : 3.4f));
       ImGui::TableHeadersRow();
       const LearnedHeadsInterventions* iv = h.interventions ? &*h.interventions : nullptr;
+      // Δloss cells on the diverging map, one symmetric range for both columns (a display range).
+      std::vector<double> deltas;
+      if (iv)
+        for (size_t k = 0; k < iv->ablation.zero.size() && k < iv->ablation.mean.size(); ++k)
+          deltas.push_back(iv->ablation.zero[k].loss - iv->ablation.base.loss),
+              deltas.push_back(iv->ablation.mean[k].loss - iv->ablation.base.loss);
+      delta_range = cmap::symmetric_range(deltas);
+      const auto delta_cell = [&](double d) {
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, cmap::diverging_u32(d, delta_range));
+        ImGui::PushStyleColor(ImGuiCol_Text, cmap::text_on(ColorMap::sunset, 0.5 + 0.5 * d / delta_range));
+        ImGui::TextUnformatted(short_number(d, 3).c_str());
+        ImGui::PopStyleColor();
+      };
       for (int i = 0; i < n; ++i) {
         const lh::HeadScores& sc = snap->scores[static_cast<size_t>(i)];
         ImGui::TableNextRow();
@@ -442,11 +456,11 @@ void draw_body(AppState& s, Ui& ui) {
           const double base = iv->ablation.base.loss;
           const size_t k = static_cast<size_t>(i);
           ImGui::TableNextColumn();
-          ImGui::TextUnformatted(short_number(iv->ablation.zero[k].loss - base, 3).c_str());
+          delta_cell(iv->ablation.zero[k].loss - base);
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(pct(iv->ablation.zero[k].accuracy).c_str());
           ImGui::TableNextColumn();
-          ImGui::TextUnformatted(short_number(iv->ablation.mean[k].loss - base, 3).c_str());
+          delta_cell(iv->ablation.mean[k].loss - base);
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(pct(iv->ablation.mean[k].accuracy).c_str());
           ImGui::TableNextColumn();
@@ -461,6 +475,9 @@ void draw_body(AppState& s, Ui& ui) {
       }
       ImGui::EndTable();
     }
+    if (h.interventions)
+      diverging_legend("\xCE\x94loss legend", delta_range, fs * 3.0f, "loss falls without the head",
+                       "loss rises without the head");
     ImGui::TextDisabled("scores at step %d%s", snap->step,
                         h.interventions && h.interventions->step != snap->step
                             ? (", interventions at step " + std::to_string(h.interventions->step)).c_str()

@@ -199,14 +199,14 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Changing the future cannot reach the past");
   ImGui::SetNextItemWidth(col_w * 0.32f);
   float amount = static_cast<float>(m.amount);
-  if (ImGui::SliderFloat("added to positions", &amount, -1000.0f, 1000.0f, "%+.0f"))
+  if (widgets::slider_float("added to positions", &amount, -1000.0f, 1000.0f, "%+.0f"))
     set_masks_prefix(s, m.from, amount);
   widgets::same_line_if_fits(widgets::text_width(">=") + ImGui::GetStyle().ItemSpacing.x + fs * 4.0f);
   ImGui::TextUnformatted(">=");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(fs * 4.0f);
   int from = m.from;
-  if (ImGui::SliderInt("##from", &from, 1, std::max(1, t - 1))) set_masks_prefix(s, from, m.amount);
+  if (widgets::slider_int("##from", &from, 1, std::max(1, t - 1))) set_masks_prefix(s, from, m.amount);
   const attn::PrefixIsolationResult& pr = m.prefix;
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextWrapped("causal: prefix change = %s", exact_number(pr.causal_prefix_change).c_str());
@@ -236,7 +236,7 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Key padding");
   ImGui::SetNextItemWidth(col_w * 0.45f);
   int valid = m.valid_length;
-  if (ImGui::SliderInt("valid length", &valid, 1, t)) set_masks_padding(s, valid);
+  if (widgets::slider_int("valid length", &valid, 1, t)) set_masks_padding(s, valid);
   const attn::KeyPaddingResult& kp = m.padding;
   HeatmapSpec spec;  // padded query rows are marked beside the map, padded keys are hatched
   spec.values = &kp.attention.weights;
@@ -328,11 +328,11 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   style::heading(ui.fonts, "Causal with Tq \xE2\x89\xA0 Tk: two meanings");
   int tq = m.tq, tk = m.tk;
   ImGui::SetNextItemWidth(col_w * 0.3f);
-  if (ImGui::SliderInt("Tq (queries)", &tq, 1, 8)) set_masks_causal(s, tq, m.tk);
+  if (widgets::slider_int("Tq (queries)", &tq, 1, 8)) set_masks_causal(s, tq, m.tk);
   // Against the visible edge: on a wide canvas this row has always reached a little past its column.
   widgets::same_line_if_fits(widgets::labeled_width(col_w * 0.3f, "Tk (keys)"), fs, true);
   ImGui::SetNextItemWidth(col_w * 0.3f);
-  if (ImGui::SliderInt("Tk (keys)", &tk, 1, 8)) set_masks_causal(s, m.tq, tk);
+  if (widgets::slider_int("Tk (keys)", &tk, 1, 8)) set_masks_causal(s, m.tq, tk);
   const attn::CausalAlignmentTable& ca = m.causal;
   const std::vector<std::string> q_labels = numbered("q", ca.tq), k_labels = numbered("k", ca.tk);
   const bool beside = col_w > fs * 20.0f;  // narrow: one map under the other

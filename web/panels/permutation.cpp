@@ -328,6 +328,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     spec.col_labels = &dims;
     spec.vmin = -range;
     spec.vmax = range;
+    spec.map = ColorMap::sunset;  // signed entries
     spec.version = s.generation;
     spec.value_name = "entry";
     spec.row_axis = "token";
@@ -366,7 +367,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   const int t = static_cast<int>(r.tokens.size());
   int query = p.input.query;
   ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
-  if (ImGui::SliderInt("query", &query, 0, std::max(0, t - 1))) {
+  if (widgets::slider_int("query", &query, 0, std::max(0, t - 1))) {
     attn::PermutationInput q = p.input;
     q.query = query;
     set_permutation_input(s, q);

@@ -154,7 +154,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   if (ImGui::InputInt("d_model", &in.d_model)) changed = true;
   widgets::same_line_if_fits(widgets::labeled_width(field, "heads"), fs * 1.5f);
   ImGui::SetNextItemWidth(field);
-  if (ImGui::SliderInt("heads", &in.heads, 1, 8)) changed = true;
+  if (widgets::slider_int("heads", &in.heads, 1, 8)) changed = true;
   widgets::same_line_if_fits(widgets::labeled_width(field, "d_k"), fs * 1.5f);
   ImGui::SetNextItemWidth(field);
   if (ImGui::InputInt("d_k", &in.d_k)) changed = true;
@@ -170,7 +170,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
     widgets::same_line_if_fits(widgets::labeled_width(field, "valid length"));
     ImGui::SetNextItemWidth(field);
     int valid = in.valid_length;
-    if (ImGui::SliderInt("valid length", &valid, 1, std::max(1, static_cast<int>(r.tokens.size())))) {
+    if (widgets::slider_int("valid length", &valid, 1, std::max(1, static_cast<int>(r.tokens.size())))) {
       in.valid_length = valid;
       changed = true;
     }

@@ -216,7 +216,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
 
   // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 16.0f, "d_k"));
-  ImGui::SliderInt("d_k", &c.d_k_edit, 1, 512, "%d", ImGuiSliderFlags_Logarithmic);
+  widgets::slider_int("d_k", &c.d_k_edit, 1, 512, "%d", ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemDeactivatedAfterEdit()) set_scaling(s, c.d_k_edit, c.seed, c.samples, false);
   if (!ImGui::IsItemActive()) c.d_k_edit = c.d_k;
   widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "seed"), fs * 1.5f);

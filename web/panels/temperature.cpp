@@ -148,7 +148,7 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   float tau = static_cast<float>(t.temperature);
   ImGui::BeginDisabled(t.hard);
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 18.0f, "temperature \xCF\x84"));
-  if (ImGui::SliderFloat("temperature \xCF\x84", &tau, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic))
+  if (widgets::slider_float("temperature \xCF\x84", &tau, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic))
     set_temperature(s, tau, false);
   ImGui::EndDisabled();
   bool first = true;

@@ -82,11 +82,11 @@ void draw_decoding(AppState& s, Ui& ui) {
     TranslateInput e = t.input;
     bool changed = false;
     ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "width"));
-    if (ImGui::SliderInt("width", &e.beam_width, 1, 16)) changed = true;
+    if (widgets::slider_int("width", &e.beam_width, 1, 16)) changed = true;
     widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
     float a = static_cast<float>(e.alpha);
     ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
-    if (ImGui::SliderFloat("alpha", &a, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(a * 100.0) / 100.0, changed = true;
+    if (widgets::slider_float("alpha", &a, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(a * 100.0) / 100.0, changed = true;
     if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
   }
   ImGui::TextWrapped("score(Y) = log P(Y) / lp(Y),   lp(Y) = ((5 + |Y|) / 6)^\xCE\xB1   (Wu et al. 2016; |Y| counts "
@@ -379,32 +379,37 @@ void draw_body(AppState& s, Ui& ui) {
     const tl::AttentionInterventions& iv = v.interventions;
     const tl::TranslationVocab& fr = tl::french_vocab();
     const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
+    double loss_range = 1.0;
     if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
       ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
       ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
       ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 5.0f);
       ImGui::TableHeadersRow();
-      const auto row = [&](const std::string& what, const std::vector<int>& out, const char* delta) {
+      // The loss changes on the diverging map (a symmetric display range over the rows).
+      std::vector<double> deltas;
+      for (const tl::WordRemoval& w : iv.removals) deltas.push_back(w.delta_loss);
+      if (iv.forced_applies) deltas.push_back(iv.forced_delta_loss);
+      loss_range = cmap::symmetric_range(deltas);
+      const auto row = [&](const std::string& what, const std::vector<int>& out, double delta, bool intact = false) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(what.c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(tl::words_of(fr, out).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(delta);
+        char d[32];
+        std::snprintf(d, sizeof d, "%+.3f", delta);
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, cmap::diverging_u32(delta, loss_range));
+        ImGui::PushStyleColor(ImGuiCol_Text, cmap::text_on(ColorMap::sunset, 0.5 + 0.5 * delta / loss_range));
+        ImGui::TextUnformatted(intact ? "0" : d);
+        ImGui::PopStyleColor();
       };
-      char d[32];
-      row("intact", iv.output, "0");
-      for (const tl::WordRemoval& w : iv.removals) {
-        std::snprintf(d, sizeof d, "%+.3f", w.delta_loss);
-        row("without \"" + w.word + "\"", w.output, d);
-      }
-      if (iv.forced_applies) {
-        std::snprintf(d, sizeof d, "%+.3f", iv.forced_delta_loss);
-        row("the lesson's weights", iv.forced_output, d);
-      }
+      row("intact", iv.output, 0.0, true);
+      for (const tl::WordRemoval& w : iv.removals) row("without \"" + w.word + "\"", w.output, w.delta_loss);
+      if (iv.forced_applies) row("the lesson's weights", iv.forced_output, iv.forced_delta_loss);
       widgets::end_table_fit();
     }
+    diverging_legend("loss change legend", loss_range, fs * 3.0f, "loss falls", "loss rises");
     style::check_lines(v.intervention_checks);
     txt::note(v.intervention_caption.c_str());
   } else if (t.run.running) {

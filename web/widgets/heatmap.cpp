@@ -111,8 +111,19 @@ void add_text_vertical(ImDrawList* dl, ImVec2 bottom_center, ImU32 col, const ch
 
 float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
 
-// Luminance of viridis crosses mid-grey near t = 0.55: dark text above, light below.
-ImU32 text_on_viridis(double t) { return t > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(250, 250, 250, 255); }
+// A signed legend label: "+0.5", "0", "-0.5".
+std::string signed_number(double v) { return v > 0.0 ? "+" + short_number(v) : short_number(v); }
+
+// Sunset from the top (positive) to the bottom (negative) of [p0, p1], one gradient per stop pair.
+void sunset_bar(ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
+  const int n = static_cast<int>(sizeof cmap::kSunset / sizeof cmap::kSunset[0]) - 1;
+  for (int k = 0; k < n; ++k) {
+    const float y0 = p0.y + (p1.y - p0.y) * k / n, y1 = p0.y + (p1.y - p0.y) * (k + 1) / n;
+    const ImU32 top = ImGui::ColorConvertFloat4ToU32(cmap::sunset(1.0 - static_cast<double>(k) / n));
+    const ImU32 bottom = ImGui::ColorConvertFloat4ToU32(cmap::sunset(1.0 - static_cast<double>(k + 1) / n));
+    dl->AddRectFilledMultiColor(ImVec2(p0.x, y0), ImVec2(p1.x, y1), top, top, bottom, bottom);
+  }
+}
 
 std::string cell_text(double v, double vmin, double vmax) {
   char buf[32];
@@ -130,29 +141,34 @@ struct LegendLayout {
 
 LegendLayout legend_layout(double vmin, double vmax, bool masked) {
   const float fs = ImGui::GetFontSize();
-  float labels = std::max({text_w(short_number(vmin)), text_w(short_number(vmax)),
+  float labels = std::max({text_w(signed_number(vmin)), text_w(signed_number(vmax)),
                            text_w(short_number(0.5 * (vmin + vmax)))});
   if (masked) labels = std::max(labels, text_w("masked"));
   return LegendLayout{12.0f + 6.0f + labels + 4.0f, fs * (masked ? 6.0f : 4.0f)};
 }
 
-void draw_legend(ImDrawList* dl, ImVec2 p0, float bar_h, double vmin, double vmax, bool masked, HeatmapGpu& gpu) {
+void draw_legend(ImDrawList* dl, ImVec2 p0, float bar_h, double vmin, double vmax, bool masked, ColorMap map,
+                 HeatmapGpu& gpu) {
   const float fs = ImGui::GetFontSize();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const float bar_w = 12.0f;
   ensure_legend_textures(gpu);
   const ImVec2 b1(p0.x + bar_w, p0.y + bar_h);
   dl->AddRectFilled(p0, b1, ImGui::GetColorU32(ImGuiCol_FrameBg));
-  gpu.draw(dl, kRampId, p0, b1, 0.0f, 1.0f, false);
+  if (map == ColorMap::sunset)
+    sunset_bar(dl, p0, b1);
+  else
+    gpu.draw(dl, kRampId, p0, b1, 0.0f, 1.0f, false, ColorMap::viridis);
   dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(b1.x + 1, b1.y + 1), style::border_color());
   const float lx = b1.x + 6.0f;
-  dl->AddText(ImVec2(lx, p0.y - 2.0f), text, short_number(vmax).c_str());
+  const bool sign = map == ColorMap::sunset;  // a signed range says its signs
+  dl->AddText(ImVec2(lx, p0.y - 2.0f), text, (sign ? signed_number(vmax) : short_number(vmax)).c_str());
   dl->AddText(ImVec2(lx, p0.y + bar_h * 0.5f - fs * 0.5f), text, short_number(0.5 * (vmin + vmax)).c_str());
   dl->AddText(ImVec2(lx, b1.y - fs + 2.0f), text, short_number(vmin).c_str());
   if (masked) {
     const ImVec2 s0(p0.x, b1.y + fs * 0.6f), s1(p0.x + bar_w, b1.y + fs * 0.6f + bar_w);
     dl->AddRectFilled(s0, s1, IM_COL32(200, 200, 200, 255));
-    gpu.draw(dl, kMaskedSwatchId, s0, s1, 0.0f, 1.0f, false);
+    gpu.draw(dl, kMaskedSwatchId, s0, s1, 0.0f, 1.0f, false, ColorMap::viridis);
     dl->AddRect(ImVec2(s0.x - 1, s0.y - 1), ImVec2(s1.x + 1, s1.y + 1), style::border_color());
     dl->AddText(ImVec2(lx, s0.y + bar_w * 0.5f - fs * 0.5f), text, "masked");
   }
@@ -184,8 +200,45 @@ void heatmap_legend(const char* id, double vmin, double vmax, bool show_masked, 
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::Dummy(ImVec2(lay.width, bar_h + (show_masked ? fs * 2.0f : 0.0f) + 4.0f));
   ImGui::PushID(id);
-  draw_legend(ImGui::GetWindowDrawList(), ImVec2(p0.x, p0.y + 2.0f), bar_h, vmin, vmax, show_masked, gpu);
+  draw_legend(ImGui::GetWindowDrawList(), ImVec2(p0.x, p0.y + 2.0f), bar_h, vmin, vmax, show_masked,
+              ColorMap::viridis, gpu);
   ImGui::PopID();
+}
+
+namespace {
+std::vector<std::string> g_legends;
+int g_legends_frame = -1;
+}  // namespace
+
+const std::vector<std::string>& diverging_legends_drawn() {
+  if (g_legends_frame != ImGui::GetFrameCount()) g_legends.clear(), g_legends_frame = ImGui::GetFrameCount();
+  return g_legends;
+}
+
+void diverging_legend(const char* id, double range, float height, const char* negative, const char* positive) {
+  if (!(range > 0.0) || !std::isfinite(range)) range = 1.0;
+  const float fs = ImGui::GetFontSize();
+  const float bar_w = 12.0f, gap = 6.0f;
+  const float bar_h = std::max(fs * 3.0f, height);
+  const std::string top = signed_number(range), bottom = signed_number(-range);
+  const std::string top_text = positive ? top + "  " + positive : top;
+  const std::string bottom_text = negative ? bottom + "  " + negative : bottom;
+  const float labels = std::max({text_w(top_text), text_w(bottom_text), text_w("0")});
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::PushID(id);
+  ImGui::Dummy(ImVec2(bar_w + gap + labels, bar_h + 4.0f));
+  ImGui::PopID();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 b0(p0.x, p0.y + 2.0f), b1(p0.x + bar_w, p0.y + 2.0f + bar_h);
+  sunset_bar(dl, b0, b1);
+  dl->AddRect(ImVec2(b0.x - 1, b0.y - 1), ImVec2(b1.x + 1, b1.y + 1), style::border_color());
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const float lx = b1.x + gap;
+  dl->AddText(ImVec2(lx, b0.y - 2.0f), text, top_text.c_str());
+  dl->AddText(ImVec2(lx, b0.y + bar_h * 0.5f - fs * 0.5f), text, "0");
+  dl->AddText(ImVec2(lx, b1.y - fs + 2.0f), text, bottom_text.c_str());
+  diverging_legends_drawn();  // starts this frame's list
+  g_legends.push_back(id);
 }
 
 HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
@@ -220,6 +273,10 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   rlab = shown(rlab, &shown_rows);
   clab = shown(clab, &shown_cols);
   double vmin = spec.vmin, vmax = spec.vmax;
+  if (spec.map == ColorMap::sunset) {  // centred at 0: the pale middle means zero
+    const double r = std::max(std::fabs(vmin), std::fabs(vmax));
+    vmin = -r, vmax = r;
+  }
   if (!(vmax > vmin)) vmax = vmin + 1.0;  // flat data still gets a valid range
 
   const float fs = ImGui::GetFontSize();
@@ -284,7 +341,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
     gpu.upload(tex_id, spec.version, rows, cols, scratch.data());
   }
   dl->AddRectFilled(g0, g1, ImGui::GetColorU32(ImGuiCol_FrameBg));
-  gpu.draw(dl, tex_id, g0, g1, static_cast<float>(vmin), static_cast<float>(vmax), cell >= 6.0f);
+  gpu.draw(dl, tex_id, g0, g1, static_cast<float>(vmin), static_cast<float>(vmax), cell >= 6.0f, spec.map);
 
   // --- hover: which cell / row
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -332,7 +389,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
         if (w > cell - 3.0f) continue;
         const ImVec2 c(g0.x + (j + 0.5f) * cell, g0.y + (i + 0.5f) * cell);
         dl->AddText(ImVec2(std::round(c.x - w * 0.5f), std::round(c.y - fs * 0.5f)),
-                    text_on_viridis((v - vmin) / (vmax - vmin)), s.c_str());
+                    cmap::text_on(spec.map, (v - vmin) / (vmax - vmin)), s.c_str());
       }
   }
 
@@ -379,7 +436,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   // --- legend
   if (spec.legend) {
     const float bar_h = std::max(fs * 3.0f, body_h - (masked ? fs * 2.2f : 0.0f));
-    draw_legend(dl, ImVec2(g1.x + sums_w + pad, g0.y), bar_h, vmin, vmax, masked, gpu);
+    draw_legend(dl, ImVec2(g1.x + sums_w + pad, g0.y), bar_h, vmin, vmax, masked, spec.map, gpu);
   }
 
   // --- outlines: selected row, hovered cell

@@ -2,8 +2,9 @@
 //
 // Draws a rows×cols matrix (row = query, column = key; attn::Matrix is row-major,
 // so row i is contiguous and is uploaded as texture row i) with:
-//   - colours from viridis (perceptually uniform, colour-blind safe), computed on the GPU
-//     by shaders/heatmap.frag from a float texture of the exact values;
+//   - colours from viridis for non-negative values, or Paul Tol's diverging sunset for signed
+//     ones (centred at 0 over a symmetric range; widgets/colormap.hpp), both colour-blind safe,
+//     computed on the GPU by shaders/heatmap.frag from a float texture of the exact values;
 //   - masked cells (allowed = false) hatched grey, so they never look like a zero weight;
 //   - token labels on both axes, a legend with its numeric range, row sums beside the rows,
 //     optional numbers in the cells, and the exact value in a tooltip on hover.
@@ -19,6 +20,7 @@
 
 #include "attn/types.hpp"
 #include "imgui.h"
+#include "widgets/colormap.hpp"
 
 namespace app {
 
@@ -35,8 +37,9 @@ class HeatmapGpu {
   /// the exact doubles stay on the CPU for the tooltip.
   virtual void upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) = 0;
   /// Queue a draw of texture `id` into the screen rectangle [p0, p1] of `dl`, mapping
-  /// [vmin, vmax] onto viridis. `grid` draws 1-pixel separators between cells.
-  virtual void draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid) = 0;
+  /// [vmin, vmax] onto `map`. `grid` draws 1-pixel separators between cells.
+  virtual void draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid,
+                    ColorMap map) = 0;
 };
 
 /// No GPU: uploads are remembered (so `has` behaves) but nothing is drawn.
@@ -44,7 +47,7 @@ class NullHeatmapGpu final : public HeatmapGpu {
  public:
   bool has(ImGuiID id, std::uint64_t version) const override;
   void upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) override;
-  void draw(ImDrawList*, ImGuiID, ImVec2, ImVec2, float, float, bool) override { ++draws; }
+  void draw(ImDrawList*, ImGuiID, ImVec2, ImVec2, float, float, bool, ColorMap) override { ++draws; }
   int uploads = 0;  ///< for tests
   int draws = 0;
 
@@ -60,6 +63,9 @@ struct HeatmapSpec {
   const std::vector<std::string>* col_labels = nullptr;  ///< cols tokens (keys)
   const std::vector<double>* row_sums = nullptr;     ///< shown right of each row (from the core)
   double vmin = 0.0, vmax = 1.0;                     ///< colour range, shown in the legend
+  /// viridis (never-negative values) or sunset (signed ones: the range becomes [-r, r] with
+  /// r = max(|vmin|, |vmax|), so that 0 sits in the pale middle).
+  ColorMap map = ColorMap::viridis;
   std::uint64_t version = 0;                         ///< change whenever the data changes
   const char* value_name = "weight";                 ///< tooltip wording
   const char* row_axis = "query";
@@ -102,6 +108,13 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu);
 
 /// A stand-alone vertical legend (viridis bar from vmin to vmax, plus the masked swatch).
 void heatmap_legend(const char* id, double vmin, double vmax, bool show_masked, float height, HeatmapGpu& gpu);
+/// A vertical legend of Paul Tol's sunset over [-range, range]: "+r" at the top, "0" in the middle,
+/// "−r" at the bottom, and `negative` / `positive` (may be null) saying what each sign means.
+/// One ImGui item, `height` tall (at least three lines). Draws with ImGui only (no GPU).
+void diverging_legend(const char* id, double range, float height, const char* negative = nullptr,
+                      const char* positive = nullptr);
+/// The ids of the diverging legends drawn in the current ImGui frame (a test hook).
+const std::vector<std::string>& diverging_legends_drawn();
 
 /// Shortest decimal that reads back to exactly `v` ("0.8", "0.10000000000000002").
 std::string exact_number(double v);

@@ -76,6 +76,7 @@ bool GlHeatmapGpu::init() {
   u_grid_ = glGetUniformLocation(program_, "u_grid");
   u_grid_rgb_ = glGetUniformLocation(program_, "u_grid_rgb");
   u_fb_ = glGetUniformLocation(program_, "u_fb");
+  u_map_ = glGetUniformLocation(program_, "u_map");
   glGenVertexArrays(1, &vao_);  // core profiles draw only with a VAO bound, even with no attributes
   g_active = this;
   return true;
@@ -132,7 +133,7 @@ void GlHeatmapGpu::upload(ImGuiID id, std::uint64_t version, int rows, int cols,
   t.last_used = frame_;
 }
 
-void GlHeatmapGpu::draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid) {
+void GlHeatmapGpu::draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid, ColorMap map) {
   auto it = textures_.find(id);
   if (!program_ || it == textures_.end()) return;
   it->second.last_used = frame_;
@@ -142,6 +143,7 @@ void GlHeatmapGpu::draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float 
   d.dims[0] = static_cast<float>(it->second.cols), d.dims[1] = static_cast<float>(it->second.rows);
   d.range[0] = vmin, d.range[1] = vmax;
   d.grid = grid;
+  d.map = map;
   draws_.push_back(d);
   // The index (not a pointer) travels with the command: draws_ may reallocate.
   dl->AddCallback(&GlHeatmapGpu::callback, reinterpret_cast<void*>(static_cast<std::intptr_t>(draws_.size() - 1)));
@@ -176,6 +178,7 @@ void GlHeatmapGpu::render(const ImDrawCmd* cmd, const Draw& d) {
   glUniform1f(u_hatch_, 7.0f * scale.x);
   glUniform3f(u_fb_, scale.x, scale.y, fb_h);
   glUniform1f(u_grid_, d.grid ? 1.0f : 0.0f);
+  glUniform1i(u_map_, d.map == ColorMap::sunset ? 1 : 0);
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   glUniform3f(u_grid_rgb_, bg.x, bg.y, bg.z);
   glUniform1i(u_cells_, 0);

@@ -26,7 +26,7 @@ class GlHeatmapGpu final : public HeatmapGpu {
   void begin_frame() override;
   bool has(ImGuiID id, std::uint64_t version) const override;
   void upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) override;
-  void draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid) override;
+  void draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid, ColorMap map) override;
 
  private:
   struct Texture {
@@ -41,13 +41,14 @@ class GlHeatmapGpu final : public HeatmapGpu {
     float dims[2];
     float range[2];
     bool grid = false;
+    ColorMap map = ColorMap::viridis;
   };
   static void callback(const ImDrawList* list, const ImDrawCmd* cmd);
   void render(const ImDrawCmd* cmd, const Draw& d);
 
   unsigned program_ = 0, vao_ = 0;
   int u_rect_ = -1, u_display_ = -1, u_cells_ = -1, u_dims_ = -1, u_range_ = -1, u_hatch_ = -1, u_grid_ = -1,
-      u_grid_rgb_ = -1, u_fb_ = -1;
+      u_grid_rgb_ = -1, u_fb_ = -1, u_map_ = -1;
   std::unordered_map<ImGuiID, Texture> textures_;
   std::vector<Draw> draws_;
   std::uint64_t frame_ = 0;

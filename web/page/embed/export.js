@@ -1,5 +1,5 @@
 //! web/page/embed/export.js — embed.js, part 5: PNG/CSV/JSON exports, clipboard, toast. The
-//! viridis coefficients are written by the build from shaders/heatmap.frag (the one source).
+//! viridis coefficients and sunset stops are written by the build from shaders/heatmap.frag (the one source).
   // --------------------------------------------------------------------- exports
   function safeName(s) { return String(s).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'heatmap'; }
 
@@ -52,7 +52,15 @@
     return rgb;
   }
 
+  // Paul Tol's sunset, the stops of shaders/heatmap.frag, linearly interpolated as there.
+  function sunset(t) {
+    const s = @SUNSET_STOPS@;
+    const x = Math.min(1, Math.max(0, t)) * 10, k = Math.min(9, Math.floor(x)), f = x - k;
+    return [0, 1, 2].map(function (c) { return Math.round(s[k][c] + (s[k + 1][c] - s[k][c]) * f); });
+  }
+
   function heatmapPng(h, scale) {
+    const colour = h.colormap === 'sunset' ? sunset : viridis;
     const font = '"DejaVu Sans", system-ui, sans-serif';
     const onScreen = h.cols ? (h.rect[2] - h.rect[0]) / h.cols : 24;
     const cell = Math.max(14, Math.min(64, Math.round(onScreen)));
@@ -90,7 +98,7 @@
           g.restore();
         } else {
           const v = h.values[i][j];
-          const rgb = viridis(v === null ? 0 : Math.min(1, Math.max(0, (v - h.vmin) / span)));
+          const rgb = colour(v === null ? 0 : Math.min(1, Math.max(0, (v - h.vmin) / span)));
           g.fillStyle = 'rgb(' + rgb.join(',') + ')';
           g.fillRect(x, y, cell, cell);
         }
@@ -111,7 +119,7 @@
     });
     // Legend: the colour bar with its numeric range.
     const lx = gx + cols * cell + 16, lh = Math.max(rows * cell, 120);
-    for (let k = 0; k < lh; ++k) { g.fillStyle = 'rgb(' + viridis(1 - k / (lh - 1)).join(',') + ')'; g.fillRect(lx, gy + k, 12, 1); }
+    for (let k = 0; k < lh; ++k) { g.fillStyle = 'rgb(' + colour(1 - k / (lh - 1)).join(',') + ')'; g.fillRect(lx, gy + k, 12, 1); }
     g.strokeStyle = '#969696'; g.strokeRect(lx - 0.5, gy - 0.5, 13, lh + 1);
     g.fillStyle = '#1f2328';
     g.textBaseline = 'top'; g.fillText(shortNumber(h.vmax), lx + 18, gy);

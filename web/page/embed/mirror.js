@@ -24,7 +24,9 @@
 
   function heatmapTable(h) {
     const table = el('table', null, { 'data-heatmap': h.name });
-    const range = 'colour from ' + shortNumber(h.vmin) + ' (dark purple) to ' + shortNumber(h.vmax) + ' (yellow)';
+    const range = h.colormap === 'sunset'
+      ? 'colour from ' + shortNumber(h.vmin) + ' (blue) through 0 (pale yellow) to ' + shortNumber(h.vmax) + ' (red)'
+      : 'colour from ' + shortNumber(h.vmin) + ' (dark purple) to ' + shortNumber(h.vmax) + ' (yellow)';
     table.append(el('caption', h.name.replace(/_/g, ' ') + ': ' + h.value_name + ', rows are ' + h.row_axis +
                                ' tokens, columns are ' + h.col_axis + ' tokens; ' + h.rows + ' by ' + h.cols + '; ' + range +
                                (h.truncated ? '; the first 50 rows and columns are listed (CSV export has all)' : '')));
