@@ -1056,8 +1056,8 @@ int main() {
         d.frames(30);  // checkpoints install, interventions show
         const Json v = Json::parse(attn_app_view(2500));
         for (const Json& h : v["heatmaps"]) {
-          maps[std::string(panel) + ":" + h["name"].get<std::string>()] = h["colormap"].get<std::string>();
-          if (h["colormap"] == "sunset")
+          maps[std::string(panel) + ":" + h["name"].get<std::string>()] = h.value("colormap", "viridis");
+          if (h.value("colormap", "viridis") == "sunset")
             expect(h["vmin"].get<double>() == -h["vmax"].get<double>(),
                    std::string(panel) + ": a signed map's range is symmetric: " + attn::dump(h["vmin"]));
         }

@@ -205,11 +205,12 @@ attn::Json view_json(long max_cells) {
                         {"row_sums", std::move(sums)},
                         {"vmin", number(h.vmin)},
                         {"vmax", number(h.vmax)},
-                        {"colormap", cmap::name(h.map)},
                         {"rect", {h.grid_min.x, h.grid_min.y, h.grid_max.x, h.grid_max.y}},
                         {"cursor", std::move(cursor)},
                         {"hovered", std::move(hovered)},
                         {"focused", h.focused}}));
+    // Viridis is the default and goes unsaid; a signed map names itself (exports, the text mirror).
+    if (h.map != ColorMap::viridis) maps.back()["colormap"] = cmap::name(h.map);
   }
   if (active.empty() && !maps.empty()) active = maps[0]["name"].get<std::string>();
   Json checks = Json::array();

@@ -75,7 +75,7 @@ void record_error(const ErrorInfo& error);
 
 /// Everything the last complete frame showed:
 /// {"panel","title","frame","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
-///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,colormap ("viridis"|"sunset"),rect:[x0,y0,x1,y1],
+///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,colormap ("sunset" for a signed map; absent: viridis),rect:[x0,y0,x1,y1],
 ///   cursor:{row,col,value,allowed}|null,hovered:{row,col,value}|null,focused}],
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),
 ///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}]}

@@ -141,7 +141,7 @@ struct LegendLayout {
 
 LegendLayout legend_layout(double vmin, double vmax, bool masked) {
   const float fs = ImGui::GetFontSize();
-  float labels = std::max({text_w(signed_number(vmin)), text_w(signed_number(vmax)),
+  float labels = std::max({text_w(short_number(vmin)), text_w(short_number(vmax)),
                            text_w(short_number(0.5 * (vmin + vmax)))});
   if (masked) labels = std::max(labels, text_w("masked"));
   return LegendLayout{12.0f + 6.0f + labels + 4.0f, fs * (masked ? 6.0f : 4.0f)};
@@ -161,8 +161,8 @@ void draw_legend(ImDrawList* dl, ImVec2 p0, float bar_h, double vmin, double vma
     gpu.draw(dl, kRampId, p0, b1, 0.0f, 1.0f, false, ColorMap::viridis);
   dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(b1.x + 1, b1.y + 1), style::border_color());
   const float lx = b1.x + 6.0f;
-  const bool sign = map == ColorMap::sunset;  // a signed range says its signs
-  dl->AddText(ImVec2(lx, p0.y - 2.0f), text, (sign ? signed_number(vmax) : short_number(vmax)).c_str());
+  // A signed range reads "-r, 0, r" from the bottom up (the layout's widths stay those of viridis).
+  dl->AddText(ImVec2(lx, p0.y - 2.0f), text, short_number(vmax).c_str());
   dl->AddText(ImVec2(lx, p0.y + bar_h * 0.5f - fs * 0.5f), text, short_number(0.5 * (vmin + vmax)).c_str());
   dl->AddText(ImVec2(lx, b1.y - fs + 2.0f), text, short_number(vmin).c_str());
   if (masked) {

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+// ImGui reports an item's label to the test-engine hooks (the page's widget finder, the headless
+// test) from its own sources, compiled with IMGUI_ENABLE_TEST_ENGINE; this file is not, so it calls
+// the hook as ImGui's IMGUI_TEST_ENGINE_ITEM_INFO would (every program linking ImGui defines it).
+extern void ImGuiTestEngineHook_ItemInfo(ImGuiContext* ctx, ImGuiID id, const char* label, ImGuiItemStatusFlags flags);
+
 namespace app::widgets {
 
 namespace {
@@ -107,7 +112,7 @@ bool slider_scalar(const char* label, ImGuiDataType type, void* value, const voi
   ImGui::RenderText(value_bb.Min, buf, buf_end, false);
   if (label_size.x > 0.0f) ImGui::RenderText(ImVec2(label_x, frame_bb.Min.y + style.FramePadding.y), label);
 
-  IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);
+  if (g.TestEngineHookItems) ImGuiTestEngineHook_ItemInfo(&g, id, label, g.LastItemData.StatusFlags);
   record(rects);
   return changed;
 }
