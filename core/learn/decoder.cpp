@@ -6,14 +6,13 @@
 
 #include "attn/error.hpp"
 #include "attn/positions.hpp"
+#include "learn/decoder_rows.hpp"
 #include "learn/layers.hpp"
 
 namespace attn::learn {
 namespace {
 
 [[noreturn]] void bad(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
-
-std::string lname(int l, const char* rest) { return "layers." + std::to_string(l) + "." + rest; }
 
 /// Causal allowed mask T×T (query i sees keys j <= i).
 std::vector<unsigned char> causal_allowed(int t) {
@@ -22,6 +21,10 @@ std::vector<unsigned char> causal_allowed(int t) {
     for (int j = 0; j <= i; ++j) m[static_cast<size_t>(i) * t + j] = 1;
   return m;
 }
+
+}  // namespace
+
+namespace rows {
 
 AttentionShape head_shape(int t, int d, int dk) {
   AttentionShape s;
@@ -33,106 +36,9 @@ AttentionShape head_shape(int t, int d, int dk) {
   return s;
 }
 
-}  // namespace
+// The per-layer pieces (documented in decoder_rows.hpp). Out of line: each is a matrix product or
+// more, so a call costs nothing, and -O3 would otherwise copy them into every caller.
 
-const char* decoder_positions_name(DecoderPositions p) {
-  switch (p) {
-    case DecoderPositions::learned: return "learned";
-    case DecoderPositions::sinusoidal: return "sinusoidal";
-    case DecoderPositions::rope: return "rope";
-    default: return "none";
-  }
-}
-
-void validate_decoder_config(const DecoderConfig& c) {
-  require_model_range("vocab", c.vocab, 1, 4096);
-  require_model_range("context", c.context, 1, 1024);
-  require_model_range("d_model", c.d_model, 1, 512);
-  require_model_range("heads", c.heads, 1, 64);
-  require_model_range("layers", c.layers, 0, 8);
-  require_model_range("mlp", c.mlp, 0, 2048);
-  if (c.d_model % c.heads != 0)
-    bad(ErrorCode::invalid_field, "model.heads = " + std::to_string(c.heads) + " must divide model.d_model = " +
-                                      std::to_string(c.d_model));
-}
-
-void validate_decoder_batch(const DecoderConfig& c, const DecoderBatch& b) {
-  if (b.batch < 1 || b.t < 1) bad(ErrorCode::empty_sequence, "tokens must have at least one row and one column");
-  if (b.batch > 512) bad(ErrorCode::too_large, "at most 512 sequences per batch, got " + std::to_string(b.batch));
-  if (b.t > c.context)
-    bad(ErrorCode::invalid_field, "sequences have " + std::to_string(b.t) + " tokens, beyond model.context = " +
-                                      std::to_string(c.context));
-  if (static_cast<long>(b.batch) * b.t > 65536)
-    bad(ErrorCode::too_large, "at most 65536 tokens per batch (B·T), got " + std::to_string(long(b.batch) * b.t));
-  // Memory bound: the saved weights (B·h·T'²) and the widest activation (B·T'·max(3d, m, V)).
-  const long widest = std::max({3L * c.d_model, long(c.mlp), long(c.vocab)});
-  if (long(b.batch) * c.heads * b.t * b.t > (1L << 22) || long(b.batch) * b.t * widest > (1L << 22))
-    bad(ErrorCode::too_large, "batch too large for this model: B·heads·T'² and B·T'·max(3·d_model, mlp, vocab) must "
-                              "each stay within 4194304 numbers");
-  const size_t n = static_cast<size_t>(b.batch) * b.t;
-  if (b.tokens.size() != n || b.targets.size() != n)
-    bad(ErrorCode::shape_mismatch, "tokens and targets must both be " + std::to_string(b.batch) + "x" +
-                                       std::to_string(b.t));
-  int counted = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const std::string at = "[" + std::to_string(i / b.t) + "][" + std::to_string(i % b.t) + "]";
-    if (b.tokens[i] < 0 || b.tokens[i] >= c.vocab)
-      bad(ErrorCode::invalid_field, "tokens" + at + " = " + std::to_string(b.tokens[i]) +
-                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
-    if (b.targets[i] == kIgnoreIndex) continue;
-    if (b.targets[i] < 0 || b.targets[i] >= c.vocab)
-      bad(ErrorCode::invalid_field, "targets" + at + " = " + std::to_string(b.targets[i]) +
-                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1) +
-                                        " (use -100 to ignore a position)");
-    ++counted;
-  }
-  if (counted == 0)
-    bad(ErrorCode::invalid_field, "every target of the batch is -100 (ignored): the loss would be undefined");
-}
-
-ParamLayout decoder_layout(const DecoderConfig& c) {
-  const int d = c.d_model, m = c.mlp;
-  const double lin_d = 1.0 / std::sqrt(static_cast<double>(d));
-  ParamLayout p;
-  p.add_matrix("embed.weight", c.vocab, d, InitLaw::standard_normal());
-  if (c.positions == DecoderPositions::learned) p.add_matrix("pos.weight", c.context, d, InitLaw::standard_normal());
-  for (int l = 0; l < c.layers; ++l) {
-    if (c.layer_norm) {
-      p.add_vector(lname(l, "ln1.weight"), d, InitLaw::one());
-      p.add_vector(lname(l, "ln1.bias"), d, InitLaw::zero());
-    }
-    // xavier_uniform_ on the 3d×d in_proj_weight: fan_in d, fan_out 3d.
-    p.add_matrix(lname(l, "attn.in_proj_weight"), 3 * d, d,
-                 InitLaw::symmetric(std::sqrt(6.0 / static_cast<double>(d + 3 * d))));
-    p.add_matrix(lname(l, "attn.out_proj.weight"), d, d, InitLaw::symmetric(lin_d));
-    if (m > 0) {
-      if (c.layer_norm) {
-        p.add_vector(lname(l, "ln2.weight"), d, InitLaw::one());
-        p.add_vector(lname(l, "ln2.bias"), d, InitLaw::zero());
-      }
-      const double lin_m = 1.0 / std::sqrt(static_cast<double>(m));
-      p.add_matrix(lname(l, "mlp.0.weight"), m, d, InitLaw::symmetric(lin_d));
-      p.add_vector(lname(l, "mlp.0.bias"), m, InitLaw::symmetric(lin_d));
-      p.add_matrix(lname(l, "mlp.2.weight"), d, m, InitLaw::symmetric(lin_m));
-      p.add_vector(lname(l, "mlp.2.bias"), d, InitLaw::symmetric(lin_m));
-    }
-  }
-  if (c.layer_norm) {
-    p.add_vector("ln_f.weight", d, InitLaw::one());
-    p.add_vector("ln_f.bias", d, InitLaw::zero());
-  }
-  p.add_matrix("unembed.weight", c.vocab, d, InitLaw::symmetric(lin_d));
-  return p;
-}
-
-namespace {
-
-// The per-layer pieces of the forward. decoder_forward runs them on all B·T' rows at once (training,
-// teacher forcing); decoder_incremental_logits on one new row at a time over a K/V cache (generation).
-// Both call the same pieces, so the two cannot drift apart.
-
-/// x (n×d) = embed[tokens] + the positions first..first+n−1 of one sequence (learned or
-/// sinusoidal; pe holds the sinusoidal table).
 [[gnu::noinline]] void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const int* tokens, int n,
                 int first, const Matrix& pe, double* x) {
   const int d = c.d_model;
@@ -143,7 +49,6 @@ namespace {
     residual_forward(x, pe.data() + static_cast<size_t>(first) * d, n * d);
 }
 
-/// out, mean, rstd (resized to n rows) = LayerNorm(x; the named weight and bias), d features a row.
 [[gnu::noinline]] const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
                              const ParamLayout& layout, const double* P, const std::string& name, const double* x,
                              int n, int d) {
@@ -155,17 +60,15 @@ namespace {
   return out.data();
 }
 
-/// The attention sublayer's input: L.ln1 (pre-norm) and L.qkv = in·in_proj_weightᵀ, n rows.
 [[gnu::noinline]] void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
               DecoderActivations::Layer& L) {
   const int d = c.d_model;
   const double* attn_in =
-      c.layer_norm ? layernorm_rows(L.ln1, L.ln1_mean, L.ln1_rstd, layout, P, lname(l, "ln1"), x, n, d) : x;
+      c.layer_norm ? layernorm_rows(L.ln1, L.ln1_mean, L.ln1_rstd, layout, P, decoder_param_name(l, "ln1"), x, n, d) : x;
   L.qkv.resize(static_cast<size_t>(n) * 3 * d);
-  linear_forward(L.qkv.data(), attn_in, tensor_in(layout, P, lname(l, "attn.in_proj_weight")), nullptr, n, d, 3 * d);
+  linear_forward(L.qkv.data(), attn_in, tensor_in(layout, P, decoder_param_name(l, "attn.in_proj_weight")), nullptr, n, d, 3 * d);
 }
 
-/// RoPE on every head's q and k of n qkv rows at positions first..first+n−1 (v is never rotated).
 [[gnu::noinline]] void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first) {
   if (c.positions != DecoderPositions::rope) return;
   const int d = c.d_model, dk = d / c.heads;
@@ -175,41 +78,41 @@ namespace {
   }
 }
 
-/// x (n×d) += heads_out·out_projᵀ.
 [[gnu::noinline]] void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
                    int n, double* x, std::vector<double>& scratch) {
   const int d = c.d_model;
   scratch.resize(static_cast<size_t>(n) * d);
-  linear_forward(scratch.data(), heads_out, tensor_in(layout, P, lname(l, "attn.out_proj.weight")), nullptr, n, d, d);
+  linear_forward(scratch.data(), heads_out, tensor_in(layout, P, decoder_param_name(l, "attn.out_proj.weight")), nullptr, n, d, d);
   residual_forward(x, scratch.data(), n * d);
 }
 
-/// x (n×d) += mlp(ln2(x)) (or mlp(x) without layer norm), saving L.ln2*, L.mlp_pre, L.mlp_act.
-/// Nothing when the model has no MLP.
 [[gnu::noinline]] void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
               DecoderActivations::Layer& L, std::vector<double>& scratch) {
   const int d = c.d_model, m = c.mlp;
   if (m <= 0) return;
   const double* mlp_in =
-      c.layer_norm ? layernorm_rows(L.ln2, L.ln2_mean, L.ln2_rstd, layout, P, lname(l, "ln2"), x, n, d) : x;
+      c.layer_norm ? layernorm_rows(L.ln2, L.ln2_mean, L.ln2_rstd, layout, P, decoder_param_name(l, "ln2"), x, n, d) : x;
   L.mlp_pre.resize(static_cast<size_t>(n) * m);
   L.mlp_act.resize(static_cast<size_t>(n) * m);
-  linear_forward(L.mlp_pre.data(), mlp_in, tensor_in(layout, P, lname(l, "mlp.0.weight")),
-                 tensor_in(layout, P, lname(l, "mlp.0.bias")), n, d, m);
+  linear_forward(L.mlp_pre.data(), mlp_in, tensor_in(layout, P, decoder_param_name(l, "mlp.0.weight")),
+                 tensor_in(layout, P, decoder_param_name(l, "mlp.0.bias")), n, d, m);
   relu_forward(L.mlp_act.data(), L.mlp_pre.data(), n * m);
   scratch.resize(static_cast<size_t>(n) * d);
-  linear_forward(scratch.data(), L.mlp_act.data(), tensor_in(layout, P, lname(l, "mlp.2.weight")),
-                 tensor_in(layout, P, lname(l, "mlp.2.bias")), n, m, d);
+  linear_forward(scratch.data(), L.mlp_act.data(), tensor_in(layout, P, decoder_param_name(l, "mlp.2.weight")),
+                 tensor_in(layout, P, decoder_param_name(l, "mlp.2.bias")), n, m, d);
   residual_forward(x, scratch.data(), n * d);
 }
 
-/// logits (n×V) = ln_f(x)·unembedᵀ (or x·unembedᵀ), saving ln_f's output and statistics in a.
 [[gnu::noinline]] void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
                DecoderActivations& a, double* logits) {
   const int d = c.d_model;
   const double* head_in = c.layer_norm ? layernorm_rows(a.lnf, a.lnf_mean, a.lnf_rstd, layout, P, "ln_f", x, n, d) : x;
   linear_forward(logits, head_in, tensor_in(layout, P, "unembed.weight"), nullptr, n, d, c.vocab);
 }
+
+}  // namespace rows
+
+namespace {
 
 void check_intervention(const DecoderConfig& c, int B, int T, const HeadIntervention& iv) {
   const int dk = c.d_model / c.heads;
@@ -247,6 +150,8 @@ void apply_intervention(const DecoderConfig& c, int l, int N, const HeadInterven
 }
 
 }  // namespace
+
+using namespace rows;
 
 double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
                        const DecoderBatch& batch, DecoderActivations& a, const HeadIntervention* iv) {
@@ -294,53 +199,6 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
   return a.loss;
 }
 
-std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const ParamLayout& layout,
-                                               const std::vector<double>& params, const std::vector<int>& tokens) {
-  const int T = static_cast<int>(tokens.size()), d = c.d_model, h = c.heads, dk = d / h, V = c.vocab;
-  if (T < 1 || T > c.context)
-    bad(ErrorCode::invalid_field, "the sequence must have 1.." + std::to_string(c.context) + " tokens, got " +
-                                      std::to_string(T));
-  for (int i = 0; i < T; ++i)
-    if (tokens[static_cast<size_t>(i)] < 0 || tokens[static_cast<size_t>(i)] >= V)
-      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[static_cast<size_t>(i)]) +
-                                        " is outside the vocabulary 0.." + std::to_string(V - 1));
-  if (params.size() != layout.total())
-    bad(ErrorCode::shape_mismatch, "the parameters do not fit the model's layout");
-  const double* P = params.data();
-  const Matrix pe = c.positions == DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
-  const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
-  // Per layer, the keys and values of the positions so far (T×d each, heads side by side).
-  std::vector<std::vector<double>> kcache(static_cast<size_t>(c.layers)), vcache(static_cast<size_t>(c.layers));
-  for (int l = 0; l < c.layers; ++l) {
-    kcache[static_cast<size_t>(l)].assign(static_cast<size_t>(T) * d, 0.0);
-    vcache[static_cast<size_t>(l)].assign(static_cast<size_t>(T) * d, 0.0);
-  }
-  std::vector<double> logits(static_cast<size_t>(T) * V), x(static_cast<size_t>(d)), heads(static_cast<size_t>(d)),
-      w(static_cast<size_t>(T)), scratch;
-  DecoderActivations one;  // one row's activations, reused step after step
-  DecoderActivations::Layer L;
-  for (int t = 0; t < T; ++t) {
-    embed_rows(c, layout, P, &tokens[static_cast<size_t>(t)], 1, t, pe, x.data());
-    for (int l = 0; l < c.layers; ++l) {
-      qkv_rows(c, layout, P, l, x.data(), 1, L);
-      rope_rows(c, rope, L.qkv.data(), 1, t);
-      std::copy(L.qkv.begin() + d, L.qkv.begin() + 2 * d, kcache[static_cast<size_t>(l)].begin() + static_cast<long>(t) * d);
-      std::copy(L.qkv.begin() + 2 * d, L.qkv.end(), vcache[static_cast<size_t>(l)].begin() + static_cast<long>(t) * d);
-      AttentionShape s = head_shape(1, d, dk);  // one query over the t + 1 cached keys: nothing to mask
-      s.tk = t + 1;
-      s.k_stride = s.v_stride = d;
-      for (int hh = 0; hh < h; ++hh)
-        attention_forward(heads.data() + hh * dk, w.data(), L.qkv.data() + hh * dk,
-                          kcache[static_cast<size_t>(l)].data() + hh * dk, vcache[static_cast<size_t>(l)].data() + hh * dk,
-                          nullptr, s);
-      attn_out_rows(c, layout, P, l, heads.data(), 1, x.data(), scratch);
-      mlp_rows(c, layout, P, l, x.data(), 1, L, scratch);
-    }
-    head_rows(c, layout, P, x.data(), 1, one, logits.data() + static_cast<size_t>(t) * V);
-  }
-  return logits;
-}
-
 void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
                       const DecoderBatch& batch, const DecoderActivations& a, double* grads) {
   const int B = batch.batch, T = batch.t, d = c.d_model, h = c.heads, dk = d / h, m = c.mlp, V = c.vocab;
@@ -370,27 +228,27 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
     if (m > 0) {
       // x_out = x_mid + mlp(in), in = ln2(x_mid) or x_mid
       std::vector<double> dact(static_cast<size_t>(N) * m, 0.0), dpre(static_cast<size_t>(N) * m, 0.0);
-      linear_backward(dact.data(), tensor_in(layout, grads, lname(l, "mlp.2.weight")),
-                      tensor_in(layout, grads, lname(l, "mlp.2.bias")), dx.data(), L.mlp_act.data(),
-                      tensor_in(layout, params, lname(l, "mlp.2.weight")), N, m, d);
+      linear_backward(dact.data(), tensor_in(layout, grads, decoder_param_name(l, "mlp.2.weight")),
+                      tensor_in(layout, grads, decoder_param_name(l, "mlp.2.bias")), dx.data(), L.mlp_act.data(),
+                      tensor_in(layout, params, decoder_param_name(l, "mlp.2.weight")), N, m, d);
       relu_backward(dpre.data(), dact.data(), L.mlp_pre.data(), N * m);
       std::fill(tmp.begin(), tmp.end(), 0.0);
       const double* mlp_in = c.layer_norm ? L.ln2.data() : L.x_mid.data();
-      linear_backward(tmp.data(), tensor_in(layout, grads, lname(l, "mlp.0.weight")),
-                      tensor_in(layout, grads, lname(l, "mlp.0.bias")), dpre.data(), mlp_in,
-                      tensor_in(layout, params, lname(l, "mlp.0.weight")), N, d, m);
+      linear_backward(tmp.data(), tensor_in(layout, grads, decoder_param_name(l, "mlp.0.weight")),
+                      tensor_in(layout, grads, decoder_param_name(l, "mlp.0.bias")), dpre.data(), mlp_in,
+                      tensor_in(layout, params, decoder_param_name(l, "mlp.0.weight")), N, d, m);
       if (c.layer_norm)
-        layernorm_backward(dx.data(), tensor_in(layout, grads, lname(l, "ln2.weight")),
-                           tensor_in(layout, grads, lname(l, "ln2.bias")), tmp.data(), L.x_mid.data(),
-                           tensor_in(layout, params, lname(l, "ln2.weight")), L.ln2_mean.data(), L.ln2_rstd.data(), N,
+        layernorm_backward(dx.data(), tensor_in(layout, grads, decoder_param_name(l, "ln2.weight")),
+                           tensor_in(layout, grads, decoder_param_name(l, "ln2.bias")), tmp.data(), L.x_mid.data(),
+                           tensor_in(layout, params, decoder_param_name(l, "ln2.weight")), L.ln2_mean.data(), L.ln2_rstd.data(), N,
                            d);
       else
         residual_backward(dx.data(), tmp.data(), static_cast<int>(nd));
     }
     // x_mid = x_in + out_proj(heads(in_proj(in))), in = ln1(x_in) or x_in
     std::vector<double> dheads(nd, 0.0), dqkv(static_cast<size_t>(N) * 3 * d, 0.0);
-    linear_backward(dheads.data(), tensor_in(layout, grads, lname(l, "attn.out_proj.weight")), nullptr, dx.data(),
-                    L.heads_out.data(), tensor_in(layout, params, lname(l, "attn.out_proj.weight")), N, d, d);
+    linear_backward(dheads.data(), tensor_in(layout, grads, decoder_param_name(l, "attn.out_proj.weight")), nullptr, dx.data(),
+                    L.heads_out.data(), tensor_in(layout, params, decoder_param_name(l, "attn.out_proj.weight")), N, d, d);
     for (int b = 0; b < B; ++b) {
       const double* qkv = L.qkv.data() + static_cast<size_t>(b) * T * 3 * d;
       double* g = dqkv.data() + static_cast<size_t>(b) * T * 3 * d;
@@ -407,12 +265,12 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
     }
     std::fill(tmp.begin(), tmp.end(), 0.0);
     const double* attn_in = c.layer_norm ? L.ln1.data() : L.x_in.data();
-    linear_backward(tmp.data(), tensor_in(layout, grads, lname(l, "attn.in_proj_weight")), nullptr, dqkv.data(),
-                    attn_in, tensor_in(layout, params, lname(l, "attn.in_proj_weight")), N, d, 3 * d);
+    linear_backward(tmp.data(), tensor_in(layout, grads, decoder_param_name(l, "attn.in_proj_weight")), nullptr, dqkv.data(),
+                    attn_in, tensor_in(layout, params, decoder_param_name(l, "attn.in_proj_weight")), N, d, 3 * d);
     if (c.layer_norm)
-      layernorm_backward(dx.data(), tensor_in(layout, grads, lname(l, "ln1.weight")),
-                         tensor_in(layout, grads, lname(l, "ln1.bias")), tmp.data(), L.x_in.data(),
-                         tensor_in(layout, params, lname(l, "ln1.weight")), L.ln1_mean.data(), L.ln1_rstd.data(), N, d);
+      layernorm_backward(dx.data(), tensor_in(layout, grads, decoder_param_name(l, "ln1.weight")),
+                         tensor_in(layout, grads, decoder_param_name(l, "ln1.bias")), tmp.data(), L.x_in.data(),
+                         tensor_in(layout, params, decoder_param_name(l, "ln1.weight")), L.ln1_mean.data(), L.ln1_rstd.data(), N, d);
     else
       residual_backward(dx.data(), tmp.data(), static_cast<int>(nd));
   }

@@ -67,6 +67,10 @@ struct DecoderActivations {
 /// U(±1/sqrt(fan_in)) (out_proj, mlp, unembed); LayerNorm weight 1, bias 0.
 ParamLayout decoder_layout(const DecoderConfig& cfg);
 
+/// "layers.<layer>.<rest>": the state_dict name of one decoder layer's parameter, e.g.
+/// decoder_param_name(0, "attn.in_proj_weight") (the layers are an nn.ModuleList named "layers").
+std::string decoder_param_name(int layer, const char* rest);
+
 /// Checks a configuration: vocab 1..4096, context 1..1024, d_model 1..512, heads 1..64 dividing
 /// d_model, layers 0..8, mlp 0..2048. Throws Error(invalid_field) naming the field.
 void validate_decoder_config(const DecoderConfig& cfg);

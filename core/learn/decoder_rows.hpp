@@ -1,0 +1,53 @@
+#pragma once
+// The decoder's per-layer pieces, internal to core/learn: decoder_forward (decoder.cpp) runs them on
+// all B·T' rows at once (training, teacher forcing), decoder_incremental_logits (decoder_cache.cpp)
+// on one new row at a time over a K/V cache (generation). Both call these, so the two cannot drift
+// apart. c is the model's configuration, P its parameters in decoder_layout(c) order, l a layer;
+// rows are row-major and d = d_model wide unless said otherwise. Nothing here checks its input:
+// the public functions that call them do.
+#include <string>
+#include <vector>
+
+#include "attn/linalg.hpp"
+#include "learn/decoder.hpp"
+#include "learn/layers.hpp"
+
+namespace attn::learn::rows {
+
+/// One head's shape over t rows of a packed qkv buffer (3·d wide) into an output d wide, d_k
+/// features a head, scale 1/sqrt(d_k) (Vaswani et al. 2017, eq. 1).
+AttentionShape head_shape(int t, int d, int dk);
+
+/// x (n×d) = embed[tokens] + the positions first..first+n−1 of one sequence (learned or
+/// sinusoidal; pe holds the sinusoidal table).
+void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const int* tokens, int n,
+                int first, const Matrix& pe, double* x);
+
+/// out, mean, rstd (resized to n rows) = LayerNorm(x; the named weight and bias), d features a row
+/// (Ba et al. 2016); returns out.data().
+const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
+                             const ParamLayout& layout, const double* P, const std::string& name, const double* x,
+                             int n, int d);
+
+/// The attention sublayer's input: L.ln1 (pre-norm) and L.qkv = in·in_proj_weightᵀ (n×3d).
+void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
+              DecoderActivations::Layer& L);
+
+/// RoPE on every head's q and k of n qkv rows at positions first..first+n−1 (v is never rotated;
+/// Su et al. 2021, eq. 34). Nothing unless the model uses RoPE.
+void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first);
+
+/// x (n×d) += heads_out·out_projᵀ (scratch is resized and overwritten).
+void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
+                   int n, double* x, std::vector<double>& scratch);
+
+/// x (n×d) += mlp(ln2(x)) (or mlp(x) without layer norm), saving L.ln2*, L.mlp_pre, L.mlp_act.
+/// Nothing when the model has no MLP.
+void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
+              DecoderActivations::Layer& L, std::vector<double>& scratch);
+
+/// logits (n×V) = ln_f(x)·unembedᵀ (or x·unembedᵀ), saving ln_f's output and statistics in a.
+void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
+               DecoderActivations& a, double* logits);
+
+}  // namespace attn::learn::rows
