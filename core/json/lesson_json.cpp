@@ -363,6 +363,8 @@ Json to_json(const KernelTiming& r) {
               {"dense_median", r.dense_median},
               {"tiled_median", r.tiled_median},
               {"flops", r.flops},
+              {"dense_gflops", r.dense_gflops},
+              {"tiled_gflops", r.tiled_gflops},
               {"dense_extra_bytes", r.dense_extra_bytes},
               {"tiled_extra_bytes", r.tiled_extra_bytes},
               {"max_output_diff", r.max_output_diff},

@@ -203,6 +203,9 @@ KernelTiming time_dense_vs_tiled(const KernelTimingInput& in) {
   out.dense_median = median(out.dense_seconds);
   out.tiled_median = median(out.tiled_seconds);
   out.flops = 4.0 * in.t * static_cast<double>(in.t) * in.d;
+  // Achieved rate: the same FLOP count over each kernel's median (a clock too coarse to see the run gives 0).
+  out.dense_gflops = out.dense_median > 0 ? out.flops / out.dense_median * 1e-9 : 0.0;
+  out.tiled_gflops = out.tiled_median > 0 ? out.flops / out.tiled_median * 1e-9 : 0.0;
   out.isa = kernels::isa_name(kernels::active_isa());
   out.caveat =
       "One timing on this machine (" + out.isa + ", one thread, forward only, median of " +

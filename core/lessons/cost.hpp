@@ -118,6 +118,7 @@ struct KernelTiming {
   std::vector<double> dense_seconds, tiled_seconds;  ///< `repeats` each, after the warm-ups
   double dense_median = 0, tiled_median = 0;
   double flops = 0;                 ///< 4·T²·d (the same for both kernels)
+  double dense_gflops = 0, tiled_gflops = 0;  ///< flops / median · 1e-9 (0 when a median is 0)
   std::uint64_t dense_extra_bytes = 0, tiled_extra_bytes = 0;  ///< as the kernels report
   double max_output_diff = 0;       ///< max |dense − tiled| over the outputs
   std::string isa;                  ///< kernels::isa_name(active_isa())

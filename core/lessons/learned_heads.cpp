@@ -227,6 +227,8 @@ HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg)
   initial_ = params_;
 }
 
+double HeadsTrainer::uniform_loss() const { return std::log(static_cast<double>(model_.vocab)); }
+
 int HeadsTrainer::advance(int max_steps) {
   int ran = 0;
   while (ran < max_steps && step_ < cfg_.steps) {

@@ -167,6 +167,8 @@ class HeadsTrainer {
   bool done() const { return step_ >= cfg_.steps; }
   const HeadsTrainingConfig& config() const { return cfg_; }
   const learn::DecoderConfig& model() const { return model_; }
+  /// log V (nats): the cross-entropy of a uniform guess over the model's vocabulary.
+  double uniform_loss() const;
   const learn::ParamLayout& layout() const { return layout_; }
   const std::vector<double>& params() const { return params_; }
   const std::vector<double>& initial_params() const { return initial_; }

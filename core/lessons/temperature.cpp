@@ -224,6 +224,7 @@ TemperatureResult temperature_attention(const Matrix& q, const Matrix& k, const 
     }
   // 4. Row statistics and ‖∂w/∂s‖_F: soft, by the backward pass on the scores with scale 1/τ (the
   //    chain rule through s/τ happens inside the backward); hard, by the finite-difference probe.
+  r.uniform_entropy = det::log(static_cast<double>(tk));
   for (Index i = 0; i < tq; ++i) {
     double mw = 0.0, h = 0.0;
     for (Index j = 0; j < tk; ++j) {

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "attn/attention.hpp"
-#include "attn/attention.hpp"
 #include "lessons/check.hpp"
 
 namespace attn {
@@ -30,6 +29,7 @@ struct TemperatureResult {
   AttentionResult attention;       ///< weights at τ (or hard), output, scores (scale·q·k, before /τ)
   std::vector<double> max_weight;  ///< Tq: largest weight of each row
   std::vector<double> entropy;     ///< Tq: −Σ w ln w, nats
+  double uniform_entropy = 0.0;    ///< ln Tk, nats: a uniform row over every key, the most any row can have
   /// Tq: Frobenius norm of ∂weights/∂scores (scores = scale·q·k, before /τ). Soft: by the backward
   /// pass; hard: by the finite-difference probe, NaN (JSON null) where !gradient_probed.
   std::vector<double> gradient_norm;

@@ -7,6 +7,7 @@
 #include <attn/random.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "support/support.hpp"
 
@@ -177,6 +178,10 @@ TEST_CASE("cost: dense vs tiled timing runs and agrees", "[cost]") {
     CHECK(r.dense_median > 0);
     CHECK(r.tiled_median > 0);
     CHECK(r.flops == 4.0 * 96 * 96 * 16);
+    // The achieved rate is the FLOP count over each median, worked here from the timings.
+    const double dense_rate = 4.0 * 96 * 96 * 16 / r.dense_median * 1e-9, tiled_rate = 4.0 * 96 * 96 * 16 / r.tiled_median * 1e-9;
+    CHECK(std::fabs(r.dense_gflops - dense_rate) <= 1e-12 * dense_rate);
+    CHECK(std::fabs(r.tiled_gflops - tiled_rate) <= 1e-12 * tiled_rate);
     // The 96×96 matrix plus one empty-row flag byte per query.
     CHECK(r.dense_extra_bytes == 96u * 96u * (dt == attn::KernelDtype::float32 ? 4u : 8u) + 96u);
     REQUIRE(r.checks.size() == 1);

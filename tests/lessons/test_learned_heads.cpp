@@ -255,6 +255,9 @@ TEST_CASE("learned heads: accuracy by position - learned rows past the training 
   cfg.task.context = 24;
   cfg.train_length = 16;
   HeadsTrainer tr(cfg);
+  // A uniform guess over the vocabulary: log V nats (V = 8 here: 3 ln 2 = 2.0794415416798357).
+  CHECK(tr.model().vocab == 8);
+  CHECK(std::fabs(tr.uniform_loss() - 2.0794415416798357) < 1e-15);
   tr.advance(6);
   // pos.weight rows 16..23 were never used in training: still exactly their initial values
   const learn::ParamInfo& pos = tr.layout().at(static_cast<size_t>(tr.layout().find("pos.weight")));

@@ -17,6 +17,8 @@ TEST_CASE("temperature: tau = 1 is ordinary attention - tau = 0.5 doubles the sc
   const Naive ref = naive_attention(Q3(), K3(), V3());
   CHECK(max_diff(one.attention.weights, ref.weights) < 1e-15);
   CHECK(max_diff(one.attention.output, ref.output) < 1e-14);
+  // Three keys: a uniform row's entropy is ln 3 = 1.0986122886681098 nats (by hand).
+  CHECK(std::fabs(one.uniform_entropy - 1.0986122886681098) < 1e-15);
   // softmax(s/τ) with τ = 0.5 is softmax with twice the scale (1/sqrt 2 · 2).
   const attn::TemperatureResult half = attn::temperature_attention(Q3(), K3(), V3(), {}, 0.5, false);
   CHECK(max_diff(half.attention.weights, naive_attention(Q3(), K3(), V3(), {}, 2.0 / std::sqrt(2.0)).weights) < 1e-15);

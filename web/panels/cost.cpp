@@ -413,11 +413,11 @@ void draw_cost_panel(AppState& s, Ui& ui) {
       ImGui::TableSetupColumn("GFLOP/s", ImGuiTableColumnFlags_WidthStretch, 0.6f);
       ImGui::TableSetupColumn("extra memory", ImGuiTableColumnFlags_WidthStretch, 0.8f);
       ImGui::TableHeadersRow();
-      auto row = [&](const char* name, double median, std::uint64_t extra) {
-        widgets::text_row({name, duration(median), median > 0 ? short_number(k.flops / median * 1e-9, 3) : "-", bytes(extra)});
+      auto row = [&](const char* name, double median, double gflops, std::uint64_t extra) {
+        widgets::text_row({name, duration(median), gflops > 0 ? short_number(gflops, 3) : "-", bytes(extra)});
       };
-      row("dense", k.dense_median, k.dense_extra_bytes);
-      row("tiled", k.tiled_median, k.tiled_extra_bytes);
+      row("dense", k.dense_median, k.dense_gflops, k.dense_extra_bytes);
+      row("tiled", k.tiled_median, k.tiled_gflops, k.tiled_extra_bytes);
       widgets::end_table_fit();
     }
     ImGui::TextDisabled("T = %d, d = %d, %s, %s; %s each, median of %d; run %d", k.input.t, k.input.d,

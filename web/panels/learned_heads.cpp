@@ -133,7 +133,7 @@ void start_over(AppState& s) {
   h.trainer = make_trainer(h.input, h.loaded.get());
   const lh::HeadsTrainingConfig& cfg = h.trainer->config();
   h.heldout = lh::heldout_batch(cfg.task, cfg.seed, kHeldout);
-  h.uniform_loss = std::log(static_cast<double>(h.trainer->model().vocab));
+  h.uniform_loss = h.trainer->uniform_loss();
   run_start_over(h.run);
   h.snapshots.clear();
   h.shown = 0;
@@ -358,7 +358,7 @@ static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* da
   return run_install_checkpoint(h.run, size, take, [&] {
     h.shown = static_cast<int>(h.snapshots.size()) - 1;
     h.follow = true;
-    h.uniform_loss = std::log(static_cast<double>(h.trainer->model().vocab));
+    h.uniform_loss = h.trainer->uniform_loss();
     rebuild_maps(h);
     rebuild_score_curves(h);
     rebuild_curve(h);

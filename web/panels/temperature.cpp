@@ -175,7 +175,7 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   plot::bar_table(
       "rows", tokens,
       {plot::BarColumn{"largest weight", r.max_weight, 1.0, style::accent_u32()},
-       plot::BarColumn{"entropy (nats)", r.entropy, std::log(static_cast<double>(std::max<size_t>(2, tokens.size()))),
+       plot::BarColumn{"entropy (nats)", r.entropy, r.uniform_entropy > 0.0 ? r.uniform_entropy : 1.0,  // one key: 0 nats
                        IM_COL32(60, 140, 110, 255)},
        plot::BarColumn{"\xE2\x80\x96"
                        "dw/ds\xE2\x80\x96",
