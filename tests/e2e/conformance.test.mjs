@@ -52,7 +52,7 @@ function comparable(op, text) {
   if (op !== 'timing' && op !== 'cost_timing') return text;
   const j = JSON.parse(text);
   if (j.error) return text;
-  for (const k of Object.keys(j)) if (/seconds|median/.test(k)) j[k] = '(timing)';
+  for (const k of Object.keys(j)) if (/seconds|median|gflops/.test(k)) j[k] = '(timing)';
   if (op === 'cost_timing') {
     for (const k of ['isa', 'caveat', 'max_output_diff']) j[k] = '(instruction set)';
     for (const c of j.checks || []) c.measured = '(instruction set)';

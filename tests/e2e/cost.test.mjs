@@ -107,6 +107,9 @@ test('cost panel: counts by hand, refusals, timing on demand', async () => {
   assert.equal(t.dense_seconds.length, 5);
   assert.ok(t.dense_median > 0 && t.tiled_median > 0);
   assert.equal(t.flops, 4 * 256 * 256 * 64);
+  // The achieved rate shown in the table: the FLOP count over each median.
+  assert.ok(Math.abs(t.dense_gflops - t.flops / t.dense_median * 1e-9) <= 1e-12 * t.dense_gflops);
+  assert.ok(Math.abs(t.tiled_gflops - t.flops / t.tiled_median * 1e-9) <= 1e-12 * t.tiled_gflops);
   assert.match(t.caveat, /not a verdict/);
   for (const c of s.cost.result.checks) assert.equal(c.pass, true, c.claim);
   await frames(lab.page, 3);
