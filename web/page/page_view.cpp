@@ -101,8 +101,7 @@ void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec
   h.vmin = spec.vmin;
   h.vmax = spec.vmax;
   h.map = spec.map;
-  if (spec.map == ColorMap::sunset) h.vmax = std::max(std::fabs(h.vmin), std::fabs(h.vmax)), h.vmin = -h.vmax;  // as heatmap() draws it
-  if (!(h.vmax > h.vmin)) h.vmax = h.vmin + 1.0;
+  cmap::shown_range(spec.map, h.vmin, h.vmax);  // as heatmap() draws it
   h.grid_min = grid_min;
   h.grid_max = grid_max;
   h.cursor_row = h.cursor_col = -1;

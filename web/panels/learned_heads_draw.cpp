@@ -437,12 +437,7 @@ void draw_body(AppState& s, Ui& ui) {
           deltas.push_back(iv->ablation.zero[k].loss - iv->ablation.base.loss),
               deltas.push_back(iv->ablation.mean[k].loss - iv->ablation.base.loss);
       delta_range = cmap::symmetric_range(deltas);
-      const auto delta_cell = [&](double d) {
-        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, cmap::diverging_u32(d, delta_range));
-        ImGui::PushStyleColor(ImGuiCol_Text, cmap::text_on(ColorMap::sunset, 0.5 + 0.5 * d / delta_range));
-        ImGui::TextUnformatted(short_number(d, 3).c_str());
-        ImGui::PopStyleColor();
-      };
+      const auto delta_cell = [&](double d) { cmap::diverging_cell(d, delta_range, short_number(d, 3).c_str()); };
       for (int i = 0; i < n; ++i) {
         const lh::HeadScores& sc = snap->scores[static_cast<size_t>(i)];
         ImGui::TableNextRow();

@@ -399,10 +399,7 @@ void draw_body(AppState& s, Ui& ui) {
         ImGui::TableNextColumn();
         char d[32];
         std::snprintf(d, sizeof d, "%+.3f", delta);
-        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, cmap::diverging_u32(delta, loss_range));
-        ImGui::PushStyleColor(ImGuiCol_Text, cmap::text_on(ColorMap::sunset, 0.5 + 0.5 * delta / loss_range));
-        ImGui::TextUnformatted(intact ? "0" : d);
-        ImGui::PopStyleColor();
+        cmap::diverging_cell(delta, loss_range, intact ? "0" : d);
       };
       row("intact", iv.output, 0.0, true);
       for (const tl::WordRemoval& w : iv.removals) row("without \"" + w.word + "\"", w.output, w.delta_loss);

@@ -45,4 +45,20 @@ ImU32 text_on(ColorMap map, double t) {
   return std::fabs(t - 0.5) < 0.36 ? dark : light;
 }
 
+void shown_range(ColorMap map, double& vmin, double& vmax) {
+  if (map == ColorMap::sunset) {  // the pale middle means zero
+    const double r = std::max(std::fabs(vmin), std::fabs(vmax));
+    vmin = -r, vmax = r;
+  }
+  if (!(vmax > vmin)) vmax = vmin + 1.0;  // flat data still gets a valid range
+}
+
+void diverging_cell(double v, double range, const char* text) {
+  if (!(range > 0.0) || !std::isfinite(range)) range = 1.0;
+  ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, diverging_u32(v, range));
+  ImGui::PushStyleColor(ImGuiCol_Text, text_on(ColorMap::sunset, 0.5 + 0.5 * v / range));
+  ImGui::TextUnformatted(text);
+  ImGui::PopStyleColor();
+}
+
 }  // namespace app::cmap

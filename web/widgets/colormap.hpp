@@ -19,7 +19,7 @@ enum class ColorMap { viridis, sunset };
 namespace cmap {
 
 /// Paul Tol's "sunset", the 11 colours as published (0xRRGGBB), from negative to positive: P. Tol,
-/// "Colour Schemes", SRON technical note SRON/EPS/TN/09-002, issue 3.2 (2021), fig. 19, and
+/// "Colour Schemes", SRON technical note SRON/EPS/TN/09-002, version 3.2 (2021), fig. 19, and
 /// https://personal.sron.nl/~pault/ ("can be used as given or linearly interpolated"). Its
 /// bad-data colour (white) is not used: masked cells are hatched.
 inline constexpr std::uint32_t kSunset[11] = {0x364B9A, 0x4A7BB7, 0x6EA6CD, 0x98CAE1, 0xC2E4EF, 0xEAECCC,
@@ -39,6 +39,13 @@ ImU32 diverging_u32(double v, double range, float alpha = 1.0f);
 double symmetric_range(const std::vector<double>& values);
 /// Dark or light text, whichever reads on the map's colour at t in [0, 1].
 ImU32 text_on(ColorMap map, double t);
+/// The colour range a map shows for data in [vmin, vmax]: sunset centres it at 0 ([-r, r] with
+/// r = max(|vmin|, |vmax|)); an empty or flat range becomes [vmin, vmin + 1]. Used by the heatmap
+/// and by the page view, which reports the range as drawn.
+void shown_range(ColorMap map, double& vmin, double& vmax);
+/// A table cell (the current ImGui table column) showing `text` on sunset's colour for signed `v`
+/// over [-range, range], in the text colour that reads on it.
+void diverging_cell(double v, double range, const char* text);
 
 }  // namespace cmap
 }  // namespace app

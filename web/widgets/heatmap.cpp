@@ -208,12 +208,15 @@ void heatmap_legend(const char* id, double vmin, double vmax, bool show_masked, 
 namespace {
 std::vector<std::string> g_legends;
 int g_legends_frame = -1;
-}  // namespace
 
-const std::vector<std::string>& diverging_legends_drawn() {
+// This frame's list: the first legend of a new frame starts it over.
+std::vector<std::string>& legends_this_frame() {
   if (g_legends_frame != ImGui::GetFrameCount()) g_legends.clear(), g_legends_frame = ImGui::GetFrameCount();
   return g_legends;
 }
+}  // namespace
+
+const std::vector<std::string>& diverging_legends_drawn() { return legends_this_frame(); }
 
 void diverging_legend(const char* id, double range, float height, const char* negative, const char* positive) {
   if (!(range > 0.0) || !std::isfinite(range)) range = 1.0;
@@ -237,8 +240,7 @@ void diverging_legend(const char* id, double range, float height, const char* ne
   dl->AddText(ImVec2(lx, b0.y - 2.0f), text, top_text.c_str());
   dl->AddText(ImVec2(lx, b0.y + bar_h * 0.5f - fs * 0.5f), text, "0");
   dl->AddText(ImVec2(lx, b1.y - fs + 2.0f), text, bottom_text.c_str());
-  diverging_legends_drawn();  // starts this frame's list
-  g_legends.push_back(id);
+  legends_this_frame().push_back(id);
 }
 
 HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
@@ -273,11 +275,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   rlab = shown(rlab, &shown_rows);
   clab = shown(clab, &shown_cols);
   double vmin = spec.vmin, vmax = spec.vmax;
-  if (spec.map == ColorMap::sunset) {  // centred at 0: the pale middle means zero
-    const double r = std::max(std::fabs(vmin), std::fabs(vmax));
-    vmin = -r, vmax = r;
-  }
-  if (!(vmax > vmin)) vmax = vmin + 1.0;  // flat data still gets a valid range
+  cmap::shown_range(spec.map, vmin, vmax);
 
   const float fs = ImGui::GetFontSize();
   const float pad = std::round(fs * 0.4f);

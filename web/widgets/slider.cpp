@@ -15,10 +15,13 @@ namespace {
 std::vector<SliderRects> g_drawn;
 int g_drawn_frame = -1;
 
-void record(const SliderRects& r) {
+// This frame's list: the first slider of a new frame starts it over.
+std::vector<SliderRects>& this_frame() {
   if (g_drawn_frame != ImGui::GetFrameCount()) g_drawn.clear(), g_drawn_frame = ImGui::GetFrameCount();
-  g_drawn.push_back(r);
+  return g_drawn;
 }
+
+void record(const SliderRects& r) { this_frame().push_back(r); }
 
 float value_width(ImGuiDataType type, const void* v, const void* min, const void* max, const char* format) {
   // The widest of the ends and the current value, so the frame does not change width while dragging.
@@ -127,9 +130,6 @@ bool slider_double(const char* label, double* v, double min, double max, const c
   return slider_scalar(label, ImGuiDataType_Double, v, &min, &max, format, flags);
 }
 
-const std::vector<SliderRects>& sliders_drawn() {
-  if (g_drawn_frame != ImGui::GetFrameCount()) g_drawn.clear(), g_drawn_frame = ImGui::GetFrameCount();
-  return g_drawn;
-}
+const std::vector<SliderRects>& sliders_drawn() { return this_frame(); }
 
 }  // namespace app::widgets
