@@ -157,53 +157,90 @@ InductionEval evaluate(const learn::DecoderConfig& cfg, const learn::ParamLayout
   return e;
 }
 
+HeadsInterventionStudy::HeadsInterventionStudy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                               const std::vector<double>& params, const InductionBatch& clean,
+                                               const InductionBatch& corrupt, Parts parts)
+    : cfg_(cfg), layout_(layout), params_(params), clean_(clean), corrupt_(corrupt) {
+  const int heads = cfg.layers * cfg.heads;
+  plan_.push_back({Unit::clean, 0});
+  if (parts.ablation)
+    for (int id = 0; id < heads; ++id) plan_.push_back({Unit::ablate, id});
+  if (parts.patching) {
+    plan_.push_back({Unit::corrupt, 0});
+    for (int id = 0; id < heads; ++id) plan_.push_back({Unit::patch, id});
+  }
+  if (parts.decoding) plan_.push_back({Unit::decode, 0});
+}
+
+const char* HeadsInterventionStudy::phase() const {
+  if (done()) return "done";
+  switch (plan_[static_cast<size_t>(unit_)].first) {
+    case Unit::clean:
+    case Unit::ablate: return "ablation";
+    case Unit::corrupt:
+    case Unit::patch: return "patching";
+    case Unit::decode: break;
+  }
+  return "decoding";
+}
+
+int HeadsInterventionStudy::advance(int max_units) {
+  int ran = 0;
+  const size_t lh = static_cast<size_t>(cfg_.layers) * cfg_.heads;
+  for (; ran < max_units && !done(); ++ran, ++unit_) {
+    const auto [kind, id] = plan_[static_cast<size_t>(unit_)];
+    if (kind == Unit::clean) {  // its head outputs give the means and the patches
+      ablation_.base = evaluate(cfg_, layout_, params_, clean_, nullptr, &clean_acts_);
+      patching_.clean_loss = ablation_.base.loss;
+      const int h = cfg_.heads, dk = cfg_.d_model / cfg_.heads, N = clean_acts_.batch * clean_acts_.t;
+      ablation_.head_means.assign(lh, std::vector<double>(static_cast<size_t>(dk), 0.0));
+      for (int l = 0; l < cfg_.layers; ++l)
+        for (int hh = 0; hh < h; ++hh) {
+          std::vector<double>& m = ablation_.head_means[static_cast<size_t>(l) * h + hh];
+          const std::vector<double>& out = clean_acts_.layers[static_cast<size_t>(l)].heads_out;
+          for (int r = 0; r < N; ++r)
+            for (int c = 0; c < dk; ++c) m[static_cast<size_t>(c)] += out[static_cast<size_t>(r) * cfg_.d_model + hh * dk + c];
+          for (double& x : m) x /= N;
+        }
+    } else if (kind == Unit::ablate) {  // one head alone, zeroed then replaced by its mean
+      learn::HeadIntervention iv;
+      iv.mode.assign(lh, learn::HeadIntervention::keep);
+      iv.means = ablation_.head_means;
+      iv.mode[static_cast<size_t>(id)] = learn::HeadIntervention::zero;
+      ablation_.zero.push_back(evaluate(cfg_, layout_, params_, clean_, &iv));
+      iv.mode[static_cast<size_t>(id)] = learn::HeadIntervention::mean_of_batch;
+      ablation_.mean.push_back(evaluate(cfg_, layout_, params_, clean_, &iv));
+    } else if (kind == Unit::corrupt) {
+      patching_.corrupt_loss = evaluate(cfg_, layout_, params_, corrupt_).loss;
+    } else if (kind == Unit::patch) {  // the corrupted run with one head patched from the clean run
+      learn::HeadIntervention iv;
+      iv.mode.assign(lh, learn::HeadIntervention::keep);
+      iv.mode[static_cast<size_t>(id)] = learn::HeadIntervention::patch;
+      iv.source = &clean_acts_;
+      const double lp = evaluate(cfg_, layout_, params_, corrupt_, &iv).loss;
+      patching_.patched_loss.push_back(lp);
+      const double gap = patching_.corrupt_loss - patching_.clean_loss;
+      patching_.recovered.push_back(gap != 0.0 ? (patching_.corrupt_loss - lp) / gap : 0.0);
+    } else {
+      decoding_ = compare_decoding(cfg_, layout_, params_, clean_);
+    }
+  }
+  return ran;
+}
+
 AblationStudy ablate_each_head(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                                const std::vector<double>& params, const InductionBatch& batch) {
-  AblationStudy st;
-  learn::DecoderActivations clean;
-  st.base = evaluate(cfg, layout, params, batch, nullptr, &clean);
-  const int h = cfg.heads, dk = cfg.d_model / cfg.heads, N = clean.batch * clean.t;
-  const size_t lh = static_cast<size_t>(cfg.layers) * h;
-  st.head_means.assign(lh, std::vector<double>(static_cast<size_t>(dk), 0.0));
-  for (int l = 0; l < cfg.layers; ++l)
-    for (int hh = 0; hh < h; ++hh) {
-      std::vector<double>& m = st.head_means[static_cast<size_t>(l) * h + hh];
-      for (int r = 0; r < N; ++r)
-        for (int c = 0; c < dk; ++c)
-          m[static_cast<size_t>(c)] += clean.layers[static_cast<size_t>(l)].heads_out[static_cast<size_t>(r) * cfg.d_model + hh * dk + c];
-      for (double& x : m) x /= N;
-    }
-  for (size_t id = 0; id < lh; ++id) {
-    learn::HeadIntervention iv;
-    iv.mode.assign(lh, learn::HeadIntervention::keep);
-    iv.means = st.head_means;
-    iv.mode[id] = learn::HeadIntervention::zero;
-    st.zero.push_back(evaluate(cfg, layout, params, batch, &iv));
-    iv.mode[id] = learn::HeadIntervention::mean_of_batch;
-    st.mean.push_back(evaluate(cfg, layout, params, batch, &iv));
-  }
-  return st;
+  HeadsInterventionStudy st(cfg, layout, params, batch, batch, {true, false, false});
+  st.advance(st.units_total());
+  return st.ablation();
 }
 
 PatchingStudy patch_each_head(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                               const std::vector<double>& params, const InductionBatch& clean,
                               const InductionBatch& corrupt) {
-  PatchingStudy st;
-  learn::DecoderActivations clean_acts;
-  st.clean_loss = evaluate(cfg, layout, params, clean, nullptr, &clean_acts).loss;
-  st.corrupt_loss = evaluate(cfg, layout, params, corrupt).loss;
-  const size_t lh = static_cast<size_t>(cfg.layers) * cfg.heads;
-  for (size_t id = 0; id < lh; ++id) {
-    learn::HeadIntervention iv;
-    iv.mode.assign(lh, learn::HeadIntervention::keep);
-    iv.mode[id] = learn::HeadIntervention::patch;
-    iv.source = &clean_acts;
-    const double lp = evaluate(cfg, layout, params, corrupt, &iv).loss;
-    st.patched_loss.push_back(lp);
-    const double gap = st.corrupt_loss - st.clean_loss;
-    st.recovered.push_back(gap != 0.0 ? (st.corrupt_loss - lp) / gap : 0.0);
-  }
-  return st;
+  HeadsInterventionStudy st(cfg, layout, params, clean, corrupt, {false, true, false});
+  st.advance(st.units_total());
+  return st.patching();
 }
 
 HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg)

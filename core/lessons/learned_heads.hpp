@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/random.hpp"
@@ -294,6 +295,48 @@ struct DecodeComparison {
 
 DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                                   const std::vector<double>& params, const InductionBatch& heldout);
+
+/// Ablation, patching and decoding of one model, measured in slices: each advance() unit is one
+/// pass over the held-out batch (the clean run and head means; one head zero- then mean-ablated;
+/// the corrupted run; one head patched; the decoding comparison), so a model too big for one frame
+/// is measured across frames with progress. Run to the end, the results are the same bits as
+/// ablate_each_head, patch_each_head and compare_decoding, which are this study run at once.
+/// The parameters are copied (a later training step does not change what is measured).
+class HeadsInterventionStudy {
+ public:
+  struct Parts {
+    bool ablation = true, patching = true, decoding = true;
+  };
+  /// clean: the held-out batch; corrupt: the same batch with its first copies corrupted
+  /// (corrupt_first_copy). The clean run is always the first unit; then, as `parts` asks, one
+  /// unit per head (layers·heads) of ablation, the corrupted run and one per head of patching,
+  /// and the decoding comparison. advance() throws as evaluate does.
+  HeadsInterventionStudy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                         const std::vector<double>& params, const InductionBatch& clean, const InductionBatch& corrupt,
+                         Parts parts);
+  int advance(int max_units);  ///< returns the units run (0 once done)
+  bool done() const { return unit_ >= units_total(); }
+  int units_done() const { return unit_; }
+  int units_total() const { return static_cast<int>(plan_.size()); }
+  /// What unit units_done() measures next: "ablation", "patching", "decoding" or "done".
+  const char* phase() const;
+  const AblationStudy& ablation() const { return ablation_; }
+  const PatchingStudy& patching() const { return patching_; }
+  const DecodeComparison& decoding() const { return decoding_; }
+
+ private:
+  learn::DecoderConfig cfg_;
+  learn::ParamLayout layout_;
+  std::vector<double> params_;
+  InductionBatch clean_, corrupt_;
+  learn::DecoderActivations clean_acts_;
+  AblationStudy ablation_;
+  PatchingStudy patching_;
+  DecodeComparison decoding_;
+  enum class Unit { clean, ablate, corrupt, patch, decode };
+  std::vector<std::pair<Unit, int>> plan_;  ///< each unit and its head (layer-major)
+  int unit_ = 0;
+};
 
 /// K/V-cached decoding lives with the model it decodes (learn/decoder.hpp).
 using learn::decoder_incremental_logits;

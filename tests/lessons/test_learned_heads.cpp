@@ -509,3 +509,64 @@ TEST_CASE("learned heads: the loss caption follows the other positions' curve", 
   CHECK(loss_curve_caption(log_v, {1.5}, 1, 1.4, 100).find("below log V") != std::string::npos);
   CHECK(loss_curve_caption(log_v, {}, 1, 0.0, -1).find("ends at") == std::string::npos);
 }
+
+TEST_CASE("learned heads: the interventions measured in slices are the ones measured at once", "[lesson][learned_heads]") {
+  const HeadsRun shipped = shipped_run();
+  const HeadsTrainer trained(shipped);
+  const InductionBatch held = heldout_batch(shipped.config.task, shipped.config.seed, kHeadsHeldout);
+  Rng rng(5);
+  const InductionBatch corrupt = corrupt_first_copy(held, trained.model().vocab, rng);
+  // Bitwise equality of two doubles (NaN payloads included).
+  const auto same = [](double a, double b) { return same_bits(std::vector<double>{a}, std::vector<double>{b}); };
+  const int heads = trained.model().layers * trained.model().heads;  // 2 × 4
+  HeadsInterventionStudy sliced(trained.model(), trained.layout(), trained.params(), held, corrupt, {});
+  REQUIRE(sliced.units_total() == 2 * heads + 3);  // clean, 8 ablations, corrupted, 8 patches, decoding
+  std::vector<std::string> phases;
+  while (!sliced.done()) {
+    phases.push_back(sliced.phase());
+    REQUIRE(sliced.advance(1) == 1);
+  }
+  CHECK(sliced.advance(1) == 0);
+  CHECK(std::string(sliced.phase()) == "done");
+  CHECK(std::count(phases.begin(), phases.end(), "ablation") == 1 + heads);
+  CHECK(std::count(phases.begin(), phases.end(), "patching") == 1 + heads);
+  CHECK(phases.back() == "decoding");
+
+  // The functions run at once, and each head's figure worked out directly with evaluate().
+  const AblationStudy ab = ablate_each_head(trained.model(), trained.layout(), trained.params(), held);
+  const PatchingStudy pa = patch_each_head(trained.model(), trained.layout(), trained.params(), held, corrupt);
+  const DecodeComparison de = compare_decoding(trained.model(), trained.layout(), trained.params(), held);
+  REQUIRE(sliced.ablation().zero.size() == static_cast<size_t>(heads));
+  REQUIRE(sliced.patching().patched_loss.size() == static_cast<size_t>(heads));
+  CHECK(same(sliced.ablation().base.loss, ab.base.loss));
+  learn::DecoderActivations clean;
+  const InductionEval base = evaluate(trained.model(), trained.layout(), trained.params(), held, nullptr, &clean);
+  CHECK(same(sliced.patching().clean_loss, base.loss));
+  CHECK(same(sliced.patching().corrupt_loss, evaluate(trained.model(), trained.layout(), trained.params(), corrupt).loss));
+  for (int id = 0; id < heads; ++id) {
+    const size_t i = static_cast<size_t>(id);
+    learn::HeadIntervention zero;
+    zero.mode.assign(static_cast<size_t>(heads), learn::HeadIntervention::keep);
+    zero.mode[i] = learn::HeadIntervention::zero;
+    CHECK(same(sliced.ablation().zero[i].loss, evaluate(trained.model(), trained.layout(), trained.params(), held, &zero).loss));
+    CHECK(same(sliced.ablation().zero[i].loss, ab.zero[i].loss));
+    CHECK(same(sliced.ablation().mean[i].loss, ab.mean[i].loss));
+    learn::HeadIntervention patch;
+    patch.mode.assign(static_cast<size_t>(heads), learn::HeadIntervention::keep);
+    patch.mode[i] = learn::HeadIntervention::patch;
+    patch.source = &clean;
+    CHECK(same(sliced.patching().patched_loss[i], evaluate(trained.model(), trained.layout(), trained.params(), corrupt, &patch).loss));
+    CHECK(same(sliced.patching().recovered[i], pa.recovered[i]));
+  }
+  CHECK(sliced.decoding().batch_correct == de.batch_correct);
+  CHECK(same(sliced.decoding().max_logit_diff, de.max_logit_diff));
+  CHECK(sliced.decoding().dependent_steps == de.dependent_steps);
+
+  // The study keeps its own copy of the parameters: a later change does not reach it.
+  std::vector<double> params = trained.params();
+  HeadsInterventionStudy copy(trained.model(), trained.layout(), params, held, corrupt, {true, false, false});
+  std::fill(params.begin(), params.end(), 0.0);
+  copy.advance(copy.units_total());
+  CHECK(copy.units_total() == 1 + heads);
+  CHECK(same(copy.ablation().base.loss, ab.base.loss));
+}

@@ -17,6 +17,7 @@
 
 #include "attn/error.hpp"
 #include "attn/masks.hpp"
+#include "learn/model.hpp"
 #include "lesson_ui.hpp"
 #include "lessons/model_export.hpp"
 #include "panels/ui.hpp"
@@ -139,6 +140,7 @@ void start_over(AppState& s) {
   h.shown = 0;
   h.follow = true;
   h.interventions.reset();
+  h.intervention_study.reset();
   h.combined.reset();
   h.loaded_extrapolation.reset();
   h.loaded_extrapolation_curve.clear();
@@ -160,6 +162,7 @@ void update_combined(AppState& s) {
   for (size_t i = 0; i < h.combo.size(); ++i)
     if (h.combo[i]) picked.push_back(static_cast<int>(i));
   if (picked.empty()) return;
+  if (h.intervention_study) return;  // a big model still being measured: this runs when it ends
   if (!h.interventions || h.interventions->step != h.trainer->step()) run_learned_heads_interventions(s);
   if (!h.interventions) return;
   const lh::HeadsTrainer& tr = *h.trainer;
@@ -383,9 +386,13 @@ bool tick_extrapolation(AppState& s, double budget_seconds) {
 }
 }  // namespace
 
+namespace {
+bool tick_interventions(AppState& s, double budget_seconds);
+}  // namespace
+
 bool tick_learned_heads(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
-  if (!h.run.running || !h.trainer) return tick_extrapolation(s, budget_seconds);
+  if (!h.run.running || !h.trainer) return tick_interventions(s, budget_seconds) || tick_extrapolation(s, budget_seconds);
   lh::HeadsTrainer& tr = *h.trainer;
   const bool ok = run_slice(
       h.error, budget_seconds,
@@ -408,27 +415,62 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
   return true;
 }
 
-bool run_learned_heads_interventions(AppState& s) {
+namespace {
+// The study's results become the panel's interventions (and the ticked heads' combined ablation).
+void finish_interventions(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
-  if (!h.trainer || h.run.running) return false;
-  const lh::HeadsTrainer& tr = *h.trainer;
-  const bool ok = computed(h.error, [&] {
-    LearnedHeadsInterventions iv;
-    iv.step = tr.step();
-    iv.ablation = lh::ablate_each_head(tr.model(), tr.layout(), tr.params(), h.heldout);
-    attn::Rng rng(h.input.seed ^ 0xc0ffee5ULL);
-    const lh::InductionBatch corrupt = lh::corrupt_first_copy(h.heldout, tr.model().vocab, rng);
-    iv.patching = lh::patch_each_head(tr.model(), tr.layout(), tr.params(), h.heldout, corrupt);
-    iv.decoding = lh::compare_decoding(tr.model(), tr.layout(), tr.params(), h.heldout);
-    h.interventions = std::move(iv);
-  });
+  const lh::HeadsInterventionStudy& st = *h.intervention_study;
+  LearnedHeadsInterventions iv;
+  iv.step = h.intervention_study_step;
+  iv.ablation = st.ablation();
+  iv.patching = st.patching();
+  iv.decoding = st.decoding();
+  h.interventions = std::move(iv);
+  h.intervention_study.reset();
   ++s.generation;
-  if (ok && !h.combined) {
+  if (!h.combined) {
     bool any = false;
     for (bool b : h.combo) any = any || b;
     if (any) update_combined(s);
   }
-  return ok;
+}
+
+// One frame's slice of a big model's interventions; false when none is under way.
+bool tick_interventions(AppState& s, double budget_seconds) {
+  LearnedHeadsState& h = s.learned_heads;
+  if (!h.intervention_study) return false;
+  lh::HeadsInterventionStudy& st = *h.intervention_study;
+  if (!run_slice(h.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); }))
+    h.intervention_study.reset();
+  else if (st.done())
+    finish_interventions(s);
+  ++s.generation;
+  return true;
+}
+}  // namespace
+
+bool run_learned_heads_interventions(AppState& s) {
+  LearnedHeadsState& h = s.learned_heads;
+  if (!h.trainer || h.run.running) return false;
+  const lh::HeadsTrainer& tr = *h.trainer;
+  if (h.intervention_study && h.intervention_study_step == tr.step()) return true;  // under way
+  const bool ok = computed(h.error, [&] {
+    attn::Rng rng(h.input.seed ^ 0xc0ffee5ULL);
+    const lh::InductionBatch corrupt = lh::corrupt_first_copy(h.heldout, tr.model().vocab, rng);
+    h.intervention_study = std::make_shared<lh::HeadsInterventionStudy>(tr.model(), tr.layout(), tr.params(), h.heldout,
+                                                                       corrupt, lh::HeadsInterventionStudy::Parts{});
+    h.intervention_study_step = tr.step();
+    h.interventions.reset();
+    // A model the lab can train measures in well under a frame: at once, as it always did.
+    if (tr.layout().total() <= attn::learn::kMaxParams) h.intervention_study->advance(h.intervention_study->units_total());
+  });
+  ++s.generation;
+  if (!ok) {
+    h.intervention_study.reset();
+    return false;
+  }
+  if (h.intervention_study->done()) finish_interventions(s);
+  return true;
 }
 
 void select_learned_heads_snapshot(AppState& s, int index) {
@@ -509,7 +551,10 @@ constexpr PanelDef kPanel = {"learned_heads", "Learned heads", "trained here: ma
     [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
     draw_learned_heads_panel, nullptr,
     [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn
-    [](const AppState& s) { return s.learned_heads.run.running || s.learned_heads.extrapolation_running; },
+    [](const AppState& s) {
+      const LearnedHeadsState& h = s.learned_heads;
+      return h.run.running || h.extrapolation_running || h.intervention_study != nullptr;
+    },
     &kCheckpoint, &kModel};
 const PanelDef& learned_heads_panel() { return kPanel; }
 

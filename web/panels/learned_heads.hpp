@@ -92,6 +92,10 @@ struct LearnedHeadsState {
   std::string loss_caption;  ///< lessons::loss_curve_caption of the curve and the last snapshot
 
   std::optional<LearnedHeadsInterventions> interventions;
+  // A model beyond training's parameter limit (only a loaded one) is measured in slices, one pass
+  // over the held-out batch per unit, after the main run's slice; null when none is under way.
+  std::shared_ptr<attn::lessons::HeadsInterventionStudy> intervention_study;
+  int intervention_study_step = 0;  ///< the step it measures
   std::vector<bool> combo;        ///< heads ticked for ablation together
   bool combo_mean = false;
   std::optional<LearnedHeadsCombined> combined;

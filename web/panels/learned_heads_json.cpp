@@ -117,6 +117,11 @@ Json learned_heads_state_json(const AppState& s) {
     out["interventions"] = nullptr;
     out["decoding"] = nullptr;
   }
+  if (h.intervention_study) {  // only while a big model is measured in slices
+    const attn::lessons::HeadsInterventionStudy& st = *h.intervention_study;
+    out["interventions_progress"] = ::attn::obj({{"step", h.intervention_study_step}, {"phase", st.phase()},
+                                                 {"units_done", st.units_done()}, {"units_total", st.units_total()}});
+  }
   Json combo = Json::array();
   for (size_t i = 0; i < h.combo.size(); ++i)
     if (h.combo[i]) combo.push_back(static_cast<int>(i));
