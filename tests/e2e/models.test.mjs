@@ -7,6 +7,7 @@
 // and the panel keep working. The Translate panel exports both its models as `attn export` does.
 // Needs the native build's attn (ATTN_NATIVE_ATTN, default build/native/core/attn; scripts/test.sh
 // builds it first). Screenshots: test-artifacts/e2e-models-*.png.
+// A decoder over training's parameter limit is measured across frames, its progress on show.
 // Run: node --test tests/e2e/models.test.mjs  (CTest does, in the web build).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -238,5 +239,71 @@ test('models: a model= link loads a course page\'s own model, and keeps it in th
   assert.equal(s.model, null);
   await missing.context.close();
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// A safetensors decoder written here (docs/models.md's names), F64 weights from a fixed LCG:
+// V 16, context 32, d_model 128, 4 heads, 2 layers, MLP 256 = 271,104 parameters, over training's
+// 262,144, so the page measures it in slices.
+function bigDecoder(file) {
+  const V = 16, T = 32, d = 128, mlp = 256, layers = 2;
+  const shapes = [['embed.weight', [V, d]], ['pos.weight', [T, d]]];
+  for (let l = 0; l < layers; ++l)
+    shapes.push([`layers.${l}.attn.in_proj_weight`, [3 * d, d]], [`layers.${l}.attn.out_proj.weight`, [d, d]],
+      [`layers.${l}.mlp.0.weight`, [mlp, d]], [`layers.${l}.mlp.0.bias`, [mlp]],
+      [`layers.${l}.mlp.2.weight`, [d, mlp]], [`layers.${l}.mlp.2.bias`, [d]]);
+  shapes.push(['unembed.weight', [V, d]]);
+  const header = { __metadata__: { kind: 'decoder', heads: '4' } };
+  let offset = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = 8 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F64', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const data = Buffer.alloc(offset);
+  let x = 12345;
+  for (let i = 0; i < offset / 8; ++i) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    data.writeDoubleLE((x / 2147483648 - 0.5) * 0.2, 8 * i);
+  }
+  const n = Buffer.alloc(8);
+  n.writeBigUInt64LE(BigInt(json.length));
+  fs.writeFileSync(file, Buffer.concat([n, json, data]));
+}
+
+test('models: a decoder over training\'s parameter limit is measured in slices, with progress', async () => {
+  const file = path.join(tmp, 'decoder-271k.safetensors');
+  bigDecoder(file);
+  const info = JSON.parse(execFileSync(attn, ['run', '-'], { input: JSON.stringify({ op: 'model_info', model: file }) }).toString());
+  assert.equal(info.params, 271104);
+  const lab = await site.open('?panel=learned_heads');
+  const { page, context, problems } = lab;
+  assert.equal((await waitCheckpoint(page, 'learned_heads')).status, 'installed');
+  const h = api(page);
+  const chooser = page.waitForEvent('filechooser');
+  await page.evaluate(() => window.attentionLabPage.pageAction('load_model:learned_heads'));
+  await (await chooser).setFiles(file);
+  const seen = new Set();
+  let s, total = 0;
+  for (let i = 0; i < 1200; ++i) {
+    s = await h.state();
+    if (s.interventions_progress) {
+      seen.add(s.interventions_progress.units_done);
+      total = s.interventions_progress.units_total;
+      assert.equal(s.interventions, null, 'no half-measured figures on show');
+    }
+    if (s.model && s.interventions) break;
+    await sleep(50);
+  }
+  assert.equal(s.error, null, JSON.stringify(s.error));
+  assert.equal(s.model.params_fnv1a, info.params_fnv1a);
+  assert.equal(total, 2 * 8 + 3, 'one unit per pass: clean run, 8 ablations, corrupted run, 8 patches, decoding');
+  assert.ok(seen.size >= 3, `progress seen between frames: ${[...seen].join(', ')}`);
+  assert.equal(s.interventions_progress, undefined, 'gone once measured');
+  assert.equal(s.interventions.step, 0);
+  assert.equal(s.interventions.heads.length, 8);
+  assert.ok(s.decoding.max_logit_diff < 1e-12, 'K/V-cache decoding of the big model');
+  assert.deepEqual(problems.filter((p) => !/model .* refused|could not/.test(p)), []);
   await context.close();
 });
