@@ -164,7 +164,10 @@ HeadsInterventionStudy::HeadsInterventionStudy(const learn::DecoderConfig& cfg, 
   const int heads = cfg.layers * cfg.heads;
   plan_.push_back({Unit::clean, 0});
   if (parts.ablation)
-    for (int id = 0; id < heads; ++id) plan_.push_back({Unit::ablate, id});
+    for (int id = 0; id < heads; ++id) {
+      plan_.push_back({Unit::ablate_zero, id});
+      plan_.push_back({Unit::ablate_mean, id});
+    }
   if (parts.patching) {
     plan_.push_back({Unit::corrupt, 0});
     for (int id = 0; id < heads; ++id) plan_.push_back({Unit::patch, id});
@@ -176,7 +179,8 @@ const char* HeadsInterventionStudy::phase() const {
   if (done()) return "done";
   switch (plan_[static_cast<size_t>(unit_)].first) {
     case Unit::clean:
-    case Unit::ablate: return "ablation";
+    case Unit::ablate_zero:
+    case Unit::ablate_mean: return "ablation";
     case Unit::corrupt:
     case Unit::patch: return "patching";
     case Unit::decode: break;
@@ -202,14 +206,13 @@ int HeadsInterventionStudy::advance(int max_units) {
             for (int c = 0; c < dk; ++c) m[static_cast<size_t>(c)] += out[static_cast<size_t>(r) * cfg_.d_model + hh * dk + c];
           for (double& x : m) x /= N;
         }
-    } else if (kind == Unit::ablate) {  // one head alone, zeroed then replaced by its mean
+    } else if (kind == Unit::ablate_zero || kind == Unit::ablate_mean) {  // one head alone
       learn::HeadIntervention iv;
       iv.mode.assign(lh, learn::HeadIntervention::keep);
       iv.means = ablation_.head_means;
-      iv.mode[static_cast<size_t>(id)] = learn::HeadIntervention::zero;
-      ablation_.zero.push_back(evaluate(cfg_, layout_, params_, clean_, &iv));
-      iv.mode[static_cast<size_t>(id)] = learn::HeadIntervention::mean_of_batch;
-      ablation_.mean.push_back(evaluate(cfg_, layout_, params_, clean_, &iv));
+      const bool zero = kind == Unit::ablate_zero;
+      iv.mode[static_cast<size_t>(id)] = zero ? learn::HeadIntervention::zero : learn::HeadIntervention::mean_of_batch;
+      (zero ? ablation_.zero : ablation_.mean).push_back(evaluate(cfg_, layout_, params_, clean_, &iv));
     } else if (kind == Unit::corrupt) {
       patching_.corrupt_loss = evaluate(cfg_, layout_, params_, corrupt_).loss;
     } else if (kind == Unit::patch) {  // the corrupted run with one head patched from the clean run

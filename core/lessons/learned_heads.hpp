@@ -297,7 +297,7 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
                                   const std::vector<double>& params, const InductionBatch& heldout);
 
 /// Ablation, patching and decoding of one model, measured in slices: each advance() unit is one
-/// pass over the held-out batch (the clean run and head means; one head zero- then mean-ablated;
+/// pass over the held-out batch (the clean run and head means; one head zero- or mean-ablated;
 /// the corrupted run; one head patched; the decoding comparison), so a model too big for one frame
 /// is measured across frames with progress. Run to the end, the results are the same bits as
 /// ablate_each_head, patch_each_head and compare_decoding, which are this study run at once.
@@ -308,9 +308,9 @@ class HeadsInterventionStudy {
     bool ablation = true, patching = true, decoding = true;
   };
   /// clean: the held-out batch; corrupt: the same batch with its first copies corrupted
-  /// (corrupt_first_copy). The clean run is always the first unit; then, as `parts` asks, one
-  /// unit per head (layers·heads) of ablation, the corrupted run and one per head of patching,
-  /// and the decoding comparison. advance() throws as evaluate does.
+  /// (corrupt_first_copy). The clean run is always the first unit; then, as `parts` asks, two
+  /// units per head (layers·heads: zero, then mean ablation), the corrupted run and one unit per
+  /// head of patching, and the decoding comparison. advance() throws as evaluate does.
   HeadsInterventionStudy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                          const std::vector<double>& params, const InductionBatch& clean, const InductionBatch& corrupt,
                          Parts parts);
@@ -333,7 +333,7 @@ class HeadsInterventionStudy {
   AblationStudy ablation_;
   PatchingStudy patching_;
   DecodeComparison decoding_;
-  enum class Unit { clean, ablate, corrupt, patch, decode };
+  enum class Unit { clean, ablate_zero, ablate_mean, corrupt, patch, decode };
   std::vector<std::pair<Unit, int>> plan_;  ///< each unit and its head (layer-major)
   int unit_ = 0;
 };

@@ -520,7 +520,7 @@ TEST_CASE("learned heads: the interventions measured in slices are the ones meas
   const auto same = [](double a, double b) { return same_bits(std::vector<double>{a}, std::vector<double>{b}); };
   const int heads = trained.model().layers * trained.model().heads;  // 2 × 4
   HeadsInterventionStudy sliced(trained.model(), trained.layout(), trained.params(), held, corrupt, {});
-  REQUIRE(sliced.units_total() == 2 * heads + 3);  // clean, 8 ablations, corrupted, 8 patches, decoding
+  REQUIRE(sliced.units_total() == 3 * heads + 3);  // clean, 8 × 2 ablations, corrupted, 8 patches, decoding
   std::vector<std::string> phases;
   while (!sliced.done()) {
     phases.push_back(sliced.phase());
@@ -528,7 +528,7 @@ TEST_CASE("learned heads: the interventions measured in slices are the ones meas
   }
   CHECK(sliced.advance(1) == 0);
   CHECK(std::string(sliced.phase()) == "done");
-  CHECK(std::count(phases.begin(), phases.end(), "ablation") == 1 + heads);
+  CHECK(std::count(phases.begin(), phases.end(), "ablation") == 1 + 2 * heads);
   CHECK(std::count(phases.begin(), phases.end(), "patching") == 1 + heads);
   CHECK(phases.back() == "decoding");
 
@@ -567,6 +567,6 @@ TEST_CASE("learned heads: the interventions measured in slices are the ones meas
   HeadsInterventionStudy copy(trained.model(), trained.layout(), params, held, corrupt, {true, false, false});
   std::fill(params.begin(), params.end(), 0.0);
   copy.advance(copy.units_total());
-  CHECK(copy.units_total() == 1 + heads);
+  CHECK(copy.units_total() == 1 + 2 * heads);
   CHECK(same(copy.ablation().base.loss, ab.base.loss));
 }
