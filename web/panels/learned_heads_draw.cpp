@@ -402,7 +402,9 @@ void draw_body(AppState& s, Ui& ui) {
     style::heading(ui.fonts, "Scores and interventions");
     const lh::HeadsTrainer& t = *tr;
     const bool fresh = h.interventions && h.interventions->step == t.step();
-    if (!h.run.running) {
+    if (h.intervention_study) {
+      // the progress bar below stands in for the button until the study ends
+    } else if (!h.run.running) {
       if (ImGui::Button(fresh ? "Run interventions again" : "Run interventions at this step"))
         defer_edit(s, [](AppState& st) { run_learned_heads_interventions(st); });
     } else {
