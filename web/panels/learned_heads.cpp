@@ -460,7 +460,6 @@ bool run_learned_heads_interventions(AppState& s) {
     h.intervention_study = std::make_shared<lh::HeadsInterventionStudy>(tr.model(), tr.layout(), tr.params(), h.heldout,
                                                                        corrupt, lh::HeadsInterventionStudy::Parts{});
     h.intervention_study_step = tr.step();
-    h.interventions.reset();
     // A model the lab can train measures in well under a frame: at once, as it always did.
     if (tr.layout().total() <= attn::learn::kMaxParams) h.intervention_study->advance(h.intervention_study->units_total());
   });
@@ -469,7 +468,10 @@ bool run_learned_heads_interventions(AppState& s) {
     h.intervention_study.reset();
     return false;
   }
-  if (h.intervention_study->done()) finish_interventions(s);
+  if (h.intervention_study->done())
+    finish_interventions(s);
+  else
+    h.interventions.reset();  // no figures of another step beside a study under way
   return true;
 }
 
