@@ -39,6 +39,11 @@ std::string translate_model_safetensors(const TranslateConfig& cfg, bool attenti
                       {"config", translate_config_json(cfg).dump()}});
 }
 
+std::string seq2seq_model_safetensors(const learn::Seq2SeqConfig& model, const std::vector<double>& params) {
+  return write_model(learn::make_model(learn::ModelKind::seq2seq, {}, model), params,
+                     {{"kind", "seq2seq"}, {"attention", model.attention ? "additive" : "none"}});
+}
+
 std::string checkpoint_to_safetensors(const learn::Checkpoint& ckpt, const std::string& which) {
   std::string task;
   if (ckpt.meta.is_object() && ckpt.meta.contains("task") && ckpt.meta["task"].is_string())

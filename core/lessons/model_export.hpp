@@ -26,6 +26,10 @@ std::string heads_model_safetensors(const HeadsTrainingConfig& cfg, const learn:
 std::string translate_model_safetensors(const TranslateConfig& cfg, bool attention, int step,
                                         const std::vector<double>& params);
 
+/// A seq2seq model as it came (no run behind it, e.g. one read from a file over other
+/// vocabularies): F64 safetensors with metadata kind, attention and params_fnv1a. Throws
+/// Error(shape_mismatch) when params is not the model's layout size.
+std::string seq2seq_model_safetensors(const learn::Seq2SeqConfig& model, const std::vector<double>& params);
 
 /// The safetensors bytes (learn::write_safetensors, F64, tensors in layout order) of one model of a
 /// checkpoint: the Learned heads run (checkpoints/learned_heads.ckpt, a decoder; `which` must be

@@ -24,6 +24,14 @@ void check_ids(const std::vector<int>& ids, int vocab, const char* what) {
           " is not a word id (3.." + std::to_string(vocab - 1) + ")");
 }
 
+// Targets: any id of the vocabulary (a decoded output may hold PAD or BOS; teacher forcing feeds it as given).
+void check_target_ids(const std::vector<int>& ids, int vocab) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= vocab)
+      bad("target[" + std::to_string(i) + "] = " + std::to_string(ids[i]) + " is outside the target vocabulary (0.." +
+          std::to_string(vocab - 1) + ")");
+}
+
 void check_steps(int max_steps) {
   if (max_steps < 1 || max_steps > 512) bad("max_steps must be between 1 and 512, got " + std::to_string(max_steps));
 }
@@ -300,7 +308,7 @@ GreedyDecode greedy_decode(const TranslateModel& m, const std::vector<int>& sour
 
 TeacherForced teacher_forced(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target) {
   encode_source(m, source);  // the source's checks
-  check_ids(target, m.config.tgt_vocab, "target");
+  check_target_ids(target, m.config.tgt_vocab);
   const std::vector<TranslationPair> one{{source, target}};
   const learn::Seq2SeqBatch b = translation_batch(one, {0});
   learn::Seq2SeqActivations acts;
@@ -469,7 +477,7 @@ TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<Tr
 
 TeacherForced teacher_forced_under(const TranslateModel& m, const std::vector<int>& source,
                                    const std::vector<int>& target, const AttentionIntervention& iv) {
-  check_ids(target, m.config.tgt_vocab, "target");
+  check_target_ids(target, m.config.tgt_vocab);
   const EncodedSource enc = encode_source(m, source);
   TeacherForced tf;
   tf.rows = static_cast<int>(target.size()) + 1;
@@ -660,6 +668,83 @@ TranslateAlignment translate_alignment(const TranslateModel& m, const std::strin
     for (int j = S; j < Sp; ++j)
       a.max_padded_weight = std::max(a.max_padded_weight, std::fabs(acts.weights[t][static_cast<size_t>(j)]));
   return a;
+}
+
+// ---------------------------------------------------------------- tokens as numbers
+
+bool lesson_vocabularies(const learn::Seq2SeqConfig& cfg) {
+  return cfg.src_vocab == english_vocab().size() && cfg.tgt_vocab == french_vocab().size();
+}
+
+std::vector<std::string> lesson_word_analyses() {
+  return {"accuracy by sentence length: the test set's English sentences and their French references",
+          "alignment agreement: the grammar's word-for-word correspondence",
+          "the most-read word removed over the test set: the test set's sentences",
+          "the lesson's constructed weights forced into the decoder: \"the black cat\", three English words",
+          "training: the lesson's sentence pairs are the data",
+          "the width table and the reproduction check: the lab's own pair"};
+}
+
+std::vector<int> default_token_source(const learn::Seq2SeqConfig& cfg) {
+  std::vector<int> ids;
+  for (int k = 0; cfg.src_vocab > 3 && k < 4; ++k) ids.push_back(3 + k % (cfg.src_vocab - 3));
+  return ids;
+}
+
+TokenAnalysis token_analysis(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target,
+                             int beam_width, double alpha) {
+  if (m.config.tgt_vocab <= kTranslateEos)
+    bad("decoding needs BOS (id 1) and EOS (id 2) in the target vocabulary; this one has " +
+        std::to_string(m.config.tgt_vocab) + " ids");
+  if (target.size() > 511) bad("the target is limited to 511 tokens (512 rows with EOS)");
+  if (m.config.src_vocab <= 3) bad("the source vocabulary has no word ids: ids 0-2 are PAD, BOS and EOS, this one has " +
+                                   std::to_string(m.config.src_vocab) + " ids");
+  TokenAnalysis r;
+  r.source = source;
+  const int S = static_cast<int>(source.size()), steps = std::min(512, S + 10);
+  r.greedy = greedy_decode(m, source, steps);
+  r.target_given = !target.empty();
+  r.target = r.target_given ? target : r.greedy.tokens;
+  if (r.target.size() > 511) r.target.resize(511);
+  r.forced = teacher_forced(m, source, r.target);
+  r.beam = beam_search(m, source, beam_width, alpha, steps);
+  r.beam_prefix = beam_prefix_check(m, source, r.beam);
+  if (!m.config.attention) return r;
+  for (int t = 0; t < r.forced.rows; ++t) {
+    double sum = 0.0;
+    for (int j = 0; j < S; ++j) sum += r.forced.attention[static_cast<size_t>(t) * S + j];
+    r.max_row_sum_error = std::max(r.max_row_sum_error, std::fabs(sum - 1.0));
+  }
+  // the same pass with two PAD columns after the source
+  const std::vector<TranslationPair> one{{source, r.target}};
+  learn::Seq2SeqBatch b = translation_batch(one, {0});
+  std::vector<int> padded(static_cast<size_t>(S + 2), kTranslatePad);
+  std::copy(source.begin(), source.end(), padded.begin());
+  b.source = padded;
+  b.src_len = S + 2;
+  learn::Seq2SeqActivations acts;
+  learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  for (int t = 0; t < b.tgt_len; ++t)
+    for (int j = S; j < S + 2; ++j)
+      r.max_padded_weight = std::max(r.max_padded_weight, std::fabs(acts.weights[t][static_cast<size_t>(j)]));
+  const TeacherForced path = teacher_forced_under(m, source, r.target, AttentionIntervention{});
+  for (size_t i = 0; i < r.forced.probs.size() && i < path.probs.size(); ++i)
+    r.path_max_diff = std::max(r.path_max_diff, std::fabs(r.forced.probs[i] - path.probs[i]));
+  for (int j = 0; S >= 2 && j < S; ++j) {
+    AttentionIntervention iv;
+    iv.removed = j;
+    TokenRemoval w;
+    w.position = j;
+    w.token = source[static_cast<size_t>(j)];
+    w.loss = teacher_forced_under(m, source, r.target, iv).loss;
+    w.delta_loss = w.loss - path.loss;
+    const GreedyDecode d = greedy_decode_under(m, source, steps, iv);
+    w.output = d.tokens;
+    w.ended = d.ended;
+    w.same_output = d.tokens == r.greedy.tokens && d.ended == r.greedy.ended;
+    r.removals.push_back(std::move(w));
+  }
+  return r;
 }
 
 // ---------------------------------------------------------------- record and checkpoint

@@ -141,6 +141,43 @@ std::string intervention_caption(const AttentionInterventions& r, const MostRead
   return c;
 }
 
+std::string ids_text(const std::vector<int>& ids) {
+  if (ids.empty()) return "(nothing)";
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? " " : "") + std::to_string(ids[i]);
+  return out;
+}
+
+std::string token_caption(const TokenAnalysis& r, bool attention) {
+  const auto signed3 = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.3g", v);
+    return std::string(b);
+  };
+  std::string c = "Greedy decoding from BOS (id 1) emits " + std::to_string(r.greedy.tokens.size()) + " token" +
+                  (r.greedy.tokens.size() == 1 ? "" : "s") + " [" + ids_text(r.greedy.tokens) + "] and " +
+                  (r.greedy.ended ? "then chooses EOS (id 2)" : "stops at the step limit without choosing EOS (id 2)") +
+                  ". Teacher forced on " +
+                  (r.target_given ? "the target typed" : "that output") +
+                  ", the loss is " +
+                  short_number(r.forced.loss) + " nats per token, EOS included.";
+  if (!attention) return c + " A fixed summary reads no source position by position: there is no alignment to show or remove.";
+  if (r.removals.empty()) return c + " A one-token source has nothing to renormalise, so no position is removed.";
+  std::string changed;
+  const TokenRemoval* most = &r.removals.front();
+  int n_changed = 0;
+  for (const TokenRemoval& w : r.removals) {
+    if (w.delta_loss > most->delta_loss) most = &w;
+    if (!w.same_output) changed += (n_changed++ ? ", " : "") + std::to_string(w.position + 1);
+  }
+  c += n_changed ? " Removing source position" + std::string(n_changed > 1 ? "s " : " ") + changed +
+                       " from the attention changes the greedy output"
+                 : " Removing any one source position from the attention leaves the greedy output unchanged";
+  c += "; the loss moves most when position " + std::to_string(most->position + 1) + " (id " +
+       std::to_string(most->token) + ") is removed (" + signed3(most->delta_loss) + " nats per token).";
+  return c;
+}
+
 // What the table measured, from its numbers: how far the widest state moved each model's exact
 // match per bucket from the narrowest, and where attention at a width passes the fixed summary at
 // every width.

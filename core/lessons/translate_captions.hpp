@@ -35,6 +35,15 @@ std::string agreement_caption(const AlignmentAgreement& agreement, int step);
 /// removed. "" for no removal.
 std::string intervention_caption(const AttentionInterventions& r, const MostReadRemoval* test, int step);
 
+/// A token sequence as the page writes it: the ids separated by spaces ("(nothing)" when empty).
+std::string ids_text(const std::vector<int>& ids);
+
+/// The token analysis's caption (a model over other vocabularies): what greedy decoding emitted
+/// and whether it chose EOS, the teacher-forced loss of the analysed target, which position
+/// removals changed the output and the largest loss change (attention models), or that a fixed
+/// summary has no alignment to read.
+std::string token_caption(const TokenAnalysis& r, bool attention);
+
 /// What the width table measured: each model's exact match per bucket from the narrowest to the
 /// widest H, the longest bucket's move for the fixed summary (with its token accuracy), and the
 /// first width at which attention beats the fixed summary at every width there. "" for < 2 rows.

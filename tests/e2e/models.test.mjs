@@ -4,7 +4,8 @@
 // display sequence equal, bit for bit, the attention weights the native `attn` computes from the
 // same file (model_logits) — and trains further here; hostile files (not safetensors, a NaN weight,
 // over the page's 16 MiB) are refused with a message naming what is wrong while the model shown
-// and the panel keep working. The Translate panel exports both its models as `attn export` does.
+// and the panel keep working. The Translate panel exports both its models as `attn export` does, and
+// shows a seq2seq model over other vocabularies with tokens as numbers, its alignment the native one.
 // Needs the native build's attn (ATTN_NATIVE_ATTN, default build/native/core/attn; scripts/test.sh
 // builds it first). Screenshots: test-artifacts/e2e-models-*.png.
 // A decoder over training's parameter limit is measured across frames, its progress on show.
@@ -108,16 +109,65 @@ test('models: the page exports the shipped runs as attn export does', () => site
   assert.match(t.model.config, /fixed summary/);
   assert.deepEqual(t.accuracy.buckets.map((b) => b.none), shipped.accuracy.buckets.map((b) => b.none),
                    'the loaded fixed summary scores the shipped one\'s figures');
-  // torch's tiny fixture has other vocabularies: refused by name, the pair kept.
-  const tiny = fs.readFileSync(path.join(fixtures, 'seq2seq-additive-f64.safetensors'));
+  // torch's tiny fixture has other vocabularies: shown instead of the pair, tokens as numbers,
+  // its alignment the native model_logits' to the bit; what needs the lesson's words is listed.
+  const tinyFile = path.join(fixtures, 'seq2seq-additive-f64.safetensors');
+  const tiny = fs.readFileSync(tinyFile);
   r = await page.evaluate(([d]) => window.attentionLab.loadModel(new Uint8Array(d), 'tiny.safetensors'), [Array.from(tiny)]);
-  assert.equal(r.ok, false);
-  assert.match(r.error.message, /vocabularies \(6 source, 5 target tokens\) are not the lesson's/);
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.equal(r.panel, 'translate');
   t = await page.evaluate(() => window.attentionLab.state().translate);
-  assert.equal(t.model.name, 'summary.safetensors', 'the last good model stays');
+  assert.equal(t.model.name, 'tiny.safetensors');
+  assert.equal(t.accuracy, null, 'the pair\'s accuracy is not shown for a model over other vocabularies');
+  assert.ok(t.tokens, 'the token analysis is on show');
+  assert.deepEqual(t.tokens.source, [3, 4, 5, 3]);
+  assert.ok(t.tokens.needs_lesson_words.some((w) => /accuracy by sentence length/.test(w)));
+  assert.ok(t.tokens.needs_lesson_words.some((w) => /training/.test(w)));
+  assert.equal(t.tokens.removals.length, 4);
+  assert.ok(t.tokens.checks.every((c) => c.pass), JSON.stringify(t.tokens.checks));
+  const nativeTokens = (source, target) => {
+    const out = JSON.parse(execFileSync(attn, ['run', '-'], { input: JSON.stringify({ op: 'model_logits', model: tinyFile,
+      source: [source], target_in: [[1, ...target]] }) }).toString());
+    if (out.error) throw new Error(JSON.stringify(out.error));
+    return out.alignment[0];
+  };
+  assert.deepEqual(t.tokens.alignment.weights, nativeTokens(t.tokens.source, t.tokens.target), 'the page\'s alignment is the native one, bit for bit');
+  r = await page.evaluate(() => window.attentionLab.set({ translate: { tokens: { source: [4, 4, 5, 3], target: [4, 3] } } }));
+  assert.equal(r.ok, true, JSON.stringify(r));
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(t.tokens.target_given, true);
+  assert.deepEqual(t.tokens.alignment.weights, nativeTokens([4, 4, 5, 3], [4, 3]));
+  assert.deepEqual(t.tokens.alignment.rows, ['4', '3', 'EOS']);
+  // Bad ids and Train are refused by name; the last good inputs stay.
+  r = await page.evaluate(() => window.attentionLab.set({ translate: { tokens: { source: [9] } } }));
+  assert.equal(r.ok, false);
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.match(t.error.message, /source\[0\] = 9/);
+  assert.deepEqual(t.tokens.source, [4, 4, 5, 3], 'the last good source stays');
+  await page.evaluate(() => window.attentionLab.set({ translate: { train: true } }));
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.match(t.error.message, /Train needs the lesson's sentence pairs/);
+  assert.equal(t.running, false);
+  // Its export loads back to the same parameters.
+  const ex = await exported(page, 'translate', '');
+  assert.equal(ex.ok, true, JSON.stringify(ex));
+  r = await page.evaluate(([d]) => window.attentionLab.loadModel(new Uint8Array(d), 'again.safetensors'), [ex.bytes]);
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const again = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(again.model.params_fnv1a, t.model.params_fnv1a, 'export then load: the same parameters');
+  await scrolledScreenshots(page, artifacts, 'e2e-models-translate-tokens', 2);
+  // A hostile file is refused with its message; the model shown stays.
+  r = await page.evaluate(() => window.attentionLab.loadModel(new Uint8Array([1, 2, 3]), 'junk.safetensors', 'translate'));
+  assert.equal(r.ok, false);
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(t.model.name, 'again.safetensors', 'the last good model stays');
+  assert.ok(t.tokens);
   r = await page.evaluate(() => window.attentionLab.set({ translate: { model: null } }));
   assert.equal(r.ok, true);
-  assert.equal((await page.evaluate(() => window.attentionLab.state().translate)).model, null);
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(t.model, null);
+  assert.equal(t.tokens, undefined, 'back to the lab\'s pair');
+  assert.ok(t.accuracy, 'the pair\'s accuracy is back');
 }));
 
 test('models: a decoder through the file picker is measured as natively, trains here, and hostile files leave it working', async () => {

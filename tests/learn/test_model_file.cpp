@@ -11,9 +11,11 @@
 #include <lessons/learned_heads.hpp>
 #include <lessons/model_export.hpp>
 #include <lessons/translate.hpp>
+#include <lessons/translate_captions.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -372,4 +374,115 @@ TEST_CASE("model file: a loaded translator takes its kind's place in the pair", 
   other.src_vocab += 1;
   CHECK_THROWS_WITH(lh::TranslateTrainer(few, other, m.params), Catch::Contains("not the lesson's"));
   CHECK_THROWS_WITH(lh::TranslateTrainer(few, m.model.seq2seq, std::vector<double>(3, 0.0)), Catch::Contains("3 parameters"));
+}
+
+namespace {
+namespace lh = attn::lessons;
+
+lh::TranslateModel fixture_translator(const std::string& name) {
+  const ModelFile f = load(attn_test::read_text("../tests/reference/safetensors/" + name));
+  lh::TranslateModel m;
+  m.config = f.model.seq2seq;
+  m.layout = seq2seq_layout(m.config);
+  m.params = f.params;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("model file: a translator over other vocabularies is analysed with tokens as numbers", "[learn][model_file][lessons]") {
+  const lh::TranslateModel m = fixture_translator("seq2seq-additive-f64.safetensors");  // torch 1.13's, 6 and 5 ids
+  REQUIRE_FALSE(lh::lesson_vocabularies(m.config));
+  const lh::TokenAnalysis a = lh::token_analysis(m, {4, 4, 5, 3}, {}, 3, 0.6);
+  // The same pass through model_logits (the op checked against torch on this file): the panel's
+  // probabilities are the softmax of its logits, its alignment the op's to the bit.
+  attn::set_case_file_reader(attn::read_case_file);
+  std::vector<int> target_in{1};
+  for (int id : a.target) target_in.push_back(id);
+  const Json op = attn::run_case(Json{{"op", "model_logits"},
+                                      {"model", temp_file("tokens.safetensors", attn_test::read_text("../tests/reference/safetensors/seq2seq-additive-f64.safetensors"))},
+                                      {"source", {{4, 4, 5, 3}}}, {"target_in", {target_in}}});
+  REQUIRE(a.forced.src_len == 4);
+  REQUIRE(a.forced.rows == static_cast<int>(target_in.size()));
+  for (int t = 0; t < a.forced.rows; ++t) {
+    const Json& z = op["logits"][0][t];
+    double mx = -1e300, sum = 0.0;
+    for (const Json& v : z) mx = std::max(mx, v.get<double>());
+    for (const Json& v : z) sum += std::exp(v.get<double>() - mx);
+    for (int k = 0; k < 5; ++k)
+      CHECK(std::fabs(a.forced.probs[static_cast<size_t>(t * 5 + k)] - std::exp(z[k].get<double>() - mx) / sum) < 1e-12);
+    for (int j = 0; j < 4; ++j)
+      CHECK(a.forced.attention[static_cast<size_t>(t * 4 + j)] == op["alignment"][0][t][j].get<double>());
+  }
+  // No target typed: the greedy output is analysed, teacher forced as decoded (the same bits).
+  CHECK_FALSE(a.target_given);
+  CHECK(a.target == a.greedy.tokens);
+  for (size_t t = 0; t < a.target.size(); ++t) CHECK(a.forced.argmax[t] == a.greedy.tokens[t]);
+  CHECK(a.max_row_sum_error < 1e-12);
+  CHECK(a.max_padded_weight == 0.0);
+  CHECK(a.path_max_diff < 1e-12);
+  CHECK(a.beam_prefix.forced_max_diff == 0.0);
+  REQUIRE(a.removals.size() == 4);
+  for (const lh::TokenRemoval& w : a.removals) {
+    // Independently: the same removal through the lesson's intervention entry points.
+    lh::AttentionIntervention iv;
+    iv.removed = w.position;
+    CHECK(w.loss == lh::teacher_forced_under(m, a.source, a.target, iv).loss);
+    CHECK(w.same_output == (lh::greedy_decode_under(m, a.source, 14, iv).tokens == a.greedy.tokens));
+  }
+  // A typed target is the one analysed; ids are checked against the model's own vocabularies.
+  const lh::TokenAnalysis b = lh::token_analysis(m, {4, 4, 5, 3}, {4, 3}, 1, 0.0);
+  CHECK(b.target_given);
+  CHECK(b.target == std::vector<int>{4, 3});
+  CHECK(b.forced.rows == 3);
+  CHECK(b.beam.width == 1);
+  CHECK_ATTN_ERROR(lh::token_analysis(m, {6}, {}, 3, 0.6), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(lh::token_analysis(m, {1}, {}, 3, 0.6), ErrorCode::invalid_field);  // 0-2: PAD, BOS, EOS
+  CHECK_ATTN_ERROR(lh::token_analysis(m, {3}, {5}, 3, 0.6), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(lh::token_analysis(m, {3}, {-1}, 3, 0.6), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(lh::token_analysis(m, {}, {}, 3, 0.6), ErrorCode::empty_sequence);
+  lh::TranslateModel tiny = m;
+  tiny.config.tgt_vocab = 2;
+  CHECK_THROWS_WITH(lh::token_analysis(tiny, {3}, {}, 3, 0.6), Catch::Contains("BOS (id 1) and EOS (id 2)"));
+  // One token: nothing to renormalise, so no removal.
+  CHECK(lh::token_analysis(m, {3}, {}, 2, 0.6).removals.empty());
+  CHECK(lh::default_token_source(m.config) == std::vector<int>{3, 4, 5, 3});
+
+  // The fixed summary: decoding and teacher forcing, no alignment, no removal.
+  const lh::TranslateModel none = fixture_translator("seq2seq-none-f64.safetensors");
+  const lh::TokenAnalysis n = lh::token_analysis(none, {4, 4, 5, 3}, {}, 3, 0.6);
+  CHECK(n.forced.attention.empty());
+  CHECK(n.removals.empty());
+  CHECK(n.target == n.greedy.tokens);
+}
+
+TEST_CASE("model file: the token analysis's caption is worded from its figures", "[learn][model_file][lessons]") {
+  const lh::TranslateModel m = fixture_translator("seq2seq-additive-f64.safetensors");
+  lh::TokenAnalysis a = lh::token_analysis(m, {4, 4, 5, 3}, {}, 3, 0.6);
+  const std::string c = lh::token_caption(a, true);
+  CHECK_THAT(c, Catch::Contains("emits " + std::to_string(a.greedy.tokens.size()) + " token"));
+  CHECK_THAT(c, Catch::Contains(a.greedy.ended ? "then chooses EOS" : "without choosing EOS"));
+  // Tampered figures change the sentence: another ending, a removal that changed the output, another loss.
+  lh::TokenAnalysis t = a;
+  t.greedy.ended = !a.greedy.ended;
+  CHECK(lh::token_caption(t, true) != c);
+  t = a;
+  for (lh::TokenRemoval& w : t.removals) w.same_output = true;
+  CHECK_THAT(lh::token_caption(t, true), Catch::Contains("leaves the greedy output unchanged"));
+  t.removals[2].same_output = false;
+  t.removals[2].delta_loss = 9.0;
+  CHECK_THAT(lh::token_caption(t, true), Catch::Contains("positions 3") || Catch::Contains("position 3 from"));
+  CHECK_THAT(lh::token_caption(t, true), Catch::Contains("position 3 (id 5) is removed (+9"));
+  CHECK_THAT(lh::token_caption(a, false), Catch::Contains("no alignment"));
+  CHECK(lh::ids_text({}) == "(nothing)");
+  CHECK(lh::ids_text({3, 0, 12}) == "3 0 12");
+}
+
+TEST_CASE("model file: a translator shown as it came exports to a file that loads back to its bits", "[learn][model_file][lessons]") {
+  const lh::TranslateModel m = fixture_translator("seq2seq-additive-f32.safetensors");
+  const std::string bytes = lh::seq2seq_model_safetensors(m.config, m.params);
+  const ModelFile back = load(bytes);
+  CHECK(same_bits(back.params, m.params));
+  CHECK(back.file.metadata.at("params_fnv1a") == params_fnv1a(m.params));
+  CHECK(lh::seq2seq_model_safetensors(back.model.seq2seq, back.params) == bytes);
+  CHECK_ATTN_ERROR(lh::seq2seq_model_safetensors(m.config, std::vector<double>(2, 0.0)), ErrorCode::shape_mismatch);
 }

@@ -221,6 +221,38 @@ void refresh_results(AppState& s, bool scores) {
   ++s.generation;
 }
 
+// The token model's analyses for its inputs and the panel's beam controls, as drawn; throws the
+// core's errors (the state is left alone: the caller installs k only when this returned).
+void analyse_tokens(TranslateTokens& k, const TranslateInput& in) {
+  k.analysis = tl::token_analysis(k.model, k.source, k.target, in.beam_width, in.alpha);
+  const tl::TokenAnalysis& a = k.analysis;
+  k.caption = tl::token_caption(a, k.model.config.attention);
+  k.rows.clear();
+  k.cols.clear();
+  for (int id : a.target) k.rows.push_back(std::to_string(id));
+  k.rows.push_back("EOS");
+  for (size_t j = 0; j < a.source.size(); ++j) k.cols.push_back(std::to_string(j + 1) + ":" + std::to_string(a.source[j]));
+  k.weights = attn::Matrix();
+  k.row_sums.clear();
+  k.checks.clear();
+  if (k.model.config.attention) {
+    k.weights = attn::Matrix(a.forced.rows, a.forced.src_len);
+    for (int i = 0; i < a.forced.rows * a.forced.src_len; ++i) k.weights.data()[i] = a.forced.attention[static_cast<size_t>(i)];
+    k.row_sums = core_row_sums(k.weights);
+    k.checks = {attn::check_at_most("rows sum to 1: max |sum - 1|", a.max_row_sum_error, 1e-9),
+                attn::check_at_most("padding gets 0: max weight on 2 appended PAD positions", a.max_padded_weight, 0.0),
+                attn::check_at_most("the intervention path with nothing changed is the model's teacher-forced pass: max |p - q|",
+                                    a.path_max_diff, 1e-12)};
+  }
+  const tl::BeamPrefixCheck& pc = a.beam_prefix;
+  k.checks.push_back(attn::check_at_most("the best hypothesis's " + std::to_string(pc.forced_rows) +
+                                             " step distributions vs the teacher-forced pass of its tokens: max |p - q|",
+                                         pc.forced_max_diff, 0.0));
+  k.checks.push_back(attn::check_at_most("hypotheses sharing a prefix, " + std::to_string(pc.shared_rows) +
+                                             " shared steps: max |p - q|",
+                                         pc.shared_max_diff, 0.0));
+}
+
 std::shared_ptr<tl::TranslateTrainer> make_trainer(const TranslateInput& in, const TranslateLoaded* loaded) {
   if (!loaded) return std::make_shared<tl::TranslateTrainer>(translate_config(in));
   return std::make_shared<tl::TranslateTrainer>(translate_config(in), loaded->model, loaded->params);
@@ -284,6 +316,11 @@ bool set_translate_input(AppState& s, const TranslateInput& in) {
     (void)tl::reference_translation(ids);                        // not a sentence of the grammar
   });
   if (!ok) return false;
+  if (t.tokens && (in.beam_width != t.input.beam_width || in.alpha != t.input.alpha)) {
+    TranslateTokens k = *t.tokens;
+    if (!guarded(t.error, [&] { analyse_tokens(k, in); })) return false;
+    t.tokens = std::move(k);
+  }
   t.input = in;
   if (new_run) {
     start_over(s);
@@ -291,6 +328,42 @@ bool set_translate_input(AppState& s, const TranslateInput& in) {
     refresh_results(s, false);
   }
   return true;
+}
+
+bool set_translate_tokens(AppState& s, const std::vector<int>& source, const std::vector<int>& target) {
+  TranslateState& t = s.translate;
+  ++s.generation;
+  if (!t.tokens) {
+    t.error = ErrorInfo{"invalid_field", "tokens take a loaded model over other vocabularies (none is loaded)"};
+    return false;
+  }
+  TranslateTokens k = *t.tokens;
+  k.source = source;
+  k.target = target;
+  if (!guarded(t.error, [&] { analyse_tokens(k, t.input); })) return false;
+  t.tokens = std::move(k);
+  return true;
+}
+
+std::vector<int> parse_token_ids(const std::string& text, const char* what) {
+  std::vector<int> ids;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == ',' || text[i] == '\t') {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+    size_t end = j;
+    while (end < text.size() && text[end] != ' ' && text[end] != ',' && text[end] != '\t') ++end;
+    if (j == i || end != j || j - i > 4)
+      invalid(std::string(what) + ": \"" + text.substr(i, end - i) + "\" is not a token id (ids are whole numbers 0..4095)");
+    ids.push_back(std::stoi(text.substr(i, j - i)));
+    if (ids.size() > 512) invalid(std::string(what) + ": at most 512 ids");
+    i = end;
+  }
+  return ids;
 }
 
 bool pick_translate_test_sentence(AppState& s, int index) {
@@ -309,7 +382,20 @@ bool pick_translate_test_sentence(AppState& s, int index) {
   return set_translate_input(s, e);
 }
 
+// Training needs the lesson's pairs: a model over other vocabularies has no data here.
+bool refuse_training_tokens(AppState& s) {
+  TranslateState& t = s.translate;
+  if (!t.tokens) return false;
+  t.error = ErrorInfo{"invalid_field", "Train needs the lesson's sentence pairs, and the loaded model's vocabularies (" +
+                                           std::to_string(t.tokens->model.config.src_vocab) + " source, " +
+                                           std::to_string(t.tokens->model.config.tgt_vocab) +
+                                           " target ids) are not the lesson's; Back to the lab's model trains the pair"};
+  ++s.generation;
+  return true;
+}
+
 void translate_train(AppState& s) {
+  if (refuse_training_tokens(s)) return;
   start_over(s);
   run_started(s.translate.run);
 }
@@ -320,6 +406,7 @@ void translate_pause(AppState& s) {
 
 void translate_continue(AppState& s) {
   TranslateState& t = s.translate;
+  if (refuse_training_tokens(s)) return;
   if (!t.trainer || t.run.running || t.trainer->done() || t.run.from_checkpoint) return;
   run_resumed(t.run, t.trainer->step());
   ++s.generation;
@@ -332,7 +419,15 @@ void translate_reset(AppState& s) {
 
 void translate_unload_model(AppState& s) {
   TranslateState& t = s.translate;
+  if (t.tokens && !t.loaded) {  // the pair behind it was never touched
+    t.tokens.reset();
+    t.run.model.reset();
+    t.error.reset();
+    ++s.generation;
+    return;
+  }
   if (!t.loaded) return;
+  t.tokens.reset();
   t.loaded.reset();
   t.run.model.reset();
   start_over(s);
@@ -392,6 +487,14 @@ std::string translate_export(const AppState& s, const std::string& which, std::s
   const TranslateState& t = s.translate;
   if (which != "" && which != "additive" && which != "none")
     invalid("the Translate panel's models are \"none\" (the fixed summary) and \"additive\", not \"" + which + "\"");
+  if (t.tokens) {  // the model shown, as it came (it cannot train here)
+    const bool attention = t.tokens->model.config.attention;
+    if (which != "" && which != (attention ? "additive" : "none"))
+      invalid(std::string("the Translate panel shows a loaded ") + (attention ? "additive" : "none") +
+              " model: export it with \"\" or \"" + (attention ? "additive" : "none") + "\", not \"" + which + "\"");
+    file_name = std::string("translate_loaded_") + (attention ? "additive" : "none") + ".safetensors";
+    return tl::seq2seq_model_safetensors(t.tokens->model.config, t.tokens->model.params);
+  }
   if (!t.trainer) invalid("the Translate panel has no models yet (open it first)");
   const bool attention = which != "none";
   const tl::TranslateTrainer& tr = *t.trainer;
@@ -405,23 +508,53 @@ void translate_model_refused(AppState& s, const std::string& code, const std::st
   ++s.generation;
 }
 
+std::string seq2seq_config_line(const attn::learn::Seq2SeqConfig& c) {
+  return std::string("seq2seq, ") + (c.attention ? "additive attention" : "fixed summary") + ", source vocab " +
+         std::to_string(c.src_vocab) + ", target vocab " + std::to_string(c.tgt_vocab) + ", E " + std::to_string(c.embed) +
+         ", H " + std::to_string(c.hidden) + (c.attention ? ", A " + std::to_string(c.attn_dim) : std::string());
+}
+
+// A model over other vocabularies: shown instead of the pair, tokens as numbers.
+bool translate_install_tokens(AppState& s, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file) {
+  TranslateState& t = s.translate;
+  TranslateTokens k;
+  std::optional<ErrorInfo> e;
+  const bool ok = guarded(e, [&] {
+    k.model.config = file.model.seq2seq;
+    k.model.layout = attn::learn::seq2seq_layout(k.model.config);
+    k.model.params = std::move(file.params);
+    k.source = tl::default_token_source(k.model.config);
+    analyse_tokens(k, t.input);
+  });
+  if (!ok) {
+    translate_model_refused(s, e->code, name + ": " + e->message);
+    return false;
+  }
+  run_model_loaded(t.run, name, bytes, seq2seq_config_line(k.model.config), k.model.params);
+  if (t.run.running) run_paused(t.run);
+  t.tokens = std::move(k);
+  t.error.reset();
+  if (t.loaded) {  // a lesson-vocabulary model loaded before leaves the pair
+    t.loaded.reset();
+    start_over(s);
+    refresh_results(s, true);
+  }
+  return true;
+}
+
 bool translate_install_model(AppState& s, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file) {
   ensure_translate(s);
   TranslateState& t = s.translate;
   ++s.generation;
+  if (!tl::lesson_vocabularies(file.model.seq2seq)) return translate_install_tokens(s, name, bytes, std::move(file));
   auto loaded = std::make_shared<TranslateLoaded>(TranslateLoaded{file.model.seq2seq, std::move(file.params)});
   std::optional<ErrorInfo> e;
   if (!guarded(e, [&] { (void)make_trainer(t.input, loaded.get()); })) {  // the lesson's vocabularies
     translate_model_refused(s, e->code, name + ": " + e->message);
     return false;
   }
-  const attn::learn::Seq2SeqConfig& c = loaded->model;
-  run_model_loaded(t.run, name, bytes,
-                   std::string("seq2seq, ") + (c.attention ? "additive attention" : "fixed summary") + ", source vocab " +
-                       std::to_string(c.src_vocab) + ", target vocab " + std::to_string(c.tgt_vocab) + ", E " +
-                       std::to_string(c.embed) + ", H " + std::to_string(c.hidden) +
-                       (c.attention ? ", A " + std::to_string(c.attn_dim) : std::string()),
-                   loaded->params);
+  run_model_loaded(t.run, name, bytes, seq2seq_config_line(loaded->model), loaded->params);
+  t.tokens.reset();
   t.loaded = std::move(loaded);
   t.error.reset();
   start_over(s);

@@ -119,11 +119,32 @@ inline constexpr const char* kTranslateCheckpointUrl = "checkpoints/translate.ck
 /// measured from its weights; the other model stays the lab's.
 using TranslateLoaded = BroughtModel<attn::learn::Seq2SeqConfig>;
 
+/// A seq2seq model the user brought whose vocabularies are not the lesson's: the panel shows it in
+/// place of the pair and runs on it, tokens as numbers, the analyses that need no words
+/// (lessons::token_analysis); lessons::lesson_word_analyses lists those that do not run. It
+/// cannot train (the lesson's pairs are the data); the lab's pair waits behind it.
+struct TranslateTokens {
+  attn::lessons::TranslateModel model;
+  std::vector<int> source, target;  ///< last good (target empty: the greedy output is analysed)
+  attn::lessons::TokenAnalysis analysis;
+  std::string caption;  ///< worded from the analysis (lessons::token_caption)
+  // The alignment as drawn (attention models): rows the analysed target's ids then EOS, columns
+  // the source positions "position:id".
+  attn::Matrix weights;
+  std::vector<double> row_sums;
+  std::vector<std::string> rows, cols;
+  std::vector<attn::Check> checks;  ///< rows sum to 1, PAD gets 0, the intervention path, beam prefixes
+  // The draw function's own widgets: the ids being typed (re-read when the inputs change).
+  char source_buf[512] = {}, target_buf[512] = {};
+  std::string source_shown, target_shown;
+};
+
 struct TranslateState {
   TranslateInput input;  ///< last good
   std::shared_ptr<attn::lessons::TranslateTrainer> trainer;  ///< the run (step 0 after a reset)
   TrainedRun run;  ///< running, runs, the checkpoint's fetch, steps/s (panels/trained_run.hpp)
   std::shared_ptr<const TranslateLoaded> loaded;  ///< a model from a file, or null
+  std::optional<TranslateTokens> tokens;  ///< a model from a file over other vocabularies, shown instead of the pair
 
   std::optional<TranslateScores> scores;
   std::optional<TranslateAlignmentView> alignment;
@@ -168,6 +189,13 @@ void translate_pause(AppState& s);
 void translate_continue(AppState& s);
 void translate_reset(AppState& s);
 void translate_unload_model(AppState& s);
+/// The token model's inputs (only with one loaded): source ids (1..512, each below its source
+/// vocabulary) and target ids ([] analyses the greedy output). False (error recorded, last good
+/// inputs and results kept) when they are refused, or no such model is loaded.
+bool set_translate_tokens(AppState& s, const std::vector<int>& source, const std::vector<int>& target);
+/// Ids as typed ("3 4 5", commas allowed) for set_translate_tokens; `what` names the field in the
+/// error. Throws attn::Error(invalid_field) naming the first item that is not an integer id.
+std::vector<int> parse_token_ids(const std::string& text, const char* what);
 
 /// True when the panel (or the Additive panel's trained view) should fetch the shipped pair now:
 /// `shown`, never asked for, the default run at step 0 and not running.
@@ -177,11 +205,15 @@ bool translate_wants_checkpoint(const AppState& s, bool shown);
 ///  {stride, none, additive, validation_steps, none_validation, additive_validation, last10},
 ///  "accuracy" {step, buckets: [{lo, hi, sentences, none{exact_match, token_accuracy, exact,
 ///  correct, tokens}, additive{...}}], overall, caption}, "alignment" {.., selected_row, trace},
-///  "decoding", "lesson_alignment", "widths" {rows, caption}, "reproduction", "error"}.
+///  "decoding", "lesson_alignment", "widths" {rows, caption}, "reproduction", "error"}; with a model
+///  over other vocabularies also "tokens" {source, target, greedy, teacher_forced, alignment, beam,
+///  removals, caption, checks, needs_lesson_words} (accuracy, agreement, alignment and decoding are
+///  then null: they are the lab's pair, not shown).
 attn::Json translate_state_json(const AppState& s);
 /// The inputs alone (link parameters; a valid set() patch).
 attn::Json translate_inputs_json(const TranslateInput& in);
-/// set({translate: {seed, steps, lr, hidden, sentence, beam_width, alpha, row, train, pause, continue, reset}}). False
+/// set({translate: {seed, steps, lr, hidden, sentence, beam_width, alpha, row, train, pause, continue, reset,
+/// model: null, tokens: {source: [ids], target: [ids]}}}). False
 /// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
 bool apply_translate_json(AppState& s, const attn::Json& patch);
 

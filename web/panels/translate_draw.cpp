@@ -146,11 +146,155 @@ void draw_controls(AppState& s) {
   draw_run_controls(s, t.run, progress_of(t.trainer.get(), t.input.steps), text, kRunActions);
 }
 
+// A loaded model over other vocabularies: the analyses that need no words, tokens as numbers.
+void draw_tokens(AppState& s, Ui& ui) {
+  TranslateState& t = s.translate;
+  TranslateTokens& k = *t.tokens;
+  const tl::TokenAnalysis& a = k.analysis;
+  const attn::learn::Seq2SeqConfig& c = k.model.config;
+  const float fs = ImGui::GetFontSize();
+  draw_model_row(s, t.run, "translate", translate_unload_model, {{"Export model", ""}});
+  const std::string note = loaded_model_note(t.run, 0);
+  if (!note.empty()) txt::note(note.c_str());
+  style::heading(ui.fonts, "Your model, tokens as numbers");
+  ImGui::TextWrapped("Its vocabularies (%d source, %d target ids) are not the lesson's (%d English, %d French words), "
+                     "so it is shown here instead of the pair, its tokens as ids: 0 is PAD, 1 BOS starts decoding, 2 EOS "
+                     "ends it. These analyses need the lesson's words and do not run on it:",
+                     c.src_vocab, c.tgt_vocab, tl::english_vocab().size(), tl::french_vocab().size());
+  for (const std::string& w : tl::lesson_word_analyses()) ImGui::BulletText("%s", w.c_str());
+  // The inputs: source ids, target ids (empty: the greedy output), the beam's controls.
+  const auto ids_field = [&](const char* label, char* buf, size_t cap, std::string& shown, const std::vector<int>& cur,
+                             bool source) {
+    const std::string want = cur.empty() ? std::string() : tl::ids_text(cur);
+    if (shown != want) std::snprintf(buf, cap, "%s", want.c_str()), shown = want;
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 16, label));
+    ImGui::InputText(label, buf, cap);
+    if (ImGui::IsItemDeactivatedAfterEdit()) {
+      defer_edit(s, [text = std::string(buf), source, label = std::string(label)](AppState& st) {
+        if (!st.translate.tokens) return;
+        TranslateTokens& kk = *st.translate.tokens;
+        std::vector<int> ids;
+        const bool ok = guarded(st.translate.error, [&] { ids = parse_token_ids(text, label.c_str()); });
+        if (!ok || !set_translate_tokens(st, source ? ids : kk.source, source ? kk.target : ids)) {
+          if (st.translate.tokens) st.translate.tokens->source_shown = "?", st.translate.tokens->target_shown = "?";
+          ++st.generation;
+        }
+      });
+    }
+  };
+  ids_field("source ids", k.source_buf, sizeof k.source_buf, k.source_shown, k.source, true);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 16, "target ids"), fs);
+  ids_field("target ids", k.target_buf, sizeof k.target_buf, k.target_shown, k.target, false);
+  txt::note("Ids separated by spaces; an empty target analyses the model's own greedy output.");
+  {
+    TranslateInput e = t.input;
+    bool changed = false;
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "beam width"));
+    if (widgets::slider_int("beam width", &e.beam_width, 1, 16)) changed = true;
+    widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
+    float al = static_cast<float>(e.alpha);
+    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
+    if (widgets::slider_float("alpha", &al, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(al * 100.0) / 100.0, changed = true;
+    if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+  }
+  ImGui::TextWrapped("%s", k.caption.c_str());
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  const auto columns = [&](std::initializer_list<std::pair<const char*, float>> cols) {
+    for (const auto& [name, w] : cols) ImGui::TableSetupColumn(name, ImGuiTableColumnFlags_WidthFixed, fs * w);
+    ImGui::TableHeadersRow();
+  };
+  const txt::TwoColumns dc = txt::two_columns(0.5f);
+  txt::begin_column(dc.left_w);
+  if (c.attention && k.weights.rows() > 0) {
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted(a.target_given ? "Alignment of the target typed (teacher forced)"
+                                          : "Alignment of its greedy output (teacher forced)");
+    ImGui::PopFont();
+    HeatmapSpec spec;
+    spec.values = &k.weights;
+    spec.row_labels = &k.rows;
+    spec.col_labels = &k.cols;
+    spec.row_sums = &k.row_sums;
+    spec.row_axis = "target id";
+    spec.col_axis = "source position:id";
+    spec.version = s.generation;
+    spec.numbers = true;
+    spec.width = dc.left_w;
+    spec.max_cell = 48.0f;
+    heatmap("translate_tokens_alignment", spec, ui.gpu);
+  }
+  dc.to_right();
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Greedy, step by step");
+  ImGui::PopFont();
+  if (widgets::begin_table_fit("##tokens_greedy", 3, tf, 0.0f, static_cast<int>(a.greedy.steps.size()) + 1)) {
+    columns({{"step", 3.0f}, {"id", 5.0f}, {"p", 4.0f}});
+    for (size_t i = 0; i < a.greedy.steps.size(); ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu", i + 1);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d%s", a.greedy.steps[i].token, a.greedy.steps[i].token == tl::kTranslateEos ? " (EOS)" : "");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(a.greedy.steps[i].probability, 3).c_str());
+    }
+    widgets::end_table_fit();
+  }
+  txt::end_column(dc.right_w);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Beam search");
+  ImGui::PopFont();
+  if (widgets::begin_table_fit("##tokens_beam", 4, tf, 0.0f, static_cast<int>(a.beam.finished.size()) + 1)) {
+    columns({{"ids", 16.0f}, {"ended", 3.5f}, {"log P", 5.0f}, {"score", 5.0f}});
+    for (size_t i = 0; i < a.beam.finished.size(); ++i) {
+      const tl::BeamHypothesis& h = a.beam.finished[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextWrapped("%s%s", static_cast<int>(i) == a.beam.best ? "best: " : "", tl::ids_text(h.tokens).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(h.ended ? "yes" : "no");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(h.log_prob, 4).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(short_number(h.score, 4).c_str());
+    }
+    widgets::end_table_fit();
+  }
+  if (!a.removals.empty()) {
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted("Take a source position away from the attention");
+    ImGui::PopFont();
+    if (widgets::begin_table_fit("##tokens_removals", 3, tf, 0.0f, static_cast<int>(a.removals.size()) + 1)) {
+      columns({{"without", 9.0f}, {"greedy output", 14.0f}, {"loss change", 5.0f}});
+      for (const tl::TokenRemoval& w : a.removals) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("position %d (id %d)", w.position + 1, w.token);
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s%s%s", tl::ids_text(w.output).c_str(), w.ended ? "" : " (no EOS)", w.same_output ? "" : " *");
+        ImGui::TableNextColumn();
+        char d[32];
+        std::snprintf(d, sizeof d, "%+.3f", w.delta_loss);
+        ImGui::TextUnformatted(d);
+      }
+      widgets::end_table_fit();
+    }
+    txt::note("* the greedy output changed. The removed position's weight is set to 0 at every step and the others "
+              "renormalised; the loss is the analysed target's, teacher forced.");
+  }
+  style::check_lines(k.checks);
+}
+
 void draw_body(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
   const TranslateInput& cur = t.input;
   const float fs = ImGui::GetFontSize();
 
+  if (t.tokens) {
+    style::error_box(t.error);
+    draw_tokens(s, ui);
+    return;
+  }
   txt::para(
       "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
       "decodes from a fixed summary, the encoder's last state (Cho et al. 2014), the other re-reads every encoder "
@@ -432,6 +576,7 @@ void draw_body(AppState& s, Ui& ui) {
             "A trained model need not do that: compare the measured matrix on the left.");
   txt::end_column(ac.right_w);
   if (t.alignment) draw_decoding(s, ui);
+  draw_recall_strip(s, ui, "translate");
 }
 
 }  // namespace

@@ -211,6 +211,56 @@ Json translate_state_json(const AppState& s) {
                                             {"want_additive_fnv1a", r.want_additive_fnv1a}})
                                      : Json(nullptr);
   }
+  if (t.tokens) {
+    const TranslateTokens& k = *t.tokens;
+    const tl::TokenAnalysis& a = k.analysis;
+    const int V = k.model.config.tgt_vocab;
+    Json greedy = Json::array(), forced = Json::array(), beam = Json::array(), removals = Json::array(), rows = Json::array();
+    for (const tl::DecodeStep& st : a.greedy.steps)
+      greedy.push_back(::attn::obj({{"token", st.token}, {"probability", st.probability}, {"attention", st.attention}}));
+    for (int i = 0; i < a.forced.rows; ++i) {
+      const int want = i < static_cast<int>(a.target.size()) ? a.target[static_cast<size_t>(i)] : tl::kTranslateEos;
+      forced.push_back(::attn::obj({{"target", want}, {"argmax", a.forced.argmax[static_cast<size_t>(i)]},
+                                    {"p_target", a.forced.probs[static_cast<size_t>(i * V + want)]}}));
+    }
+    for (int i = 0; i < k.weights.rows(); ++i) {
+      Json r = Json::array();
+      for (int j = 0; j < k.weights.cols(); ++j) r.push_back(k.weights(i, j));
+      rows.push_back(r);
+    }
+    for (const tl::BeamHypothesis& h : a.beam.finished)
+      beam.push_back(::attn::obj({{"tokens", h.tokens}, {"ended", h.ended}, {"log_prob", h.log_prob}, {"score", h.score}}));
+    for (const tl::TokenRemoval& w : a.removals)
+      removals.push_back(::attn::obj({{"position", w.position}, {"token", w.token}, {"loss", w.loss}, {"delta_loss", w.delta_loss},
+                                      {"output", w.output}, {"ended", w.ended}, {"same_output", w.same_output}}));
+    out["tokens"] = ::attn::obj(
+        {{"source", a.source},
+         {"target", a.target},
+         {"target_given", a.target_given},
+         {"conventions", "ids 0 PAD, 1 BOS (starts decoding), 2 EOS (ends it); greedy stops after source length + 10 steps"},
+         {"greedy", ::attn::obj({{"tokens", a.greedy.tokens}, {"ended", a.greedy.ended}, {"steps", greedy}})},
+         {"teacher_forced", ::attn::obj({{"rows", forced}, {"loss", a.forced.loss}})},
+         {"alignment", k.model.config.attention
+                           ? ::attn::obj({{"rows", k.rows}, {"columns", k.cols}, {"weights", rows}, {"row_sums", k.row_sums},
+                                          {"max_row_sum_error", a.max_row_sum_error},
+                                          {"max_padded_weight", a.max_padded_weight}})
+                           : Json(nullptr)},
+         {"path_max_diff", a.path_max_diff},
+         {"beam", ::attn::obj({{"width", t.input.beam_width}, {"alpha", t.input.alpha}, {"best", a.beam.best}, {"finished", beam},
+                               {"prefix", ::attn::obj({{"forced_rows", a.beam_prefix.forced_rows},
+                                                       {"forced_max_diff", a.beam_prefix.forced_max_diff},
+                                                       {"shared_rows", a.beam_prefix.shared_rows},
+                                                       {"shared_max_diff", a.beam_prefix.shared_max_diff}})}})},
+         {"removals", removals},
+         {"caption", k.caption},
+         {"checks", attn::to_json(k.checks)},
+         {"needs_lesson_words", tl::lesson_word_analyses()}});
+    // The lab's pair waits behind the loaded model; its results are not what the panel shows.
+    out["accuracy"] = nullptr;
+    out["agreement"] = nullptr;
+    out["alignment"] = nullptr;
+    out["decoding"] = nullptr;
+  }
   out["error"] = t.error ? ::attn::obj({{"code", t.error->code}, {"message", t.error->message}}) : Json(nullptr);
   return out;
 }
@@ -223,6 +273,7 @@ bool apply_translate_json(AppState& s, const Json& patch) {
   bool inputs = false;
   std::optional<int> pick;
   bool unload = false;
+  std::optional<std::pair<std::vector<int>, std::vector<int>>> tokens;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
     const Json& v = *it;
@@ -238,15 +289,27 @@ bool apply_translate_json(AppState& s, const Json& patch) {
       in.alpha = v.get<double>(), inputs = true;
     } else if (k == "test_sentence") {
       pick = run_clamp_int(run_integer(v, k));
+    } else if (k == "tokens") {
+      if (!v.is_object()) run_invalid("tokens must be an object {source: [ids], target: [ids]}");
+      std::vector<int> src, tgt;
+      for (auto jt = v.begin(); jt != v.end(); ++jt) {
+        if (jt.key() != "source" && jt.key() != "target") run_invalid("unknown tokens field '" + jt.key() + "' (source, target)");
+        if (!jt->is_array()) run_invalid("tokens." + jt.key() + " must be a list of token ids");
+        std::vector<int>& ids = jt.key() == "source" ? src : tgt;
+        for (const Json& id : *jt) ids.push_back(run_clamp_int(run_integer(id, "tokens." + jt.key())));
+      }
+      if (!v.contains("source") && s.translate.tokens) src = s.translate.tokens->source;
+      tokens = std::make_pair(src, tgt);
     } else if (k == "model") {
       if (!v.is_null()) run_invalid("model takes null (back to the lab's models); a file comes through the page (loadModel)");
       unload = true;
-    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset, model)");
+    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset, model, tokens)");
   }
   inputs = inputs || run.inputs;
   if (unload) translate_unload_model(s);
   if (inputs && !set_translate_input(s, in)) return false;
   if (pick && !pick_translate_test_sentence(s, *pick)) return false;
+  if (tokens && !set_translate_tokens(s, tokens->first, tokens->second)) return false;
   if (run.reset) translate_reset(s);
   if (run.train) translate_train(s);
   if (run.pause) translate_pause(s);
