@@ -21,6 +21,10 @@
 #include "lessons/additive_decoder.hpp"
 #include "learn/params.hpp"
 #include "lessons/learned_heads.hpp"
+#include "lessons/alignment.hpp"
+#include "lessons/cost.hpp"
+#include "lessons/random_heads.hpp"
+#include "lessons/translate.hpp"
 
 namespace attn {
 namespace {
@@ -301,6 +305,133 @@ RecallVerdict all_masked(const RecallAttempt& a) {
   return v;
 }
 
+// Soft lookup on the lesson's constructed alignment: each context is Σ_j w_j v_j; if it equals no
+// stored value (distance above rounding), the lookup blended rather than picked.
+Truth truth_soft_lookup() {
+  const AlignmentRead a = lesson_alignment();
+  double nearest_all = 1e300;  // the smallest distance of any context to any value
+  for (Index i = 0; i < a.contexts.rows(); ++i)
+    for (Index j = 0; j < a.values.rows(); ++j)
+      nearest_all = std::min(nearest_all, (a.contexts.row(i) - a.values.row(j)).norm());
+  const Index noir = 2;  // rows le, chat, noir
+  const auto vec = [](const auto& row) {
+    std::string out = "(";
+    for (Index k = 0; k < row.size(); ++k) out += (k ? "," : "") + fmt(row(k));
+    return out + ")";
+  };
+  std::string ctx = vec(a.contexts.row(noir)) + " =";
+  for (Index j = 0; j < a.values.rows(); ++j) ctx += (j ? " + " : " ") + fmt(a.weights(noir, j)) + "·" + vec(a.values.row(j));
+  return {nearest_all > 1e-12 ? 1 : 0,
+          {check_above("every context is away from every stored value: min distance", nearest_all, 1e-12)},
+          "the context for \"noir\" is " + ctx + "; the nearest any "
+          "context comes to a stored value is " + fmt(nearest_all) + ", so each is a blend, not a retrieved entry"};
+}
+
+// Self-attention in the Random-init heads panel: queries and keys are rows of the same X, so the
+// weights are T×T over the sentence's own tokens.
+Truth truth_self_attention() {
+  const RandomHeadsResult r = random_heads(RandomHeadsInput{});
+  const Index t = static_cast<Index>(r.tokens.size());
+  const AttentionResult& h = r.heads.front();
+  const bool same = h.weights.rows() == t && h.weights.cols() == t && r.x.rows() == t;
+  return {same ? 0 : 1,
+          {check_at_most("weights are T×T over the sentence's own tokens: |rows − T| + |cols − T|",
+                         std::fabs(double(h.weights.rows() - t)) + std::fabs(double(h.weights.cols() - t)), 0.0)},
+          "on \"" + RandomHeadsInput{}.sentence + "\" each head's weights are " + std::to_string(h.weights.rows()) + "×" +
+              std::to_string(h.weights.cols()) + " for its " + std::to_string(t) +
+              " tokens: queries, keys and values are projections of the same rows X (self-attention). The "
+              "translator's attention reads another sequence, and neither alone is a whole Transformer (no MLP, "
+              "residual or normalisation here)"};
+}
+
+const lessons::TranslateTrainer& need_translate(const RecallAttempt& a) {
+  if (!a.translate_model) throw Error(ErrorCode::missing_field, "this task reads \"translate_model\" (open the Translate panel)");
+  return *a.translate_model;
+}
+
+// Cross-attention in the translator: on a sentence whose source and target lengths differ, the
+// alignment has one column per source word (the encoder's states) and one row per target step.
+Truth truth_cross_attention(const RecallAttempt& a) {
+  const lessons::TranslateTrainer& tr = need_translate(a);
+  const std::string sentence = "the big dog sees a white mouse";
+  const lessons::TranslateAlignment al = lessons::translate_alignment(tr.model(true), sentence);
+  const int S = static_cast<int>(al.source.size()), rows = al.forced.rows;
+  const bool from_source = al.forced.src_len == S && rows == static_cast<int>(al.reference.size()) + 1 && S != rows;
+  return {from_source ? 0 : 1,
+          {check_at_most("alignment columns = English source words: |columns − S|", std::fabs(double(al.forced.src_len - S)), 0.0)},
+          "on \"" + sentence + "\" (step " + std::to_string(tr.step()) + ") the alignment is " + std::to_string(rows) + "×" +
+              std::to_string(al.forced.src_len) + ": a row per French step (" + std::to_string(rows - 1) +
+              " words and <eos>), a column per English word, whose encoder states are the keys and values; the "
+              "queries are the decoder's states, a recurrence over the target"};
+}
+
+// The bottleneck, measured on the panel's pair at its current step: exact match on the longest
+// source bucket of the test set, fixed summary against attention.
+Truth truth_bottleneck(const RecallAttempt& a) {
+  const lessons::TranslateTrainer& tr = need_translate(a);
+  const lessons::LengthBucket longest = tr.data().config.buckets.back();
+  std::vector<lessons::TranslationPair> pairs;
+  for (const lessons::TranslationPair& p : tr.data().test)
+    if (lessons::bucket_of({longest}, static_cast<int>(p.source.size())) == 0) pairs.push_back(p);
+  const lessons::TranslateEval none = lessons::evaluate_translation(tr.model(false), pairs, {longest});
+  const lessons::TranslateEval add = lessons::evaluate_translation(tr.model(true), pairs, {longest});
+  const double n = none.overall.exact_match, at = add.overall.exact_match;
+  const int answer = at > n + 0.05 ? (add.overall.exact == add.overall.sentences ? 0 : 1) : (n > at + 0.05 ? 2 : 3);
+  return {answer,
+          {check_above("test sentences of " + std::to_string(longest.lo) + "-" + std::to_string(longest.hi) + " words measured",
+                       static_cast<double>(pairs.size()), 0.0)},
+          "at step " + std::to_string(tr.step()) + ", on the " + std::to_string(pairs.size()) + " test sentences of " +
+              std::to_string(longest.lo) + "-" + std::to_string(longest.hi) + " words: fixed summary " +
+              std::to_string(none.overall.exact) + " exact (" + fmt(100.0 * n) + "%), attention " +
+              std::to_string(add.overall.exact) + " (" + fmt(100.0 * at) + "%). Reading every encoder state removes "
+              "the one-vector summary; it does not promise perfect recall"};
+}
+
+// Quadratic pairwise work: the cost model's counts at T and 2T, everything else fixed.
+Truth truth_quadratic() {
+  CostInput in;
+  const CostResult a = attention_cost(in);
+  in.t *= 2;
+  const CostResult b = attention_cost(in);
+  const double pair = double(b.pairwise_flops) / double(a.pairwise_flops);
+  const double proj = double(b.projection_flops) / double(a.projection_flops);
+  const double choices[] = {2, 4, 8};
+  int best = 0;
+  for (int i = 1; i < 3; ++i)
+    if (std::fabs(std::log(pair / choices[i])) < std::fabs(std::log(pair / choices[best]))) best = i;
+  return {best,
+          {check_at_most("pairwise FLOPs(2T) / FLOPs(T) − 4", std::fabs(pair - 4.0), 1e-12)},
+          "counted at T " + std::to_string(a.input.t) + " and " + std::to_string(b.input.t) + " (d_model " +
+              std::to_string(in.d_model) + "): the score and weighted-sum work 4·T²·d grows " + fmt(pair) +
+              "×, the projections 8·T·d² only " + fmt(proj) + "×; the stored T×T matrix grows " +
+              fmt(double(b.scores_bytes_f32) / double(a.scores_bytes_f32)) + "× too, unless a tiled kernel never materialises it"};
+}
+
+// A 100K-token context's K/V cache, counted: 2·layers·context·n_kv·d_k·bytes.
+Truth truth_kv_cache() {
+  const CostInput in;  // 32 layers, d_model 4096, 32 heads, 8 K/V groups, float16, 100,000 tokens
+  const CostResult r = attention_cost(in);
+  const KvCacheCost* g = nullptr;
+  for (const KvCacheCost& k : r.kv_cache)
+    if (k.name == "grouped-query") g = &k;
+  if (!g) throw Error(ErrorCode::invalid_field, "the cost model has no grouped-query cache row");
+  const double gb = double(g->bytes) / 1e9;
+  const double choices[] = {0.013, 13.0, 13000.0};  // about 13 MB, 13 GB, 13 TB
+  int best = 0;
+  for (int i = 1; i < 3; ++i)
+    if (std::fabs(std::log(gb / choices[i])) < std::fabs(std::log(gb / choices[best]))) best = i;
+  std::string rows;
+  for (const KvCacheCost& k : r.kv_cache) rows += (rows.empty() ? "" : ", ") + k.name + " " + fmt(double(k.bytes) / 1e9) + " GB";
+  const WindowCount w = causal_window_count(in.context, in.causal_width);
+  return {best,
+          {check_above("grouped-query cache bytes counted", double(g->bytes), 0.0)},
+          "2 · " + std::to_string(in.layers) + " layers · " + std::to_string(in.context) + " tokens · " +
+              std::to_string(g->kv_heads) + " K/V heads · d_k " + std::to_string(r.d_k) + " · 2 bytes = " + fmt(gb) +
+              " GB (" + rows + "); a " + std::to_string(in.causal_width) + "-token window keeps " +
+              fmt(double(g->window_bytes) / 1e9) + " GB but hides " + fmt(100.0 * w.hidden_fraction) + "% of the causal pairs over the " +
+              std::to_string(in.context) + " tokens: budget each, no recipe makes it free"};
+}
+
 struct Entry {
   RecallTask task;
   std::function<Truth()> truth;  // predict
@@ -315,6 +446,16 @@ const std::vector<Entry>& entries() {
                "outputs 0..2 change?",
                {"exactly 0", "a little (below 1e-6)", "noticeably"}, "recall 6"),
        truth_future_leak, nullptr},
+      {predict("alignment.soft_lookup", "alignment",
+               "Soft lookup: the query scores every key, the softmax gives weights, the output is their weighted "
+               "sum of values. With the lesson's weights for \"noir\" (0.1, 0.8, 0.1), is the output one of the "
+               "stored values?",
+               {"yes: the value of the best-scoring key", "no: a blend of the values, weighted"}, "recall 2"),
+       truth_soft_lookup, nullptr},
+      {predict("heads.self_attention", "heads",
+               "In this panel's heads, where do the keys and values come from?",
+               {"the same token rows as the queries", "another sequence, as in the translator"}, "recall 4"),
+       truth_self_attention, nullptr},
       {construct("masking.all_masked", "masking",
                  "Build a mask under which some query has no allowed key. The default policy must refuse it.",
                  {"query", "key", "value", "mask"}, "anatomy of the script"),
@@ -374,6 +515,24 @@ const std::vector<Entry>& entries() {
                   "ablating the whole last layer, the held-out accuracy falls:",
                   {"about as much", "much less", "neither changes much"}, {"heads_model"}, "recall 7"},
        nullptr, nullptr, truth_redundancy},
+      {predict("cost.quadratic", "cost",
+               "Double the sequence length T, everything else fixed. The dense score and weighted-sum work grows:",
+               {"2\xC3\x97", "4\xC3\x97", "8\xC3\x97"}, "recall 8"),
+       truth_quadratic, nullptr},
+      {predict("cost.kv_cache_100k", "cost",
+               "100,000 cached tokens, 32 layers, d_model 4096 in 32 heads with 8 K/V groups, float16. The K/V cache is about:",
+               {"13 MB", "13 GB", "13 TB"}, "recall 10"),
+       truth_kv_cache, nullptr},
+      {RecallTask{"translate.bottleneck", "translate", RecallKind::predict,
+                  "Same seed, same width H. On the test set's longest sentences, which translator gets more exactly right?",
+                  {"attention, every one", "attention, but not every one", "the fixed summary", "about the same (within 5 points)"},
+                  {"translate_model"}, "recall 1"},
+       nullptr, nullptr, truth_bottleneck},
+      {RecallTask{"translate.cross_attention", "translate", RecallKind::predict,
+                  "In the translator's attention, where do the keys and values come from?",
+                  {"the English source (the encoder's states)", "the French words written so far"},
+                  {"translate_model"}, "recall 4"},
+       nullptr, nullptr, truth_cross_attention},
   };
   return all;
 }

@@ -20,6 +20,7 @@ namespace attn {
 
 namespace lessons {
 class HeadsTrainer;
+class TranslateTrainer;
 struct InductionBatch;
 }  // namespace lessons
 
@@ -49,6 +50,8 @@ struct RecallAttempt {
   /// truth of a task that reads them is measured on that model (not owned; must outlive the call).
   const lessons::HeadsTrainer* heads_model = nullptr;
   const lessons::InductionBatch* heads_heldout = nullptr;
+  /// The Translate panel's pair as it stands ("translate_model"), for the tasks measured on it.
+  const lessons::TranslateTrainer* translate_model = nullptr;
 };
 
 struct RecallVerdict {

@@ -16,8 +16,9 @@ TEST_CASE("recall: tasks cover every panel with unique ids", "[lesson][recall]")
     if (t.kind == attn::RecallKind::predict) CHECK(t.choices.size() >= 2);
     else CHECK_FALSE(t.reads.empty());
   }
-  CHECK(panels == std::set<std::string>{"masking", "attribution", "scaling", "additive", "positions", "temperature",
-                                        "dropout", "timing", "learned_heads"});
+  CHECK(panels == std::set<std::string>{"alignment", "heads", "masking", "attribution", "scaling", "additive",
+                                        "positions", "temperature", "dropout", "timing", "cost", "learned_heads",
+                                        "translate"});
 }
 
 TEST_CASE("recall: predict tasks accept the answer the core computes", "[lesson][recall]") {
@@ -25,7 +26,8 @@ TEST_CASE("recall: predict tasks accept the answer the core computes", "[lesson]
   const std::vector<std::pair<std::string, int>> right = {
       {"masking.future_leak", 0}, {"scaling.variance", 2},  {"scaling.row_max", 0},     {"additive.padding", 0},
       {"positions.causal", 1},    {"positions.pooling", 0}, {"temperature.hull", 0},    {"temperature.gradient", 0},
-      {"dropout.row_sums", 1},    {"timing.parallelism", 1}, {"learned_heads.generation_steps", 1}};
+      {"dropout.row_sums", 1},    {"timing.parallelism", 1}, {"learned_heads.generation_steps", 1},
+      {"alignment.soft_lookup", 1}, {"heads.self_attention", 0}, {"cost.quadratic", 1}, {"cost.kv_cache_100k", 1}};
   for (const auto& [id, answer] : right) {
     attn::RecallAttempt a;
     a.choice = answer;

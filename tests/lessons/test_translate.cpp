@@ -12,6 +12,7 @@
 
 #include "attn/error.hpp"
 #include "lessons/translate.hpp"
+#include "lessons/recall.hpp"
 #include "support/support.hpp"
 
 using namespace attn;
@@ -560,4 +561,34 @@ TEST_CASE("translate: a damaged H table is refused with the field named", "[less
   wrong["widths"][0]["hidden"] = 9;
   CHECK_THROWS_WITH(translate_widths_from_json(wrong), Catch::Contains("hidden differs"));
   CHECK_THROWS_WITH(translate_widths_from_json(Json::object()), Catch::Contains("translate_widths"));
+}
+
+TEST_CASE("translate: the recall tasks are measured on the panel's pair as it stands", "[lesson][translate][recall]") {
+  const TranslateTrainer shipped(shipped_run());
+  TranslateConfig untrained_cfg = shipped.config();
+  untrained_cfg.steps = 1;
+  const TranslateTrainer untrained(untrained_cfg);  // step 0: both models guess
+  attn::RecallAttempt a;
+  a.translate_model = &shipped;
+  // The shipped pair: attention ahead on the longest bucket; whether every sentence is right is measured.
+  int answer = -1;
+  for (int c = 0; c < 4; ++c) {
+    a.choice = c;
+    const attn::RecallVerdict v = attn::check_recall("translate.bottleneck", a);
+    INFO(v.feedback);
+    if (v.pass) answer = c;
+  }
+  CHECK((answer == 0 || answer == 1));
+  a.translate_model = &untrained;
+  a.choice = answer;
+  const attn::RecallVerdict before = attn::check_recall("translate.bottleneck", a);
+  CHECK_FALSE(before.pass);  // the same answer is wrong on an untrained pair: it reads the model
+  CHECK_THAT(before.feedback, Catch::Contains("at step 0"));
+  a.choice = 0;
+  a.translate_model = &shipped;
+  const attn::RecallVerdict cross = attn::check_recall("translate.cross_attention", a);
+  CHECK(cross.pass);
+  CHECK_THAT(cross.feedback, Catch::Contains("8×7"));  // 7 English words; 7 French words and <eos>
+  a.translate_model = nullptr;
+  CHECK_ATTN_ERROR(attn::check_recall("translate.cross_attention", a), attn::ErrorCode::missing_field);
 }

@@ -386,6 +386,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   }
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
+  draw_recall_strip(s, ui, "alignment");
   ImGui::EndGroup();
 }
 

@@ -455,6 +455,7 @@ void draw_cost_panel(AppState& s, Ui& ui) {
 
   style::heading(ui.fonts, "How these are counted");
   for (const std::string& line : r.conventions) txt::note(("\xE2\x80\xA2 " + line).c_str());
+  draw_recall_strip(s, ui, "cost");
 }
 
 // This panel's entry in the panel table (registry.cpp).

@@ -277,6 +277,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
 
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
+  draw_recall_strip(s, ui, "heads");
   style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
               "patched, is in the Learned heads panel.");
   if (widgets::wrapped_button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");

@@ -8,6 +8,7 @@
 
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
+#include "panels/translate.hpp"
 #include "panels/patch.hpp"
 #include "lesson_ui.hpp"
 #include "learn/json_obj.hpp"
@@ -57,6 +58,10 @@ bool check_recall_task(AppState& s, const std::string& task_id) {
       if (field == "heads_model") {  // the Learned heads panel's model as it stands
         attempt.heads_model = s.learned_heads.trainer.get();
         attempt.heads_heldout = &s.learned_heads.heldout;
+      }
+      if (field == "translate_model") {  // the Translate panel's pair as it stands
+        ensure_translate(s);
+        attempt.translate_model = s.translate.trainer.get();
       }
     }
     attn::RecallVerdict v = attn::check_recall(task_id, attempt);
