@@ -38,6 +38,7 @@
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
+#include "learn/gemm.hpp"
 #include "learn/layers.hpp"  // kIgnoreIndex
 #include "json/learn_json.hpp"
 #include "learn/model.hpp"
@@ -280,8 +281,9 @@ int main(int argc, char** argv) {
   }
   if (opt.model != "all" && opt.model != "decoder" && opt.model != "seq2seq") return usage();
   try {
-    std::printf("BENCH_ENV {\"program\":\"train_bench\",\"batch\":%d,\"seed\":%llu,\"batches\":%d}\n", kBatch,
-                static_cast<unsigned long long>(opt.seed), opt.batches);
+    // gemm: the register width of the layers' matrix product on this machine (learn/gemm.hpp)
+    std::printf("BENCH_ENV {\"program\":\"train_bench\",\"batch\":%d,\"seed\":%llu,\"batches\":%d,\"gemm\":\"%s\"}\n",
+                kBatch, static_cast<unsigned long long>(opt.seed), opt.batches, learn::gemm_isa_name());
     for (const char* m : {"decoder", "seq2seq"})
       if (opt.model == "all" || opt.model == m) run_model(m, opt);
   } catch (const std::exception& e) {

@@ -1,4 +1,5 @@
 #include "learn/layers.hpp"
+#include "learn/gemm.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,68 +28,50 @@ void embedding_backward(double* dtable, const double* dout, const int* tokens, i
   }
 }
 
-// ---------------------------------------------------------------- linear
+// ---------------------------------------------------------------- the matrix product
+// Two doubles per register here (SSE2 natively, simd128 in wasm); natively on x86-64 the AVX2 build
+// of the same loops (gemm_avx2.cpp) when the CPU has it. The width never changes a sum's order
+// (learn/gemm_lanes.hpp), so every build gives the same bits. No AVX-512 build: on this project's
+// 2-core Zen 4 machines it trained the decoder 10-20% slower than SSE2, AVX2 38% faster
+// (bench/train_bench, measured 2026-12-04).
+}  // namespace attn::learn
+#define ATTN_GEMM_NS gemm_base
+#define ATTN_GEMM_W 2
+#include "learn/gemm_lanes.hpp"
+namespace attn::learn {
+
 namespace {
+using GemmFn = void (*)(double*, int, const double*, long, long, const double*, int, int, int, int);
+struct GemmChoice {
+  GemmFn fn;
+  int lanes;
+  const char* name;
+};
 
-// Two doubles in one register (SSE2 natively, simd128 in wasm): GCC/clang vector extensions.
-// Mul and add stay separate operations (-ffp-contract=off), so a lane computes exactly what
-// scalar code computes.
-typedef double v2d __attribute__((vector_size(16)));
-
-inline v2d load2(const double* p) {
-  v2d v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
+GemmChoice gemm_choice(int want) {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, 4, "avx2"};
+#else
+  (void)want;
+#endif
+  return {gemm_base::gemm_acc, 2, "sse2/simd128"};
 }
-inline void store2(double* p, v2d v) { __builtin_memcpy(p, &v, sizeof v); }
 
-/// C[i·ldc + j] += Σ_p A[i·a_rs + p·a_cs] · B[p·ldb + j] for i < M, j < N, with every sum taken
-/// in ascending p after C's own value: the order of the plain triple loop, so the bits are those
-/// of the textbook loop. 4×4 register tiles for speed; edges by the same scalar recurrence.
+GemmChoice& current_gemm() {
+  static GemmChoice c = gemm_choice(4);
+  return c;
+}
+}  // namespace
+
 void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
               int k) {
-  int i = 0;
-  for (; i + 4 <= m; i += 4) {
-    int j = 0;
-    for (; j + 4 <= n; j += 4) {
-      double* c0 = c + static_cast<long>(i) * ldc + j;
-      v2d acc[4][2];
-      for (int r = 0; r < 4; ++r) {
-        acc[r][0] = load2(c0 + static_cast<long>(r) * ldc);
-        acc[r][1] = load2(c0 + static_cast<long>(r) * ldc + 2);
-      }
-      const double* ap = a + i * a_rs;
-      const double* bp = b + j;
-      for (int p = 0; p < k; ++p) {
-        const v2d b0 = load2(bp + static_cast<long>(p) * ldb), b1 = load2(bp + static_cast<long>(p) * ldb + 2);
-        for (int r = 0; r < 4; ++r) {
-          const double av = ap[r * a_rs + p * a_cs];
-          const v2d aa = {av, av};
-          acc[r][0] += aa * b0;
-          acc[r][1] += aa * b1;
-        }
-      }
-      for (int r = 0; r < 4; ++r) {
-        store2(c0 + static_cast<long>(r) * ldc, acc[r][0]);
-        store2(c0 + static_cast<long>(r) * ldc + 2, acc[r][1]);
-      }
-    }
-    for (; j < n; ++j)
-      for (int r = 0; r < 4; ++r) {
-        double acc = c[static_cast<long>(i + r) * ldc + j];
-        for (int p = 0; p < k; ++p) acc += a[(i + r) * a_rs + p * a_cs] * b[static_cast<long>(p) * ldb + j];
-        c[static_cast<long>(i + r) * ldc + j] = acc;
-      }
-  }
-  for (; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double acc = c[static_cast<long>(i) * ldc + j];
-      for (int p = 0; p < k; ++p) acc += a[i * a_rs + p * a_cs] * b[static_cast<long>(p) * ldb + j];
-      c[static_cast<long>(i) * ldc + j] = acc;
-    }
+  current_gemm().fn(c, ldc, a, a_rs, a_cs, b, ldb, m, n, k);
 }
+int gemm_lanes() { return current_gemm().lanes; }
+const char* gemm_isa_name() { return current_gemm().name; }
+void gemm_force_lanes(int lanes) { current_gemm() = gemm_choice(lanes == 0 ? 4 : lanes); }
 
-}  // namespace
+// ---------------------------------------------------------------- linear
 
 void linear_forward(double* out, const double* inp, const double* weight, const double* bias, int n, int ic,
                     int oc) {

@@ -1,0 +1,30 @@
+// learn/gemm.hpp — the accumulating matrix product under every learning layer, with the widest
+// registers the machine has (learn/gemm_lanes.hpp explains why the width never changes a bit).
+#pragma once
+
+namespace attn::learn {
+
+/// C[i·ldc + j] += Σ_p A[i·a_rs + p·a_cs] · B[p·ldb + j] for i < M, j < N (row-major C M×N with
+/// leading dimension ldc, B K×N with ldb; A addressed by row and column strides, so Aᵀ is a
+/// stride swap). Each sum runs C's value first, then p ascending, one rounding per multiply and
+/// per add: the bits of the plain triple loop on every target and instruction set. Natively on
+/// x86-64 it runs 4 doubles per register (AVX2) when the CPU has them, else 2 (SSE2); in wasm 2
+/// (simd128). No checks (an inner loop): callers pass valid shapes.
+void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
+              int k);
+
+/// The register width gemm_acc uses on this machine, in doubles (2 or 4), and its name
+/// ("sse2/simd128", "avx2"): benchmarks print it.
+int gemm_lanes();
+const char* gemm_isa_name();
+
+/// Tests only: force a width (2 or 4; a width the CPU lacks falls back to 2) so that each build
+/// can be compared with the others; 0 restores the automatic choice.
+void gemm_force_lanes(int lanes);
+
+namespace detail {
+void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
+                   int k);
+}  // namespace detail
+
+}  // namespace attn::learn

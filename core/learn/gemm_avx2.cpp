@@ -1,0 +1,18 @@
+// learn/gemm_avx2.cpp — the learning layers' matrix product (learn/gemm_lanes.hpp) four doubles
+// per register, compiled with -mavx2 and contraction off (x86-64 only; core/CMakeLists.txt).
+// Called only after a run-time check that the CPU has AVX2 (learn::gemm_acc).
+#if !defined(__AVX2__)
+#error "gemm_avx2.cpp must be compiled with -mavx2"
+#endif
+#include "learn/gemm.hpp"
+
+#define ATTN_GEMM_NS gemm_avx2
+#define ATTN_GEMM_W 4
+#include "learn/gemm_lanes.hpp"
+
+namespace attn::learn::detail {
+void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
+                   int k) {
+  gemm_avx2::gemm_acc(c, ldc, a, a_rs, a_cs, b, ldb, m, n, k);
+}
+}  // namespace attn::learn::detail
