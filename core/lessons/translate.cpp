@@ -446,32 +446,56 @@ BeamPrefixCheck beam_prefix_check(const TranslateModel& m, const std::vector<int
 
 // ---------------------------------------------------------------- evaluation
 
-TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
-                                   const std::vector<LengthBucket>& buckets) {
+namespace {
+// The test-set scores are sums over sentences in the pairs' order: each function below adds one
+// sentence, so a study run one sentence per slice gives the bits of the loop run at once.
+
+TranslateEval eval_start(const std::vector<LengthBucket>& buckets) {
   if (buckets.empty()) bad("evaluation needs at least one length bucket");
   TranslateEval ev;
   for (const LengthBucket& b : buckets) ev.buckets.push_back({b});
   ev.overall.bucket = {buckets.front().lo, buckets.back().hi};
-  for (const TranslationPair& p : pairs) {
-    const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
-    if (k < 0) continue;
-    const GreedyDecode g = greedy_decode(m, p.source, static_cast<int>(p.source.size()) + 10);
-    int correct = 0;
-    for (size_t i = 0; i < p.target.size() && i < g.tokens.size(); ++i) correct += g.tokens[i] == p.target[i];
-    const bool exact = g.ended && g.tokens == p.target;
-    for (BucketAccuracy* a : {&ev.buckets[static_cast<size_t>(k)], &ev.overall}) {
-      ++a->sentences;
-      a->exact += exact;
-      a->tokens += static_cast<int>(p.target.size());
-      a->correct += correct;
-    }
+  return ev;
+}
+
+void eval_add(TranslateEval& ev, const std::vector<LengthBucket>& buckets, const TranslateModel& m,
+              const TranslationPair& p) {
+  const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
+  if (k < 0) return;
+  const GreedyDecode g = greedy_decode(m, p.source, static_cast<int>(p.source.size()) + 10);
+  int correct = 0;
+  for (size_t i = 0; i < p.target.size() && i < g.tokens.size(); ++i) correct += g.tokens[i] == p.target[i];
+  const bool exact = g.ended && g.tokens == p.target;
+  for (BucketAccuracy* a : {&ev.buckets[static_cast<size_t>(k)], &ev.overall}) {
+    ++a->sentences;
+    a->exact += exact;
+    a->tokens += static_cast<int>(p.target.size());
+    a->correct += correct;
   }
+}
+
+void eval_finish(TranslateEval& ev) {
   auto finish = [](BucketAccuracy& a) {
     a.exact_match = a.sentences ? static_cast<double>(a.exact) / a.sentences : 0.0;
     a.token_accuracy = a.tokens ? static_cast<double>(a.correct) / a.tokens : 0.0;
   };
   for (BucketAccuracy& a : ev.buckets) finish(a);
   finish(ev.overall);
+}
+
+void removal_add(MostReadRemoval& r, const TranslateModel& m, const TranslationPair& p, bool decode_intact);
+void removal_finish(MostReadRemoval& r, const TranslateEval* intact_eval);
+AlignmentAgreement agreement_start(const std::vector<LengthBucket>& buckets);
+void agreement_add(AlignmentAgreement& ag, const std::vector<LengthBucket>& buckets, const TranslateModel& m,
+                   const TranslationPair& p);
+void agreement_finish(AlignmentAgreement& ag);
+}  // namespace
+
+TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                   const std::vector<LengthBucket>& buckets) {
+  TranslateEval ev = eval_start(buckets);
+  for (const TranslationPair& p : pairs) eval_add(ev, buckets, m, p);
+  eval_finish(ev);
   return ev;
 }
 
@@ -568,74 +592,135 @@ AttentionInterventions attention_interventions(const TranslateModel& m, const st
   return r;
 }
 
-MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
-                                  const TranslateEval* intact_eval) {
-  if (!m.config.attention) bad("the fixed-summary model has no attention to intervene on");
-  MostReadRemoval r;
-  for (const TranslationPair& p : pairs) {
-    const int n = static_cast<int>(p.source.size());
-    if (n < 2) continue;
-    // the source word the decoder reads most over the reference (teacher forced)
-    const TeacherForced f = teacher_forced(m, p.source, p.target);
-    std::vector<double> column(static_cast<size_t>(n), 0.0);
-    for (int t = 0; t < f.rows; ++t)
-      for (int j = 0; j < n; ++j) column[static_cast<size_t>(j)] += f.attention[static_cast<size_t>(t) * n + j];
-    AttentionIntervention iv;
-    iv.removed = static_cast<int>(std::max_element(column.begin(), column.end()) - column.begin());
-    const GreedyDecode removed = greedy_decode_under(m, p.source, n + 10, iv);
-    ++r.sentences;
-    if (!intact_eval) {
-      const GreedyDecode intact = greedy_decode(m, p.source, n + 10);
-      r.exact_intact += intact.ended && intact.tokens == p.target;
-    }
-    r.exact_removed += removed.ended && removed.tokens == p.target;
+namespace {
+void removal_add(MostReadRemoval& r, const TranslateModel& m, const TranslationPair& p, bool decode_intact) {
+  const int n = static_cast<int>(p.source.size());
+  if (n < 2) return;
+  // the source word the decoder reads most over the reference (teacher forced)
+  const TeacherForced f = teacher_forced(m, p.source, p.target);
+  std::vector<double> column(static_cast<size_t>(n), 0.0);
+  for (int t = 0; t < f.rows; ++t)
+    for (int j = 0; j < n; ++j) column[static_cast<size_t>(j)] += f.attention[static_cast<size_t>(t) * n + j];
+  AttentionIntervention iv;
+  iv.removed = static_cast<int>(std::max_element(column.begin(), column.end()) - column.begin());
+  const GreedyDecode removed = greedy_decode_under(m, p.source, n + 10, iv);
+  ++r.sentences;
+  if (decode_intact) {
+    const GreedyDecode intact = greedy_decode(m, p.source, n + 10);
+    r.exact_intact += intact.ended && intact.tokens == p.target;
   }
+  r.exact_removed += removed.ended && removed.tokens == p.target;
+}
+
+void removal_finish(MostReadRemoval& r, const TranslateEval* intact_eval) {
   if (intact_eval) r.exact_intact = intact_eval->overall.exact;
   if (r.sentences) {
     r.exact_match_intact = static_cast<double>(r.exact_intact) / r.sentences;
     r.exact_match_removed = static_cast<double>(r.exact_removed) / r.sentences;
   }
-  return r;
 }
 
-AlignmentAgreement alignment_agreement(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
-                                       const std::vector<LengthBucket>& buckets) {
-  if (!m.config.attention) bad("the fixed-summary model has no alignment (attention \"none\")");
+AlignmentAgreement agreement_start(const std::vector<LengthBucket>& buckets) {
   if (buckets.empty()) bad("the agreement needs at least one length bucket");
   AlignmentAgreement ag;
   for (const LengthBucket& b : buckets) ag.buckets.push_back({b});
   ag.overall.bucket = {buckets.front().lo, buckets.back().hi};
-  for (const TranslationPair& p : pairs) {
-    const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
-    if (k < 0) continue;
-    const std::vector<int> from = reference_alignment(p.source);
-    if (from.size() != p.target.size()) bad("a pair's target is not the grammar's translation of its source");
-    const TeacherForced f = teacher_forced(m, p.source, p.target);
-    const int S = f.src_len;
-    int on = 0;
-    double weight = 0.0;
-    for (size_t t = 0; t < from.size(); ++t) {  // the target words; the EOS row translates no word
-      const double* row = f.attention.data() + t * static_cast<size_t>(S);
-      int best = 0;
-      for (int j = 1; j < S; ++j)
-        if (row[j] > row[best]) best = j;
-      on += best == from[t];
-      weight += row[from[t]];
-    }
-    for (BucketAgreement* a : {&ag.buckets[static_cast<size_t>(k)], &ag.overall}) {
-      ++a->sentences;
-      a->targets += static_cast<int>(from.size());
-      a->on_source += on;
-      a->weight_sum += weight;
-    }
+  return ag;
+}
+
+void agreement_add(AlignmentAgreement& ag, const std::vector<LengthBucket>& buckets, const TranslateModel& m,
+                   const TranslationPair& p) {
+  const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
+  if (k < 0) return;
+  const std::vector<int> from = reference_alignment(p.source);
+  if (from.size() != p.target.size()) bad("a pair's target is not the grammar's translation of its source");
+  const TeacherForced f = teacher_forced(m, p.source, p.target);
+  const int S = f.src_len;
+  int on = 0;
+  double weight = 0.0;
+  for (size_t t = 0; t < from.size(); ++t) {  // the target words; the EOS row translates no word
+    const double* row = f.attention.data() + t * static_cast<size_t>(S);
+    int best = 0;
+    for (int j = 1; j < S; ++j)
+      if (row[j] > row[best]) best = j;
+    on += best == from[t];
+    weight += row[from[t]];
   }
+  for (BucketAgreement* a : {&ag.buckets[static_cast<size_t>(k)], &ag.overall}) {
+    ++a->sentences;
+    a->targets += static_cast<int>(from.size());
+    a->on_source += on;
+    a->weight_sum += weight;
+  }
+}
+
+void agreement_finish(AlignmentAgreement& ag) {
   auto finish = [](BucketAgreement& a) {
     a.share = a.targets ? static_cast<double>(a.on_source) / a.targets : 0.0;
     a.mean_weight = a.targets ? a.weight_sum / a.targets : 0.0;
   };
   for (BucketAgreement& a : ag.buckets) finish(a);
   finish(ag.overall);
+}
+}  // namespace
+
+MostReadRemoval most_read_removal(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                  const TranslateEval* intact_eval) {
+  if (!m.config.attention) bad("the fixed-summary model has no attention to intervene on");
+  MostReadRemoval r;
+  for (const TranslationPair& p : pairs) removal_add(r, m, p, intact_eval == nullptr);
+  removal_finish(r, intact_eval);
+  return r;
+}
+
+AlignmentAgreement alignment_agreement(const TranslateModel& m, const std::vector<TranslationPair>& pairs,
+                                       const std::vector<LengthBucket>& buckets) {
+  if (!m.config.attention) bad("the fixed-summary model has no alignment (attention \"none\")");
+  AlignmentAgreement ag = agreement_start(buckets);
+  for (const TranslationPair& p : pairs) agreement_add(ag, buckets, m, p);
+  agreement_finish(ag);
   return ag;
+}
+
+// ---------------------------------------------------------------- the test-set scores in slices
+
+TranslateScoresStudy::TranslateScoresStudy(const TranslateModel& none, const TranslateModel& additive,
+                                           std::vector<TranslationPair> pairs, std::vector<LengthBucket> buckets)
+    : none_(none), additive_(additive), pairs_(std::move(pairs)), buckets_(std::move(buckets)) {
+  if (none_.config.attention) bad("the scores' first model is the fixed summary (attention \"none\")");
+  if (!additive_.config.attention) bad("the scores' second model is the attention model (attention \"additive\")");
+  none_eval_ = eval_start(buckets_);
+  additive_eval_ = eval_start(buckets_);
+  agreement_ = agreement_start(buckets_);
+  if (pairs_.empty()) removal_finish(removal_, &additive_eval_);  // nothing to measure: the figures are final
+}
+
+const char* TranslateScoresStudy::phase() const {
+  static const char* names[] = {"fixed summary", "attention", "agreement", "most-read removal"};
+  return done() ? "done" : names[unit_ / static_cast<int>(pairs_.size())];
+}
+
+int TranslateScoresStudy::advance(int max_units) {
+  const int n = static_cast<int>(pairs_.size()), total = units_total();
+  int ran = 0;
+  for (; ran < max_units && unit_ < total; ++ran) {
+    const int phase = unit_ / n;
+    const TranslationPair& p = pairs_[static_cast<size_t>(unit_ % n)];
+    switch (phase) {
+      case 0: eval_add(none_eval_, buckets_, none_, p); break;
+      case 1: eval_add(additive_eval_, buckets_, additive_, p); break;
+      case 2: agreement_add(agreement_, buckets_, additive_, p); break;
+      default: removal_add(removal_, additive_, p, false); break;
+    }
+    ++unit_;
+    if (unit_ == total) {
+      eval_finish(none_eval_);
+      eval_finish(additive_eval_);
+      agreement_finish(agreement_);
+      removal_finish(removal_, &additive_eval_);
+    }
+  }
+  return ran;
 }
 
 TranslateAlignment translate_alignment(const TranslateModel& m, const std::string& sentence) {

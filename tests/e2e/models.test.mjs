@@ -357,3 +357,69 @@ test('models: a decoder over training\'s parameter limit is measured in slices, 
   assert.deepEqual(problems.filter((p) => !/model .* refused|could not/.test(p)), []);
   await context.close();
 });
+
+// A seq2seq model over the lesson's vocabularies (28 English, 37 French ids), written here as
+// bigDecoder is: E 32, H 160, A 32, additive attention = 287,301 parameters, over training's
+// 262,144, so the Translate panel scores it on the test set in slices.
+function bigSeq2seq(file) {
+  const Vs = 28, Vt = 37, E = 32, H = 160, A = 32;
+  const shapes = [['src_embed.weight', [Vs, E]], ['tgt_embed.weight', [Vt, E]],
+    ['encoder.weight_ih_l0', [3 * H, E]], ['encoder.weight_hh_l0', [3 * H, H]], ['encoder.bias_ih_l0', [3 * H]],
+    ['encoder.bias_hh_l0', [3 * H]], ['decoder.weight_ih', [3 * H, E + H]], ['decoder.weight_hh', [3 * H, H]],
+    ['decoder.bias_ih', [3 * H]], ['decoder.bias_hh', [3 * H]], ['attn.w_s.weight', [A, H]], ['attn.w_h.weight', [A, H]],
+    ['attn.w_h.bias', [A]], ['attn.v.weight', [1, A]], ['out.weight', [Vt, 2 * H]], ['out.bias', [Vt]]];
+  const header = { __metadata__: { kind: 'seq2seq', attention: 'additive' } };
+  let offset = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = 8 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F64', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const data = Buffer.alloc(offset);
+  let x = 54321;
+  for (let i = 0; i < offset / 8; ++i) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    data.writeDoubleLE((x / 2147483648 - 0.5) * 0.3, 8 * i);
+  }
+  const n = Buffer.alloc(8);
+  n.writeBigUInt64LE(BigInt(json.length));
+  fs.writeFileSync(file, Buffer.concat([n, json, data]));
+}
+
+test('models: a translator over training\'s parameter limit is scored on the test set in slices, with progress', async () => {
+  const file = path.join(tmp, 'seq2seq-287k.safetensors');
+  bigSeq2seq(file);
+  const info = JSON.parse(execFileSync(attn, ['run', '-'], { input: JSON.stringify({ op: 'model_info', model: file }) }).toString());
+  assert.equal(info.params, 287301);
+  const lab = await site.open('?panel=translate');
+  const { page, context, problems } = lab;
+  assert.equal((await waitCheckpoint(page, 'translate')).status, 'installed');
+  const chooser = page.waitForEvent('filechooser');
+  await page.evaluate(() => window.attentionLabPage.pageAction('load_model:translate'));
+  await (await chooser).setFiles(file);
+  const seen = new Set(), phases = new Set();
+  let t, total = 0;
+  for (let i = 0; i < 2400; ++i) {
+    t = await page.evaluate(() => window.attentionLab.state().translate);
+    if (t.scores_progress) {
+      seen.add(t.scores_progress.units_done);
+      phases.add(t.scores_progress.phase);
+      total = t.scores_progress.units_total;
+      assert.equal(t.accuracy, null, 'no half-measured figures on show');
+    }
+    if (t.model && t.accuracy) break;
+    await sleep(50);
+  }
+  assert.equal(t.error, null, JSON.stringify(t.error));
+  assert.equal(t.model.params_fnv1a, info.params_fnv1a);
+  assert.equal(total, 4 * t.accuracy.overall.none.sentences, 'one unit per test sentence in each of four phases');
+  assert.ok(seen.size >= 3, `progress seen between frames: ${[...seen].join(', ')}`);
+  assert.ok(phases.has('attention'), [...phases].join(', '));
+  assert.equal(t.scores_progress, undefined, 'gone once measured');
+  assert.equal(t.accuracy.step, 0);
+  assert.equal(t.accuracy.overall.additive.sentences, t.accuracy.overall.none.sentences);
+  assert.ok(t.agreement && t.agreement.overall.targets > 0, 'the agreement of the big model');
+  assert.deepEqual(problems.filter((p) => !/model .* refused|could not/.test(p)), []);
+  await context.close();
+});

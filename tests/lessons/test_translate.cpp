@@ -592,3 +592,65 @@ TEST_CASE("translate: the recall tasks are measured on the panel's pair as it st
   a.translate_model = nullptr;
   CHECK_ATTN_ERROR(attn::check_recall("translate.cross_attention", a), attn::ErrorCode::missing_field);
 }
+
+TEST_CASE("translate: the test-set scores measured one sentence per slice are the functions' at once, to the bit",
+          "[lesson][translate]") {
+  const TranslateTrainer tr(shipped_run());
+  const std::vector<TranslationPair>& test = tr.data().test;
+  const std::vector<LengthBucket>& buckets = tr.data().config.buckets;
+  const TranslateEval none = evaluate_translation(tr.model(false), test, buckets);
+  const TranslateEval additive = evaluate_translation(tr.model(true), test, buckets);
+  const AlignmentAgreement agreement = alignment_agreement(tr.model(true), test, buckets);
+  const MostReadRemoval removal = most_read_removal(tr.model(true), test);  // decodes the intact outputs itself
+
+  TranslateScoresStudy st(tr.model(false), tr.model(true), test, buckets);
+  REQUIRE(st.units_total() == 4 * static_cast<int>(test.size()));
+  std::vector<std::string> phases;
+  while (!st.done()) {
+    if (phases.empty() || phases.back() != st.phase()) phases.push_back(st.phase());
+    REQUIRE(st.advance(1) == 1);
+  }
+  CHECK(st.advance(5) == 0);
+  CHECK(std::string(st.phase()) == "done");
+  CHECK(phases == std::vector<std::string>{"fixed summary", "attention", "agreement", "most-read removal"});
+  const auto same_eval = [](const TranslateEval& a, const TranslateEval& b) {
+    REQUIRE(a.buckets.size() == b.buckets.size());
+    for (size_t i = 0; i <= a.buckets.size(); ++i) {
+      const BucketAccuracy& x = i < a.buckets.size() ? a.buckets[i] : a.overall;
+      const BucketAccuracy& y = i < b.buckets.size() ? b.buckets[i] : b.overall;
+      CHECK(x.sentences == y.sentences);
+      CHECK(x.exact == y.exact);
+      CHECK(x.correct == y.correct);
+      CHECK(x.tokens == y.tokens);
+      CHECK(x.exact_match == y.exact_match);
+      CHECK(x.token_accuracy == y.token_accuracy);
+    }
+  };
+  same_eval(st.none_eval(), none);
+  same_eval(st.additive_eval(), additive);
+  for (size_t i = 0; i <= agreement.buckets.size(); ++i) {
+    const BucketAgreement& x = i < agreement.buckets.size() ? st.agreement().buckets[i] : st.agreement().overall;
+    const BucketAgreement& y = i < agreement.buckets.size() ? agreement.buckets[i] : agreement.overall;
+    CHECK(x.on_source == y.on_source);
+    CHECK(x.targets == y.targets);
+    CHECK(x.weight_sum == y.weight_sum);  // the same sum in the same order: the same bits
+    CHECK(x.mean_weight == y.mean_weight);
+  }
+  CHECK(st.removal().sentences == removal.sentences);
+  CHECK(st.removal().exact_intact == removal.exact_intact);  // from the attention model's evaluation
+  CHECK(st.removal().exact_removed == removal.exact_removed);
+  CHECK(st.removal().exact_match_removed == removal.exact_match_removed);
+  // Slicing does not matter: uneven slices give the same figures.
+  TranslateScoresStudy uneven(tr.model(false), tr.model(true), test, buckets);
+  for (int k = 1; !uneven.done(); k = k % 7 + 1) uneven.advance(k);
+  same_eval(uneven.additive_eval(), additive);
+  CHECK(uneven.agreement().overall.weight_sum == agreement.overall.weight_sum);
+  CHECK(uneven.removal().exact_removed == removal.exact_removed);
+  // The models must be the pair's kinds; no pairs give empty, finished figures.
+  CHECK_ATTN_ERROR(TranslateScoresStudy(tr.model(true), tr.model(true), test, buckets), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(TranslateScoresStudy(tr.model(false), tr.model(false), test, buckets), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(TranslateScoresStudy(tr.model(false), tr.model(true), test, {}), ErrorCode::invalid_field);
+  const TranslateScoresStudy empty(tr.model(false), tr.model(true), {}, buckets);
+  CHECK(empty.done());
+  CHECK(empty.additive_eval().overall.sentences == 0);
+}

@@ -16,6 +16,7 @@
 #include "attn/error.hpp"
 #include "attn/linalg.hpp"
 #include "lesson_ui.hpp"
+#include "learn/model.hpp"
 #include "lessons/alignment.hpp"
 #include "lessons/model_export.hpp"
 #include "lessons/translate_captions.hpp"
@@ -123,38 +124,73 @@ TranslateReproduction reproduction_of(const TranslateState& t) {
   return r;
 }
 
+// The test-set scores of a finished study become the panel's table and captions; the alignment's
+// intervention caption, if of the same step, now cites the test set's most-read removal.
+void install_scores(AppState& s, const tl::TranslateScoresStudy& st, int step) {
+  TranslateState& t = s.translate;
+  const tl::TranslateTrainer& tr = *t.trainer;
+  computed(t.error, [&] {
+    TranslateScores sc;
+    sc.step = step;
+    sc.none = st.none_eval();
+    sc.additive = st.additive_eval();
+    sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.hidden);
+    sc.agreement = st.agreement();
+    sc.agreement_caption = tl::agreement_caption(sc.agreement, sc.step);
+    sc.removal = st.removal();
+    const size_t nb = std::min(sc.none.buckets.size(), sc.additive.buckets.size());
+    sc.table = attn::Matrix(static_cast<int>(nb + 1), 4);
+    sc.table_cols = {"summary exact", "summary tokens", "attention exact", "attention tokens"};
+    for (size_t i = 0; i <= nb; ++i) {
+      const tl::BucketAccuracy& n = i < nb ? sc.none.buckets[i] : sc.none.overall;
+      const tl::BucketAccuracy& a = i < nb ? sc.additive.buckets[i] : sc.additive.overall;
+      const int r = static_cast<int>(i);
+      sc.table(r, 0) = n.exact_match, sc.table(r, 1) = n.token_accuracy;
+      sc.table(r, 2) = a.exact_match, sc.table(r, 3) = a.token_accuracy;
+      sc.table_rows.push_back((i < nb ? std::to_string(n.bucket.lo) + "-" + std::to_string(n.bucket.hi) + " words"
+                                      : std::string("all")) +
+                              " (" + std::to_string(n.sentences) + ")");
+    }
+    t.scores = std::move(sc);
+  });
+  t.reproduction = reproduction_of(t);
+  if (t.scores && t.alignment && t.alignment->step == step)
+    t.alignment->intervention_caption =
+        tl::intervention_caption(t.alignment->interventions, &t.scores->removal, t.alignment->step);
+}
+
+// A model the lab can train is scored in well under a frame: at once. A bigger one (only a
+// loaded model can be) is scored across frames, one test sentence per unit (tick_translate).
+bool scores_at_once(const tl::TranslateTrainer& tr) {
+  return tr.model(false).layout.total() <= attn::learn::kMaxParams && tr.model(true).layout.total() <= attn::learn::kMaxParams;
+}
+
+void refresh_scores(AppState& s) {
+  TranslateState& t = s.translate;
+  const tl::TranslateTrainer& tr = *t.trainer;
+  t.scores_study.reset();
+  std::shared_ptr<tl::TranslateScoresStudy> st;
+  const bool ok = computed(t.error, [&] {
+    st = std::make_shared<tl::TranslateScoresStudy>(tr.model(false), tr.model(true), tr.data().test,
+                                                    tr.data().config.buckets);
+    if (scores_at_once(tr)) st->advance(st->units_total());
+  });
+  if (!ok) return;
+  if (st->done()) {
+    install_scores(s, *st, tr.step());
+  } else {
+    t.scores.reset();  // no figures of another step beside a study under way
+    t.scores_study = std::move(st);
+    t.scores_study_step = tr.step();
+  }
+}
+
 // Scores and the alignment of the current step (when a run stops, or the sentence changes).
 void refresh_results(AppState& s, bool scores) {
   TranslateState& t = s.translate;
   if (!t.trainer) return;
   const tl::TranslateTrainer& tr = *t.trainer;
-  if (scores) {
-    computed(t.error, [&] {
-      TranslateScores sc;
-      sc.step = tr.step();
-      sc.none = tl::evaluate_translation(tr.model(false), tr.data().test, tr.data().config.buckets);
-      sc.additive = tl::evaluate_translation(tr.model(true), tr.data().test, tr.data().config.buckets);
-      sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.hidden);
-      sc.agreement = tl::alignment_agreement(tr.model(true), tr.data().test, tr.data().config.buckets);
-      sc.agreement_caption = tl::agreement_caption(sc.agreement, sc.step);
-      sc.removal = tl::most_read_removal(tr.model(true), tr.data().test, &sc.additive);
-      const size_t nb = std::min(sc.none.buckets.size(), sc.additive.buckets.size());
-      sc.table = attn::Matrix(static_cast<int>(nb + 1), 4);
-      sc.table_cols = {"summary exact", "summary tokens", "attention exact", "attention tokens"};
-      for (size_t i = 0; i <= nb; ++i) {
-        const tl::BucketAccuracy& n = i < nb ? sc.none.buckets[i] : sc.none.overall;
-        const tl::BucketAccuracy& a = i < nb ? sc.additive.buckets[i] : sc.additive.overall;
-        const int r = static_cast<int>(i);
-        sc.table(r, 0) = n.exact_match, sc.table(r, 1) = n.token_accuracy;
-        sc.table(r, 2) = a.exact_match, sc.table(r, 3) = a.token_accuracy;
-        sc.table_rows.push_back((i < nb ? std::to_string(n.bucket.lo) + "-" + std::to_string(n.bucket.hi) + " words"
-                                        : std::string("all")) +
-                                " (" + std::to_string(n.sentences) + ")");
-      }
-      t.scores = std::move(sc);
-    });
-    t.reproduction = reproduction_of(t);
-  }
+  if (scores) refresh_scores(s);
   computed(t.error, [&] {
     TranslateAlignmentView v;
     v.step = tr.step();
@@ -263,6 +299,7 @@ void start_over(AppState& s) {
   t.trainer = make_trainer(t.input, t.loaded.get());
   run_start_over(t.run);
   t.scores.reset();
+  t.scores_study.reset();
   t.alignment.reset();
   t.reproduction = TranslateReproduction{};
   rebuild_curve(t);
@@ -465,6 +502,17 @@ static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, 
 
 bool tick_translate(AppState& s, double budget_seconds) {
   TranslateState& t = s.translate;
+  if (t.scores_study && t.trainer && !t.run.running) {  // a big model's scores, one slice per frame
+    tl::TranslateScoresStudy& st = *t.scores_study;
+    if (!run_slice(t.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) {
+      t.scores_study.reset();
+    } else if (st.done()) {
+      const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
+      install_scores(s, *keep, t.scores_study_step);
+    }
+    ++s.generation;
+    return true;
+  }
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
   const bool ok = run_slice(t.error, budget_seconds, [&] { return tr.advance(1) != 0; }, [&] { return tr.done(); });
@@ -557,8 +605,8 @@ bool translate_install_model(AppState& s, const std::string& name, std::size_t b
   t.tokens.reset();
   t.loaded = std::move(loaded);
   t.error.reset();
-  start_over(s);
-  refresh_results(s, true);  // accuracy by length, alignment and decoding of the model as it came
+  start_over(s);       // alignment and decoding of the model as it came
+  refresh_scores(s);   // accuracy by length, agreement, most-read removal (in slices for a big model)
   return true;
 }
 
@@ -582,7 +630,7 @@ constexpr PanelDef kPanel = {"translate", "Translate", "fixed summary vs attenti
     translate_state_json, apply_translate_json, error_of<&AppState::translate>,
     [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
     draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
-    [](const AppState& s) { return s.translate.run.running; }, &kCheckpoint, &kModel};
+    [](const AppState& s) { return s.translate.run.running || s.translate.scores_study != nullptr; }, &kCheckpoint, &kModel};
 const PanelDef& translate_panel() { return kPanel; }
 
 }  // namespace app

@@ -147,6 +147,10 @@ struct TranslateState {
   std::optional<TranslateTokens> tokens;  ///< a model from a file over other vocabularies, shown instead of the pair
 
   std::optional<TranslateScores> scores;
+  /// The test-set scores of a model too big for one frame, measured one sentence per unit across
+  /// frames (null otherwise, and once they are in `scores`); the step they measure.
+  std::shared_ptr<attn::lessons::TranslateScoresStudy> scores_study;
+  int scores_study_step = 0;
   std::optional<TranslateAlignmentView> alignment;
   TranslateWidths widths;
   TranslateReproduction reproduction;
