@@ -303,7 +303,12 @@ function bigDecoder(file) {
       [`layers.${l}.mlp.0.weight`, [mlp, d]], [`layers.${l}.mlp.0.bias`, [mlp]],
       [`layers.${l}.mlp.2.weight`, [d, mlp]], [`layers.${l}.mlp.2.bias`, [d]]);
   shapes.push(['unembed.weight', [V, d]]);
-  const header = { __metadata__: { kind: 'decoder', heads: '4' } };
+  writeSafetensors(file, { kind: 'decoder', heads: '4' }, shapes, 12345, 0.2);
+}
+
+// A safetensors file of F64 tensors (name, shape) in that order, uniform in ±scale/2 from a fixed LCG.
+function writeSafetensors(file, metadata, shapes, seed, scale) {
+  const header = { __metadata__: metadata };
   let offset = 0;
   for (const [name, shape] of shapes) {
     const bytes = 8 * shape.reduce((a, b) => a * b, 1);
@@ -312,10 +317,10 @@ function bigDecoder(file) {
   }
   const json = Buffer.from(JSON.stringify(header));
   const data = Buffer.alloc(offset);
-  let x = 12345;
+  let x = seed;
   for (let i = 0; i < offset / 8; ++i) {
     x = (x * 1103515245 + 12345) % 2147483648;
-    data.writeDoubleLE((x / 2147483648 - 0.5) * 0.2, 8 * i);
+    data.writeDoubleLE((x / 2147483648 - 0.5) * scale, 8 * i);
   }
   const n = Buffer.alloc(8);
   n.writeBigUInt64LE(BigInt(json.length));
@@ -368,23 +373,7 @@ function bigSeq2seq(file) {
     ['encoder.bias_hh_l0', [3 * H]], ['decoder.weight_ih', [3 * H, E + H]], ['decoder.weight_hh', [3 * H, H]],
     ['decoder.bias_ih', [3 * H]], ['decoder.bias_hh', [3 * H]], ['attn.w_s.weight', [A, H]], ['attn.w_h.weight', [A, H]],
     ['attn.w_h.bias', [A]], ['attn.v.weight', [1, A]], ['out.weight', [Vt, 2 * H]], ['out.bias', [Vt]]];
-  const header = { __metadata__: { kind: 'seq2seq', attention: 'additive' } };
-  let offset = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = 8 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F64', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const json = Buffer.from(JSON.stringify(header));
-  const data = Buffer.alloc(offset);
-  let x = 54321;
-  for (let i = 0; i < offset / 8; ++i) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    data.writeDoubleLE((x / 2147483648 - 0.5) * 0.3, 8 * i);
-  }
-  const n = Buffer.alloc(8);
-  n.writeBigUInt64LE(BigInt(json.length));
-  fs.writeFileSync(file, Buffer.concat([n, json, data]));
+  writeSafetensors(file, { kind: 'seq2seq', attention: 'additive' }, shapes, 54321, 0.3);
 }
 
 test('models: a translator over training\'s parameter limit is scored on the test set in slices, with progress', async () => {

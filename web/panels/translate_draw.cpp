@@ -22,6 +22,20 @@ namespace tl = attn::lessons;
 
 namespace {
 
+// The beam's width and length-penalty sliders (the panel's inputs; both views of the panel).
+void draw_beam_controls(AppState& s, const char* width_label) {
+  const float fs = ImGui::GetFontSize();
+  TranslateInput e = s.translate.input;
+  bool changed = false;
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, width_label));
+  if (widgets::slider_int(width_label, &e.beam_width, 1, 16)) changed = true;
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
+  float a = static_cast<float>(e.alpha);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
+  if (widgets::slider_float("alpha", &a, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(a * 100.0) / 100.0, changed = true;
+  if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+}
+
 // Greedy steps beside the teacher-forced pass, then beam search with its controls.
 void draw_decoding(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
@@ -78,17 +92,7 @@ void draw_decoding(AppState& s, Ui& ui) {
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextUnformatted("Beam search");
   ImGui::PopFont();
-  {
-    TranslateInput e = t.input;
-    bool changed = false;
-    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "width"));
-    if (widgets::slider_int("width", &e.beam_width, 1, 16)) changed = true;
-    widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
-    float a = static_cast<float>(e.alpha);
-    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
-    if (widgets::slider_float("alpha", &a, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(a * 100.0) / 100.0, changed = true;
-    if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
-  }
+  draw_beam_controls(s, "width");
   ImGui::TextWrapped("score(Y) = log P(Y) / lp(Y),   lp(Y) = ((5 + |Y|) / 6)^\xCE\xB1   (Wu et al. 2016; |Y| counts "
                      "the emitted words, <eos> included)");
   if (widgets::begin_table_fit("##beam", 6, tf, 0.0f, 2 * static_cast<int>(v.beam_rows.size()) + 1)) {
@@ -186,17 +190,7 @@ void draw_tokens(AppState& s, Ui& ui) {
   widgets::same_line_if_fits(widgets::labeled_width(fs * 16, "target ids"), fs);
   ids_field("target ids", k.target_buf, sizeof k.target_buf, k.target_shown, k.target, false);
   txt::note("Ids separated by spaces; an empty target analyses the model's own greedy output.");
-  {
-    TranslateInput e = t.input;
-    bool changed = false;
-    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "beam width"));
-    if (widgets::slider_int("beam width", &e.beam_width, 1, 16)) changed = true;
-    widgets::same_line_if_fits(widgets::labeled_width(fs * 8, "alpha"), fs);
-    float al = static_cast<float>(e.alpha);
-    ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 8, "alpha"));
-    if (widgets::slider_float("alpha", &al, 0.0f, 2.0f, "%.2f")) e.alpha = std::round(al * 100.0) / 100.0, changed = true;
-    if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
-  }
+  draw_beam_controls(s, "beam width");
   ImGui::TextWrapped("%s", k.caption.c_str());
   const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
   const auto columns = [&](std::initializer_list<std::pair<const char*, float>> cols) {
