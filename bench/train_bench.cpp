@@ -22,7 +22,10 @@
 // Timing: warm-up (at least W steps and S seconds: V8 tiers wasm up while it runs), then R rounds
 // of N steps each (N from the warm-up so that a round lasts about --round-time); steps/s of the
 // best round and the median round (wall clock: std::chrono::steady_clock, performance.now in wasm).
-// Output: "BENCH {json}" per model (steps_per_s, steps_per_s_median, the first losses), then
+// Output: "BENCH_ENV {json}" (the products' register width and the float64 multiply-then-add peak
+// measured at it, bench/fp64_peak.hpp), "BENCH {json}" per model (steps_per_s, steps_per_s_median,
+// the first losses, the fastest round's matrix-product FLOPs per step, GFLOP/s and share of the
+// peak), then
 // "BENCH_DONE" (bench/run_wasm.mjs reads the same lines from the browser console).
 // --dump DIR writes DIR/<model>.json: {"name", "about", "case": a train_steps request (model,
 // params keyed by state_dict name, weights out×in, the K batches, optimizer, clip; see
@@ -44,6 +47,9 @@
 #include "learn/model.hpp"
 
 namespace learn = attn::learn;
+
+double fp64_peak_base_gflops(double seconds, int rounds);  // bench/fp64_peak_base.cpp
+double fp64_peak_avx2_gflops(double seconds, int rounds);  // bench/fp64_peak_avx2.cpp (x86-64 only)
 using learn::Json;
 
 namespace {
@@ -57,6 +63,7 @@ struct Options {
   double warmup_time = 1.0;  // seconds
   int batches = 8;
   std::uint64_t seed = 2024;
+  double peak_gflops = 0.0;  // measured at start: the float64 multiply-then-add peak (fp64_peak.hpp)
   std::string dump;
 };
 
@@ -202,10 +209,16 @@ void run_model(const std::string& name, const Options& opt) {
   r.warmup_s = now_s() - w0;
   r.steps_per_round = opt.steps > 0 ? opt.steps : std::max(3, static_cast<int>(opt.round_time / std::max(min_step, 1e-6)));
   std::vector<double> rate;
+  double best_gflops = 0.0, best_flops_per_step = 0.0;  // the products' FLOPs of the fastest round
   for (int k = 0; k < opt.rounds; ++k) {
+    const std::uint64_t f0 = learn::gemm_flops();
     const double a = now_s();
     for (int i = 0; i < r.steps_per_round; ++i) one();
-    rate.push_back(r.steps_per_round / (now_s() - a));
+    const double secs = now_s() - a;
+    const double flops = static_cast<double>(learn::gemm_flops() - f0);
+    rate.push_back(r.steps_per_round / secs);
+    if (rate.back() >= *std::max_element(rate.begin(), rate.end()))
+      best_gflops = flops / secs / 1e9, best_flops_per_step = flops / r.steps_per_round;
   }
   std::sort(rate.begin(), rate.end());
   r.rounds = opt.rounds;
@@ -224,7 +237,12 @@ void run_model(const std::string& name, const Options& opt) {
             {"warmup_steps", r.warmup},
             {"warmup_s", r.warmup_s},
             {"losses", r.losses},
-            {"last_loss", r.last_loss}};
+            {"last_loss", r.last_loss},
+            // the matrix products' share of the machine: learn::gemm_flops counts 2·M·N·K per product
+            {"matmul_flops_per_step", best_flops_per_step},
+            {"matmul_gflops", best_gflops},
+            {"peak_gflops", opt.peak_gflops},
+            {"share_of_peak", opt.peak_gflops > 0 ? best_gflops / opt.peak_gflops : 0.0}};
   std::printf("BENCH %s\n", line.dump().c_str());
   std::fflush(stdout);
 
@@ -281,9 +299,19 @@ int main(int argc, char** argv) {
   }
   if (opt.model != "all" && opt.model != "decoder" && opt.model != "seq2seq") return usage();
   try {
-    // gemm: the register width of the layers' matrix product on this machine (learn/gemm.hpp)
-    std::printf("BENCH_ENV {\"program\":\"train_bench\",\"batch\":%d,\"seed\":%llu,\"batches\":%d,\"gemm\":\"%s\"}\n",
-                kBatch, static_cast<unsigned long long>(opt.seed), opt.batches, learn::gemm_isa_name());
+    // gemm: the register width of the layers' matrix product on this machine (learn/gemm.hpp); the
+    // peak is measured at that width: independent chains of a multiply then an add, no FMA
+#if defined(ATTN_PEAK_AVX2)
+    opt.peak_gflops = learn::gemm_lanes() == 4 ? fp64_peak_avx2_gflops(0.2, 5) : fp64_peak_base_gflops(0.2, 5);
+#else
+    opt.peak_gflops = fp64_peak_base_gflops(0.2, 5);
+#endif
+    std::printf("BENCH_ENV {\"program\":\"train_bench\",\"batch\":%d,\"seed\":%llu,\"batches\":%d,\"gemm\":\"%s\","
+                "\"fp64_peak_gflops\":%.3f,\"flops\":\"matmul_flops_per_step = 2*M*N*K summed over every matrix product "
+                "of a step, forward and backward (learn::gemm_flops); softmax, tanh, sigmoid, clipping and Adam not "
+                "counted. fp64_peak_gflops: 2 FLOPs per lane per multiply-then-add, 12 independent chains, best of 5 "
+                "rounds of 0.2 s\"}\n",
+                kBatch, static_cast<unsigned long long>(opt.seed), opt.batches, learn::gemm_isa_name(), opt.peak_gflops);
     for (const char* m : {"decoder", "seq2seq"})
       if (opt.model == "all" || opt.model == m) run_model(m, opt);
   } catch (const std::exception& e) {

@@ -2,6 +2,8 @@
 // registers the machine has (learn/gemm_lanes.hpp explains why the width never changes a bit).
 #pragma once
 
+#include <cstdint>
+
 namespace attn::learn {
 
 /// C[i·ldc + j] += Σ_p A[i·a_rs + p·a_cs] · B[p·ldb + j] for i < M, j < N (row-major C M×N with
@@ -12,6 +14,12 @@ namespace attn::learn {
 /// (simd128). No checks (an inner loop): callers pass valid shapes.
 void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
               int k);
+
+/// The floating-point operations of every matrix product since the program started: 2·M·N·K per
+/// gemm_acc call (and per linear_forward of few rows, which takes dot products instead), a
+/// multiply and an add per term. Elementwise work (softmax, tanh, sigmoid, LayerNorm, Adam) is
+/// not counted. Benchmarks read it before and after a step: the FLOPs a step's products did.
+std::uint64_t gemm_flops();
 
 /// The register width gemm_acc uses on this machine, in doubles (2 or 4), and its name
 /// ("sse2/simd128", "avx2"): benchmarks print it.

@@ -57,6 +57,8 @@ GemmChoice gemm_choice(int want) {
   return {gemm_base::gemm_acc, 2, "sse2/simd128"};
 }
 
+std::uint64_t g_flops = 0;  // 2·m·n·k per product since the start (single-threaded, as the core is)
+
 GemmChoice& current_gemm() {
   static GemmChoice c = gemm_choice(4);
   return c;
@@ -65,8 +67,10 @@ GemmChoice& current_gemm() {
 
 void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
               int k) {
+  g_flops += 2ull * static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(k);
   current_gemm().fn(c, ldc, a, a_rs, a_cs, b, ldb, m, n, k);
 }
+std::uint64_t gemm_flops() { return g_flops; }
 int gemm_lanes() { return current_gemm().lanes; }
 const char* gemm_isa_name() { return current_gemm().name; }
 void gemm_force_lanes(int lanes) { current_gemm() = gemm_choice(lanes == 0 ? 4 : lanes); }
@@ -77,6 +81,7 @@ void linear_forward(double* out, const double* inp, const double* weight, const 
                     int oc) {
   if (n < 4) {
     // Few rows: dot products straight from the torch layout.
+    g_flops += 2ull * static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(ic) * static_cast<std::uint64_t>(oc);
     for (int i = 0; i < n; ++i) {
       const double* x = inp + static_cast<long>(i) * ic;
       for (int o = 0; o < oc; ++o) {

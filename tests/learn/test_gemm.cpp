@@ -2,6 +2,7 @@
 // triple loop written here (C's value, then p ascending, one rounding per multiply and per add):
 // the same bits, over shapes that reach every tile edge and both A layouts (rows, transposed).
 #include "learn/gemm.hpp"
+#include "learn/layers.hpp"
 #include "support/support.hpp"
 
 #include <cstring>
@@ -58,4 +59,23 @@ TEST_CASE("learn: the matrix product gives the triple loop's bits at every regis
   }
   CHECK(widths_seen >= 1);
   CHECK(gemm_lanes() >= 2);
+}
+
+TEST_CASE("learn: the products' FLOP count is 2·M·N·K per product, by hand for a linear layer", "[learn][gemm]") {
+  attn::Rng rng(3);
+  const int n = 7, ic = 5, oc = 6;
+  const std::vector<double> x = randn(rng, n * ic), w = randn(rng, oc * ic), b = randn(rng, oc), dout = randn(rng, n * oc);
+  std::vector<double> y(n * oc), dx(n * ic), dw(oc * ic), db(oc);
+  const std::uint64_t f0 = gemm_flops();
+  linear_forward(y.data(), x.data(), w.data(), b.data(), n, ic, oc);
+  CHECK(gemm_flops() - f0 == 2u * n * ic * oc);  // one product, a multiply and an add per term
+  const std::uint64_t f1 = gemm_flops();
+  linear_backward(dx.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), n, ic, oc);
+  CHECK(gemm_flops() - f1 == 2u * 2u * n * ic * oc);  // dinp and dweight
+  const std::uint64_t f2 = gemm_flops();
+  linear_backward(nullptr, dw.data(), db.data(), dout.data(), x.data(), w.data(), n, ic, oc);
+  CHECK(gemm_flops() - f2 == 2u * n * ic * oc);  // dweight only
+  const std::uint64_t f3 = gemm_flops();
+  linear_forward(y.data(), x.data(), w.data(), b.data(), 2, ic, oc);  // few rows: dot products
+  CHECK(gemm_flops() - f3 == 2u * 2 * ic * oc);
 }
