@@ -1,5 +1,6 @@
-// learn/gemm.hpp — the accumulating matrix product under every learning layer, with the widest
-// registers the machine has (learn/gemm_lanes.hpp explains why the width never changes a bit).
+// learn/gemm.hpp — the accumulating matrix product under every learning layer and the softmaxes'
+// shifted exp, with the widest registers the machine has (learn/gemm_lanes.hpp explains why the
+// width never changes a bit).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,12 @@ const char* gemm_isa_name();
 /// can be compared with the others; 0 restores the automatic choice.
 void gemm_force_lanes(int lanes);
 
+/// out[j] = det::exp(in[j] − shift) for j < n (out may equal in): the bits of that scalar call,
+/// computed 4 (AVX2) or 2 doubles at a time (learn/gemm_lanes.hpp). The softmaxes' exp(z − max).
+void exp_shifted(double* out, const double* in, double shift, int n);
+
 namespace detail {
+void exp_shifted_avx2(double* out, const double* in, double shift, int n);
 void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
                    int k);
 }  // namespace detail

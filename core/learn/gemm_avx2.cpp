@@ -15,4 +15,7 @@ void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, co
                    int k) {
   gemm_avx2::gemm_acc(c, ldc, a, a_rs, a_cs, b, ldb, m, n, k);
 }
+void exp_shifted_avx2(double* out, const double* in, double shift, int n) {
+  gemm_avx2::exp_shifted(out, in, shift, n);
+}
 }  // namespace attn::learn::detail

@@ -1,5 +1,6 @@
-// learn/gemm_lanes.hpp — the learning layers' accumulating matrix product, written once over a
-// vector width W (doubles per register) and compiled once per instruction set: W = 2 in
+// learn/gemm_lanes.hpp — the learning layers' vector loops (the accumulating matrix product, the
+// shifted exp of the softmaxes), written once over a vector width W (doubles per register) and
+// compiled once per instruction set: W = 2 in
 // layers.cpp (SSE2 natively, simd128 in wasm) and W = 4 in gemm_avx2.cpp (x86-64, picked at run
 // time by learn::gemm_acc).
 //
@@ -10,6 +11,8 @@
 //
 // Internal header: included only inside a namespace of its own per file (ATTN_GEMM_NS), so that no
 // inline function is shared between files compiled with different -m flags.
+#include "attn/detmath.hpp"
+
 #ifndef ATTN_GEMM_NS
 #error "define ATTN_GEMM_NS (the namespace of this build) and ATTN_GEMM_W before including gemm_lanes.hpp"
 #endif
@@ -93,6 +96,41 @@ inline void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, 
       c[static_cast<long>(i) * ldc + j] = acc;
     }
   }
+}
+
+/// out[j] = det::exp(in[j] − shift) for j < n, the same bits as that scalar call (out may be in).
+/// Lanes run det::exp's operations on W elements at once: Cody–Waite reduction with the 1.5·2^52
+/// rounding shift, the Taylor polynomial to r^17/17! by Horner, the scale 2^k built from its bits.
+/// A group with any element outside [−708, 709] (where det::exp takes its other branches: NaN,
+/// overflow, underflow, subnormal results) is computed by det::exp itself, element by element.
+inline void exp_shifted(double* out, const double* in, double shift, int n) {
+  typedef long long ivec __attribute__((vector_size(8 * ATTN_GEMM_W)));
+  constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kInvLn2 = 1.44269504088896338700e+00, kShift = 6755399441055744.0;
+  static constexpr double kInvFact[] = {
+      1.0 / 20922789888000.0, 1.0 / 1307674368000.0, 1.0 / 87178291200.0, 1.0 / 6227020800.0,
+      1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+      1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
+  const vec sh = splat(shift), inv = splat(kInvLn2), hi = splat(kLn2Hi), lo = splat(kLn2Lo), big = splat(kShift);
+  int j = 0;
+  for (; j + kW <= n; j += kW) {
+    const vec x = load(in + j) - sh;
+    bool regular = true;
+    for (int l = 0; l < kW; ++l) regular = regular && x[l] >= -708.0 && x[l] <= 709.0;  // false for NaN
+    if (!regular) {
+      for (int l = 0; l < kW; ++l) out[j + l] = det::exp(x[l]);
+      continue;
+    }
+    const vec k = (x * inv + big) - big;
+    const vec r = (x - k * hi) - k * lo;
+    vec p = splat(1.0 / 355687428096000.0);  // 1/17!
+    for (double c : kInvFact) p = p * r + splat(c);
+    const ivec bits = (__builtin_convertvector(k, ivec) + 1023) << 52;  // k in [−1021, 1023]: 2^k is normal
+    vec scale;
+    __builtin_memcpy(&scale, &bits, sizeof scale);
+    store(out + j, p * scale);
+  }
+  for (; j < n; ++j) out[j] = det::exp(in[j] - shift);
 }
 
 }  // namespace attn::learn::ATTN_GEMM_NS

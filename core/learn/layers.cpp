@@ -42,19 +42,21 @@ namespace attn::learn {
 
 namespace {
 using GemmFn = void (*)(double*, int, const double*, long, long, const double*, int, int, int, int);
+using ExpFn = void (*)(double*, const double*, double, int);
 struct GemmChoice {
   GemmFn fn;
+  ExpFn exp;
   int lanes;
   const char* name;
 };
 
 GemmChoice gemm_choice(int want) {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, 4, "avx2"};
+  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, detail::exp_shifted_avx2, 4, "avx2"};
 #else
   (void)want;
 #endif
-  return {gemm_base::gemm_acc, 2, "sse2/simd128"};
+  return {gemm_base::gemm_acc, gemm_base::exp_shifted, 2, "sse2/simd128"};
 }
 
 std::uint64_t g_flops = 0;  // 2·m·n·k per product since the start (single-threaded, as the core is)
@@ -71,6 +73,7 @@ void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const d
   current_gemm().fn(c, ldc, a, a_rs, a_cs, b, ldb, m, n, k);
 }
 std::uint64_t gemm_flops() { return g_flops; }
+void exp_shifted(double* out, const double* in, double shift, int n) { current_gemm().exp(out, in, shift, n); }
 int gemm_lanes() { return current_gemm().lanes; }
 const char* gemm_isa_name() { return current_gemm().name; }
 void gemm_force_lanes(int lanes) { current_gemm() = gemm_choice(lanes == 0 ? 4 : lanes); }
@@ -266,13 +269,11 @@ void attention_forward(double* out, double* weights, const double* q, const doub
       continue;
     }
     // pass 3: exp(score − max) (subtracting the max only for stability), the normaliser, normalise
+    // (masked keys' exps are computed with the rest, then set to 0: adding +0 leaves a sum's bits)
+    exp_shifted(w, w, mx, s.tk);
     double sum = 0.0;
     for (int j = 0; j < s.tk; ++j) {
-      if (ok && !ok[j]) {
-        w[j] = 0.0;
-        continue;
-      }
-      w[j] = det::exp(w[j] - mx);
+      if (ok && !ok[j]) w[j] = 0.0;
       sum += w[j];
     }
     for (int j = 0; j < s.tk; ++j) w[j] /= sum;
@@ -419,11 +420,9 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
     weights[j] = e;
     if (j == 0 || e > mx) mx = e;
   }
+  exp_shifted(weights, weights, mx, total);
   double sum = 0.0;
-  for (int j = 0; j < total; ++j) {
-    weights[j] = det::exp(weights[j] - mx);
-    sum += weights[j];
-  }
+  for (int j = 0; j < total; ++j) sum += weights[j];
   for (int c = 0; c < hs_dim; ++c) context[c] = 0.0;
   for (int j = 0; j < total; ++j) {
     weights[j] /= sum;
@@ -475,11 +474,9 @@ double cross_entropy_forward(double* probs, const double* logits, const int* tar
     double mx = z[0];
     for (int j = 1; j < v; ++j)
       if (z[j] > mx) mx = z[j];
+    exp_shifted(p, z, mx, v);
     double sum = 0.0;
-    for (int j = 0; j < v; ++j) {
-      p[j] = det::exp(z[j] - mx);
-      sum += p[j];
-    }
+    for (int j = 0; j < v; ++j) sum += p[j];
     for (int j = 0; j < v; ++j) p[j] /= sum;
     if (targets[i] == kIgnoreIndex) continue;
     // −log softmax = log Σ exp(z − max) − (z_t − max)

@@ -4,8 +4,10 @@
 #include "learn/gemm.hpp"
 #include "learn/layers.hpp"
 #include "support/support.hpp"
+#include "attn/detmath.hpp"
 
 #include <cstring>
+#include <limits>
 
 using namespace attn::learn;
 using attn_test::randn;
@@ -78,4 +80,40 @@ TEST_CASE("learn: the products' FLOP count is 2·M·N·K per product, by hand fo
   const std::uint64_t f3 = gemm_flops();
   linear_forward(y.data(), x.data(), w.data(), b.data(), 2, ic, oc);  // few rows: dot products
   CHECK(gemm_flops() - f3 == 2u * 2 * ic * oc);
+}
+
+TEST_CASE("learn: the shifted exp gives det::exp's bits at every register width", "[learn][gemm]") {
+  // Values across det::exp's branches: its regular range, the edges of the lanes' range (−708, 709),
+  // subnormal results, underflow to 0, overflow to inf, ±inf and NaN, at every position in a group.
+  std::vector<double> in;
+  attn::Rng rng(11);
+  for (double v : randn(rng, 400, 30.0)) in.push_back(v);
+  for (double v : {0.0, -0.0, 1e-300, -1e-300, 0.5, -0.5, 708.0, -708.0, 709.0, 709.5, -708.5, -709.0, -730.0, -744.0,
+                   -745.2, -800.0, 709.79, 710.0, 1e6, -1e6, std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
+    for (int pad = 0; pad < 5; ++pad) {
+      in.push_back(v);
+      for (int q = 0; q < pad; ++q) in.push_back(0.25 * q - 1.0);
+    }
+  int last = 0;
+  for (int lanes : {2, 4}) {
+    ForceLanes force(lanes);
+    if (gemm_lanes() == last) continue;
+    last = gemm_lanes();
+    for (double shift : {0.0, 3.5, -2.0}) {
+      for (int n : {0, 1, 3, 4, 5, static_cast<int>(in.size())}) {
+        std::vector<double> out(static_cast<size_t>(n) + 1, 7.0), want(static_cast<size_t>(n) + 1, 7.0);
+        exp_shifted(out.data(), in.data(), shift, n);
+        for (int j = 0; j < n; ++j) want[static_cast<size_t>(j)] = attn::det::exp(in[static_cast<size_t>(j)] - shift);
+        INFO("lanes " << gemm_lanes() << " shift " << shift << " n " << n);
+        REQUIRE(std::memcmp(out.data(), want.data(), out.size() * sizeof(double)) == 0);  // and out[n] untouched
+      }
+      std::vector<double> inplace = in;  // out == in
+      exp_shifted(inplace.data(), inplace.data(), shift, static_cast<int>(in.size()));
+      for (size_t j = 0; j < in.size(); ++j) {
+        const double w = attn::det::exp(in[j] - shift);
+        REQUIRE(std::memcmp(&inplace[j], &w, sizeof w) == 0);
+      }
+    }
+  }
 }
