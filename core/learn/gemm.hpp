@@ -35,8 +35,15 @@ void gemm_force_lanes(int lanes);
 /// computed 4 (AVX2) or 2 doubles at a time (learn/gemm_lanes.hpp). The softmaxes' exp(z − max).
 void exp_shifted(double* out, const double* in, double shift, int n);
 
+/// out[j] = det::tanh(a[j] + b[j]) and det::sigmoid(a[j] + b[j]) for j < n (out may be a or b):
+/// the bits of those scalar calls, in lanes (the GRU's gates, Bahdanau's tanh).
+void tanh_of_sum(double* out, const double* a, const double* b, int n);
+void sigmoid_of_sum(double* out, const double* a, const double* b, int n);
+
 namespace detail {
 void exp_shifted_avx2(double* out, const double* in, double shift, int n);
+void tanh_of_sum_avx2(double* out, const double* a, const double* b, int n);
+void sigmoid_of_sum_avx2(double* out, const double* a, const double* b, int n);
 void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
                    int k);
 }  // namespace detail

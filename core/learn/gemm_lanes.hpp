@@ -11,6 +11,7 @@
 //
 // Internal header: included only inside a namespace of its own per file (ATTN_GEMM_NS), so that no
 // inline function is shared between files compiled with different -m flags.
+#include "attn/det_tanh.hpp"
 #include "attn/detmath.hpp"
 
 #ifndef ATTN_GEMM_NS
@@ -103,34 +104,101 @@ inline void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, 
 /// rounding shift, the Taylor polynomial to r^17/17! by Horner, the scale 2^k built from its bits.
 /// A group with any element outside [−708, 709] (where det::exp takes its other branches: NaN,
 /// overflow, underflow, subnormal results) is computed by det::exp itself, element by element.
-inline void exp_shifted(double* out, const double* in, double shift, int n) {
-  typedef long long ivec __attribute__((vector_size(8 * ATTN_GEMM_W)));
+typedef long long ivec __attribute__((vector_size(8 * ATTN_GEMM_W)));
+
+/// det::exp of every lane, for lanes in [−708, 709] only (det::exp's regular branch there).
+inline vec exp_regular(vec x) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kInvLn2 = 1.44269504088896338700e+00, kShift = 6755399441055744.0;
   static constexpr double kInvFact[] = {
       1.0 / 20922789888000.0, 1.0 / 1307674368000.0, 1.0 / 87178291200.0, 1.0 / 6227020800.0,
       1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
       1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
-  const vec sh = splat(shift), inv = splat(kInvLn2), hi = splat(kLn2Hi), lo = splat(kLn2Lo), big = splat(kShift);
+  const vec big = splat(kShift);
+  const vec k = (x * splat(kInvLn2) + big) - big;
+  const vec r = (x - k * splat(kLn2Hi)) - k * splat(kLn2Lo);
+  vec p = splat(1.0 / 355687428096000.0);  // 1/17!
+  for (double c : kInvFact) p = p * r + splat(c);
+  const ivec bits = (__builtin_convertvector(k, ivec) + 1023) << 52;  // k in [−1021, 1023]: 2^k is normal
+  vec scale;
+  __builtin_memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+/// True when every lane is in [lo, hi] (false for NaN).
+inline bool all_within(vec x, double lo, double hi) {
+  bool in = true;
+  for (int l = 0; l < kW; ++l) in = in && x[l] >= lo && x[l] <= hi;
+  return in;
+}
+
+/// out[j] = det::exp(in[j] − shift) for j < n, the same bits as that scalar call (out may be in).
+/// Lanes run det::exp's operations on W elements at once: Cody–Waite reduction with the 1.5·2^52
+/// rounding shift, the Taylor polynomial to r^17/17! by Horner, the scale 2^k built from its bits.
+/// A group with any element outside [−708, 709] (where det::exp takes its other branches: NaN,
+/// overflow, underflow, subnormal results) is computed by det::exp itself, element by element.
+inline void exp_shifted(double* out, const double* in, double shift, int n) {
+  const vec sh = splat(shift);
   int j = 0;
   for (; j + kW <= n; j += kW) {
     const vec x = load(in + j) - sh;
-    bool regular = true;
-    for (int l = 0; l < kW; ++l) regular = regular && x[l] >= -708.0 && x[l] <= 709.0;  // false for NaN
-    if (!regular) {
+    if (all_within(x, -708.0, 709.0)) {
+      store(out + j, exp_regular(x));
+    } else {
       for (int l = 0; l < kW; ++l) out[j + l] = det::exp(x[l]);
-      continue;
     }
-    const vec k = (x * inv + big) - big;
-    const vec r = (x - k * hi) - k * lo;
-    vec p = splat(1.0 / 355687428096000.0);  // 1/17!
-    for (double c : kInvFact) p = p * r + splat(c);
-    const ivec bits = (__builtin_convertvector(k, ivec) + 1023) << 52;  // k in [−1021, 1023]: 2^k is normal
-    vec scale;
-    __builtin_memcpy(&scale, &bits, sizeof scale);
-    store(out + j, p * scale);
   }
   for (; j < n; ++j) out[j] = det::exp(in[j] - shift);
 }
 
+/// out[j] = det::tanh(a[j] + b[j]) for j < n, the same bits (out may be a or b). det::tanh's two
+/// branches are both computed in lanes and chosen per lane: |x| < 1 the sinh series over
+/// sqrt(1 + sinh²) (sqrt is correctly rounded on every target), else (1 − e^{−2|x|}) / (1 + e^{−2|x|}).
+/// A group with NaN or |x| > 354 (e^{−2|x|} off exp_regular's range) goes through det::tanh.
+inline void tanh_of_sum(double* out, const double* a, const double* b, int n) {
+  static constexpr double kInvOddFact[] = {
+      1.0 / 121645100408832000.0, 1.0 / 355687428096000.0, 1.0 / 1307674368000.0,
+      1.0 / 6227020800.0,         1.0 / 39916800.0,        1.0 / 362880.0,
+      1.0 / 5040.0,               1.0 / 120.0,             1.0 / 6.0,
+      1.0};
+  int j = 0;
+  for (; j + kW <= n; j += kW) {
+    const vec x = load(a + j) + load(b + j);
+    if (!all_within(x, -354.0, 354.0)) {
+      for (int l = 0; l < kW; ++l) out[j + l] = det::tanh(x[l]);
+      continue;
+    }
+    vec ax;
+    for (int l = 0; l < kW; ++l) ax[l] = __builtin_fabs(x[l]);
+    const vec x2 = x * x;
+    vec s = splat(1.0 / 51090942171709440000.0);  // 1/21!
+    for (double c : kInvOddFact) s = s * x2 + splat(c);
+    const vec sh = x * s;
+    vec q = splat(1.0) + sh * sh;
+    for (int l = 0; l < kW; ++l) q[l] = __builtin_sqrt(q[l]);
+    const vec small = sh / q;
+    const vec t = exp_regular(splat(-2.0) * ax);
+    const vec r = (splat(1.0) - t) / (splat(1.0) + t);
+    vec res;
+    for (int l = 0; l < kW; ++l) res[l] = ax[l] < 1.0 ? small[l] : (x[l] < 0 ? -r[l] : r[l]);
+    store(out + j, res);
+  }
+  for (; j < n; ++j) out[j] = det::tanh(a[j] + b[j]);
+}
+
+/// out[j] = det::sigmoid(a[j] + b[j]) = 1 / (1 + det::exp(−x)) for j < n, the same bits (out may
+/// be a or b). A group with NaN or −x outside [−708, 709] goes through det::sigmoid.
+inline void sigmoid_of_sum(double* out, const double* a, const double* b, int n) {
+  int j = 0;
+  for (; j + kW <= n; j += kW) {
+    const vec x = load(a + j) + load(b + j);
+    const vec mx = -x;
+    if (all_within(mx, -708.0, 709.0)) {
+      store(out + j, splat(1.0) / (splat(1.0) + exp_regular(mx)));
+    } else {
+      for (int l = 0; l < kW; ++l) out[j + l] = det::sigmoid(x[l]);
+    }
+  }
+  for (; j < n; ++j) out[j] = det::sigmoid(a[j] + b[j]);
+}
 }  // namespace attn::learn::ATTN_GEMM_NS

@@ -43,20 +43,24 @@ namespace attn::learn {
 namespace {
 using GemmFn = void (*)(double*, int, const double*, long, long, const double*, int, int, int, int);
 using ExpFn = void (*)(double*, const double*, double, int);
+using SumFn = void (*)(double*, const double*, const double*, int);
 struct GemmChoice {
   GemmFn fn;
   ExpFn exp;
+  SumFn tanh, sigmoid;
   int lanes;
   const char* name;
 };
 
 GemmChoice gemm_choice(int want) {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, detail::exp_shifted_avx2, 4, "avx2"};
+  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, detail::exp_shifted_avx2, detail::tanh_of_sum_avx2,
+            detail::sigmoid_of_sum_avx2, 4, "avx2"};
 #else
   (void)want;
 #endif
-  return {gemm_base::gemm_acc, gemm_base::exp_shifted, 2, "sse2/simd128"};
+  return {gemm_base::gemm_acc, gemm_base::exp_shifted, gemm_base::tanh_of_sum, gemm_base::sigmoid_of_sum, 2,
+          "sse2/simd128"};
 }
 
 std::uint64_t g_flops = 0;  // 2·m·n·k per product since the start (single-threaded, as the core is)
@@ -74,6 +78,8 @@ void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const d
 }
 std::uint64_t gemm_flops() { return g_flops; }
 void exp_shifted(double* out, const double* in, double shift, int n) { current_gemm().exp(out, in, shift, n); }
+void tanh_of_sum(double* out, const double* a, const double* b, int n) { current_gemm().tanh(out, a, b, n); }
+void sigmoid_of_sum(double* out, const double* a, const double* b, int n) { current_gemm().sigmoid(out, a, b, n); }
 int gemm_lanes() { return current_gemm().lanes; }
 const char* gemm_isa_name() { return current_gemm().name; }
 void gemm_force_lanes(int lanes) { current_gemm() = gemm_choice(lanes == 0 ? 4 : lanes); }
@@ -311,8 +317,9 @@ void attention_backward(double* dq, double* dk, double* dv, const double* dout, 
 void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
                       const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
                       int in, int hid) {
-  thread_local std::vector<double> gi, gh;
+  thread_local std::vector<double> gi, gh, rn;
   const int g3 = 3 * hid;
+  rn.resize(static_cast<size_t>(hid));
   gi.resize(static_cast<size_t>(n) * g3);
   gh.resize(static_cast<size_t>(n) * g3);
   linear_forward(gi.data(), x, w_ih, b_ih, n, in, g3);
@@ -324,14 +331,15 @@ void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x,
     double* hb = hn + static_cast<long>(b) * hid;
     const double* hp = h + static_cast<long>(b) * hid;
     double* ho = h_out + static_cast<long>(b) * hid;
+    // r = σ(a_r + c_r), z = σ(a_z + c_z), n = tanh(a_n + r·c_n), each element as the scalar calls give it
+    sigmoid_of_sum(gt, a, c, 2 * hid);  // r then z
     for (int j = 0; j < hid; ++j) {
-      const double r = det::sigmoid(a[j] + c[j]);
-      const double z = det::sigmoid(a[hid + j] + c[hid + j]);
       hb[j] = c[2 * hid + j];
-      const double nn = det::tanh(a[2 * hid + j] + r * hb[j]);
-      gt[j] = r;
-      gt[hid + j] = z;
-      gt[2 * hid + j] = nn;
+      rn[j] = gt[j] * hb[j];
+    }
+    tanh_of_sum(gt + 2 * hid, a + 2 * hid, rn.data(), hid);
+    for (int j = 0; j < hid; ++j) {
+      const double z = gt[hid + j], nn = gt[2 * hid + j];
       ho[j] = (hp[j] - nn) * z + nn;  // ATen's GRUCell order of operations
     }
   }
@@ -412,11 +420,9 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
   for (int j = 0; j < total; ++j) {
     double* th = tanh_out + static_cast<long>(j) * a;
     const double* wh = whh + static_cast<long>(j) * a;
+    tanh_of_sum(th, ws.data(), wh, a);
     double e = 0.0;
-    for (int c = 0; c < a; ++c) {
-      th[c] = det::tanh(ws[c] + wh[c]);
-      e += v[c] * th[c];
-    }
+    for (int c = 0; c < a; ++c) e += v[c] * th[c];
     weights[j] = e;
     if (j == 0 || e > mx) mx = e;
   }

@@ -4,6 +4,7 @@
 #include "learn/gemm.hpp"
 #include "learn/layers.hpp"
 #include "support/support.hpp"
+#include "attn/det_tanh.hpp"
 #include "attn/detmath.hpp"
 
 #include <cstring>
@@ -113,6 +114,44 @@ TEST_CASE("learn: the shifted exp gives det::exp's bits at every register width"
       for (size_t j = 0; j < in.size(); ++j) {
         const double w = attn::det::exp(in[j] - shift);
         REQUIRE(std::memcmp(&inplace[j], &w, sizeof w) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("learn: tanh and sigmoid of a sum give det::tanh's and det::sigmoid's bits at every register width",
+          "[learn][gemm]") {
+  // Both tanh branches (|x| < 1 and not, mixed within a group), ±0, the lanes' edges (±354, ±708),
+  // beyond them, ±inf and NaN, each at every position in a group.
+  std::vector<double> a, b;
+  attn::Rng rng(5);
+  const std::vector<double> r1 = randn(rng, 300, 2.0), r2 = randn(rng, 300, 0.7);
+  a.insert(a.end(), r1.begin(), r1.end());
+  b.insert(b.end(), r2.begin(), r2.end());
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double v : {0.0, -0.0, 0.999999, -1.0, 1.0, 1.0000001, 353.9, 354.0, -354.0, 354.5, 700.0, -708.0, -709.0,
+                   708.5, 745.5, -750.0, inf, -inf, std::numeric_limits<double>::quiet_NaN()})
+    for (int pad = 0; pad < 5; ++pad) {
+      a.push_back(v), b.push_back(0.0);
+      for (int q = 0; q < pad; ++q) a.push_back(0.3 * q - 0.5), b.push_back(0.2);
+    }
+  const int n = static_cast<int>(a.size());
+  int last = 0;
+  for (int lanes : {2, 4}) {
+    ForceLanes force(lanes);
+    if (gemm_lanes() == last) continue;
+    last = gemm_lanes();
+    INFO("lanes " << gemm_lanes());
+    for (int m : {0, 1, 3, 5, n}) {
+      std::vector<double> t(static_cast<size_t>(m)), s(static_cast<size_t>(m));
+      tanh_of_sum(t.data(), a.data(), b.data(), m);
+      sigmoid_of_sum(s.data(), a.data(), b.data(), m);
+      for (int j = 0; j < m; ++j) {
+        const double wt = attn::det::tanh(a[static_cast<size_t>(j)] + b[static_cast<size_t>(j)]);
+        const double ws = attn::det::sigmoid(a[static_cast<size_t>(j)] + b[static_cast<size_t>(j)]);
+        INFO("j " << j << " x " << a[static_cast<size_t>(j)] + b[static_cast<size_t>(j)]);
+        REQUIRE(std::memcmp(&t[static_cast<size_t>(j)], &wt, sizeof wt) == 0);
+        REQUIRE(std::memcmp(&s[static_cast<size_t>(j)], &ws, sizeof ws) == 0);
       }
     }
   }
