@@ -354,7 +354,8 @@ void draw_body(AppState& s, Ui& ui) {
                        (std::to_string(done) + " / " + std::to_string(total)).c_str());
     ImGui::SameLine();
     const std::string note = "Scoring the models at step " + std::to_string(t.scores_study_step) + " on the test set (" +
-                             st.phase() + "): the loaded model is too big for one frame, so each frame runs one sentence.";
+                             st.phase() + "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about "
+                             "20 ms (at least one).";
     widgets::dim_wrapped(note.c_str());
   }
   if (t.scores) {
