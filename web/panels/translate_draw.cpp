@@ -165,7 +165,10 @@ void draw_tokens(AppState& s, Ui& ui) {
                      "so it is shown here instead of the pair, its tokens as ids: 0 is PAD, 1 BOS starts decoding, 2 EOS "
                      "ends it. These analyses need the lesson's words and do not run on it:",
                      c.src_vocab, c.tgt_vocab, tl::english_vocab().size(), tl::french_vocab().size());
-  for (const std::string& w : tl::lesson_word_analyses()) ImGui::BulletText("%s", w.c_str());
+  for (const std::string& w : tl::lesson_word_analyses()) {  // wrapped: BulletText runs past a phone's edge
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s", w.c_str());
+  }
   // The inputs: source ids, target ids (empty: the greedy output), the beam's controls.
   const auto ids_field = [&](const char* label, char* buf, size_t cap, std::string& shown, const std::vector<int>& cur,
                              bool source) {
