@@ -416,6 +416,21 @@ std::pair<double, bool> row_difference(const double* a, const std::vector<double
 
 }  // namespace
 
+std::vector<Check> beam_prefix_checks(const BeamPrefixCheck& pc, const std::string& unit) {
+  return {check_at_most("the best hypothesis's " + std::to_string(pc.forced_rows) +
+                            " step distributions vs the teacher-forced pass of its " + unit + ": max |p - q| (" +
+                            std::to_string(pc.forced_same_bits) + " rows the same bits)",
+                        pc.forced_max_diff, 0.0),
+          check_at_most("hypotheses sharing a prefix, " + std::to_string(pc.shared_rows) + " shared steps: max |p - q| (" +
+                            std::to_string(pc.shared_same_bits) + " the same bits)",
+                        pc.shared_max_diff, 0.0)};
+}
+
+Check intervention_path_check(double path_max_diff) {
+  return check_at_most("the intervention path with nothing changed is the model's teacher-forced pass: max |p - q|",
+                       path_max_diff, 1e-12);
+}
+
 BeamPrefixCheck beam_prefix_check(const TranslateModel& m, const std::vector<int>& source, const BeamResult& beam) {
   BeamPrefixCheck c;
   if (beam.finished.empty()) return c;
@@ -723,6 +738,43 @@ int TranslateScoresStudy::advance(int max_units) {
   return ran;
 }
 
+namespace {
+
+// Two claims about a teacher-forced alignment: each row sums to 1 (largest error), and the same
+// pass with two PAD columns after the source gives them weight 0 (largest weight found there).
+struct AlignmentClaims {
+  double max_row_sum_error = 0.0, max_padded_weight = 0.0;
+  std::vector<Check> checks() const {
+    return {check_at_most("rows sum to 1: max |sum - 1|", max_row_sum_error, 1e-9),
+            check_at_most("padding gets 0: max weight on 2 appended PAD positions", max_padded_weight, 0.0)};
+  }
+};
+
+AlignmentClaims alignment_claims(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target,
+                                 const TeacherForced& forced) {
+  AlignmentClaims c;
+  const int S = forced.src_len;
+  for (int t = 0; t < forced.rows; ++t) {
+    double sum = 0.0;
+    for (int j = 0; j < S; ++j) sum += forced.attention[static_cast<size_t>(t) * S + j];
+    c.max_row_sum_error = std::max(c.max_row_sum_error, std::fabs(sum - 1.0));
+  }
+  const std::vector<TranslationPair> one{{source, target}};
+  learn::Seq2SeqBatch b = translation_batch(one, {0});
+  std::vector<int> padded(static_cast<size_t>(S + 2), kTranslatePad);
+  std::copy(source.begin(), source.end(), padded.begin());
+  b.source = padded;
+  b.src_len = S + 2;
+  learn::Seq2SeqActivations acts;
+  learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  for (int t = 0; t < b.tgt_len; ++t)
+    for (int j = S; j < S + 2; ++j)
+      c.max_padded_weight = std::max(c.max_padded_weight, std::fabs(acts.weights[t][static_cast<size_t>(j)]));
+  return c;
+}
+
+}  // namespace
+
 TranslateAlignment translate_alignment(const TranslateModel& m, const std::string& sentence) {
   if (!m.config.attention) bad("the fixed-summary model has no alignment (attention \"none\")");
   TranslateAlignment a;
@@ -733,25 +785,10 @@ TranslateAlignment translate_alignment(const TranslateModel& m, const std::strin
   a.target_words.push_back("<eos>");
   a.forced = teacher_forced(m, a.source, a.reference);
   a.greedy = greedy_decode(m, a.source, static_cast<int>(a.source.size()) + 10);
-  const int S = a.forced.src_len;
-  for (int t = 0; t < a.forced.rows; ++t) {
-    double sum = 0.0;
-    for (int j = 0; j < S; ++j) sum += a.forced.attention[static_cast<size_t>(t) * S + j];
-    a.max_row_sum_error = std::max(a.max_row_sum_error, std::fabs(sum - 1.0));
-  }
-  // the same pass with two PAD columns after the source
-  const std::vector<TranslationPair> one{{a.source, a.reference}};
-  learn::Seq2SeqBatch b = translation_batch(one, {0});
-  const int Sp = S + 2;
-  std::vector<int> padded(static_cast<size_t>(Sp), kTranslatePad);
-  std::copy(a.source.begin(), a.source.end(), padded.begin());
-  b.source = padded;
-  b.src_len = Sp;
-  learn::Seq2SeqActivations acts;
-  learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
-  for (int t = 0; t < b.tgt_len; ++t)
-    for (int j = S; j < Sp; ++j)
-      a.max_padded_weight = std::max(a.max_padded_weight, std::fabs(acts.weights[t][static_cast<size_t>(j)]));
+  const AlignmentClaims claims = alignment_claims(m, a.source, a.reference, a.forced);
+  a.max_row_sum_error = claims.max_row_sum_error;
+  a.max_padded_weight = claims.max_padded_weight;
+  a.checks = claims.checks();
   return a;
 }
 
@@ -794,24 +831,14 @@ TokenAnalysis token_analysis(const TranslateModel& m, const std::vector<int>& so
   r.forced = teacher_forced(m, source, r.target);
   r.beam = beam_search(m, source, beam_width, alpha, steps);
   r.beam_prefix = beam_prefix_check(m, source, r.beam);
-  if (!m.config.attention) return r;
-  for (int t = 0; t < r.forced.rows; ++t) {
-    double sum = 0.0;
-    for (int j = 0; j < S; ++j) sum += r.forced.attention[static_cast<size_t>(t) * S + j];
-    r.max_row_sum_error = std::max(r.max_row_sum_error, std::fabs(sum - 1.0));
+  if (!m.config.attention) {
+    r.checks = beam_prefix_checks(r.beam_prefix, "tokens");
+    return r;
   }
-  // the same pass with two PAD columns after the source
-  const std::vector<TranslationPair> one{{source, r.target}};
-  learn::Seq2SeqBatch b = translation_batch(one, {0});
-  std::vector<int> padded(static_cast<size_t>(S + 2), kTranslatePad);
-  std::copy(source.begin(), source.end(), padded.begin());
-  b.source = padded;
-  b.src_len = S + 2;
-  learn::Seq2SeqActivations acts;
-  learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
-  for (int t = 0; t < b.tgt_len; ++t)
-    for (int j = S; j < S + 2; ++j)
-      r.max_padded_weight = std::max(r.max_padded_weight, std::fabs(acts.weights[t][static_cast<size_t>(j)]));
+  const AlignmentClaims claims = alignment_claims(m, source, r.target, r.forced);
+  r.max_row_sum_error = claims.max_row_sum_error;
+  r.max_padded_weight = claims.max_padded_weight;
+  r.checks = claims.checks();
   const TeacherForced path = teacher_forced_under(m, source, r.target, AttentionIntervention{});
   for (size_t i = 0; i < r.forced.probs.size() && i < path.probs.size(); ++i)
     r.path_max_diff = std::max(r.path_max_diff, std::fabs(r.forced.probs[i] - path.probs[i]));
@@ -829,6 +856,8 @@ TokenAnalysis token_analysis(const TranslateModel& m, const std::vector<int>& so
     w.same_output = d.tokens == r.greedy.tokens && d.ended == r.greedy.ended;
     r.removals.push_back(std::move(w));
   }
+  r.checks.push_back(intervention_path_check(r.path_max_diff));
+  for (Check& c : beam_prefix_checks(r.beam_prefix, "tokens")) r.checks.push_back(std::move(c));
   return r;
 }
 

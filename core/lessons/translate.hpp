@@ -23,6 +23,7 @@
 #include "learn/optim.hpp"
 #include "learn/params.hpp"
 #include "learn/seq2seq.hpp"
+#include "lessons/check.hpp"
 #include "lessons/translation_data.hpp"
 
 namespace attn::lessons {
@@ -223,6 +224,15 @@ struct BeamPrefixCheck {
 /// Errors as teacher_forced; an empty beam gives zeros.
 BeamPrefixCheck beam_prefix_check(const TranslateModel& m, const std::vector<int>& source, const BeamResult& beam);
 
+/// The prefix check's two claims, each held to 0 (the same distribution bits): the best hypothesis
+/// against the teacher-forced pass of its `unit` ("words" or "tokens"), and hypotheses sharing a
+/// prefix. Never throws.
+std::vector<Check> beam_prefix_checks(const BeamPrefixCheck& pc, const std::string& unit);
+
+/// The claim that the intervention path with nothing changed is the model's teacher-forced pass:
+/// max |p − q| (path_max_diff) at most 1e-12. Never throws.
+Check intervention_path_check(double path_max_diff);
+
 // ---------------------------------------------------------------- evaluation
 
 struct BucketAccuracy {
@@ -361,6 +371,7 @@ struct TranslateAlignment {
   TeacherForced forced;
   GreedyDecode greedy;
   double max_row_sum_error = 0.0, max_padded_weight = 0.0;
+  std::vector<Check> checks;  ///< rows sum to 1 (within 1e-9); the 2 appended PAD positions get 0
 };
 
 /// Errors: english_ids' (empty sentence, unknown word), reference_translation's (not a sentence of
@@ -407,6 +418,8 @@ struct TokenAnalysis {
   BeamResult beam;
   BeamPrefixCheck beam_prefix;
   std::vector<TokenRemoval> removals;  ///< attention models with S >= 2 only
+  /// Attention models: rows sum to 1, PAD gets 0, the intervention path; then beam_prefix_checks.
+  std::vector<Check> checks;
 };
 
 /// Source ids are words, 3 and up, as in the lesson's; target ids any of the vocabulary. Errors: Error(invalid_field) for

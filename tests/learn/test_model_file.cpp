@@ -421,6 +421,18 @@ TEST_CASE("model file: a translator over other vocabularies is analysed with tok
   CHECK(a.max_padded_weight == 0.0);
   CHECK(a.path_max_diff < 1e-12);
   CHECK(a.beam_prefix.forced_max_diff == 0.0);
+  // The checks the panel shows are these figures, each held to its limit.
+  REQUIRE(a.checks.size() == 5);
+  CHECK(a.checks[0].measured == a.max_row_sum_error);
+  CHECK(a.checks[1].measured == a.max_padded_weight);
+  CHECK(a.checks[2].measured == a.path_max_diff);
+  CHECK(a.checks[3].measured == a.beam_prefix.forced_max_diff);
+  CHECK(a.checks[4].measured == a.beam_prefix.shared_max_diff);
+  for (const attn::Check& c : a.checks) CHECK(c.pass);
+  lh::BeamPrefixCheck off = a.beam_prefix;
+  off.shared_max_diff = 1e-17;  // one rounding apart is not the same bits
+  CHECK_FALSE(lh::beam_prefix_checks(off, "tokens")[1].pass);
+  CHECK_FALSE(lh::intervention_path_check(2e-12).pass);
   REQUIRE(a.removals.size() == 4);
   for (const lh::TokenRemoval& w : a.removals) {
     // Independently: the same removal through the lesson's intervention entry points.

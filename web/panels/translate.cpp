@@ -204,11 +204,8 @@ void refresh_results(AppState& s, bool scores) {
     v.interventions = tl::attention_interventions(tr.model(true), t.input.sentence);
     const bool scored_now = t.scores && t.scores->step == v.step;
     v.intervention_caption = tl::intervention_caption(v.interventions, scored_now ? &t.scores->removal : nullptr, v.step);
-    v.intervention_checks = {attn::check_at_most(
-        "the intervention path with nothing changed is the model's teacher-forced pass: max |p - q|",
-        v.interventions.path_max_diff, 1e-12)};
-    v.checks = {attn::check_at_most("rows sum to 1: max |sum - 1|", v.result.max_row_sum_error, 1e-9),
-                attn::check_at_most("padding gets 0: max weight on 2 appended PAD positions", v.result.max_padded_weight, 0.0)};
+    v.intervention_checks = {tl::intervention_path_check(v.interventions.path_max_diff)};
+    v.checks = v.result.checks;
     // Decoding: greedy steps, the teacher-forced pass, beam search (all the core's).
     const tl::TranslationVocab& fr = tl::french_vocab();
     for (const tl::DecodeStep& st : v.result.greedy.steps) {
@@ -243,15 +240,7 @@ void refresh_results(AppState& s, bool scores) {
     }
     v.beam_best = beam.best;
     v.beam_prefix = tl::beam_prefix_check(tr.model(true), v.result.source, beam);
-    const tl::BeamPrefixCheck& pc = v.beam_prefix;
-    v.beam_checks = {
-        attn::check_at_most("the best hypothesis's " + std::to_string(pc.forced_rows) +
-                                " step distributions vs the teacher-forced pass of its words: max |p - q| (" +
-                                std::to_string(pc.forced_same_bits) + " rows the same bits)",
-                            pc.forced_max_diff, 0.0),
-        attn::check_at_most("hypotheses sharing a prefix, " + std::to_string(pc.shared_rows) +
-                                " shared steps: max |p - q| (" + std::to_string(pc.shared_same_bits) + " the same bits)",
-                            pc.shared_max_diff, 0.0)};
+    v.beam_checks = tl::beam_prefix_checks(v.beam_prefix, "words");
     t.alignment = std::move(v);
   });
   ++s.generation;
@@ -270,23 +259,12 @@ void analyse_tokens(TranslateTokens& k, const TranslateInput& in) {
   for (size_t j = 0; j < a.source.size(); ++j) k.cols.push_back(std::to_string(j + 1) + ":" + std::to_string(a.source[j]));
   k.weights = attn::Matrix();
   k.row_sums.clear();
-  k.checks.clear();
+  k.checks = a.checks;
   if (k.model.config.attention) {
     k.weights = attn::Matrix(a.forced.rows, a.forced.src_len);
     for (int i = 0; i < a.forced.rows * a.forced.src_len; ++i) k.weights.data()[i] = a.forced.attention[static_cast<size_t>(i)];
     k.row_sums = core_row_sums(k.weights);
-    k.checks = {attn::check_at_most("rows sum to 1: max |sum - 1|", a.max_row_sum_error, 1e-9),
-                attn::check_at_most("padding gets 0: max weight on 2 appended PAD positions", a.max_padded_weight, 0.0),
-                attn::check_at_most("the intervention path with nothing changed is the model's teacher-forced pass: max |p - q|",
-                                    a.path_max_diff, 1e-12)};
   }
-  const tl::BeamPrefixCheck& pc = a.beam_prefix;
-  k.checks.push_back(attn::check_at_most("the best hypothesis's " + std::to_string(pc.forced_rows) +
-                                             " step distributions vs the teacher-forced pass of its tokens: max |p - q|",
-                                         pc.forced_max_diff, 0.0));
-  k.checks.push_back(attn::check_at_most("hypotheses sharing a prefix, " + std::to_string(pc.shared_rows) +
-                                             " shared steps: max |p - q|",
-                                         pc.shared_max_diff, 0.0));
 }
 
 std::shared_ptr<tl::TranslateTrainer> make_trainer(const TranslateInput& in, const TranslateLoaded* loaded) {
@@ -446,6 +424,7 @@ void translate_continue(AppState& s) {
   if (refuse_training_tokens(s)) return;
   if (!t.trainer || t.run.running || t.trainer->done() || t.run.from_checkpoint) return;
   run_resumed(t.run, t.trainer->step());
+  t.scores_study.reset();  // an earlier step's scores under way: the run's end scores its own step
   ++s.generation;
 }
 
