@@ -311,7 +311,7 @@ Model model_from_json(const Json& j) {
     return make_model(ModelKind::decoder, dec, s2s);
   }
   if (kind == "seq2seq") {
-    reject_unknown(j, {"kind", "src_vocab", "tgt_vocab", "embed", "hidden", "attention", "attn_dim"}, "model");
+    reject_unknown(j, {"kind", "src_vocab", "tgt_vocab", "embed", "hidden", "attention", "attn_dim", "encoder"}, "model");
     s2s.src_vocab = int_field(j, "src_vocab", "model.");
     s2s.tgt_vocab = int_field(j, "tgt_vocab", "model.");
     s2s.embed = int_field(j, "embed", "model.");
@@ -327,6 +327,12 @@ Model model_from_json(const Json& j) {
       s2s.attn_dim = 0;
     } else {
       fail(ErrorCode::invalid_field, "model.attention must be \"additive\" or \"none\", got " + a.dump());
+    }
+    if (has(j, "encoder")) {
+      const Json& e = j["encoder"];
+      if (e == "bidirectional") s2s.bidirectional = true;
+      else if (e != "forward")
+        fail(ErrorCode::invalid_field, "model.encoder must be \"forward\" or \"bidirectional\", got " + e.dump());
     }
     return make_model(ModelKind::seq2seq, dec, s2s);
   }

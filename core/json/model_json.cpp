@@ -26,6 +26,7 @@ learn::ModelFile load(const Fields& f) {
   if (f.has("kind")) opt.kind = f.text("kind", "");
   if (f.has("positions")) opt.positions = f.text("positions", "");
   if (f.has("attention")) opt.attention = f.text("attention", "");
+  if (f.has("encoder")) opt.encoder = f.text("encoder", "");
   if (f.has("heads")) opt.heads = static_cast<int>(f.integer("heads", 0, 1, 64));
   if (f.has("context")) opt.context = static_cast<int>(f.integer("context", 0, 1, 1024));
   const std::string bytes = read_named_file(path.get<std::string>(), "model");
@@ -54,7 +55,7 @@ Json rows_json(const double* x, size_t rows, size_t cols) {
 }
 
 Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
-  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "tokens"});
+  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "encoder", "tokens"});
   // The forward computes a loss too: the tokens stand in as targets (every one counted, none read back).
   const Json& tokens = f.required("tokens");
   const learn::Batch b = learn::batch_from_json(m.model, ::attn::obj({{"tokens", tokens}, {"targets", tokens}}));
@@ -78,7 +79,7 @@ Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
 }
 
 Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
-  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "source", "target_in"});
+  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "encoder", "source", "target_in"});
   const Json& src = f.required("source");
   if (!src.is_array() || src.empty() || src.size() > 512)
     fail(ErrorCode::invalid_field, "source must be a list of 1 to 512 token lists");
@@ -138,14 +139,15 @@ Json model_config_json(const learn::Model& m) {
   Json j{{"kind", "seq2seq"}, {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab},
          {"embed", c.embed},  {"hidden", c.hidden},       {"attention", c.attention ? "additive" : "none"}};
   if (c.attention) j["attn_dim"] = c.attn_dim;
+  j["encoder"] = c.bidirectional ? "bidirectional" : "forward";
   return j;
 }
 
 const std::vector<OpSpec>& model_file_ops() {
   static const std::vector<OpSpec> ops = {
-      {"model_info", {"model", "kind", "heads", "positions", "context", "attention"}, info_op},
+      {"model_info", {"model", "kind", "heads", "positions", "context", "attention", "encoder"}, info_op},
       // The batch fields follow the file's kind: the op checks its fields once it has read the model.
-      {"model_logits", {"model", "kind", "heads", "positions", "context", "attention", "tokens", "source", "target_in"},
+      {"model_logits", {"model", "kind", "heads", "positions", "context", "attention", "encoder", "tokens", "source", "target_in"},
        logits_op, true},
   };
   return ops;

@@ -105,6 +105,10 @@ Model seq2seq_of(const Header& h, const ModelFileOptions& opt) {
     fail(ErrorCode::invalid_field, "attention must be \"additive\" or \"none\", got \"" + *a + "\"");
   c.attention = a ? *a == "additive" : h.find("attn.w_s.weight") != nullptr;
   c.attn_dim = c.attention ? h.dim("attn.w_s.weight", 0, "attn_dim") : 0;
+  const std::optional<std::string> enc = h.text("encoder", opt.encoder);
+  if (enc && *enc != "forward" && *enc != "bidirectional")
+    fail(ErrorCode::invalid_field, "encoder must be \"forward\" or \"bidirectional\", got \"" + *enc + "\"");
+  c.bidirectional = enc ? *enc == "bidirectional" : h.find("encoder.weight_hh_l0_reverse") != nullptr;
   return make_model(ModelKind::seq2seq, {}, c, kMaxFileParams);
 }
 

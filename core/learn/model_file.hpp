@@ -12,6 +12,8 @@
 //   context    decoder: the longest sequence (default: pos.weight's rows, else 1024, the most the
 //              decoder takes: sinusoidal and RoPE positions are computed for any length)
 //   attention  seq2seq: "additive" | "none" (default: additive when attn.w_s.weight is present)
+//   encoder    seq2seq: "forward" | "bidirectional" (default: bidirectional when
+//              encoder.weight_hh_l0_reverse is present, as nn.GRU(bidirectional=True) names it)
 // Every other dimension is a tensor's: vocab and d_model from embed.weight, layers from the
 // highest layers.N, mlp from layers.0.mlp.0.weight, layer_norm from ln_f.weight; src/tgt vocab and
 // embed from src_embed/tgt_embed, hidden from encoder.weight_hh_l0, attn_dim from attn.w_s.weight.
@@ -32,7 +34,7 @@ namespace attn::learn {
 
 /// The loader's options, each overriding the "__metadata__" key of the same name (see above).
 struct ModelFileOptions {
-  std::optional<std::string> kind, positions, attention;
+  std::optional<std::string> kind, positions, attention, encoder;
   std::optional<int> heads, context;
 };
 

@@ -114,7 +114,7 @@ ParamLayout decoder_layout(const DecoderConfig& c) {
 }
 
 ParamLayout seq2seq_layout(const Seq2SeqConfig& c) {
-  const int E = c.embed, H = c.hidden, A = c.attn_dim;
+  const int E = c.embed, H = c.hidden, A = c.attn_dim, C = c.context_dim();
   const InitLaw gru = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(H)));
   ParamLayout p;
   p.add_matrix("src_embed.weight", c.src_vocab, E, InitLaw::standard_normal());
@@ -123,19 +123,27 @@ ParamLayout seq2seq_layout(const Seq2SeqConfig& c) {
   p.add_matrix("encoder.weight_hh_l0", 3 * H, H, gru);
   p.add_vector("encoder.bias_ih_l0", 3 * H, gru);
   p.add_vector("encoder.bias_hh_l0", 3 * H, gru);
-  p.add_matrix("decoder.weight_ih", 3 * H, E + H, gru);
+  if (c.bidirectional) {  // nn.GRU's state_dict order: the reverse direction after the forward one
+    p.add_matrix("encoder.weight_ih_l0_reverse", 3 * H, E, gru);
+    p.add_matrix("encoder.weight_hh_l0_reverse", 3 * H, H, gru);
+    p.add_vector("encoder.bias_ih_l0_reverse", 3 * H, gru);
+    p.add_vector("encoder.bias_hh_l0_reverse", 3 * H, gru);
+  }
+  p.add_matrix("decoder.weight_ih", 3 * H, E + C, gru);
   p.add_matrix("decoder.weight_hh", 3 * H, H, gru);
   p.add_vector("decoder.bias_ih", 3 * H, gru);
   p.add_vector("decoder.bias_hh", 3 * H, gru);
   if (c.attention) {
     const InitLaw lin_h = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(H)));
     p.add_matrix("attn.w_s.weight", A, H, lin_h);
-    p.add_matrix("attn.w_h.weight", A, H, lin_h);
-    p.add_vector("attn.w_h.bias", A, lin_h);
+    // nn.Linear(C, A): its laws' fan_in is C
+    const InitLaw lin_c = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(C)));
+    p.add_matrix("attn.w_h.weight", A, C, lin_c);
+    p.add_vector("attn.w_h.bias", A, lin_c);
     p.add_matrix("attn.v.weight", 1, A, InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(A))));
   }
-  const InitLaw lin_out = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(2 * H)));
-  p.add_matrix("out.weight", c.tgt_vocab, 2 * H, lin_out);
+  const InitLaw lin_out = InitLaw::symmetric(1.0 / std::sqrt(static_cast<double>(H + C)));
+  p.add_matrix("out.weight", c.tgt_vocab, H + C, lin_out);
   p.add_vector("out.bias", c.tgt_vocab, lin_out);
   return p;
 }

@@ -9,20 +9,56 @@ namespace attn::learn {
 
 void seq2seq_encode(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const int* source, int len,
                     Seq2SeqActivations::Encoded& e) {
-  const int E = c.embed, H = c.hidden, A = c.attn_dim;
+  const int E = c.embed, H = c.hidden, A = c.attn_dim, C = c.context_dim();
   e.len = len;
   e.x.resize(static_cast<size_t>(len) * E);
-  e.states.resize(static_cast<size_t>(len) * H);
+  e.states.resize(static_cast<size_t>(len) * C);
   e.gates.resize(static_cast<size_t>(len) * 3 * H);
   e.hn.resize(static_cast<size_t>(len) * H);
   embedding_forward(e.x.data(), source, tensor_in(layout, P, "src_embed.weight"), len, E);
-  gru_sequence_forward(e.states.data(), e.gates.data(), e.hn.data(), e.x.data(),
+  // A forward encoder's states are the annotations; a bidirectional one's are their first half.
+  double* fstates = e.states.data();
+  if (c.bidirectional) {
+    e.fstates.resize(static_cast<size_t>(len) * H);
+    fstates = e.fstates.data();
+  }
+  gru_sequence_forward(fstates, e.gates.data(), e.hn.data(), e.x.data(),
                        tensor_in(layout, P, "encoder.weight_ih_l0"), tensor_in(layout, P, "encoder.weight_hh_l0"),
                        tensor_in(layout, P, "encoder.bias_ih_l0"), tensor_in(layout, P, "encoder.bias_hh_l0"), len, E, H);
+  e.s0.assign(fstates + static_cast<size_t>(len - 1) * H, fstates + static_cast<size_t>(len) * H);
+  if (c.bidirectional) {
+    e.rx.resize(static_cast<size_t>(len) * E);
+    e.rstates.resize(static_cast<size_t>(len) * H);
+    e.rgates.resize(static_cast<size_t>(len) * 3 * H);
+    e.rhn.resize(static_cast<size_t>(len) * H);
+    for (int k = 0; k < len; ++k)
+      std::copy_n(e.x.data() + static_cast<size_t>(len - 1 - k) * E, E, e.rx.data() + static_cast<size_t>(k) * E);
+    gru_sequence_forward(e.rstates.data(), e.rgates.data(), e.rhn.data(), e.rx.data(),
+                         tensor_in(layout, P, "encoder.weight_ih_l0_reverse"),
+                         tensor_in(layout, P, "encoder.weight_hh_l0_reverse"),
+                         tensor_in(layout, P, "encoder.bias_ih_l0_reverse"),
+                         tensor_in(layout, P, "encoder.bias_hh_l0_reverse"), len, E, H);
+    for (int j = 0; j < len; ++j) {
+      double* hj = e.states.data() + static_cast<size_t>(j) * C;
+      std::copy_n(e.fstates.data() + static_cast<size_t>(j) * H, H, hj);
+      std::copy_n(e.rstates.data() + static_cast<size_t>(len - 1 - j) * H, H, hj + H);
+    }
+    // [→h_last; ←h_0]; the decoder starts from ←h_0 (the reverse GRU's last state).
+    e.summary = e.s0;
+    e.s0.assign(e.rstates.end() - H, e.rstates.end());
+    e.summary.insert(e.summary.end(), e.s0.begin(), e.s0.end());
+  } else {
+    e.fstates.clear();
+    e.rx.clear();
+    e.rstates.clear();
+    e.rgates.clear();
+    e.rhn.clear();
+    e.summary = e.s0;
+  }
   if (c.attention) {
     e.whh.resize(static_cast<size_t>(len) * A);
     linear_forward(e.whh.data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"),
-                   tensor_in(layout, P, "attn.w_h.bias"), len, H, A);
+                   tensor_in(layout, P, "attn.w_h.bias"), len, C, A);
   } else {
     e.whh.clear();
   }
@@ -32,17 +68,17 @@ void seq2seq_attend(const Seq2SeqConfig& c, const ParamLayout& layout, const dou
                     const double* whh, int len, const double* s_prev, double* context, double* weights,
                     double* tanh_out) {
   additive_forward(context, weights, tanh_out, s_prev, states, whh, tensor_in(layout, P, "attn.w_s.weight"),
-                   tensor_in(layout, P, "attn.v.weight"), len, c.hidden, c.hidden, c.attn_dim);
+                   tensor_in(layout, P, "attn.v.weight"), len, c.context_dim(), c.hidden, c.attn_dim);
 }
 
 void seq2seq_cell(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, int rows, const int* previous,
                   const double* context, const double* s_prev, double* cell_in, double* gates, double* hn,
                   double* s_next) {
-  const int E = c.embed, H = c.hidden, I = E + H;
+  const int E = c.embed, H = c.hidden, C = c.context_dim(), I = E + C;
   const double* tgt_embed = tensor_in(layout, P, "tgt_embed.weight");
   for (int b = 0; b < rows; ++b) {
     embedding_forward(cell_in + static_cast<size_t>(b) * I, previous + b, tgt_embed, 1, E);
-    for (int j = 0; j < H; ++j) cell_in[static_cast<size_t>(b) * I + E + j] = context[static_cast<size_t>(b) * H + j];
+    for (int j = 0; j < C; ++j) cell_in[static_cast<size_t>(b) * I + E + j] = context[static_cast<size_t>(b) * C + j];
   }
   gru_cell_forward(s_next, gates, hn, cell_in, s_prev, tensor_in(layout, P, "decoder.weight_ih"),
                    tensor_in(layout, P, "decoder.weight_hh"), tensor_in(layout, P, "decoder.bias_ih"),
@@ -52,21 +88,23 @@ void seq2seq_cell(const Seq2SeqConfig& c, const ParamLayout& layout, const doubl
 void seq2seq_output(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, int rows, const double* out_in,
                     double* logits) {
   linear_forward(logits, out_in, tensor_in(layout, P, "out.weight"), tensor_in(layout, P, "out.bias"), rows,
-                 2 * c.hidden, c.tgt_vocab);
+                 c.hidden + c.context_dim(), c.tgt_vocab);
 }
 
 double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
                        const Seq2SeqBatch& batch, Seq2SeqActivations& a) {
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
-  const int V = c.tgt_vocab, I = E + H;
+  const int V = c.tgt_vocab, C = c.context_dim(), I = E + C, O = H + C;
   // encoder, one sequence at a time over its valid tokens
   a.enc.assign(static_cast<size_t>(B), {});
   a.s0.assign(static_cast<size_t>(B) * H, 0.0);
+  a.summary.assign(static_cast<size_t>(B) * C, 0.0);
   for (int b = 0; b < B; ++b) {
     Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
     const int len = batch.source_lengths[static_cast<size_t>(b)];
     seq2seq_encode(c, layout, P, batch.source.data() + static_cast<size_t>(b) * S, len, e);
-    for (int j = 0; j < H; ++j) a.s0[static_cast<size_t>(b) * H + j] = e.states[static_cast<size_t>(len - 1) * H + j];
+    std::copy(e.s0.begin(), e.s0.end(), a.s0.begin() + static_cast<std::ptrdiff_t>(b) * H);
+    std::copy(e.summary.begin(), e.summary.end(), a.summary.begin() + static_cast<std::ptrdiff_t>(b) * C);
   }
   // decoder, all B sequences together, one step at a time
   a.s_prev.assign(static_cast<size_t>(U), {});
@@ -76,24 +114,24 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   a.context.assign(static_cast<size_t>(U), {});
   a.weights.assign(static_cast<size_t>(U), {});
   a.tanh_out.assign(static_cast<size_t>(U), {});
-  a.out_in.assign(static_cast<size_t>(B) * U * 2 * H, 0.0);
+  a.out_in.assign(static_cast<size_t>(B) * U * O, 0.0);
   std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H);
   std::vector<int> tok(static_cast<size_t>(B));
   for (int t = 0; t < U; ++t) {
     a.s_prev[t] = s;
     std::vector<double>& ctx = a.context[t];
-    ctx.assign(static_cast<size_t>(B) * H, 0.0);
+    ctx.assign(static_cast<size_t>(B) * C, 0.0);
     if (c.attention) {
       a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
       a.tanh_out[t].assign(static_cast<size_t>(B) * S * A, 0.0);
       for (int b = 0; b < B; ++b) {
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
         seq2seq_attend(c, layout, P, e.states.data(), e.whh.data(), e.len, s.data() + static_cast<size_t>(b) * H,
-                       ctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
+                       ctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
                        a.tanh_out[t].data() + static_cast<size_t>(b) * S * A);
       }
     } else {
-      ctx = a.s0;
+      ctx = a.summary;
     }
     for (int b = 0; b < B; ++b) tok[static_cast<size_t>(b)] = batch.target_in[static_cast<size_t>(b) * U + t];
     a.cell_in[t].resize(static_cast<size_t>(B) * I);
@@ -103,11 +141,9 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
                  a.hn[t].data(), s_next.data());
     s = s_next;
     for (int b = 0; b < B; ++b) {
-      double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * 2 * H;
-      for (int j = 0; j < H; ++j) {
-        row[j] = s[static_cast<size_t>(b) * H + j];
-        row[H + j] = ctx[static_cast<size_t>(b) * H + j];
-      }
+      double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * O;
+      for (int j = 0; j < H; ++j) row[j] = s[static_cast<size_t>(b) * H + j];
+      for (int j = 0; j < C; ++j) row[H + j] = ctx[static_cast<size_t>(b) * C + j];
     }
   }
   const int N = B * U;
@@ -121,29 +157,27 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
 void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
                       const Seq2SeqBatch& batch, const Seq2SeqActivations& a, double* G) {
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
-  const int V = c.tgt_vocab, I = E + H, N = B * U;
-  std::vector<double> dlogits(static_cast<size_t>(N) * V, 0.0), dout_in(static_cast<size_t>(N) * 2 * H, 0.0);
+  const int V = c.tgt_vocab, C = c.context_dim(), I = E + C, O = H + C, N = B * U;
+  std::vector<double> dlogits(static_cast<size_t>(N) * V, 0.0), dout_in(static_cast<size_t>(N) * O, 0.0);
   cross_entropy_backward(dlogits.data(), a.probs.data(), batch.target_out.data(), N, V, a.counted);
   linear_backward(dout_in.data(), tensor_in(layout, G, "out.weight"), tensor_in(layout, G, "out.bias"), dlogits.data(),
-                  a.out_in.data(), tensor_in(layout, P, "out.weight"), N, 2 * H, V);
+                  a.out_in.data(), tensor_in(layout, P, "out.weight"), N, O, V);
 
-  std::vector<std::vector<double>> dstates(static_cast<size_t>(B));  // ∂loss/∂ encoder states
-  for (int b = 0; b < B; ++b) dstates[b].assign(static_cast<size_t>(a.enc[b].len) * H, 0.0);
+  std::vector<std::vector<double>> dstates(static_cast<size_t>(B));  // ∂loss/∂ annotations
+  for (int b = 0; b < B; ++b) dstates[b].assign(static_cast<size_t>(a.enc[b].len) * C, 0.0);
   std::vector<std::vector<double>> dwhh(static_cast<size_t>(B));
   if (c.attention)
     for (int b = 0; b < B; ++b) dwhh[b].assign(static_cast<size_t>(a.enc[b].len) * A, 0.0);
   std::vector<double> ds(static_cast<size_t>(B) * H, 0.0);    // ∂loss/∂s_t, carried back
-  std::vector<double> ds0(static_cast<size_t>(B) * H, 0.0);   // fixed summary: c_t = s₀ at every step
-  std::vector<double> dsp(static_cast<size_t>(B) * H), din(static_cast<size_t>(B) * I), dctx(static_cast<size_t>(B) * H);
+  std::vector<double> dsum(static_cast<size_t>(B) * C, 0.0);  // fixed summary: c_t = summary at every step
+  std::vector<double> dsp(static_cast<size_t>(B) * H), din(static_cast<size_t>(B) * I), dctx(static_cast<size_t>(B) * C);
   double* dtgt = tensor_in(layout, G, "tgt_embed.weight");
   for (int t = U - 1; t >= 0; --t) {
     // logits_t read [s_t; c_t]
     for (int b = 0; b < B; ++b) {
-      const double* g = dout_in.data() + (static_cast<size_t>(b) * U + t) * 2 * H;
-      for (int j = 0; j < H; ++j) {
-        ds[static_cast<size_t>(b) * H + j] += g[j];
-        dctx[static_cast<size_t>(b) * H + j] = g[H + j];
-      }
+      const double* g = dout_in.data() + (static_cast<size_t>(b) * U + t) * O;
+      for (int j = 0; j < H; ++j) ds[static_cast<size_t>(b) * H + j] += g[j];
+      for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(b) * C + j] = g[H + j];
     }
     std::fill(dsp.begin(), dsp.end(), 0.0);
     std::fill(din.begin(), din.end(), 0.0);
@@ -155,40 +189,77 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
     for (int b = 0; b < B; ++b) {
       const int y = batch.target_in[static_cast<size_t>(b) * U + t];
       embedding_backward(dtgt, din.data() + static_cast<size_t>(b) * I, &y, 1, E);
-      for (int j = 0; j < H; ++j) dctx[static_cast<size_t>(b) * H + j] += din[static_cast<size_t>(b) * I + E + j];
+      for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(b) * C + j] += din[static_cast<size_t>(b) * I + E + j];
     }
     if (c.attention) {
       for (int b = 0; b < B; ++b) {
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
         additive_backward(dsp.data() + static_cast<size_t>(b) * H, dstates[b].data(), dwhh[b].data(),
                           tensor_in(layout, G, "attn.w_s.weight"), tensor_in(layout, G, "attn.v.weight"),
-                          dctx.data() + static_cast<size_t>(b) * H, a.weights[t].data() + static_cast<size_t>(b) * S,
+                          dctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
                           a.tanh_out[t].data() + static_cast<size_t>(b) * S * A,
                           a.s_prev[t].data() + static_cast<size_t>(b) * H, e.states.data(),
-                          tensor_in(layout, P, "attn.w_s.weight"), tensor_in(layout, P, "attn.v.weight"), e.len, H, H, A);
+                          tensor_in(layout, P, "attn.w_s.weight"), tensor_in(layout, P, "attn.v.weight"), e.len, C, H, A);
       }
     } else {
-      residual_backward(ds0.data(), dctx.data(), B * H);
+      residual_backward(dsum.data(), dctx.data(), B * C);
     }
     ds = dsp;  // now ∂loss/∂s_{t−1}
   }
-  // s₀ is the encoder state at the last valid token; ds holds ∂loss/∂s₀ through the recurrence.
+  // ds holds ∂loss/∂s₀ through the recurrence; s₀ and the summary are encoder states.
   const double* enc_wih = tensor_in(layout, P, "encoder.weight_ih_l0");
   const double* enc_whh = tensor_in(layout, P, "encoder.weight_hh_l0");
   for (int b = 0; b < B; ++b) {
     const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-    double* last = dstates[b].data() + static_cast<size_t>(e.len - 1) * H;
-    for (int j = 0; j < H; ++j) last[j] += ds[static_cast<size_t>(b) * H + j] + ds0[static_cast<size_t>(b) * H + j];
+    const int len = e.len;
+    const double* ds_b = ds.data() + static_cast<size_t>(b) * H;
+    const double* dsum_b = dsum.data() + static_cast<size_t>(b) * C;
+    if (!c.bidirectional) {  // s₀ = summary = h_{len−1}
+      double* last = dstates[b].data() + static_cast<size_t>(len - 1) * H;
+      for (int j = 0; j < H; ++j) last[j] += ds_b[j] + dsum_b[j];
+    } else {  // s₀ = ←h_0 (annotation 0's second half); summary = [→h_{len−1}; ←h_0]
+      double* last = dstates[b].data() + static_cast<size_t>(len - 1) * C;
+      double* first = dstates[b].data() + H;
+      for (int j = 0; j < H; ++j) {
+        last[j] += dsum_b[j];
+        first[j] += ds_b[j] + dsum_b[H + j];
+      }
+    }
     if (c.attention)
       linear_backward(dstates[b].data(), tensor_in(layout, G, "attn.w_h.weight"), tensor_in(layout, G, "attn.w_h.bias"),
-                      dwhh[b].data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"), e.len, H, A);
-    std::vector<double> dx(static_cast<size_t>(e.len) * E, 0.0);
-    gru_sequence_backward(dx.data(), tensor_in(layout, G, "encoder.weight_ih_l0"), tensor_in(layout, G, "encoder.weight_hh_l0"),
-                          tensor_in(layout, G, "encoder.bias_ih_l0"), tensor_in(layout, G, "encoder.bias_hh_l0"),
-                          dstates[b].data(), e.states.data(), e.gates.data(), e.hn.data(), e.x.data(), enc_wih,
-                          enc_whh, e.len, E, H);
+                      dwhh[b].data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"), len, C, A);
+    std::vector<double> dx(static_cast<size_t>(len) * E, 0.0);
+    if (!c.bidirectional) {
+      gru_sequence_backward(dx.data(), tensor_in(layout, G, "encoder.weight_ih_l0"),
+                            tensor_in(layout, G, "encoder.weight_hh_l0"), tensor_in(layout, G, "encoder.bias_ih_l0"),
+                            tensor_in(layout, G, "encoder.bias_hh_l0"), dstates[b].data(), e.states.data(),
+                            e.gates.data(), e.hn.data(), e.x.data(), enc_wih, enc_whh, len, E, H);
+    } else {
+      // Split the annotations' gradient by direction, the reverse GRU's in its reading order.
+      std::vector<double> df(static_cast<size_t>(len) * H), dr(static_cast<size_t>(len) * H), drx(static_cast<size_t>(len) * E, 0.0);
+      for (int j = 0; j < len; ++j) {
+        const double* g = dstates[b].data() + static_cast<size_t>(j) * C;
+        std::copy_n(g, H, df.data() + static_cast<size_t>(j) * H);
+        std::copy_n(g + H, H, dr.data() + static_cast<size_t>(len - 1 - j) * H);
+      }
+      gru_sequence_backward(dx.data(), tensor_in(layout, G, "encoder.weight_ih_l0"),
+                            tensor_in(layout, G, "encoder.weight_hh_l0"), tensor_in(layout, G, "encoder.bias_ih_l0"),
+                            tensor_in(layout, G, "encoder.bias_hh_l0"), df.data(), e.fstates.data(), e.gates.data(),
+                            e.hn.data(), e.x.data(), enc_wih, enc_whh, len, E, H);
+      gru_sequence_backward(drx.data(), tensor_in(layout, G, "encoder.weight_ih_l0_reverse"),
+                            tensor_in(layout, G, "encoder.weight_hh_l0_reverse"),
+                            tensor_in(layout, G, "encoder.bias_ih_l0_reverse"),
+                            tensor_in(layout, G, "encoder.bias_hh_l0_reverse"), dr.data(), e.rstates.data(),
+                            e.rgates.data(), e.rhn.data(), e.rx.data(), tensor_in(layout, P, "encoder.weight_ih_l0_reverse"),
+                            tensor_in(layout, P, "encoder.weight_hh_l0_reverse"), len, E, H);
+      for (int k = 0; k < len; ++k) {
+        double* dxj = dx.data() + static_cast<size_t>(len - 1 - k) * E;
+        const double* g = drx.data() + static_cast<size_t>(k) * E;
+        for (int i = 0; i < E; ++i) dxj[i] += g[i];
+      }
+    }
     embedding_backward(tensor_in(layout, G, "src_embed.weight"), dx.data(), batch.source.data() + static_cast<size_t>(b) * S,
-                       e.len, E);
+                       len, E);
   }
 }
 

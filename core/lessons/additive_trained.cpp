@@ -55,7 +55,7 @@ TrainedAdditiveStep trained_additive_step(const TranslateModel& m, const Trained
   if (m.params.size() != m.layout.total())
     bad("the model has " + std::to_string(m.params.size()) + " parameters; its layout needs " +
         std::to_string(m.layout.total()));
-  const int H = c.hidden, A = c.attn_dim;
+  const int H = c.hidden, A = c.attn_dim, C = c.context_dim();
   const TranslationVocab& en = english_vocab();
   const TranslationVocab& fr = french_vocab();
 
@@ -81,11 +81,11 @@ TrainedAdditiveStep trained_additive_step(const TranslateModel& m, const Trained
         std::to_string(r.steps) + " target steps of \"" + words_of(fr, walked) + "\")");
   r.step = in.step;
 
-  // 1. The trained encoder's states h_j (S×H) and s_0, by the model's own encoder.
+  // 1. The trained encoder's annotations h_j (S×C) and s_0, by the model's own encoder.
   const EncodedSource enc = encode_source(m, source);
-  r.encoder_states.resize(S, H);
+  r.encoder_states.resize(S, C);
   for (int j = 0; j < S; ++j)
-    for (int k = 0; k < H; ++k) r.encoder_states(j, k) = enc.states[static_cast<size_t>(j) * H + k];
+    for (int k = 0; k < C; ++k) r.encoder_states(j, k) = enc.states[static_cast<size_t>(j) * C + k];
 
   // 2. s_{i−1}: the model's decoder step run over the tokens fed before this step.
   std::vector<double> s = enc.s0, probs, weights;
@@ -111,7 +111,7 @@ TrainedAdditiveStep trained_additive_step(const TranslateModel& m, const Trained
   // 4. The read of this step with the model's attention parameters (eq. 6): the scores, weights
   //    and context the lesson names, computed by the core's additive score on the model's states.
   r.params.w_s = tensor_matrix(m, "attn.w_s.weight", A, H);
-  r.params.w_h = tensor_matrix(m, "attn.w_h.weight", A, H);
+  r.params.w_h = tensor_matrix(m, "attn.w_h.weight", A, C);
   r.params.bias = tensor_vector(m, "attn.w_h.bias", A);
   r.params.v = tensor_vector(m, "attn.v.weight", A);
   r.attention = additive_attention(r.state, r.encoder_states, r.params);

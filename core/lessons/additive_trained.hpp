@@ -46,17 +46,18 @@ struct TrainedAdditiveStep {
   std::string model_word;     ///< the model's most likely word at this step (argmax of its distribution)
   double model_probability = 0.0;  ///< its probability
 
-  Matrix encoder_states;      ///< S×H: h_j, the trained encoder's states, row j = source word j
+  Matrix encoder_states;      ///< S×C: h_j, the trained encoder's annotations, row j = source word j
   Vector state;               ///< H: s_{i−1}, the decoder state that scores this step
-  AdditiveParams params;      ///< the model's attention: w_s A×H, w_h A×H, bias A, v A
-  AdditiveResult attention;   ///< scores e_ij (S), weights a_ij (S), context c_i (H), tanh layer S×A
+  AdditiveParams params;      ///< the model's attention: w_s A×H, w_h A×C, bias A, v A
+  AdditiveResult attention;   ///< scores e_ij (S), weights a_ij (S), context c_i (C), tanh layer S×A
   Vector model_weights;       ///< S: the weights the model's own decoder step computed at this step
   std::vector<Check> checks;  ///< additive_checks of the read, and read = the model's own weights (1e-12)
   std::string note;           ///< what these numbers are (a trained model, not random draws)
 };
 
 /// The additive read of step in.step of the attention translator m on in.sentence.
-/// Shapes: S = the sentence's words, H = m.config.hidden (d_s = d_h = H), A = m.config.attn_dim.
+/// Shapes: S = the sentence's words, H = m.config.hidden (d_s = H), C = m.config.context_dim() (d_h =
+/// C: H, or 2H with a bidirectional encoder), A = m.config.attn_dim.
 /// Errors (attn::Error): invalid_field when m has no attention (attention "none") or its
 /// parameters do not fit its layout; english_ids' errors for the sentence (empty_sequence, an
 /// unknown word named with the word list); reference_translation's when the words are not a

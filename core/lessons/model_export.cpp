@@ -31,17 +31,20 @@ std::string heads_model_safetensors(const HeadsTrainingConfig& cfg, const learn:
 
 std::string translate_model_safetensors(const TranslateConfig& cfg, bool attention, int step,
                                         const std::vector<double>& params) {
+  std::map<std::string, std::string> meta{{"kind", "seq2seq"},
+                                          {"attention", attention ? "additive" : "none"},
+                                          {"seed", std::to_string(cfg.seed)},
+                                          {"steps", std::to_string(step)},
+                                          {"config", translate_config_json(cfg).dump()}};
+  if (cfg.bidirectional) meta["encoder"] = "bidirectional";  // forward files stay as they were
   return write_model(learn::make_model(learn::ModelKind::seq2seq, {}, translate_model_config(cfg, attention)), params,
-                     {{"kind", "seq2seq"},
-                      {"attention", attention ? "additive" : "none"},
-                      {"seed", std::to_string(cfg.seed)},
-                      {"steps", std::to_string(step)},
-                      {"config", translate_config_json(cfg).dump()}});
+                     std::move(meta));
 }
 
 std::string seq2seq_model_safetensors(const learn::Seq2SeqConfig& model, const std::vector<double>& params) {
-  return write_model(learn::make_model(learn::ModelKind::seq2seq, {}, model), params,
-                     {{"kind", "seq2seq"}, {"attention", model.attention ? "additive" : "none"}});
+  std::map<std::string, std::string> meta{{"kind", "seq2seq"}, {"attention", model.attention ? "additive" : "none"}};
+  if (model.bidirectional) meta["encoder"] = "bidirectional";
+  return write_model(learn::make_model(learn::ModelKind::seq2seq, {}, model), params, std::move(meta));
 }
 
 std::string checkpoint_to_safetensors(const learn::Checkpoint& ckpt, const std::string& which) {

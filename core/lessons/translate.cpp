@@ -77,6 +77,7 @@ learn::Seq2SeqConfig translate_model_config(const TranslateConfig& cfg, bool att
   m.hidden = cfg.hidden;
   m.attention = attention;
   m.attn_dim = cfg.attn_dim;
+  m.bidirectional = cfg.bidirectional;
   return m;
 }
 
@@ -224,7 +225,6 @@ EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& sou
   EncodedSource e;
   e.source = source;
   learn::seq2seq_encode(c, m.layout, m.params.data(), source.data(), static_cast<int>(source.size()), e);
-  e.s0.assign(e.states.end() - c.hidden, e.states.end());
   return e;
 }
 
@@ -233,11 +233,11 @@ void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector
                   int step) {
   const learn::Seq2SeqConfig& c = m.config;
   const int S = static_cast<int>(enc.source.size()), E = c.embed, H = c.hidden, A = c.attn_dim, V = c.tgt_vocab;
-  const int I = E + H;
+  const int C = c.context_dim(), I = E + C;
   if (previous < 0 || previous >= V) bad("previous token " + std::to_string(previous) + " is outside the target vocabulary");
   if (iv && !c.attention) bad("the fixed-summary model has no attention to intervene on");
   const double* P = m.params.data();
-  std::vector<double> ctx(static_cast<size_t>(H), 0.0);
+  std::vector<double> ctx(static_cast<size_t>(C), 0.0);
   if (c.attention) {
     attention.assign(static_cast<size_t>(S), 0.0);
     std::vector<double> tanh_out(static_cast<size_t>(S) * A, 0.0);
@@ -268,25 +268,23 @@ void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector
         for (double& x : attention) x /= rest;
       }
       // The context of the weights used, in additive_forward's order.
-      for (int k = 0; k < H; ++k) ctx[static_cast<size_t>(k)] = 0.0;
+      for (int k = 0; k < C; ++k) ctx[static_cast<size_t>(k)] = 0.0;
       for (int j = 0; j < S; ++j) {
-        const double* hj = enc.states.data() + static_cast<size_t>(j) * H;
-        for (int k = 0; k < H; ++k) ctx[static_cast<size_t>(k)] += attention[static_cast<size_t>(j)] * hj[k];
+        const double* hj = enc.states.data() + static_cast<size_t>(j) * C;
+        for (int k = 0; k < C; ++k) ctx[static_cast<size_t>(k)] += attention[static_cast<size_t>(j)] * hj[k];
       }
     }
   } else {
     attention.clear();
-    ctx = enc.s0;
+    ctx = enc.summary;
   }
   std::vector<double> in(static_cast<size_t>(I)), gates(static_cast<size_t>(3 * H)), hn(static_cast<size_t>(H)),
       s_next(static_cast<size_t>(H));
   learn::seq2seq_cell(c, m.layout, P, 1, &previous, ctx.data(), s.data(), in.data(), gates.data(), hn.data(), s_next.data());
   s = s_next;
-  std::vector<double> out_in(static_cast<size_t>(2 * H)), logits(static_cast<size_t>(V));
-  for (int j = 0; j < H; ++j) {
-    out_in[static_cast<size_t>(j)] = s[static_cast<size_t>(j)];
-    out_in[static_cast<size_t>(H + j)] = ctx[static_cast<size_t>(j)];
-  }
+  std::vector<double> out_in(static_cast<size_t>(H + C)), logits(static_cast<size_t>(V));
+  for (int j = 0; j < H; ++j) out_in[static_cast<size_t>(j)] = s[static_cast<size_t>(j)];
+  for (int j = 0; j < C; ++j) out_in[static_cast<size_t>(H + j)] = ctx[static_cast<size_t>(j)];
   learn::seq2seq_output(c, m.layout, P, 1, out_in.data(), logits.data());
   probs.resize(static_cast<size_t>(V));
   const int ignore = learn::kIgnoreIndex;
@@ -866,7 +864,7 @@ TokenAnalysis token_analysis(const TranslateModel& m, const std::vector<int>& so
 Json translate_config_json(const TranslateConfig& c) {
   Json buckets = Json::array();
   for (const LengthBucket& b : c.data.buckets) buckets.push_back({b.lo, b.hi});
-  return ::attn::obj({{"data", ::attn::obj({{"seed", c.data.seed}, {"train", c.data.train},
+  Json j = ::attn::obj({{"data", ::attn::obj({{"seed", c.data.seed}, {"train", c.data.train},
                         {"validation_per_bucket", c.data.validation_per_bucket},
                         {"test_per_bucket", c.data.test_per_bucket}, {"max_length", c.data.max_length},
                         {"buckets", buckets}})},
@@ -874,6 +872,8 @@ Json translate_config_json(const TranslateConfig& c) {
               {"adam", ::attn::obj({{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
                         {"weight_decay", c.adam.weight_decay}})},
               {"clip", c.clip}, {"seed", c.seed}, {"steps", c.steps}, {"eval_every", c.eval_every}});
+  if (c.bidirectional) j["encoder"] = "bidirectional";  // absent: forward (records made before the choice)
+  return j;
 }
 
 TranslateConfig translate_config_from_json(const Json& j) {
@@ -906,6 +906,10 @@ TranslateConfig translate_config_from_json(const Json& j) {
   c.seed = num(j, "seed").get<std::uint64_t>();
   c.steps = num(j, "steps").get<int>();
   c.eval_every = num(j, "eval_every").get<int>();
+  if (j.contains("encoder")) {
+    if (j["encoder"] == "bidirectional") c.bidirectional = true;
+    else if (j["encoder"] != "forward") bad("translate config: 'encoder' must be \"forward\" or \"bidirectional\"");
+  }
   return c;
 }
 

@@ -35,6 +35,7 @@ namespace attn::lessons {
 struct TranslateConfig {
   TranslationDataConfig data;
   int embed = 32, hidden = 32, attn_dim = 32;  ///< E, H, A (A: the attention model only)
+  bool bidirectional = false;  ///< both models' encoder: "bidirectional" (true) or "forward"
   int batch = 16;
   learn::AdamConfig adam{5e-3, 0.9, 0.999, 1e-8, 0.0};
   double clip = 1.0;          ///< clip_grad_norm max norm (0 = none)
@@ -116,11 +117,10 @@ class TranslateTrainer {
 
 // ---------------------------------------------------------------- decoding
 
-/// A source encoded once, as the training forward encodes it (learn::seq2seq_encode: encoder
-/// states S×H, W_h h_j + b S×A with attention), its ids and s₀ = h_{S−1}.
+/// A source encoded once, as the training forward encodes it (learn::seq2seq_encode: annotations
+/// S×C, s₀, the fixed summary, W_h h_j + b S×A with attention), and its ids.
 struct EncodedSource : learn::Seq2SeqActivations::Encoded {
   std::vector<int> source;
-  std::vector<double> s0;
 };
 
 /// Throws Error(empty_sequence) for an empty source, Error(invalid_field) for an id outside the

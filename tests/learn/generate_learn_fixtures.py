@@ -274,10 +274,10 @@ class Decoder(nn.Module):
 
 
 class Additive(nn.Module):
-    def __init__(self, h, a):
+    def __init__(self, h, a, c=None):
         super().__init__()
         self.w_s = nn.Linear(h, a, bias=False)
-        self.w_h = nn.Linear(h, a)
+        self.w_h = nn.Linear(c or h, a)
         self.v = nn.Linear(a, 1, bias=False)
 
 
@@ -286,22 +286,40 @@ class Seq2Seq(nn.Module):
         super().__init__()
         self.cfg = cfg
         E, H = cfg["embed"], cfg["hidden"]
+        self.bidirectional = cfg.get("encoder", "forward") == "bidirectional"
+        C = 2 * H if self.bidirectional else H
         self.src_embed = nn.Embedding(cfg["src_vocab"], E)
         self.tgt_embed = nn.Embedding(cfg["tgt_vocab"], E)
-        self.encoder = nn.GRU(E, H, batch_first=True)
-        self.decoder = nn.GRUCell(E + H, H)
+        self.encoder = nn.GRU(E, H, batch_first=True, bidirectional=self.bidirectional)
+        self.decoder = nn.GRUCell(E + C, H)
         if cfg["attention"] == "additive":
-            self.attn = Additive(H, cfg["attn_dim"])
+            self.attn = Additive(H, cfg["attn_dim"], C)
         else:
             assert cfg["attention"] == "none" and "attn_dim" not in cfg
-        self.out = nn.Linear(2 * H, cfg["tgt_vocab"])
+        self.out = nn.Linear(H + C, cfg["tgt_vocab"])
+
+    def encode(self, source, lengths):
+        """Annotations hs (b, S, C; zero at padding when bidirectional), s0 and the fixed summary."""
+        b, S = source.shape
+        x = self.src_embed(source)
+        if self.bidirectional:
+            # Packed: the reverse direction starts at each sentence's last valid token.
+            packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+            out, h_n = self.encoder(packed)                          # h_n: 2, b, H
+            hs, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=S)  # b, S, 2H
+            s0 = h_n[1]                                              # the backward state at position 0
+            summary = torch.cat((h_n[0], h_n[1]), dim=-1)            # [fwd last valid; bwd first]
+        else:
+            hs, _ = self.encoder(x)                                  # b, S, H (h0 = 0)
+            s0 = hs[torch.arange(b), lengths - 1]
+            summary = s0
+        return hs, s0, summary
 
     def forward(self, source, lengths, target_in):
         b, S = source.shape
         assert (lengths >= 1).all() and (lengths <= S).all()
-        hs, _ = self.encoder(self.src_embed(source))                 # b, S, H (h0 = 0)
-        s0 = hs[torch.arange(b), lengths - 1]
         valid = torch.arange(S)[None, :] < lengths[:, None]
+        hs, s0, summary = self.encode(source, lengths)
         s = s0
         logits = []
         for t in range(target_in.shape[1]):
@@ -311,7 +329,7 @@ class Seq2Seq(nn.Module):
                 a = torch.softmax(e, dim=-1)
                 c = (a[:, :, None] * hs).sum(dim=1)
             else:
-                c = s0
+                c = summary
             s = self.decoder(torch.cat((self.tgt_embed(target_in[:, t]), c), dim=-1), s)
             logits.append(self.out(torch.cat((s, c), dim=-1)))
         return torch.stack(logits, dim=1)                            # b, U, Vt
@@ -555,11 +573,13 @@ def decoder_cfg(vocab, context, d, heads, layers, mlp, positions, ln):
             "layers": layers, "mlp": mlp, "positions": positions, "layer_norm": ln}
 
 
-def seq2seq_cfg(vs, vt, e, h, attention, a=None):
+def seq2seq_cfg(vs, vt, e, h, attention, a=None, encoder=None):
     cfg = {"kind": "seq2seq", "src_vocab": vs, "tgt_vocab": vt, "embed": e, "hidden": h,
            "attention": attention}
     if attention == "additive":
         cfg["attn_dim"] = a
+    if encoder is not None:
+        cfg["encoder"] = encoder
     return cfg
 
 
@@ -659,6 +679,22 @@ def gradient_cases():
               "source lengths 3, 5, 1 (the length-1 row attends to one position only: weight 1), "
               "E = 5, H = 6, A = 3", cfg, 1210, batch)
 
+    cfg = seq2seq_cfg(6, 5, 4, 3, "additive", 4, "bidirectional")
+    torch.manual_seed(211)
+    grad_case("grad-seq2seq-additive-bidirectional", "model_gradients, additive seq2seq with "
+              "a bidirectional encoder (nn.GRU bidirectional=True over the packed valid tokens): "
+              "annotations [fwd; bwd] of 2H, s0 = the backward state at position 0 (h_n[1]); "
+              "lengths 5, 3 and 1, U = 4, two targets -100", cfg, 1211,
+              seq2seq_batch(cfg, [5, 3, 1], 4, [(0, 3), (1, 1)]))
+
+    cfg = seq2seq_cfg(6, 5, 4, 3, "none", encoder="bidirectional")
+    torch.manual_seed(212)
+    grad_case("grad-seq2seq-noattn-bidirectional", "model_gradients, seq2seq without attention "
+              "and a bidirectional encoder: c_t = [h_n[0]; h_n[1]] (the forward state at the last "
+              "valid token, the backward state at position 0) at every step, s0 = h_n[1]; "
+              "lengths 4 and 2, U = 3, one target -100", cfg, 1212,
+              seq2seq_batch(cfg, [4, 2], 3, [(1, 2)]))
+
 
 def adam(lr, betas, eps, weight_decay):
     """A train_steps case's optimizer: Adam with every setting written."""
@@ -724,6 +760,15 @@ def training_cases():
                "{\"name\": \"adam\"} only: PyTorch defaults lr 1e-3, betas 0.9/0.999, eps "
                "1e-8, weight_decay 0; clip null; sinusoidal decoder without MLP", cfg, 1305,
                batches, {"name": "adam"}, None)
+
+    cfg = seq2seq_cfg(6, 5, 3, 4, "additive", 3, "bidirectional")
+    torch.manual_seed(306)
+    batches = [seq2seq_batch(cfg, [3, 1], 3, [(0, 1)]), seq2seq_batch(cfg, [2, 4], 2),
+               seq2seq_batch(cfg, [4, 4], 3)]
+    train_case("train-seq2seq-bidirectional-adam-clip", "train_steps, 3 Adam steps (lr 2e-2, "
+               "betas 0.9/0.999, eps 1e-8) with clip 0.5 of the additive GRU seq2seq with a "
+               "bidirectional encoder", cfg, 1306, batches,
+               adam(2e-2, [0.9, 0.999], 1e-8, 0.0), 0.5)
 
 
 # ---------------------------------------------------------------------------

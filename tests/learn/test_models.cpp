@@ -71,11 +71,14 @@ TEST_CASE("learn fd: decoder - every position signal - with and without MLP and 
   }
 }
 
-TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary - padded sources", "[learn][fd]") {
-  for (int attention = 0; attention < 2; ++attention) {
-    const Seq2SeqConfig c = attn_test::seq2seq_config(5, 6, 3, 4, attention == 1, 3);
+TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary, forward and bidirectional encoders - padded sources",
+          "[learn][fd]") {
+  for (int variant = 0; variant < 4; ++variant) {
+    const int attention = variant % 2;
+    Seq2SeqConfig c = attn_test::seq2seq_config(5, 6, 3, 4, attention == 1, 3);
+    c.bidirectional = variant >= 2;
     const Model m = make_model(ModelKind::seq2seq, DecoderConfig{}, c);
-    attn::Rng rng(20 + attention);
+    attn::Rng rng(20 + variant);
     Batch b;
     Seq2SeqBatch& s = b.seq2seq;
     s.batch = 3;
@@ -88,8 +91,9 @@ TEST_CASE("learn fd: seq2seq with additive attention and the fixed summary - pad
       s.target_out.push_back(i % 5 == 3 ? kIgnoreIndex : static_cast<int>(rng.below(c.tgt_vocab)));
     }
     validate_batch(m, b);
-    const std::vector<double> params = init_params(m.layout, 30 + attention);
-    INFO("attention " << (c.attention ? "additive" : "none"));
+    const std::vector<double> params = init_params(m.layout, 30 + variant);
+    INFO("attention " << (c.attention ? "additive" : "none") << ", encoder "
+                      << (c.bidirectional ? "bidirectional" : "forward"));
     fd_model(m, params, b, 24);
 
     // Padding is never read: other tokens in the padded positions give the same bits.

@@ -124,8 +124,7 @@ def seq2seq_run(model, sources, target_in):
     lengths = torch.tensor([len(s) for s in sources])
     S = int(lengths.max())
     src = torch.tensor([s + [0] * (S - len(s)) for s in sources])
-    hs, _ = model.encoder(model.src_embed(src))
-    s0 = hs[torch.arange(b), lengths - 1]
+    hs, s0, summary = model.encode(src, lengths)
     valid = torch.arange(S)[None, :] < lengths[:, None]
     s, logits, align = s0, [], []
     for t in range(target_in.shape[1]):
@@ -135,7 +134,7 @@ def seq2seq_run(model, sources, target_in):
             c = (a[:, :, None] * hs).sum(dim=1)
             align.append(a)
         else:
-            c = s0
+            c = summary
         s = model.decoder(torch.cat((model.tgt_embed(target_in[:, t]), c), dim=-1), s)
         logits.append(model.out(torch.cat((s, c), dim=-1)))
     logits = torch.stack(logits, dim=1)
@@ -218,6 +217,13 @@ def make_fixtures():
     seq2seq_fixture("seq2seq-none-f64", "GRU encoder-decoder, fixed summary", dict(s2s, attention="none"), "F64", seed=7)
     seq2seq_fixture("seq2seq-additive-f32", "additive attention, F32 weights",
                     dict(s2s, attention="additive", attn_dim=2), "F32", seed=8)
+    seq2seq_fixture("seq2seq-additive-bidirectional-f64", "Bahdanau's encoder: nn.GRU(bidirectional=True), "
+                    "annotations [forward; backward], the decoder starting from the backward state at "
+                    "position 0; the encoder is read from the _reverse tensors' names",
+                    dict(s2s, attention="additive", attn_dim=2, encoder="bidirectional"), "F64", seed=9)
+    seq2seq_fixture("seq2seq-none-bidirectional-f32", "fixed summary [forward last; backward first] of a "
+                    "bidirectional encoder, F32 weights", dict(s2s, attention="none", encoder="bidirectional"),
+                    "F32", seed=10)
 
 
 def write_fixtures():

@@ -41,8 +41,8 @@ TEST_CASE("safetensors fixtures: torch's modules saved as files give torch's log
   for (const auto& f : std::filesystem::directory_iterator(ATTN_SAFETENSORS_FIXTURES_DIR))
     if (f.path().extension() == ".json") paths.push_back(f.path().string());
   std::sort(paths.begin(), paths.end());
-  REQUIRE(paths.size() == 8);
-  int decoders = 0, alignments = 0, f32 = 0;
+  REQUIRE(paths.size() == 10);
+  int decoders = 0, alignments = 0, f32 = 0, bidirectional = 0;
   for (const std::string& path : paths) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -64,10 +64,12 @@ TEST_CASE("safetensors fixtures: torch's modules saved as files give torch's log
     }
     CHECK(out.size() == f["expect"].size());  // no field torch did not compute (nor one missing)
     decoders += out.contains("weights");
+    bidirectional += f["name"].get<std::string>().find("bidirectional") != std::string::npos;
     alignments += out.contains("alignment");
     f32 += f["file"].get<std::string>().find("f32") != std::string::npos;
   }
   CHECK(decoders == 5);
-  CHECK(alignments == 2);
-  CHECK(f32 == 3);
+  CHECK(alignments == 3);
+  CHECK(bidirectional == 2);  // nn.GRU(bidirectional=True), recognised by its _reverse tensors
+  CHECK(f32 == 4);
 }
