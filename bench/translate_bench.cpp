@@ -3,7 +3,7 @@
 // models, steps per second, and both models' held-out exact match and token accuracy per bucket.
 //
 //   translate_bench [--steps N] [--hidden H] [--embed E] [--attn-dim A] [--batch B] [--lr LR]
-//                   [--train N] [--progress K] [--check FILE]
+//                   [--train N] [--encoder forward|bidirectional] [--progress K] [--check FILE]
 //
 // --progress K prints both models' test exact match per bucket every K steps (not timed).
 // --check FILE also compares the result with a checkpoint (checkpoints/translate.ckpt) bit for bit:
@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
     else if (a == "--batch") cfg.batch = std::atoi(argv[i + 1]);
     else if (a == "--lr") cfg.adam.lr = std::atof(argv[i + 1]);
     else if (a == "--train") cfg.data.train = std::atoi(argv[i + 1]);
+    else if (a == "--encoder") cfg.bidirectional = std::string(argv[i + 1]) == "bidirectional";
     else if (a == "--progress") progress = std::atoi(argv[i + 1]);
     else if (a == "--check") check = argv[i + 1];
     else {

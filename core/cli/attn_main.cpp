@@ -8,8 +8,9 @@
 //                     train the Translate lesson's default pair (fixed summary and additive
 //                     attention) from its seed and write checkpoints/translate.ckpt
 //   attn table translate_widths FILE
-//                     train that pair at every width of the panel's H control (8, 16, 32, 64)
-//                     and write their test-set scores (checkpoints/translate_widths.json)
+//                     train that pair at every width of the panel's H control (8, 16, 32, 64),
+//                     with each encoder (bidirectional, then forward), and write their test-set
+//                     scores and alignment agreement (checkpoints/translate_widths.json)
 //   attn export CHECKPOINT OUT.safetensors [--model none|additive]
 //                     write a shipped checkpoint's model as safetensors (F64, with metadata;
 //                     lessons/model_export.hpp); --model picks one of the Translate pair
@@ -88,13 +89,18 @@ int write_translate_checkpoint(const std::string& path) {
 
 int write_translate_widths(const std::string& path) {
   return reporting_errors([&] {
-    const attn::lessons::TranslateConfig base;  // the panel's defaults; H varies
+    const attn::lessons::TranslateConfig base;  // the panel's defaults; H and the encoder vary
     std::vector<attn::lessons::TranslateWidthResult> rows;
-    for (const int h : {8, 16, 32, 64}) {
-      rows.push_back(attn::lessons::translate_width_result(base, h));
-      const auto& r = rows.back();
-      std::cerr << "attn: H " << h << ": exact match overall " << r.none.overall.exact_match << " (fixed summary), "
-                << r.additive.overall.exact_match << " (attention)\n";
+    for (const bool bidirectional : {base.bidirectional, !base.bidirectional}) {
+      attn::lessons::TranslateConfig cfg = base;
+      cfg.bidirectional = bidirectional;
+      for (const int h : {8, 16, 32, 64}) {
+        rows.push_back(attn::lessons::translate_width_result(cfg, h));
+        const auto& r = rows.back();
+        std::cerr << "attn: " << (bidirectional ? "bidirectional" : "forward") << " H " << h << ": exact match overall "
+                  << r.none.overall.exact_match << " (fixed summary), " << r.additive.overall.exact_match
+                  << " (attention), agreement " << r.agreement.overall.share << "\n";
+      }
     }
     return write_reported(path, attn::lessons::translate_widths_json(base, rows).dump(1) + "\n");
   });

@@ -872,7 +872,7 @@ Json translate_config_json(const TranslateConfig& c) {
               {"adam", ::attn::obj({{"lr", c.adam.lr}, {"beta1", c.adam.beta1}, {"beta2", c.adam.beta2}, {"eps", c.adam.eps},
                         {"weight_decay", c.adam.weight_decay}})},
               {"clip", c.clip}, {"seed", c.seed}, {"steps", c.steps}, {"eval_every", c.eval_every}});
-  if (c.bidirectional) j["encoder"] = "bidirectional";  // absent: forward (records made before the choice)
+  j["encoder"] = c.bidirectional ? "bidirectional" : "forward";
   return j;
 }
 
@@ -906,6 +906,7 @@ TranslateConfig translate_config_from_json(const Json& j) {
   c.seed = num(j, "seed").get<std::uint64_t>();
   c.steps = num(j, "steps").get<int>();
   c.eval_every = num(j, "eval_every").get<int>();
+  c.bidirectional = false;  // absent: a record made before the choice, whose encoder was forward
   if (j.contains("encoder")) {
     if (j["encoder"] == "bidirectional") c.bidirectional = true;
     else if (j["encoder"] != "forward") bad("translate config: 'encoder' must be \"forward\" or \"bidirectional\"");
@@ -998,6 +999,7 @@ TranslateWidthResult width_result(const TranslateTrainer& tr) {
   const TranslationDataset& d = tr.data();
   r.none = evaluate_translation(tr.model(false), d.test, d.config.buckets);
   r.additive = evaluate_translation(tr.model(true), d.test, d.config.buckets);
+  r.agreement = alignment_agreement(tr.model(true), d.test, d.config.buckets);
   if (!tr.losses(false).empty()) r.none_final_loss = tr.losses(false).back();
   if (!tr.losses(true).empty()) r.additive_final_loss = tr.losses(true).back();
   r.none_fnv1a = learn::params_fnv1a(tr.model(false).params);
@@ -1028,6 +1030,26 @@ BucketAccuracy counts_from_json(const Json& j, const std::string& where) {
     bad(where + ": more exact sentences or correct words than it has");
   a.exact_match = a.sentences ? static_cast<double>(a.exact) / a.sentences : 0.0;
   a.token_accuracy = a.tokens ? static_cast<double>(a.correct) / a.tokens : 0.0;
+  return a;
+}
+
+Json agreement_counts_json(const BucketAgreement& a) {
+  return ::attn::obj({{"lo", a.bucket.lo}, {"hi", a.bucket.hi}, {"sentences", a.sentences}, {"targets", a.targets},
+                      {"on_source", a.on_source}, {"weight_sum", a.weight_sum}});
+}
+
+BucketAgreement agreement_counts_from_json(const Json& j, const std::string& where) {
+  BucketAgreement a;
+  a.bucket = {count_field(j, "lo", where), count_field(j, "hi", where)};
+  a.sentences = count_field(j, "sentences", where);
+  a.targets = count_field(j, "targets", where);
+  a.on_source = count_field(j, "on_source", where);
+  if (!j.contains("weight_sum") || !j["weight_sum"].is_number()) bad(where + ": needs the number \"weight_sum\"");
+  a.weight_sum = j["weight_sum"].get<double>();
+  if (a.on_source > a.targets || !(a.weight_sum >= 0.0) || a.weight_sum > a.targets)
+    bad(where + ": more words on their source, or more weight, than it has target words");
+  a.share = a.targets ? static_cast<double>(a.on_source) / a.targets : 0.0;
+  a.mean_weight = a.targets ? a.weight_sum / a.targets : 0.0;
   return a;
 }
 
@@ -1064,6 +1086,11 @@ Json translate_widths_json(const TranslateConfig& base, const std::vector<Transl
   for (const TranslateWidthResult& r : rows)
     widths.push_back(::attn::obj({{"hidden", r.hidden}, {"config", translate_config_json(r.config)},
                           {"none", eval_counts_json(r.none)}, {"additive", eval_counts_json(r.additive)},
+                          {"agreement", [&] {
+                             Json rows = Json::array();
+                             for (const BucketAgreement& b : r.agreement.buckets) rows.push_back(agreement_counts_json(b));
+                             return ::attn::obj({{"buckets", rows}, {"overall", agreement_counts_json(r.agreement.overall)}});
+                           }()},
                           {"none_final_loss", r.none_final_loss}, {"additive_final_loss", r.additive_final_loss},
                           {"none_fnv1a", r.none_fnv1a}, {"additive_fnv1a", r.additive_fnv1a}}));
   return ::attn::obj({{"table", "translate_widths"},
@@ -1087,6 +1114,13 @@ std::vector<TranslateWidthResult> translate_widths_from_json(const Json& j) {
     if (r.config.hidden != r.hidden) bad(where + ": its config's hidden differs from \"hidden\"");
     r.none = eval_counts_from_json(w.value("none", Json()), where + ".none");
     r.additive = eval_counts_from_json(w.value("additive", Json()), where + ".additive");
+    const Json ag = w.value("agreement", Json());
+    if (!ag.is_object() || !ag.contains("buckets") || !ag["buckets"].is_array() || !ag.contains("overall"))
+      bad(where + ": needs \"agreement\" with \"buckets\" and \"overall\"");
+    for (size_t k = 0; k < ag["buckets"].size(); ++k)
+      r.agreement.buckets.push_back(
+          agreement_counts_from_json(ag["buckets"][k], where + ".agreement.buckets[" + std::to_string(k) + "]"));
+    r.agreement.overall = agreement_counts_from_json(ag["overall"], where + ".agreement.overall");
     if (!w.contains("none_final_loss") || !w["none_final_loss"].is_number() || !w.contains("additive_final_loss") ||
         !w["additive_final_loss"].is_number())
       bad(where + ": needs the numbers none_final_loss and additive_final_loss");

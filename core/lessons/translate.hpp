@@ -1,6 +1,6 @@
 // lessons/translate.hpp — two GRU translators of the mini-language (translation_data.hpp),
 // identical except for the attention: a fixed summary (Cho et al. 2014, attention "none") and
-// Bahdanau additive attention. Both start from the same seed (their shared tensors get the same
+// Bahdanau additive attention, over the same kind of encoder (bidirectional by default, or forward). Both start from the same seed (their shared tensors get the same
 // initial bits), see the same batches in the same order and take the same number of Adam steps.
 //
 // Sequences as the model sees them: source = the English ids (padded with PAD to the batch's
@@ -29,13 +29,14 @@
 namespace attn::lessons {
 
 /// Defaults: the shipped pair (checkpoints/translate.ckpt; `attn checkpoint translate`), chosen so
-/// that training both takes about 19 s of CPU natively under load (bench/translate_bench), within the page's
-/// 60 s at wasm's 1.5–2.5× slowdown, and the attention model passes 90% exact match on the test
-/// set and 80% on its longest bucket.
+/// that the attention model passes 90% exact match on the test set and 80% on its longest bucket;
+/// with Bahdanau's bidirectional encoder both train in about 13 s of CPU natively
+/// (bench/translate_bench; 10 s with a forward encoder).
 struct TranslateConfig {
   TranslationDataConfig data;
   int embed = 32, hidden = 32, attn_dim = 32;  ///< E, H, A (A: the attention model only)
-  bool bidirectional = false;  ///< both models' encoder: "bidirectional" (true) or "forward"
+  /// Both models' encoder: "bidirectional" (true, Bahdanau et al. 2015's) or "forward".
+  bool bidirectional = true;
   int batch = 16;
   learn::AdamConfig adam{5e-3, 0.9, 0.999, 1e-8, 0.0};
   double clip = 1.0;          ///< clip_grad_norm max norm (0 = none)
@@ -461,8 +462,9 @@ TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ckpt);
 /// of the base configuration, scored on the test set; the parameters' FNV-1a hashes identify the run.
 struct TranslateWidthResult {
   int hidden = 0;
-  TranslateConfig config;  ///< the configuration that was trained
+  TranslateConfig config;  ///< the configuration that was trained (its encoder included)
   TranslateEval none, additive;
+  AlignmentAgreement agreement;  ///< the attention model's alignment_agreement on the test set
   double none_final_loss = 0.0, additive_final_loss = 0.0;  ///< the last step's training losses
   std::string none_fnv1a, additive_fnv1a;
 };
@@ -476,7 +478,8 @@ TranslateWidthResult translate_width_result(const TranslateConfig& base, int hid
 TranslateWidthResult translate_width_result_of(const TranslateRun& run);
 
 /// {"table": "translate_widths", "base": translate_config_json(base at its own width), "widths":
-/// [{hidden, none, additive: {buckets: [{lo, hi, sentences, exact, tokens, correct}], overall},
+/// [{hidden, config, none, additive: {buckets: [{lo, hi, sentences, exact, tokens, correct}], overall},
+/// agreement: {buckets: [{lo, hi, sentences, targets, on_source, weight_sum}], overall},
 /// none_final_loss, additive_final_loss, none_fnv1a, additive_fnv1a}]} (counts, so fractions are exact).
 Json translate_widths_json(const TranslateConfig& base, const std::vector<TranslateWidthResult>& rows);
 /// Reads translate_widths_json back (fractions recomputed from the counts). Throws

@@ -33,7 +33,7 @@ std::string points(double from, double to) {
 std::string range_of(const LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
 
 // The caption of the accuracy table, worded from its numbers.
-std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int hidden) {
+std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int summary_size) {
   const auto& n = none.buckets;
   const auto& a = additive.buckets;
   if (n.empty() || a.size() != n.size()) return "";
@@ -50,9 +50,9 @@ std::string scores_caption(const TranslateEval& none, const TranslateEval& addit
   } else {
     c += "Here the gap does not grow with length. ";
   }
-  c += "The fixed summary squeezes the whole sentence into one vector of " + std::to_string(hidden) +
-       " numbers (the encoder's last state, fed to every decoder step); attention reads every encoder state again "
-       "at each step. On the longest sentences the fixed summary puts " + pct(n1.token_accuracy) +
+  c += "The fixed summary squeezes the whole sentence into one vector of " + std::to_string(summary_size) +
+       " numbers (the encoder's final state in each reading direction, fed to every decoder step); attention reads "
+       "every source word's annotation again at each step. On the longest sentences the fixed summary puts " + pct(n1.token_accuracy) +
        " of the words in the right place. This table measures how often each model is right by length; it does "
        "not tell a lossy, hard-to-learn summary from a limit on the number of words, since both would lose more "
        "with length.";
@@ -234,6 +234,52 @@ std::string widths_caption(const std::vector<TranslateWidthResult>& rows) {
       break;
     }
   }
+  return c;
+}
+
+std::vector<TranslateWidthResult> width_rows_of(const std::vector<TranslateWidthResult>& rows, bool bidirectional) {
+  std::vector<TranslateWidthResult> out;
+  for (const TranslateWidthResult& r : rows)
+    if (r.config.bidirectional == bidirectional) out.push_back(r);
+  return out;
+}
+
+std::string encoders_caption(const std::vector<TranslateWidthResult>& rows, int hidden) {
+  const TranslateWidthResult *bi = nullptr, *fw = nullptr;
+  for (const TranslateWidthResult& r : rows)
+    if (r.hidden == hidden) (r.config.bidirectional ? bi : fw) = &r;
+  if (!bi || !fw) return "";
+  const size_t nb = bi->additive.buckets.size();
+  if (nb == 0 || fw->additive.buckets.size() != nb) return "";
+  const auto by = [&](const TranslateEval& e) {
+    std::string c;
+    for (size_t b = 0; b < nb; ++b) c += (b ? " / " : "") + pct(e.buckets[b].exact_match);
+    return c;
+  };
+  std::string c = "Encoders at H " + std::to_string(hidden) + " (precomputed, both from seed " +
+                  std::to_string(bi->config.seed) + " for " + std::to_string(bi->config.steps) +
+                  " steps): attention's exact match by length is " + by(bi->additive) +
+                  " with Bahdanau's bidirectional encoder and " + by(fw->additive) +
+                  " with a forward one; the largest weight falls on the English word being translated for " +
+                  pct(bi->agreement.overall.share) + " and " + pct(fw->agreement.overall.share) + " of target words. ";
+  const size_t last = nb - 1;
+  const int long_bi = bi->additive.buckets[last].exact, long_fw = fw->additive.buckets[last].exact;
+  const LengthBucket& lb = bi->additive.buckets[last].bucket;
+  const int n = bi->additive.buckets[last].sentences;
+  if (long_bi == long_fw) {
+    c += "On " + range_of(lb) + " words they are level (" + std::to_string(long_bi) + " of " + std::to_string(n) + "). ";
+  } else {
+    c += "On " + range_of(lb) + " words the " + std::string(long_bi > long_fw ? "bidirectional" : "forward") +
+         " encoder gets " + std::to_string(std::abs(long_bi - long_fw)) + " more of " + std::to_string(n) +
+         " sentences exactly right. ";
+  }
+  const int on_bi = bi->agreement.overall.on_source, on_fw = fw->agreement.overall.on_source;
+  if (on_bi != on_fw)
+    c += "Its alignment agrees with the grammar's more often with the " +
+         std::string(on_bi > on_fw ? "bidirectional" : "forward") + " encoder (" +
+         points(std::min(bi->agreement.overall.share, fw->agreement.overall.share),
+                std::max(bi->agreement.overall.share, fw->agreement.overall.share)) + "). ";
+  c += "Each figure is one seed's run: the table does not measure how far another seed would move it.";
   return c;
 }
 

@@ -17,8 +17,9 @@ std::string range_of(const LengthBucket& b);
 
 /// The accuracy table's caption at `step`: both models' exact match on the shortest and the
 /// longest bucket, whether attention's lead grows with length (by more than 5 points), and the
-/// fixed summary's width `hidden`. "" when the buckets do not match.
-std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int hidden);
+/// fixed summary's width `summary_size` (C: H, or 2H from a bidirectional encoder). "" when the buckets do
+/// not match.
+std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int summary_size);
 
 /// The learned alignment's caption: one source column holding every row's largest weight (each
 /// above 0.5), or the number of distinct source words the rows' peaks fall on. "" for an empty map.
@@ -48,6 +49,16 @@ std::string token_caption(const TokenAnalysis& r, bool attention);
 /// widest H, the longest bucket's move for the fixed summary (with its token accuracy), and the
 /// first width at which attention beats the fixed summary at every width there. "" for < 2 rows.
 std::string widths_caption(const std::vector<TranslateWidthResult>& rows);
+
+/// The rows of one encoder (config.bidirectional == bidirectional), in the table's order.
+std::vector<TranslateWidthResult> width_rows_of(const std::vector<TranslateWidthResult>& rows, bool bidirectional);
+
+/// The two encoders at width `hidden`, both from the table: the attention model's exact match per
+/// bucket and its alignment agreement (share of target words whose largest weight is on their
+/// source word) for the bidirectional and the forward encoder, which is ahead on the longest
+/// bucket and on agreement (or that they are level), and that each is one seed's run. "" when the
+/// table lacks either encoder at that width.
+std::string encoders_caption(const std::vector<TranslateWidthResult>& rows, int hidden);
 
 /// Whether a finished run's parameters are those of the precomputed native run at width `hidden`
 /// (FNV-1a of each model's float64 bits, ours then the table's), as one sentence.

@@ -72,8 +72,9 @@ test('additive: the trained view reads the Translate panel\'s attention model; r
       assert.ok(Math.abs(sum - 1) <= 1e-12, `${sentence} step ${t}: weights sum to ${sum}`);
       assert.ok(maxGap(w, al.weights[t]) <= 1e-12, `${sentence} step ${t}: ${w} vs ${al.weights[t]}`);
       assert.equal(res.encoder_states.length, al.source_words.length);
-      assert.equal(res.state.length, res.encoder_states[0].length, 'd_s = d_h = H');
-      assert.equal(res.attention.context.length, res.state.length);
+      // Bahdanau's bidirectional encoder: annotations of 2H, the decoder state H, the context 2H.
+      assert.equal(res.encoder_states[0].length, 2 * res.state.length, 'd_h = 2 d_s');
+      assert.equal(res.attention.context.length, res.encoder_states[0].length);
       for (const c of (await additive(page)).trained.checks_shown) assert.ok(c.pass, JSON.stringify(c));
     }
   }

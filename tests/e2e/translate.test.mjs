@@ -42,9 +42,18 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   assert.ok(acc.buckets[2].additive.exact_match > acc.buckets[2].none.exact_match, 'attention wins on long sentences');
   assert.match(acc.caption, /fed to every decoder step/);
   assert.match(s.widths.caption, /Attention needs width too: at H 8/);
-  // The H table: four widths, each bucket a fraction of its counts; its width 32 is this run.
+  // The H table: four widths for each encoder, each bucket a fraction of its counts; its
+  // bidirectional width 32 is this run.
   const w = s.widths;
-  assert.deepEqual(w.rows.map((x) => x.hidden), [8, 16, 32, 64]);
+  assert.equal(s.inputs.encoder, 'bidirectional');
+  assert.deepEqual(w.rows.map((x) => x.hidden), [8, 16, 32, 64, 8, 16, 32, 64]);
+  assert.deepEqual(w.rows.map((x) => x.encoder), ['bidirectional', 'bidirectional', 'bidirectional', 'bidirectional',
+    'forward', 'forward', 'forward', 'forward']);
+  for (const x of w.rows) assert.ok(x.agreement.share >= 0 && x.agreement.share <= 1 && x.agreement.targets > 0);
+  // The encoders' caption quotes both H 32 rows' agreement, as the table holds them.
+  const pc = (v) => `${Math.round(100 * v)}%`;
+  assert.ok(w.encoders_caption.includes(`for ${pc(w.rows[2].agreement.share)} and ${pc(w.rows[6].agreement.share)} of target words`),
+    w.encoders_caption);
   const w32 = w.rows[2];
   for (const m of ['none', 'additive']) {
     assert.deepEqual(w32[m].buckets.map((b) => b.exact), acc.buckets.map((b) => b[m].exact), `${m}: H 32 = the checkpoint`);
@@ -89,7 +98,7 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   assert.ok(v.checks.length >= 2 && v.checks.every((x) => x.pass));
   const wt = v.heatmaps.find((x) => x.name === 'translate_widths');
   assert.ok(wt, 'the H table is in the mirror');
-  assert.equal(wt.rows, 4);
+  assert.equal(wt.rows, 8);
   assert.deepEqual(wt.values[0].slice(0, 3), w.rows[0].none.buckets.map((b) => b.exact_match));
   await scrolled(page, 'e2e-translate-checkpoint-1280', 4);
 
@@ -141,7 +150,7 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
   const good = s;
 
   for (const [bad, re] of [[{ sentence: '' }, /no words/], [{ sentence: 'the purple cat' }, /purple/],
-    [{ hidden: 0 }, /H must be/], [{ steps: 100000 }, /steps/]]) {
+    [{ hidden: 0 }, /H must be/], [{ steps: 100000 }, /steps/], [{ encoder: 'backward' }, /encoder must be/]]) {
     r = await h.set(bad);
     assert.equal(r.ok, false, JSON.stringify(bad));
     s = await h.state();
@@ -155,12 +164,14 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
   assert.ok(v.errors.length >= 1, 'the message is on screen');
 
   // A link reproduces the view: the inputs travel in the address; step 0 of the same run.
-  r = await h.set({ hidden: 16, sentence: 'the big dog sees a white mouse' });
+  r = await h.set({ hidden: 16, encoder: 'forward', sentence: 'the big dog sees a white mouse' });
   assert.equal(r.ok, true, JSON.stringify(r));
   await frames(page, 3);
   const want = await h.state();
+  assert.equal(want.inputs.encoder, 'forward');
   await site.viaLink(page, async (other, u) => {
     assert.equal(u.searchParams.get('translate.hidden'), '16');
+    assert.equal(u.searchParams.get('translate.encoder'), 'forward');
     const got = await other.page.evaluate(() => window.attentionLab.state().translate);
     assert.deepEqual(got.inputs, want.inputs);
     assert.deepEqual(got.alignment, want.alignment, 'the same step-0 alignment, bit for bit');

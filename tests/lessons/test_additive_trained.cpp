@@ -79,7 +79,8 @@ TEST_CASE("additive trained: every teacher-forced step's weights are the transla
 TEST_CASE("additive trained: the scores are v.tanh(W_s s + W_h h_j + b) on the model's own buffers",
           "[lesson][additive][translate]") {
   const TranslateModel& m = shipped_attention_model();
-  const int H = m.config.hidden, A = m.config.attn_dim;
+  const int H = m.config.hidden, A = m.config.attn_dim, C = m.config.context_dim();
+  REQUIRE(C == 2 * H);  // the shipped translator's encoder is bidirectional
   TrainedAdditiveInput in;
   in.step = 1;  // "chat", read with the state after <bos> and "le"
   const TrainedAdditiveStep r = trained_additive_step(m, in);
@@ -90,7 +91,7 @@ TEST_CASE("additive trained: the scores are v.tanh(W_s s + W_h h_j + b) on the m
   learn::Seq2SeqActivations acts;
   learn::seq2seq_forward(m.config, m.layout, m.params.data(), translation_batch(one, {0}), acts);
   for (int j = 0; j < 3; ++j)
-    for (int k = 0; k < H; ++k) REQUIRE(r.encoder_states(j, k) == acts.enc[0].states[static_cast<size_t>(j) * H + k]);
+    for (int k = 0; k < C; ++k) REQUIRE(r.encoder_states(j, k) == acts.enc[0].states[static_cast<size_t>(j) * C + k]);
   for (int k = 0; k < H; ++k) REQUIRE(r.state(k) == acts.s_prev[1][static_cast<size_t>(k)]);
   // Bahdanau's eq. 6, written out on the flat state_dict tensors (out×in, row-major), std::tanh/std::exp.
   const double* ws = learn::tensor_in(m.layout, m.params.data(), "attn.w_s.weight");
@@ -102,7 +103,8 @@ TEST_CASE("additive trained: the scores are v.tanh(W_s s + W_h h_j + b) on the m
     double sum = 0.0;
     for (int a = 0; a < A; ++a) {
       double pre = b[a];
-      for (int k = 0; k < H; ++k) pre += ws[a * H + k] * r.state(k) + wh[a * H + k] * r.encoder_states(j, k);
+      for (int k = 0; k < H; ++k) pre += ws[a * H + k] * r.state(k);
+      for (int k = 0; k < C; ++k) pre += wh[a * C + k] * r.encoder_states(j, k);
       sum += v[a] * std::tanh(pre);
     }
     e[static_cast<size_t>(j)] = sum;
@@ -111,7 +113,7 @@ TEST_CASE("additive trained: the scores are v.tanh(W_s s + W_h h_j + b) on the m
   const double mx = std::max({e[0], e[1], e[2]});
   const double z = std::exp(e[0] - mx) + std::exp(e[1] - mx) + std::exp(e[2] - mx);
   for (int j = 0; j < 3; ++j) CHECK(std::fabs(std::exp(e[static_cast<size_t>(j)] - mx) / z - r.attention.weights(j)) <= 1e-12);
-  for (int k = 0; k < H; ++k) {
+  for (int k = 0; k < C; ++k) {
     double c = 0.0;
     for (int j = 0; j < 3; ++j) c += r.attention.weights(j) * r.encoder_states(j, k);
     CHECK(std::fabs(c - r.attention.context(k)) <= 1e-12);

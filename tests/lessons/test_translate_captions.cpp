@@ -87,6 +87,38 @@ TEST_CASE("widths caption: moves from the narrowest to the widest width", "[less
   CHECK(widths_caption({lo}).empty());
 }
 
+TEST_CASE("encoders caption: both encoders at one width, worded from the table", "[lessons][translate][captions]") {
+  const auto row = [](bool bidirectional, int hidden, double long_exact, int long_count, int on_source) {
+    TranslateWidthResult r;
+    r.hidden = hidden;
+    r.config.bidirectional = bidirectional;
+    r.additive = eval(1.0, long_exact, 0.99);
+    r.additive.buckets[2].exact = long_count;
+    r.agreement.overall.targets = 1000;
+    r.agreement.overall.on_source = on_source;
+    r.agreement.overall.share = on_source / 1000.0;
+    return r;
+  };
+  // Bidirectional 95 of 100 long sentences and 902 of 1000 words on their source; forward 90 and 690.
+  const std::vector<TranslateWidthResult> rows = {row(true, 8, 0.1, 10, 600), row(true, 32, 0.95, 95, 902),
+                                                  row(false, 8, 0.0, 0, 680), row(false, 32, 0.90, 90, 690)};
+  const std::string c = encoders_caption(rows, 32);
+  CHECK(contains(c, "Encoders at H 32"));
+  CHECK(contains(c, "attention's exact match by length is 100% / 50% / 95% with Bahdanau's bidirectional encoder and "
+                    "100% / 50% / 90% with a forward one"));
+  CHECK(contains(c, "for 90% and 69% of target words"));
+  CHECK(contains(c, "On 16-20 words the bidirectional encoder gets 5 more of 100 sentences exactly right."));
+  CHECK(contains(c, "more often with the bidirectional encoder (+21 points)"));
+  CHECK(contains(c, "one seed's run"));
+  // The other way round, and level: the words follow the counts.
+  const std::string d = encoders_caption({row(true, 32, 0.90, 90, 600), row(false, 32, 0.90, 90, 690)}, 32);
+  CHECK(contains(d, "they are level (90 of 100)"));
+  CHECK(contains(d, "more often with the forward encoder"));
+  CHECK(encoders_caption(rows, 16).empty());  // no row at that width
+  CHECK(width_rows_of(rows, false).size() == 2);
+  CHECK(width_rows_of(rows, false)[1].hidden == 32);
+}
+
 TEST_CASE("reproduction sentence: same bits or the hashes that differ", "[lessons][translate][captions]") {
   CHECK(reproduction_sentence(true, true, 32, "aa", "bb", "aa", "bb") ==
         "The shipped checkpoint's parameters are bit for bit those of the precomputed native run at H 32 "

@@ -381,9 +381,12 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   style::check_lines(st.checks);
   txt::end_column(cols.right_w);
 
-  // Full width: 32 hidden units need the room.
-  style::heading(ui.fonts, "Encoder states h_j");
-  txt::note("Rows: source words; columns: the encoder's hidden units.");
+  // Full width: 32 or 64 annotation units need the room.
+  style::heading(ui.fonts, "Encoder annotations h_j");
+  txt::note(st.encoder_states.cols() == 2 * st.state.size()
+                ? "Rows: source words; columns: the annotation's units, the forward GRU's state then the backward "
+                  "GRU's (a bidirectional encoder)."
+                : "Rows: source words; columns: the encoder's hidden units.");
   HeatmapSpec hs;
   hs.values = &st.encoder_states;
   hs.row_labels = &st.source_words;
@@ -392,7 +395,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   hs.map = ColorMap::sunset;  // signed states
   hs.value_name = "h";
   hs.row_axis = "source word";
-  hs.col_axis = "hidden unit";
+  hs.col_axis = "annotation unit";
   hs.version = s.generation;
   hs.legend = true;
   hs.max_cell = 28.0f;

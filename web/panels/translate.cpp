@@ -49,6 +49,8 @@ void validate(const TranslateInput& in) {
   if (!(in.alpha >= 0.0) || !(in.alpha <= 2.0)) invalid("alpha must be between 0 and 2");
   if (in.hidden != 8 && in.hidden != 16 && in.hidden != 32 && in.hidden != 64)
     invalid("H must be 8, 16, 32 or 64, got " + std::to_string(in.hidden));
+  if (in.encoder != "bidirectional" && in.encoder != "forward")
+    invalid("encoder must be \"bidirectional\" or \"forward\", got \"" + in.encoder + "\"");
   if (!(in.lr > 0.0) || !(in.lr <= 1.0) || !std::isfinite(in.lr)) invalid("the learning rate must be in (0, 1]");
   if (in.row < 0 || in.row > 64) invalid("row must be between 0 and 64 (it is clamped to the alignment's rows), got " + std::to_string(in.row));
 }
@@ -93,13 +95,15 @@ TranslateWidths read_widths() {
   for (size_t b = 0; b < nb; ++b) w.table_cols.push_back("attention " + tl::range_of(w.rows.front().none.buckets[b].bucket));
   for (size_t i = 0; i < w.rows.size(); ++i) {
     const tl::TranslateWidthResult& r = w.rows[i];
-    w.table_rows.push_back("H " + std::to_string(r.hidden));
+    w.table_rows.push_back(std::string(r.config.bidirectional ? "bidirectional" : "forward") + " H " + std::to_string(r.hidden));
     for (size_t b = 0; b < nb && b < r.none.buckets.size() && b < r.additive.buckets.size(); ++b) {
       w.table(static_cast<int>(i), static_cast<int>(b)) = r.none.buckets[b].exact_match;
       w.table(static_cast<int>(i), static_cast<int>(nb + b)) = r.additive.buckets[b].exact_match;
     }
   }
-  w.caption = tl::widths_caption(w.rows);
+  const TranslateInput defaults;
+  w.caption = tl::widths_caption(tl::width_rows_of(w.rows, defaults.encoder == "bidirectional"));
+  w.encoders_caption = tl::encoders_caption(w.rows, defaults.hidden);
   return w;
 }
 
@@ -134,7 +138,7 @@ void install_scores(AppState& s, const tl::TranslateScoresStudy& st, int step) {
     sc.step = step;
     sc.none = st.none_eval();
     sc.additive = st.additive_eval();
-    sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.hidden);
+    sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.context_dim());
     sc.agreement = st.agreement();
     sc.agreement_caption = tl::agreement_caption(sc.agreement, sc.step);
     sc.removal = st.removal();
@@ -289,6 +293,7 @@ void start_over(AppState& s) {
 tl::TranslateConfig translate_config(const TranslateInput& in) {
   tl::TranslateConfig cfg;
   cfg.embed = cfg.hidden = cfg.attn_dim = in.hidden;
+  cfg.bidirectional = in.encoder == "bidirectional";
   cfg.adam.lr = in.lr;
   cfg.seed = in.seed;
   cfg.steps = in.steps;

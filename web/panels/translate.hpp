@@ -19,12 +19,14 @@ namespace app {
 struct TranslateInput : RunInputs {
   TranslateInput() : RunInputs{17, 1000, 5e-3} {}
   int hidden = 32;    ///< H (= E = A): 8, 16, 32 or 64; the shipped checkpoint is H 32
+  /// Both models' encoder, "bidirectional" (Bahdanau's; the shipped checkpoint's) or "forward".
+  std::string encoder = "bidirectional";
   std::string sentence = "the black cat";  ///< the alignment's sentence (English, the grammar's words)
   int beam_width = 4;   ///< beam search's width k, 1..16
   double alpha = 0.6;   ///< GNMT length-penalty exponent, 0..2
   int row = 0;          ///< the alignment row traced below the heatmap (clamped to its rows)
   bool same_run(const TranslateInput& o) const {
-    return same_run_inputs(o) && hidden == o.hidden;
+    return same_run_inputs(o) && hidden == o.hidden && encoder == o.encoder;
   }
   bool operator==(const TranslateInput& o) const {
     return same_run(o) && sentence == o.sentence && beam_width == o.beam_width && alpha == o.alpha && row == o.row;
@@ -93,9 +95,10 @@ struct TranslateAlignmentView {
 struct TranslateWidths {
   std::vector<attn::lessons::TranslateWidthResult> rows;
   std::string error;    ///< why the embedded table could not be read (then rows is empty)
-  std::string caption;  ///< what the table measured, worded from its numbers
-  // As drawn (a heatmap, so the text mirror carries it): rows "H 8".., columns exact match per
-  // bucket, fixed summary then attention.
+  std::string caption;  ///< what the table measured (the default encoder's rows), worded from its numbers
+  std::string encoders_caption;  ///< the two encoders at H 32, worded from the table
+  // As drawn (a heatmap, so the text mirror carries it): rows "bidirectional H 8".., columns exact
+  // match per bucket, fixed summary then attention.
   attn::Matrix table;
   std::vector<std::string> table_rows, table_cols;
 };

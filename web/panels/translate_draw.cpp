@@ -127,7 +127,16 @@ void draw_inputs(AppState& s) {
   TranslateInput e = cur;
   bool changed = draw_run_inputs(e.seed, e.steps, e.lr);
   if (widgets::int_choice("H:", &e.hidden, {8, 16, 32, 64})) changed = true;
-  if (e.hidden != 32) widgets::dim_after("(H other than 32: trained from scratch here)");
+  ImGui::AlignTextToFramePadding();
+  widgets::dim_wrapped("Encoder:");
+  for (const char* enc : {"bidirectional", "forward"}) {
+    widgets::same_line_if_fits(widgets::check_width(enc));
+    if (ImGui::RadioButton(enc, e.encoder == enc)) e.encoder = enc, changed = true;
+  }
+  const TranslateInput defaults;
+  if (e.hidden != defaults.hidden || e.encoder != defaults.encoder)
+    widgets::dim_after(("(other than H " + std::to_string(defaults.hidden) + " with the " + defaults.encoder +
+                        " encoder: trained from scratch here)").c_str());
   if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
   if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
                             " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
@@ -143,7 +152,7 @@ void draw_controls(AppState& s) {
   TranslateState& t = s.translate;
   RunControlsText text;
   text.details = " (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
-                 std::to_string(t.input.hidden) + "; run " + std::to_string(t.run.runs);
+                 std::to_string(t.input.hidden) + ", " + t.input.encoder + " encoder; run " + std::to_string(t.run.runs);
   text.what = "the default pair";
   text.opened_tail = "Train runs the same seed here.";
   if (t.reproduction.compared) text.reproduction = t.reproduction.sentence;
@@ -294,10 +303,12 @@ void draw_body(AppState& s, Ui& ui) {
   }
   txt::para(
       "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
-      "decodes from a fixed summary, the encoder's last state (Cho et al. 2014), the other re-reads every encoder "
-      "state at each step through additive attention (Bahdanau et al. 2015). Same seed, same batches, same number "
-      "of steps; the only difference is the attention. French puts colours after the noun, so the alignment is "
-      "not the diagonal.");
+      "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
+      "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
+      "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
+      "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
+      "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
+      "after the noun, so the alignment is not the diagonal.");
   style::error_box(t.error);
 
   draw_inputs(s);
@@ -444,8 +455,10 @@ void draw_body(AppState& s, Ui& ui) {
     ws.max_cell = fs * 4.5f;
     heatmap("translate_widths", ws, ui.gpu);
     ImGui::TextWrapped("%s", t.widths.caption.c_str());
+    if (!t.widths.encoders_caption.empty()) ImGui::TextWrapped("%s", t.widths.encoders_caption.c_str());
     txt::note(cur.seed == 17 && cur.steps == 1000 && cur.lr == 5e-3
-                  ? ("Your run is the H " + std::to_string(cur.hidden) + " row's configuration; Train reproduces it here.").c_str()
+                  ? ("Your run is the " + cur.encoder + " H " + std::to_string(cur.hidden) +
+                     " row's configuration; Train reproduces it here.").c_str()
                   : "The table is for seed 17, 1000 steps and learning rate 0.005; your run's own figures are above.");
   }
 

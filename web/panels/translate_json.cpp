@@ -33,6 +33,7 @@ double mean_of(const std::vector<double>& v, size_t from, size_t to) {
 
 Json translate_inputs_json(const TranslateInput& in) {
   return ::attn::obj({{"seed", in.seed},         {"steps", in.steps},           {"lr", in.lr},      {"hidden", in.hidden},
+              {"encoder", in.encoder},
               {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}, {"row", in.row}});
 }
 
@@ -196,7 +197,11 @@ Json translate_state_json(const AppState& s) {
         }
         return ::attn::obj({{"buckets", b}, {"overall", bucket_json(e.overall)}});
       };
-      rows.push_back(::attn::obj({{"hidden", w.hidden}, {"none", model(w.none)}, {"additive", model(w.additive)},
+      rows.push_back(::attn::obj({{"hidden", w.hidden}, {"encoder", w.config.bidirectional ? "bidirectional" : "forward"},
+                          {"none", model(w.none)}, {"additive", model(w.additive)},
+                          {"agreement", ::attn::obj({{"share", w.agreement.overall.share},
+                                                     {"mean_weight", w.agreement.overall.mean_weight},
+                                                     {"targets", w.agreement.overall.targets}})},
                           {"none_final_loss", w.none_final_loss}, {"additive_final_loss", w.additive_final_loss},
                           {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}}));
     }
@@ -204,6 +209,7 @@ Json translate_state_json(const AppState& s) {
                          {"note", "precomputed natively from each width's seed (checkpoints/translate_widths.json); "
                                   "seed, steps and learning rate at their defaults"},
                          {"caption", t.widths.caption},
+                         {"encoders_caption", t.widths.encoders_caption},
                          {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}});
   }
   {
@@ -284,6 +290,10 @@ bool apply_translate_json(AppState& s, const Json& patch) {
     const Json& v = *it;
     if (read_run_patch(k, v, in.seed, in.steps, in.lr, run)) continue;
     if (k == "hidden" || k == "H") in.hidden = run_clamp_int(run_integer(v, k)), inputs = true;
+    else if (k == "encoder") {
+      if (!v.is_string()) run_invalid("encoder must be \"bidirectional\" or \"forward\"");
+      in.encoder = v.get<std::string>(), inputs = true;
+    }
     else if (k == "sentence") {
       if (!v.is_string()) run_invalid("sentence must be a string");
       in.sentence = v.get<std::string>(), inputs = true;
@@ -308,7 +318,7 @@ bool apply_translate_json(AppState& s, const Json& patch) {
     } else if (k == "model") {
       if (!v.is_null()) run_invalid("model takes null (back to the lab's models); a file comes through the page (loadModel)");
       unload = true;
-    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset, model, tokens)");
+    } else run_invalid("unknown translate input '" + k + "' (seed, steps, lr, hidden, encoder, sentence, test_sentence, beam_width, alpha, row, train, pause, continue, reset, model, tokens)");
   }
   inputs = inputs || run.inputs;
   if (unload) translate_unload_model(s);
