@@ -314,19 +314,17 @@ void attention_backward(double* dq, double* dk, double* dv, const double* dout, 
 }
 
 // ---------------------------------------------------------------- GRU
-void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
-                      const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
-                      int in, int hid) {
-  thread_local std::vector<double> gi, gh, rn;
+namespace {
+
+// The cell's gates from its two projections gi = W_ih x + b_ih and gh = W_hh h + b_hh (n rows of 3H).
+void gru_gates(double* h_out, double* gates, double* hn, const double* gi, const double* gh, const double* h, int n,
+               int hid) {
+  thread_local std::vector<double> rn;
   const int g3 = 3 * hid;
   rn.resize(static_cast<size_t>(hid));
-  gi.resize(static_cast<size_t>(n) * g3);
-  gh.resize(static_cast<size_t>(n) * g3);
-  linear_forward(gi.data(), x, w_ih, b_ih, n, in, g3);
-  linear_forward(gh.data(), h, w_hh, b_hh, n, hid, g3);
   for (int b = 0; b < n; ++b) {
-    const double* a = gi.data() + static_cast<long>(b) * g3;
-    const double* c = gh.data() + static_cast<long>(b) * g3;
+    const double* a = gi + static_cast<long>(b) * g3;
+    const double* c = gh + static_cast<long>(b) * g3;
     double* gt = gates + static_cast<long>(b) * g3;
     double* hb = hn + static_cast<long>(b) * hid;
     const double* hp = h + static_cast<long>(b) * hid;
@@ -345,21 +343,19 @@ void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x,
   }
 }
 
-void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
-                       const double* dh_out, const double* gates, const double* hn, const double* x,
-                       const double* h, const double* w_ih, const double* w_hh, int n, int in, int hid) {
-  thread_local std::vector<double> dgi, dgh;
+// The gradients reaching the cell's two projections (dgi, dgh: n rows of 3H) for dh_out, and
+// dh += the direct path (h' = (h − n) ⊙ z + n).
+void gru_gate_grads(double* dgi, double* dgh, double* dh, const double* dh_out, const double* gates, const double* hn,
+                    const double* h, int n, int hid) {
   const int g3 = 3 * hid;
-  dgi.assign(static_cast<size_t>(n) * g3, 0.0);
-  dgh.assign(static_cast<size_t>(n) * g3, 0.0);
   for (int b = 0; b < n; ++b) {
     const double* gt = gates + static_cast<long>(b) * g3;
     const double* hb = hn + static_cast<long>(b) * hid;
     const double* hp = h + static_cast<long>(b) * hid;
     const double* go = dh_out + static_cast<long>(b) * hid;
     double* dhp = dh + static_cast<long>(b) * hid;
-    double* di = dgi.data() + static_cast<long>(b) * g3;
-    double* dg = dgh.data() + static_cast<long>(b) * g3;
+    double* di = dgi + static_cast<long>(b) * g3;
+    double* dg = dgh + static_cast<long>(b) * g3;
     for (int j = 0; j < hid; ++j) {
       const double r = gt[j], z = gt[hid + j], nn = gt[2 * hid + j];
       const double g = go[j];
@@ -378,34 +374,85 @@ void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, dou
       dg[2 * hid + j] = dn_pre * r;
     }
   }
+}
+
+}  // namespace
+
+void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
+                      const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
+                      int in, int hid) {
+  thread_local std::vector<double> gi, gh;
+  const int g3 = 3 * hid;
+  gi.resize(static_cast<size_t>(n) * g3);
+  gh.resize(static_cast<size_t>(n) * g3);
+  linear_forward(gi.data(), x, w_ih, b_ih, n, in, g3);
+  linear_forward(gh.data(), h, w_hh, b_hh, n, hid, g3);
+  gru_gates(h_out, gates, hn, gi.data(), gh.data(), h, n, hid);
+}
+
+void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
+                       const double* dh_out, const double* gates, const double* hn, const double* x,
+                       const double* h, const double* w_ih, const double* w_hh, int n, int in, int hid) {
+  thread_local std::vector<double> dgi, dgh;
+  const int g3 = 3 * hid;
+  dgi.assign(static_cast<size_t>(n) * g3, 0.0);
+  dgh.assign(static_cast<size_t>(n) * g3, 0.0);
+  gru_gate_grads(dgi.data(), dgh.data(), dh, dh_out, gates, hn, h, n, hid);
   linear_backward(dx, dw_ih, db_ih, dgi.data(), x, w_ih, n, in, g3);
   linear_backward(dh, dw_hh, db_hh, dgh.data(), h, w_hh, n, hid, g3);
 }
 
+// The input projection W_ih x_s + b_ih does not depend on the recurrence: it is one matrix
+// product over all t steps (each element the same sum, bias then k ascending, as step by step).
 void gru_sequence_forward(double* states, double* gates, double* hn, const double* x, const double* w_ih,
                           const double* w_hh, const double* b_ih, const double* b_hh, int t, int in, int hid) {
+  thread_local std::vector<double> gi, gh;
+  const int g3 = 3 * hid;
+  gi.resize(static_cast<size_t>(t) * g3);
+  gh.resize(static_cast<size_t>(g3));
+  linear_forward(gi.data(), x, w_ih, b_ih, t, in, g3);
   const std::vector<double> h0(static_cast<size_t>(hid), 0.0);
   for (int s = 0; s < t; ++s) {
     const double* hprev = s == 0 ? h0.data() : states + static_cast<long>(s - 1) * hid;
-    gru_cell_forward(states + static_cast<long>(s) * hid, gates + static_cast<long>(s) * 3 * hid,
-                     hn + static_cast<long>(s) * hid, x + static_cast<long>(s) * in, hprev, w_ih, w_hh, b_ih,
-                     b_hh, 1, in, hid);
+    linear_forward(gh.data(), hprev, w_hh, b_hh, 1, hid, g3);
+    gru_gates(states + static_cast<long>(s) * hid, gates + static_cast<long>(s) * g3, hn + static_cast<long>(s) * hid,
+              gi.data() + static_cast<long>(s) * g3, gh.data(), hprev, 1, hid);
   }
 }
 
+// Step by step the recurrence goes back from the last step; the input projection's gradients
+// (dx, dW_ih, db_ih) wait for all steps and are one product over rows taken last step first,
+// so every sum adds its terms in the step-by-step order and the bits stay the same.
 void gru_sequence_backward(double* dx, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
                            double* dstates, const double* states, const double* gates, const double* hn,
                            const double* x, const double* w_ih, const double* w_hh, int t, int in, int hid) {
+  thread_local std::vector<double> dgi_rev, dgh, x_rev, dx_rev;
+  const int g3 = 3 * hid;
+  dgi_rev.assign(static_cast<size_t>(t) * g3, 0.0);
+  dgh.resize(static_cast<size_t>(g3));
   const std::vector<double> h0(static_cast<size_t>(hid), 0.0);
   std::vector<double> dh0(static_cast<size_t>(hid), 0.0);
   for (int s = t - 1; s >= 0; --s) {
     const double* hprev = s == 0 ? h0.data() : states + static_cast<long>(s - 1) * hid;
     double* dhprev = s == 0 ? dh0.data() : dstates + static_cast<long>(s - 1) * hid;
-    gru_cell_backward(dx ? dx + static_cast<long>(s) * in : nullptr, dhprev, dw_ih, dw_hh, db_ih, db_hh,
-                      dstates + static_cast<long>(s) * hid, gates + static_cast<long>(s) * 3 * hid,
-                      hn + static_cast<long>(s) * hid, x + static_cast<long>(s) * in, hprev, w_ih, w_hh, 1, in,
-                      hid);
+    std::fill(dgh.begin(), dgh.end(), 0.0);
+    gru_gate_grads(dgi_rev.data() + static_cast<long>(t - 1 - s) * g3, dgh.data(), dhprev,
+                   dstates + static_cast<long>(s) * hid, gates + static_cast<long>(s) * g3,
+                   hn + static_cast<long>(s) * hid, hprev, 1, hid);
+    linear_backward(dhprev, dw_hh, db_hh, dgh.data(), hprev, w_hh, 1, hid, g3);
   }
+  x_rev.resize(static_cast<size_t>(t) * in);
+  for (int r = 0; r < t; ++r)
+    std::copy_n(x + static_cast<long>(t - 1 - r) * in, in, x_rev.data() + static_cast<long>(r) * in);
+  if (dx) {
+    dx_rev.resize(static_cast<size_t>(t) * in);
+    for (int r = 0; r < t; ++r)
+      std::copy_n(dx + static_cast<long>(t - 1 - r) * in, in, dx_rev.data() + static_cast<long>(r) * in);
+  }
+  linear_backward(dx ? dx_rev.data() : nullptr, dw_ih, db_ih, dgi_rev.data(), x_rev.data(), w_ih, t, in, g3);
+  if (dx)
+    for (int r = 0; r < t; ++r)
+      std::copy_n(dx_rev.data() + static_cast<long>(r) * in, in, dx + static_cast<long>(t - 1 - r) * in);
 }
 
 // ---------------------------------------------------------------- additive attention
