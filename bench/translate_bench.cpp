@@ -56,7 +56,14 @@ int main(int argc, char** argv) {
     else if (a == "--batch") cfg.batch = std::atoi(argv[i + 1]);
     else if (a == "--lr") cfg.adam.lr = std::atof(argv[i + 1]);
     else if (a == "--train") cfg.data.train = std::atoi(argv[i + 1]);
-    else if (a == "--encoder") cfg.bidirectional = std::string(argv[i + 1]) == "bidirectional";
+    else if (a == "--encoder") {
+      const std::string e = argv[i + 1];
+      if (e != "bidirectional" && e != "forward") {
+        std::fprintf(stderr, "translate_bench: --encoder must be bidirectional or forward, got %s\n", e.c_str());
+        return 64;
+      }
+      cfg.bidirectional = e == "bidirectional";
+    }
     else if (a == "--progress") progress = std::atoi(argv[i + 1]);
     else if (a == "--check") check = argv[i + 1];
     else {

@@ -121,7 +121,7 @@ TrainedAdditiveStep trained_additive_step(const TranslateModel& m, const Trained
   for (int j = 0; j < S; ++j) gap = std::max(gap, std::fabs(r.attention.weights(j) - r.model_weights(j)));
   r.checks.push_back(check_at_most("these weights are the translator's own attention at this step: max |difference|",
                                    gap, 1e-12));
-  r.note = "a trained translator: h_j are its encoder's states for the sentence, s is its decoder's state, and "
+  r.note = "a trained translator: h_j are its encoder's annotations for the sentence, s is its decoder's state, and "
            "W_s, W_h, b, v are its learned attention parameters";
   return r;
 }

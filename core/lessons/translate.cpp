@@ -778,6 +778,7 @@ TranslateAlignment translate_alignment(const TranslateModel& m, const std::strin
   TranslateAlignment a;
   a.source = english_ids(sentence);
   a.reference = reference_translation(a.source);
+  a.bidirectional = m.config.bidirectional;
   for (int id : a.source) a.source_words.push_back(english_vocab().words[static_cast<size_t>(id)]);
   for (int id : a.reference) a.target_words.push_back(french_vocab().words[static_cast<size_t>(id)]);
   a.target_words.push_back("<eos>");

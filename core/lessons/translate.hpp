@@ -1,7 +1,8 @@
 // lessons/translate.hpp — two GRU translators of the mini-language (translation_data.hpp),
 // identical except for the attention: a fixed summary (Cho et al. 2014, attention "none") and
-// Bahdanau additive attention, over the same kind of encoder (bidirectional by default, or forward). Both start from the same seed (their shared tensors get the same
-// initial bits), see the same batches in the same order and take the same number of Adam steps.
+// Bahdanau additive attention, over the same kind of encoder (bidirectional by default, or
+// forward). Both start from the same seed (their shared tensors get the same initial bits), see the
+// same batches in the same order and take the same number of Adam steps.
 //
 // Sequences as the model sees them: source = the English ids (padded with PAD to the batch's
 // longest); teacher forcing feeds target_in = BOS y_1..y_L and trains on target_out = y_1..y_L EOS
@@ -373,6 +374,7 @@ struct TranslateAlignment {
   GreedyDecode greedy;
   double max_row_sum_error = 0.0, max_padded_weight = 0.0;
   std::vector<Check> checks;  ///< rows sum to 1 (within 1e-9); the 2 appended PAD positions get 0
+  bool bidirectional = false;  ///< the model's encoder (its captions word what an annotation holds)
 };
 
 /// Errors: english_ids' (empty sentence, unknown word), reference_translation's (not a sentence of

@@ -33,7 +33,8 @@ std::string points(double from, double to) {
 std::string range_of(const LengthBucket& b) { return std::to_string(b.lo) + "-" + std::to_string(b.hi); }
 
 // The caption of the accuracy table, worded from its numbers.
-std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int summary_size) {
+std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int summary_size,
+                           bool bidirectional) {
   const auto& n = none.buckets;
   const auto& a = additive.buckets;
   if (n.empty() || a.size() != n.size()) return "";
@@ -51,16 +52,17 @@ std::string scores_caption(const TranslateEval& none, const TranslateEval& addit
     c += "Here the gap does not grow with length. ";
   }
   c += "The fixed summary squeezes the whole sentence into one vector of " + std::to_string(summary_size) +
-       " numbers (the encoder's final state in each reading direction, fed to every decoder step); attention reads "
-       "every source word's annotation again at each step. On the longest sentences the fixed summary puts " + pct(n1.token_accuracy) +
+       " numbers (" + std::string(bidirectional ? "the encoder's final state in each reading direction"
+                                                 : "the encoder's last state") +
+       ", fed to every decoder step); attention reads every source word's annotation again at each step. On the longest sentences the fixed summary puts " + pct(n1.token_accuracy) +
        " of the words in the right place. This table measures how often each model is right by length; it does "
        "not tell a lossy, hard-to-learn summary from a limit on the number of words, since both would lose more "
        "with length.";
   return c;
 }
 
-// The caption of the learned alignment, from its rows: one column holding most rows' weight says
-// the encoder's last state carried the phrase; peaks that move say the weights follow the words.
+// The caption of the learned alignment, from its rows: one column holding every row's weight says
+// that word's annotation carried the phrase; peaks that move say the weights follow the words.
 std::string alignment_caption(const TranslateAlignment& result, int step) {
   const TeacherForced& f = result.forced;
   const int rows = f.rows, cols = f.src_len;
@@ -82,8 +84,11 @@ std::string alignment_caption(const TranslateAlignment& result, int step) {
     char b[64];
     std::snprintf(b, sizeof b, "%.2f", min_peak);
     return "Measured: every row puts its largest weight (at least " + std::string(b) + ") on \"" + w +
-           "\". This is not the lesson's word-by-word alignment: the encoder reads left to right, so its state at \"" +
-           w + "\" can already hold a short phrase. The map shows where the decoder reads, not what it uses: it "
+           "\". This is not the lesson's word-by-word alignment: " +
+           (result.bidirectional ? "each annotation joins a left-to-right and a right-to-left reading, so the one at \"" +
+                                       w + "\" can already hold words on either side of it."
+                                 : "the encoder reads left to right, so its state at \"" + w +
+                                       "\" can already hold a short phrase.") + " The map shows where the decoder reads, not what it uses: it "
            "does not show that the other words are not needed. Try a long sentence.";
   }
   int distinct = 0;
@@ -196,7 +201,9 @@ std::string widths_caption(const std::vector<TranslateWidthResult>& rows) {
     }
     return c;
   };
-  std::string c = "What the H control measured (precomputed: each width trained from its seed for " +
+  std::string c = "What the H control measured with the " +
+                  std::string(lo.config.bidirectional ? "bidirectional" : "forward") +
+                  " encoder (precomputed: each width trained from its seed for " +
                   std::to_string(lo.config.steps) + " steps at learning rate " + short_number(lo.config.adam.lr) +
                   ", as Train does here). From H " + std::to_string(lo.hidden) + " to H " + std::to_string(hi.hidden) +
                   ", the fixed summary's exact match went from " + moves(false) + "; attention's from " + moves(true) +
@@ -283,13 +290,16 @@ std::string encoders_caption(const std::vector<TranslateWidthResult>& rows, int 
   return c;
 }
 
-std::string reproduction_sentence(bool same, bool from_checkpoint, int hidden, const std::string& none_fnv1a,
+std::string reproduction_sentence(bool same, bool from_checkpoint, int hidden, bool bidirectional,
+                                  const std::string& none_fnv1a,
                                   const std::string& additive_fnv1a, const std::string& want_none_fnv1a,
                                   const std::string& want_additive_fnv1a) {
   const std::string what = from_checkpoint ? "The shipped checkpoint's parameters" : "This run's parameters";
-  return same ? what + " are bit for bit those of the precomputed native run at H " + std::to_string(hidden) +
+  const std::string run = "the precomputed native run at H " + std::to_string(hidden) + " with the " +
+                          (bidirectional ? "bidirectional" : "forward") + " encoder";
+  return same ? what + " are bit for bit those of " + run +
                     " (FNV-1a of the float64 bits: " + none_fnv1a + ", " + additive_fnv1a + ")."
-              : what + " differ from the precomputed native run at H " + std::to_string(hidden) + " (FNV-1a " +
+              : what + " differ from " + run + " (FNV-1a " +
                     none_fnv1a + ", " + additive_fnv1a + "; the table's " + want_none_fnv1a + ", " +
                     want_additive_fnv1a + "): this build does not reproduce it.";
 }

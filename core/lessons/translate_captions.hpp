@@ -17,9 +17,10 @@ std::string range_of(const LengthBucket& b);
 
 /// The accuracy table's caption at `step`: both models' exact match on the shortest and the
 /// longest bucket, whether attention's lead grows with length (by more than 5 points), and the
-/// fixed summary's width `summary_size` (C: H, or 2H from a bidirectional encoder). "" when the buckets do
-/// not match.
-std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int summary_size);
+/// fixed summary's width `summary_size` (C: H, or 2H from a bidirectional encoder, which
+/// `bidirectional` says). "" when the buckets do not match.
+std::string scores_caption(const TranslateEval& none, const TranslateEval& additive, int step, int summary_size,
+                           bool bidirectional);
 
 /// The learned alignment's caption: one source column holding every row's largest weight (each
 /// above 0.5), or the number of distinct source words the rows' peaks fall on. "" for an empty map.
@@ -62,7 +63,8 @@ std::string encoders_caption(const std::vector<TranslateWidthResult>& rows, int 
 
 /// Whether a finished run's parameters are those of the precomputed native run at width `hidden`
 /// (FNV-1a of each model's float64 bits, ours then the table's), as one sentence.
-std::string reproduction_sentence(bool same, bool from_checkpoint, int hidden, const std::string& none_fnv1a,
+std::string reproduction_sentence(bool same, bool from_checkpoint, int hidden, bool bidirectional,
+                                  const std::string& none_fnv1a,
                                   const std::string& additive_fnv1a, const std::string& want_none_fnv1a,
                                   const std::string& want_additive_fnv1a);
 

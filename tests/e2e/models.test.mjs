@@ -109,6 +109,21 @@ test('models: the page exports the shipped runs as attn export does', () => site
   assert.match(t.model.config, /fixed summary/);
   assert.deepEqual(t.accuracy.buckets.map((b) => b.none), shipped.accuracy.buckets.map((b) => b.none),
                    'the loaded fixed summary scores the shipped one\'s figures');
+  assert.match(t.model.config, /bidirectional encoder/);
+  // The loaded model keeps its own shape whatever the inputs say: with the forward encoder picked
+  // for the lab's model, the loaded one still exports as the bidirectional file it came from.
+  const loadedHash = t.model.params_fnv1a;
+  r = await page.evaluate(() => window.attentionLab.set({ translate: { encoder: 'forward' } }));
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const kept = await exported(page, 'translate', 'none');
+  assert.equal(kept.ok, true, JSON.stringify(kept));
+  r = await page.evaluate(([d]) => window.attentionLab.loadModel(new Uint8Array(d), 'kept.safetensors'), [kept.bytes]);
+  assert.equal(r.ok, true, JSON.stringify(r));
+  t = await page.evaluate(() => window.attentionLab.state().translate);
+  assert.equal(t.model.params_fnv1a, loadedHash, 'the loaded model, exported at other inputs, loads back to its bits');
+  assert.match(t.model.config, /bidirectional encoder/);
+  r = await page.evaluate(() => window.attentionLab.set({ translate: { encoder: 'bidirectional' } }));
+  assert.equal(r.ok, true, JSON.stringify(r));
   // torch's tiny fixture has other vocabularies: shown instead of the pair, tokens as numbers,
   // its alignment the native model_logits' to the bit; what needs the lesson's words is listed.
   const tinyFile = path.join(fixtures, 'seq2seq-additive-f64.safetensors');

@@ -33,7 +33,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 TEST_CASE("scores caption: the figures it quotes and whether the gap grows", "[lessons][translate][captions]") {
   // Fixed summary 64% / 0% (21% of words), attention 98% / 90%: gap 34 points short, 90 long.
-  const std::string c = scores_caption(eval(0.64, 0.0, 0.21), eval(0.98, 0.90, 0.96), 1000, 32);
+  const std::string c = scores_caption(eval(0.64, 0.0, 0.21), eval(0.98, 0.90, 0.96), 1000, 32, false);
   CHECK(contains(c, "At step 1000, on the test set: sentences of 3-8 words, fixed summary 64% exact, attention 98%"));
   CHECK(contains(c, "16-20 words, fixed summary 0% exact, attention 90%. "));
   CHECK(contains(c, "The gap grows with the source's length."));
@@ -42,12 +42,14 @@ TEST_CASE("scores caption: the figures it quotes and whether the gap grows", "[l
   CHECK(contains(c, "fed to every decoder step"));
   CHECK_FALSE(contains(c, "read only at the start"));
   // A gap that shrinks: 40 points short (0.5 vs 0.9), 30 long (0.3 vs 0.6) is not "grows".
-  const std::string d = scores_caption(eval(0.5, 0.3, 0.4), eval(0.9, 0.6, 0.7), 400, 16);
+  const std::string d = scores_caption(eval(0.5, 0.3, 0.4), eval(0.9, 0.6, 0.7), 400, 32, true);
   CHECK(contains(d, "Here the gap does not grow with length."));
+  CHECK(contains(d, "one vector of 32 numbers (the encoder's final state in each reading direction"));
+  CHECK(contains(c, "(the encoder's last state, fed to every decoder step)"));
   CHECK_FALSE(contains(d, "The gap grows"));
-  CHECK(scores_caption(eval(0.1, 0.0, 0.1), eval(0.1, 0.0, 0.1), 0, 32).find("Untrained: both guess.") != std::string::npos);
+  CHECK(scores_caption(eval(0.1, 0.0, 0.1), eval(0.1, 0.0, 0.1), 0, 32, false).find("Untrained: both guess.") != std::string::npos);
   TranslateEval empty;
-  CHECK(scores_caption(empty, eval(0.1, 0.0, 0.1), 10, 32).empty());
+  CHECK(scores_caption(empty, eval(0.1, 0.0, 0.1), 10, 32, false).empty());
 }
 
 TEST_CASE("alignment caption: one column read by every row, or peaks that move", "[lessons][translate][captions]") {
@@ -59,6 +61,10 @@ TEST_CASE("alignment caption: one column read by every row, or peaks that move",
   a.forced.attention = {0.1, 0.1, 0.8, 0.14, 0.14, 0.72, 0.0, 0.1, 0.9, 0.05, 0.05, 0.9};
   const std::string one = alignment_caption(a, 1000);
   CHECK(contains(one, "every row puts its largest weight (at least 0.72) on \"cat\""));
+  CHECK(contains(one, "the encoder reads left to right"));
+  a.bidirectional = true;  // what one annotation can hold follows the encoder
+  CHECK(contains(alignment_caption(a, 1000), "the one at \"cat\" can already hold words on either side of it"));
+  a.bidirectional = false;
   // Peaks on "the", "black" and "cat": three of the three source words.
   a.forced.attention = {0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8, 0.2, 0.2, 0.6};
   CHECK(contains(alignment_caption(a, 1000), "the rows' peaks fall on 3 of the 3 source words"));
@@ -76,6 +82,7 @@ TEST_CASE("widths caption: moves from the narrowest to the widest width", "[less
   lo.none = eval(0.07, 0.0, 0.07), hi.none = eval(0.84, 0.0, 0.40);
   lo.additive = eval(0.27, 0.0, 0.2), hi.additive = eval(1.0, 0.95, 0.98);
   const std::string c = widths_caption({lo, hi});
+  CHECK(contains(c, "What the H control measured with the bidirectional encoder"));  // the rows' own encoder
   CHECK(contains(c, "for 1000 steps at learning rate 0.005"));
   CHECK(contains(c, "From H 8 to H 64, the fixed summary's exact match went from 7% to 84% on 3-8 words"));
   CHECK(contains(c, "0% to 0% on 16-20 words"));
@@ -120,11 +127,11 @@ TEST_CASE("encoders caption: both encoders at one width, worded from the table",
 }
 
 TEST_CASE("reproduction sentence: same bits or the hashes that differ", "[lessons][translate][captions]") {
-  CHECK(reproduction_sentence(true, true, 32, "aa", "bb", "aa", "bb") ==
-        "The shipped checkpoint's parameters are bit for bit those of the precomputed native run at H 32 "
-        "(FNV-1a of the float64 bits: aa, bb).");
-  const std::string d = reproduction_sentence(false, false, 16, "aa", "bc", "aa", "bb");
-  CHECK(contains(d, "This run's parameters differ from the precomputed native run at H 16"));
+  CHECK(reproduction_sentence(true, true, 32, true, "aa", "bb", "aa", "bb") ==
+        "The shipped checkpoint's parameters are bit for bit those of the precomputed native run at H 32 with the "
+        "bidirectional encoder (FNV-1a of the float64 bits: aa, bb).");
+  const std::string d = reproduction_sentence(false, false, 16, false, "aa", "bc", "aa", "bb");
+  CHECK(contains(d, "This run's parameters differ from the precomputed native run at H 16 with the forward encoder"));
   CHECK(contains(d, "the table's aa, bb"));
 }
 

@@ -299,7 +299,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   const float fs = ImGui::GetFontSize();
   txt::para(
       "The Translate panel's GRU translator with Bahdanau attention, trained on its mini-language. Here h_j are "
-      "its encoder's states for the sentence, s is its decoder's state before this step, and W_s, W_h, b and v "
+      "its encoder's annotations for the sentence, s is its decoder's state before this step, and W_s, W_h, b and v "
       "are its learned attention parameters: e_j = v^T tanh(W_s s + W_h h_j + b) (Bahdanau et al. 2015, "
       "eq. 6), a_j = softmax_j(e_j), c = \xCE\xA3 a_j h_j.");
   style::error_box(a.error);

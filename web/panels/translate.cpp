@@ -123,7 +123,8 @@ TranslateReproduction reproduction_of(const TranslateState& t) {
     r.want_additive_fnv1a = w.additive_fnv1a;
     r.same = r.none_fnv1a == w.none_fnv1a && r.additive_fnv1a == w.additive_fnv1a;
   }
-  if (r.compared) r.sentence = tl::reproduction_sentence(r.same, t.run.from_checkpoint, r.hidden, r.none_fnv1a,
+  if (r.compared) r.sentence = tl::reproduction_sentence(r.same, t.run.from_checkpoint, r.hidden, tr.config().bidirectional,
+                                                         r.none_fnv1a,
                                                          r.additive_fnv1a, r.want_none_fnv1a, r.want_additive_fnv1a);
   return r;
 }
@@ -138,7 +139,8 @@ void install_scores(AppState& s, const tl::TranslateScoresStudy& st, int step) {
     sc.step = step;
     sc.none = st.none_eval();
     sc.additive = st.additive_eval();
-    sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.context_dim());
+    sc.caption = tl::scores_caption(sc.none, sc.additive, sc.step, tr.model(false).config.context_dim(),
+                                    tr.model(false).config.bidirectional);
     sc.agreement = st.agreement();
     sc.agreement_caption = tl::agreement_caption(sc.agreement, sc.step);
     sc.removal = st.removal();
@@ -532,6 +534,11 @@ std::string translate_export(const AppState& s, const std::string& which, std::s
   const tl::TranslateTrainer& tr = *t.trainer;
   file_name = std::string("translate_") + (attention ? "additive" : "none") + "_step" + std::to_string(tr.step()) +
               ".safetensors";
+  const attn::learn::Seq2SeqConfig& mc = tr.model(attention).config;
+  const attn::learn::Seq2SeqConfig lab = tl::translate_model_config(tr.config(), attention);
+  if (mc.embed != lab.embed || mc.hidden != lab.hidden || mc.attn_dim != lab.attn_dim ||
+      mc.bidirectional != lab.bidirectional)  // a loaded model in this slot: its own shape, not the run's inputs
+    return tl::seq2seq_model_safetensors(mc, tr.model(attention).params);
   return tl::translate_model_safetensors(tr.config(), attention, tr.step(), tr.model(attention).params);
 }
 
@@ -543,7 +550,8 @@ void translate_model_refused(AppState& s, const std::string& code, const std::st
 std::string seq2seq_config_line(const attn::learn::Seq2SeqConfig& c) {
   return std::string("seq2seq, ") + (c.attention ? "additive attention" : "fixed summary") + ", source vocab " +
          std::to_string(c.src_vocab) + ", target vocab " + std::to_string(c.tgt_vocab) + ", E " + std::to_string(c.embed) +
-         ", H " + std::to_string(c.hidden) + (c.attention ? ", A " + std::to_string(c.attn_dim) : std::string());
+         ", H " + std::to_string(c.hidden) + (c.attention ? ", A " + std::to_string(c.attn_dim) : std::string()) +
+         (c.bidirectional ? ", bidirectional encoder" : ", forward encoder");
 }
 
 // A model over other vocabularies: shown instead of the pair, tokens as numbers.

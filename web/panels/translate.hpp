@@ -219,7 +219,7 @@ bool translate_wants_checkpoint(const AppState& s, bool shown);
 attn::Json translate_state_json(const AppState& s);
 /// The inputs alone (link parameters; a valid set() patch).
 attn::Json translate_inputs_json(const TranslateInput& in);
-/// set({translate: {seed, steps, lr, hidden, sentence, beam_width, alpha, row, train, pause, continue, reset,
+/// set({translate: {seed, steps, lr, hidden, encoder, sentence, beam_width, alpha, row, train, pause, continue, reset,
 /// model: null, tokens: {source: [ids], target: [ids]}}}). False
 /// when a setter refused (error in the state); a malformed patch throws attn::Error(invalid_field).
 bool apply_translate_json(AppState& s, const attn::Json& patch);
