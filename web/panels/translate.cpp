@@ -534,11 +534,8 @@ std::string translate_export(const AppState& s, const std::string& which, std::s
   const tl::TranslateTrainer& tr = *t.trainer;
   file_name = std::string("translate_") + (attention ? "additive" : "none") + "_step" + std::to_string(tr.step()) +
               ".safetensors";
-  const attn::learn::Seq2SeqConfig& mc = tr.model(attention).config;
-  const attn::learn::Seq2SeqConfig lab = tl::translate_model_config(tr.config(), attention);
-  if (mc.embed != lab.embed || mc.hidden != lab.hidden || mc.attn_dim != lab.attn_dim ||
-      mc.bidirectional != lab.bidirectional)  // a loaded model in this slot: its own shape, not the run's inputs
-    return tl::seq2seq_model_safetensors(mc, tr.model(attention).params);
+  if (t.loaded && t.loaded->model.attention == attention)  // the loaded model's slot: its own shape, not the inputs'
+    return tl::seq2seq_model_safetensors(tr.model(attention).config, tr.model(attention).params);
   return tl::translate_model_safetensors(tr.config(), attention, tr.step(), tr.model(attention).params);
 }
 
