@@ -99,15 +99,52 @@ inline void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, 
   }
 }
 
-/// out[j] = det::exp(in[j] − shift) for j < n, the same bits as that scalar call (out may be in).
-/// Lanes run det::exp's operations on W elements at once: Cody–Waite reduction with the 1.5·2^52
-/// rounding shift, the Taylor polynomial to r^17/17! by Horner, the scale 2^k built from its bits.
-/// A group with any element outside [−708, 709] (where det::exp takes its other branches: NaN,
-/// overflow, underflow, subnormal results) is computed by det::exp itself, element by element.
+// The elementwise functions (exp, tanh, sigmoid) are long chains of dependent multiply-adds (a
+// Horner polynomial, a divide): one register at a time they wait on latency, not on the units. So
+// they run on blocks of U registers at once (U = 4; U = 1 for the remainder) whose lanes are
+// independent chains; a lane computes exactly the scalar function's operations in order, so a
+// block changes no bit.
 typedef long long ivec __attribute__((vector_size(8 * ATTN_GEMM_W)));
+constexpr int kU = 4;        // registers per block
+constexpr int kB = kU * kW;  // doubles per block
 
-/// det::exp of every lane, for lanes in [−708, 709] only (det::exp's regular branch there).
-inline vec exp_regular(vec x) {
+/// Correctly rounded square root of every lane (IEEE 754 requires it of every target, so the bits
+/// are those of std::sqrt): one packed instruction where the target has one, since the scalar
+/// __builtin_sqrt keeps a call for errno beside each lane.
+inline vec sqrt_of(vec x) {
+#if ATTN_GEMM_W == 4 && defined(__AVX__)
+  return __builtin_ia32_sqrtpd256(x);
+#elif ATTN_GEMM_W == 2 && defined(__SSE2__)
+  return __builtin_ia32_sqrtpd(x);
+#elif ATTN_GEMM_W == 2 && defined(__wasm_simd128__)
+  return __builtin_wasm_sqrt_f64x2(x);
+#else
+  for (int l = 0; l < kW; ++l) x[l] = __builtin_sqrt(x[l]);
+  return x;
+#endif
+}
+
+/// |x| of every lane, and |r| carrying x's sign in every lane, by their sign bits (exact, as
+/// fabs and negation are).
+inline ivec bits_of(vec x) {
+  ivec b;
+  __builtin_memcpy(&b, &x, sizeof b);
+  return b;
+}
+inline vec of_bits(ivec b) {
+  vec x;
+  __builtin_memcpy(&x, &b, sizeof x);
+  return x;
+}
+constexpr long long kSignBit = static_cast<long long>(1ull << 63);
+inline vec abs_of(vec x) { return of_bits(bits_of(x) & ~kSignBit); }
+inline vec with_sign_of(vec r, vec x) { return of_bits((bits_of(r) & ~kSignBit) | (bits_of(x) & kSignBit)); }
+
+/// det::exp of every lane of x[0..U), in place, for lanes in [−708, 709] only (det::exp's regular
+/// branch there): Cody–Waite reduction with the 1.5·2^52 rounding shift, the Taylor polynomial to
+/// r^17/17! by Horner, the scale 2^k built from its bits.
+template <int U>
+inline void exp_regular(vec* x) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kInvLn2 = 1.44269504088896338700e+00, kShift = 6755399441055744.0;
   static constexpr double kInvFact[] = {
@@ -115,90 +152,158 @@ inline vec exp_regular(vec x) {
       1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
       1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
   const vec big = splat(kShift);
-  const vec k = (x * splat(kInvLn2) + big) - big;
-  const vec r = (x - k * splat(kLn2Hi)) - k * splat(kLn2Lo);
-  vec p = splat(1.0 / 355687428096000.0);  // 1/17!
-  for (double c : kInvFact) p = p * r + splat(c);
-  const ivec bits = (__builtin_convertvector(k, ivec) + 1023) << 52;  // k in [−1021, 1023]: 2^k is normal
-  vec scale;
-  __builtin_memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  vec shifted[U], r[U], p[U];
+  for (int u = 0; u < U; ++u) {
+    shifted[u] = x[u] * splat(kInvLn2) + big;  // = 1.5·2^52 + k exactly (its ulp is 1)
+    const vec k = shifted[u] - big;
+    r[u] = (x[u] - k * splat(kLn2Hi)) - k * splat(kLn2Lo);
+    p[u] = splat(1.0 / 355687428096000.0);  // 1/17!
+  }
+  for (double c : kInvFact)
+    for (int u = 0; u < U; ++u) p[u] = p[u] * r[u] + splat(c);
+  for (int u = 0; u < U; ++u) {
+    // k as an integer without a float-to-int conversion (AVX2 has no packed one): the shifted
+    // value and 1.5·2^52 share their exponent, so their bit patterns differ by k.
+    ivec kbits, bigbits;
+    __builtin_memcpy(&kbits, &shifted[u], sizeof kbits);
+    __builtin_memcpy(&bigbits, &big, sizeof bigbits);
+    const ivec bits = (kbits - bigbits + 1023) << 52;  // k in [−1021, 1023]: 2^k is normal
+    vec scale;
+    __builtin_memcpy(&scale, &bits, sizeof scale);
+    x[u] = p[u] * scale;
+  }
 }
 
-/// True when every lane is in [lo, hi] (false for NaN).
-inline bool all_within(vec x, double lo, double hi) {
+/// True when every lane of x[0..U) is in [lo, hi] (false for NaN).
+template <int U>
+inline bool all_within(const vec* x, double lo, double hi) {
   bool in = true;
-  for (int l = 0; l < kW; ++l) in = in && x[l] >= lo && x[l] <= hi;
+  for (int u = 0; u < U; ++u)
+    for (int l = 0; l < kW; ++l) in = in && x[u][l] >= lo && x[u][l] <= hi;
   return in;
 }
 
-/// out[j] = det::exp(in[j] − shift) for j < n, the same bits as that scalar call (out may be in).
-/// Lanes run det::exp's operations on W elements at once: Cody–Waite reduction with the 1.5·2^52
-/// rounding shift, the Taylor polynomial to r^17/17! by Horner, the scale 2^k built from its bits.
-/// A group with any element outside [−708, 709] (where det::exp takes its other branches: NaN,
-/// overflow, underflow, subnormal results) is computed by det::exp itself, element by element.
-inline void exp_shifted(double* out, const double* in, double shift, int n) {
-  const vec sh = splat(shift);
-  int j = 0;
-  for (; j + kW <= n; j += kW) {
-    const vec x = load(in + j) - sh;
-    if (all_within(x, -708.0, 709.0)) {
-      store(out + j, exp_regular(x));
-    } else {
-      for (int l = 0; l < kW; ++l) out[j + l] = det::exp(x[l]);
-    }
+/// out[j] = det::exp(in[j] − shift) for j < U·W, the same bits as that scalar call (out may be
+/// in). A block with any element outside [−708, 709] (where det::exp takes its other branches:
+/// NaN, overflow, underflow, subnormal results) is computed by det::exp itself.
+template <int U>
+inline void exp_shifted_block(double* out, const double* in, double shift) {
+  vec x[U];
+  for (int u = 0; u < U; ++u) x[u] = load(in + u * kW) - splat(shift);
+  if (all_within<U>(x, -708.0, 709.0)) {
+    exp_regular<U>(x);
+    for (int u = 0; u < U; ++u) store(out + u * kW, x[u]);
+  } else {
+    for (int u = 0; u < U; ++u)
+      for (int l = 0; l < kW; ++l) out[u * kW + l] = det::exp(x[u][l]);
   }
+}
+
+/// out[j] = det::exp(in[j] − shift) for j < n, the same bits as that scalar call (out may be in).
+inline void exp_shifted(double* out, const double* in, double shift, int n) {
+  int j = 0;
+  for (; j + kB <= n; j += kB) exp_shifted_block<kU>(out + j, in + j, shift);
+  for (; j + kW <= n; j += kW) exp_shifted_block<1>(out + j, in + j, shift);
   for (; j < n; ++j) out[j] = det::exp(in[j] - shift);
 }
 
-/// out[j] = det::tanh(a[j] + b[j]) for j < n, the same bits (out may be a or b). det::tanh's two
-/// branches are both computed in lanes and chosen per lane: |x| < 1 the sinh series over
-/// sqrt(1 + sinh²) (sqrt is correctly rounded on every target), else (1 − e^{−2|x|}) / (1 + e^{−2|x|}).
-/// A group with NaN or |x| > 354 (e^{−2|x|} off exp_regular's range) goes through det::tanh.
-inline void tanh_of_sum(double* out, const double* a, const double* b, int n) {
+/// det::tanh's |x| < 1 branch on x[0..U·W), in place: the sinh series to x^21/21! over
+/// sqrt(1 + sinh²) (sqrt is correctly rounded on every target), the scalar operations in order.
+template <int U>
+inline void tanh_small(double* x) {
   static constexpr double kInvOddFact[] = {
       1.0 / 121645100408832000.0, 1.0 / 355687428096000.0, 1.0 / 1307674368000.0,
       1.0 / 6227020800.0,         1.0 / 39916800.0,        1.0 / 362880.0,
       1.0 / 5040.0,               1.0 / 120.0,             1.0 / 6.0,
       1.0};
-  int j = 0;
-  for (; j + kW <= n; j += kW) {
-    const vec x = load(a + j) + load(b + j);
-    if (!all_within(x, -354.0, 354.0)) {
-      for (int l = 0; l < kW; ++l) out[j + l] = det::tanh(x[l]);
-      continue;
-    }
-    vec ax;
-    for (int l = 0; l < kW; ++l) ax[l] = __builtin_fabs(x[l]);
-    const vec x2 = x * x;
-    vec s = splat(1.0 / 51090942171709440000.0);  // 1/21!
-    for (double c : kInvOddFact) s = s * x2 + splat(c);
-    const vec sh = x * s;
-    vec q = splat(1.0) + sh * sh;
-    for (int l = 0; l < kW; ++l) q[l] = __builtin_sqrt(q[l]);
-    const vec small = sh / q;
-    const vec t = exp_regular(splat(-2.0) * ax);
-    const vec r = (splat(1.0) - t) / (splat(1.0) + t);
-    vec res;
-    for (int l = 0; l < kW; ++l) res[l] = ax[l] < 1.0 ? small[l] : (x[l] < 0 ? -r[l] : r[l]);
-    store(out + j, res);
+  vec v[U], x2[U], s[U];
+  for (int u = 0; u < U; ++u) {
+    v[u] = load(x + u * kW);
+    x2[u] = v[u] * v[u];
+    s[u] = splat(1.0 / 51090942171709440000.0);  // 1/21!
   }
-  for (; j < n; ++j) out[j] = det::tanh(a[j] + b[j]);
+  for (double c : kInvOddFact)
+    for (int u = 0; u < U; ++u) s[u] = s[u] * x2[u] + splat(c);
+  for (int u = 0; u < U; ++u) {
+    const vec sh = v[u] * s[u];
+    store(x + u * kW, sh / sqrt_of(splat(1.0) + sh * sh));
+  }
 }
 
-/// out[j] = det::sigmoid(a[j] + b[j]) = 1 / (1 + det::exp(−x)) for j < n, the same bits (out may
-/// be a or b). A group with NaN or −x outside [−708, 709] goes through det::sigmoid.
+/// det::tanh's 1 <= |x| <= 354 branch on x[0..U·W), in place: (1 − e^{−2|x|}) / (1 + e^{−2|x|})
+/// with the sign of x (e^{−2|x|} stays in exp_regular's range).
+template <int U>
+inline void tanh_large(double* x) {
+  vec v[U], t[U];
+  for (int u = 0; u < U; ++u) {
+    v[u] = load(x + u * kW);
+    t[u] = splat(-2.0) * abs_of(v[u]);
+  }
+  exp_regular<U>(t);
+  for (int u = 0; u < U; ++u) {
+    // r > 0, so x < 0 ? −r : r is r with x's sign (|x| >= 1 here: no zero to tell apart)
+    store(x + u * kW, with_sign_of((splat(1.0) - t[u]) / (splat(1.0) + t[u]), v[u]));
+  }
+}
+
+/// out[j] = det::tanh(a[j] + b[j]) for j < n, the same bits (out may be a or b). The arguments
+/// are sorted by det::tanh's branch into two packed lists (without branching, so a random mix
+/// costs no mispredictions), each list is computed by its own branch only (blocks, then single
+/// registers, the last one padded), and the results go back to their places: each element runs
+/// its scalar operations once. NaN and |x| > 354 (e^{−2|x|} off exp_regular's range) go through
+/// det::tanh itself.
+inline void tanh_of_sum(double* out, const double* a, const double* b, int n) {
+  constexpr int kChunk = 256;
+  double xs[kChunk + kW], xl[kChunk + kW];
+  int is[kChunk + 1], il[kChunk + 1];
+  for (int base = 0; base < n; base += kChunk) {
+    const int m = n - base < kChunk ? n - base : kChunk;
+    int ns = 0, nl = 0, rare = 0;
+    for (int j = 0; j < m; ++j) {
+      const double x = a[base + j] + b[base + j];
+      const double ax = __builtin_fabs(x);
+      const int small = ax < 1.0, large = ax >= 1.0 && ax <= 354.0;
+      xs[ns] = x, is[ns] = j, ns += small;
+      xl[nl] = x, il[nl] = j, nl += large;
+      rare += 1 - small - large;  // NaN, or e^{−2|x|} below exp_regular's range
+    }
+    if (rare > 0)
+      for (int j = 0; j < m; ++j) {
+        const double x = a[base + j] + b[base + j];
+        if (!(__builtin_fabs(x) <= 354.0)) out[base + j] = det::tanh(x);
+      }
+    for (int p = ns; p % kW != 0; ++p) xs[p] = 0.0;
+    for (int p = nl; p % kW != 0; ++p) xl[p] = 1.0;
+    int g = 0;
+    for (; g + kB <= ns; g += kB) tanh_small<kU>(xs + g);
+    for (; g < ns; g += kW) tanh_small<1>(xs + g);
+    for (g = 0; g + kB <= nl; g += kB) tanh_large<kU>(xl + g);
+    for (; g < nl; g += kW) tanh_large<1>(xl + g);
+    for (int q = 0; q < ns; ++q) out[base + is[q]] = xs[q];
+    for (int q = 0; q < nl; ++q) out[base + il[q]] = xl[q];
+  }
+}
+
+/// out[j] = det::sigmoid(a[j] + b[j]) = 1 / (1 + det::exp(−x)) for j < U·W, the same bits (out
+/// may be a or b). A block with NaN or −x outside [−708, 709] goes through det::sigmoid.
+template <int U>
+inline void sigmoid_block(double* out, const double* a, const double* b) {
+  vec mx[U];
+  for (int u = 0; u < U; ++u) mx[u] = -(load(a + u * kW) + load(b + u * kW));
+  if (all_within<U>(mx, -708.0, 709.0)) {
+    exp_regular<U>(mx);
+    for (int u = 0; u < U; ++u) store(out + u * kW, splat(1.0) / (splat(1.0) + mx[u]));
+  } else {
+    for (int u = 0; u < U; ++u)
+      for (int l = 0; l < kW; ++l) out[u * kW + l] = det::sigmoid(a[u * kW + l] + b[u * kW + l]);
+  }
+}
+
+/// out[j] = det::sigmoid(a[j] + b[j]) for j < n, the same bits (out may be a or b).
 inline void sigmoid_of_sum(double* out, const double* a, const double* b, int n) {
   int j = 0;
-  for (; j + kW <= n; j += kW) {
-    const vec x = load(a + j) + load(b + j);
-    const vec mx = -x;
-    if (all_within(mx, -708.0, 709.0)) {
-      store(out + j, splat(1.0) / (splat(1.0) + exp_regular(mx)));
-    } else {
-      for (int l = 0; l < kW; ++l) out[j + l] = det::sigmoid(x[l]);
-    }
-  }
+  for (; j + kB <= n; j += kB) sigmoid_block<kU>(out + j, a + j, b + j);
+  for (; j + kW <= n; j += kW) sigmoid_block<1>(out + j, a + j, b + j);
   for (; j < n; ++j) out[j] = det::sigmoid(a[j] + b[j]);
 }
 }  // namespace attn::learn::ATTN_GEMM_NS
