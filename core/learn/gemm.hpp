@@ -40,9 +40,14 @@ void exp_shifted(double* out, const double* in, double shift, int n);
 void tanh_of_sum(double* out, const double* a, const double* b, int n);
 void sigmoid_of_sum(double* out, const double* a, const double* b, int n);
 
+/// out[r·n + j] = det::tanh(a[r·a_rs + j] + b[r·n + j]) for r < rows, j < n: the bits of those
+/// scalar calls (out may be b). a_rs = 0 adds one row a to every row of b: Bahdanau's
+/// tanh(W_s s + W_h h_j) over all j at once.
+void tanh_of_rows(double* out, const double* a, long a_rs, const double* b, int rows, int n);
+
 namespace detail {
 void exp_shifted_avx2(double* out, const double* in, double shift, int n);
-void tanh_of_sum_avx2(double* out, const double* a, const double* b, int n);
+void tanh_of_rows_avx2(double* out, const double* a, long a_rs, const double* b, int rows, int n);
 void sigmoid_of_sum_avx2(double* out, const double* a, const double* b, int n);
 void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, const double* b, int ldb, int m, int n,
                    int k);

@@ -18,7 +18,9 @@ void gemm_acc_avx2(double* c, int ldc, const double* a, long a_rs, long a_cs, co
 void exp_shifted_avx2(double* out, const double* in, double shift, int n) {
   gemm_avx2::exp_shifted(out, in, shift, n);
 }
-void tanh_of_sum_avx2(double* out, const double* a, const double* b, int n) { gemm_avx2::tanh_of_sum(out, a, b, n); }
+void tanh_of_rows_avx2(double* out, const double* a, long a_rs, const double* b, int rows, int n) {
+  gemm_avx2::tanh_of_rows(out, a, a_rs, b, rows, n);
+}
 void sigmoid_of_sum_avx2(double* out, const double* a, const double* b, int n) {
   gemm_avx2::sigmoid_of_sum(out, a, b, n);
 }

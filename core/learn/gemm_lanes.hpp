@@ -246,43 +246,55 @@ inline void tanh_large(double* x) {
   }
 }
 
-/// out[j] = det::tanh(a[j] + b[j]) for j < n, the same bits (out may be a or b). The arguments
-/// are sorted by det::tanh's branch into two packed lists (without branching, so a random mix
-/// costs no mispredictions), each list is computed by its own branch only (blocks, then single
-/// registers, the last one padded), and the results go back to their places: each element runs
-/// its scalar operations once. NaN and |x| > 354 (e^{−2|x|} off exp_regular's range) go through
-/// det::tanh itself.
-inline void tanh_of_sum(double* out, const double* a, const double* b, int n) {
+/// det::tanh of each packed list of a chunk (xs: |x| < 1, xl: 1 <= |x| <= 354), in place: blocks,
+/// then single registers, the last one padded with an argument of its own branch.
+inline void tanh_lists(double* xs, int ns, double* xl, int nl) {
+  for (int p = ns; p % kW != 0; ++p) xs[p] = 0.0;
+  for (int p = nl; p % kW != 0; ++p) xl[p] = 1.0;
+  int g = 0;
+  for (; g + kB <= ns; g += kB) tanh_small<kU>(xs + g);
+  for (; g < ns; g += kW) tanh_small<1>(xs + g);
+  for (g = 0; g + kB <= nl; g += kB) tanh_large<kU>(xl + g);
+  for (; g < nl; g += kW) tanh_large<1>(xl + g);
+}
+
+/// out[r·n + j] = det::tanh(a[r·a_rs + j] + b[r·n + j]) for r < rows, j < n, the same bits (out
+/// may be b; a_rs = 0 adds one row of a to every row of b, as Bahdanau's W_s s + W_h h_j does).
+/// The arguments are sorted by det::tanh's branch into two packed lists (without branching, so a
+/// random mix costs no mispredictions), each list is computed by its own branch only, and the
+/// results go back to their places: each element runs its scalar operations once. NaN and
+/// |x| > 354 (e^{−2|x|} off exp_regular's range) go through det::tanh itself.
+inline void tanh_of_rows(double* out, const double* a, long a_rs, const double* b, int rows, int n) {
   constexpr int kChunk = 256;
   double xs[kChunk + kW], xl[kChunk + kW];
-  int is[kChunk + 1], il[kChunk + 1];
-  for (int base = 0; base < n; base += kChunk) {
-    const int m = n - base < kChunk ? n - base : kChunk;
-    int ns = 0, nl = 0, rare = 0;
-    for (int j = 0; j < m; ++j) {
-      const double x = a[base + j] + b[base + j];
+  long is[kChunk + 1], il[kChunk + 1];
+  int ns = 0, nl = 0;  // locals, not captured: the sorting loop keeps them in registers
+  for (int r = 0; r < rows; ++r) {
+    const double* ar = a + r * a_rs;
+    const long row = static_cast<long>(r) * n;
+    for (int j = 0; j < n; ++j) {
+      const double x = ar[j] + b[row + j];
       const double ax = __builtin_fabs(x);
-      const int small = ax < 1.0, large = ax >= 1.0 && ax <= 354.0;
-      xs[ns] = x, is[ns] = j, ns += small;
-      xl[nl] = x, il[nl] = j, nl += large;
-      rare += 1 - small - large;  // NaN, or e^{−2|x|} below exp_regular's range
-    }
-    if (rare > 0)
-      for (int j = 0; j < m; ++j) {
-        const double x = a[base + j] + b[base + j];
-        if (!(__builtin_fabs(x) <= 354.0)) out[base + j] = det::tanh(x);
+      const int small = ax < 1.0, large = (ax >= 1.0) & (ax <= 354.0);  // & rather than &&: no branch
+      xs[ns] = x, is[ns] = row + j, ns += small;
+      xl[nl] = x, il[nl] = row + j, nl += large;
+      // NaN, or e^{−2|x|} below exp_regular's range: one test on x, a branch almost never taken
+      if (__builtin_expect(!(ax <= 354.0), 0)) out[row + j] = det::tanh(x);
+      if (ns == kChunk || nl == kChunk) {
+        tanh_lists(xs, ns, xl, nl);
+        for (int q = 0; q < ns; ++q) out[is[q]] = xs[q];
+        for (int q = 0; q < nl; ++q) out[il[q]] = xl[q];
+        ns = nl = 0;
       }
-    for (int p = ns; p % kW != 0; ++p) xs[p] = 0.0;
-    for (int p = nl; p % kW != 0; ++p) xl[p] = 1.0;
-    int g = 0;
-    for (; g + kB <= ns; g += kB) tanh_small<kU>(xs + g);
-    for (; g < ns; g += kW) tanh_small<1>(xs + g);
-    for (g = 0; g + kB <= nl; g += kB) tanh_large<kU>(xl + g);
-    for (; g < nl; g += kW) tanh_large<1>(xl + g);
-    for (int q = 0; q < ns; ++q) out[base + is[q]] = xs[q];
-    for (int q = 0; q < nl; ++q) out[base + il[q]] = xl[q];
+    }
   }
+  tanh_lists(xs, ns, xl, nl);
+  for (int q = 0; q < ns; ++q) out[is[q]] = xs[q];
+  for (int q = 0; q < nl; ++q) out[il[q]] = xl[q];
 }
+
+/// out[j] = det::tanh(a[j] + b[j]) for j < n, the same bits (out may be a or b).
+inline void tanh_of_sum(double* out, const double* a, const double* b, int n) { tanh_of_rows(out, a, 0, b, 1, n); }
 
 /// out[j] = det::sigmoid(a[j] + b[j]) = 1 / (1 + det::exp(−x)) for j < U·W, the same bits (out
 /// may be a or b). A block with NaN or −x outside [−708, 709] goes through det::sigmoid.

@@ -44,22 +44,24 @@ namespace {
 using GemmFn = void (*)(double*, int, const double*, long, long, const double*, int, int, int, int);
 using ExpFn = void (*)(double*, const double*, double, int);
 using SumFn = void (*)(double*, const double*, const double*, int);
+using RowsFn = void (*)(double*, const double*, long, const double*, int, int);
 struct GemmChoice {
   GemmFn fn;
   ExpFn exp;
-  SumFn tanh, sigmoid;
+  RowsFn tanh;
+  SumFn sigmoid;
   int lanes;
   const char* name;
 };
 
 GemmChoice gemm_choice(int want) {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, detail::exp_shifted_avx2, detail::tanh_of_sum_avx2,
+  if (want >= 4 && __builtin_cpu_supports("avx2")) return {detail::gemm_acc_avx2, detail::exp_shifted_avx2, detail::tanh_of_rows_avx2,
             detail::sigmoid_of_sum_avx2, 4, "avx2"};
 #else
   (void)want;
 #endif
-  return {gemm_base::gemm_acc, gemm_base::exp_shifted, gemm_base::tanh_of_sum, gemm_base::sigmoid_of_sum, 2,
+  return {gemm_base::gemm_acc, gemm_base::exp_shifted, gemm_base::tanh_of_rows, gemm_base::sigmoid_of_sum, 2,
           "sse2/simd128"};
 }
 
@@ -78,7 +80,10 @@ void gemm_acc(double* c, int ldc, const double* a, long a_rs, long a_cs, const d
 }
 std::uint64_t gemm_flops() { return g_flops; }
 void exp_shifted(double* out, const double* in, double shift, int n) { current_gemm().exp(out, in, shift, n); }
-void tanh_of_sum(double* out, const double* a, const double* b, int n) { current_gemm().tanh(out, a, b, n); }
+void tanh_of_sum(double* out, const double* a, const double* b, int n) { current_gemm().tanh(out, a, 0, b, 1, n); }
+void tanh_of_rows(double* out, const double* a, long a_rs, const double* b, int rows, int n) {
+  current_gemm().tanh(out, a, a_rs, b, rows, n);
+}
 void sigmoid_of_sum(double* out, const double* a, const double* b, int n) { current_gemm().sigmoid(out, a, b, n); }
 int gemm_lanes() { return current_gemm().lanes; }
 const char* gemm_isa_name() { return current_gemm().name; }
@@ -464,10 +469,9 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
   linear_forward(ws.data(), s, w_s, nullptr, 1, s_dim, a);
   const int total = len;
   double mx = -std::numeric_limits<double>::infinity();
+  tanh_of_rows(tanh_out, ws.data(), 0, whh, total, a);
   for (int j = 0; j < total; ++j) {
-    double* th = tanh_out + static_cast<long>(j) * a;
-    const double* wh = whh + static_cast<long>(j) * a;
-    tanh_of_sum(th, ws.data(), wh, a);
+    const double* th = tanh_out + static_cast<long>(j) * a;
     double e = 0.0;
     for (int c = 0; c < a; ++c) e += v[c] * th[c];
     weights[j] = e;
