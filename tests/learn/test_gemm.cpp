@@ -156,3 +156,34 @@ TEST_CASE("learn: tanh and sigmoid of a sum give det::tanh's and det::sigmoid's 
     }
   }
 }
+
+TEST_CASE("learn: tanh of rows gives det::tanh's bits, one row added to every row or row by row, in place",
+          "[learn][gemm]") {
+  // Mixed branches so that both packed lists fill past their 256-element chunk within a call, an
+  // edge value or NaN in some rows, and rows of a width that is not a multiple of any register.
+  attn::Rng rng(11);
+  const int rows = 23, n = 37;
+  std::vector<double> b = randn(rng, static_cast<size_t>(rows) * n, 1.5), a = randn(rng, static_cast<size_t>(rows) * n, 0.8);
+  b[40] = 354.0, b[41] = -354.5, b[300] = std::numeric_limits<double>::quiet_NaN(), b[301] = -0.0, b[302] = 1.0;
+  int last = 0;
+  for (int lanes : {2, 4}) {
+    ForceLanes force(lanes);
+    if (gemm_lanes() == last) continue;
+    last = gemm_lanes();
+    for (long a_rs : {0L, static_cast<long>(n)}) {
+      INFO("lanes " << gemm_lanes() << " a_rs " << a_rs);
+      std::vector<double> out(b.size() + 1, 7.0), inplace = b;
+      tanh_of_rows(out.data(), a.data(), a_rs, b.data(), rows, n);
+      tanh_of_rows(inplace.data(), a.data(), a_rs, inplace.data(), rows, n);  // out == b
+      for (int r = 0; r < rows; ++r)
+        for (int j = 0; j < n; ++j) {
+          const size_t k = static_cast<size_t>(r) * n + j;
+          const double w = attn::det::tanh(a[static_cast<size_t>(r * a_rs + j)] + b[k]);
+          INFO("row " << r << " column " << j);
+          REQUIRE(std::memcmp(&out[k], &w, sizeof w) == 0);
+          REQUIRE(std::memcmp(&inplace[k], &w, sizeof w) == 0);
+        }
+      REQUIRE(out.back() == 7.0);  // nothing written past rows·n
+    }
+  }
+}
