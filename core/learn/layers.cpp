@@ -409,55 +409,141 @@ void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, dou
 
 // The input projection W_ih x_s + b_ih does not depend on the recurrence: it is one matrix
 // product over all t steps (each element the same sum, bias then k ascending, as step by step).
-void gru_sequence_forward(double* states, double* gates, double* hn, const double* x, const double* w_ih,
-                          const double* w_hh, const double* b_ih, const double* b_hh, int t, int in, int hid) {
-  thread_local std::vector<double> gi, gh;
+void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_ih, const double* w_hh,
+                           const double* b_ih, const double* b_hh, int in, int hid) {
+  thread_local std::vector<double> gi, hprev, gh;
+  thread_local std::vector<long> gi_at;
+  thread_local std::vector<int> reading;
   const int g3 = 3 * hid;
-  gi.resize(static_cast<size_t>(t) * g3);
-  gh.resize(static_cast<size_t>(g3));
-  linear_forward(gi.data(), x, w_ih, b_ih, t, in, g3);
-  const std::vector<double> h0(static_cast<size_t>(hid), 0.0);
-  for (int s = 0; s < t; ++s) {
-    const double* hprev = s == 0 ? h0.data() : states + static_cast<long>(s - 1) * hid;
-    linear_forward(gh.data(), hprev, w_hh, b_hh, 1, hid, g3);
-    gru_gates(states + static_cast<long>(s) * hid, gates + static_cast<long>(s) * g3, hn + static_cast<long>(s) * hid,
-              gi.data() + static_cast<long>(s) * g3, gh.data(), hprev, 1, hid);
+  gi_at.resize(static_cast<size_t>(count));
+  long rows = 0;
+  int longest = 0;
+  for (int k = 0; k < count; ++k) {
+    gi_at[static_cast<size_t>(k)] = rows * g3;
+    rows += seqs[k].len;
+    longest = std::max(longest, seqs[k].len);
+  }
+  // The input projections of all steps at once, sequence by sequence (each row its own sums).
+  gi.resize(static_cast<size_t>(rows) * g3);
+  for (int k = 0; k < count; ++k)
+    if (seqs[k].len > 0)
+      linear_forward(gi.data() + gi_at[static_cast<size_t>(k)], seqs[k].x, w_ih, b_ih, seqs[k].len, in, g3);
+  hprev.resize(static_cast<size_t>(count) * hid);
+  gh.resize(static_cast<size_t>(count) * g3);
+  for (int s = 0; s < longest; ++s) {
+    reading.clear();
+    for (int k = 0; k < count; ++k)
+      if (seqs[k].len > s) reading.push_back(k);
+    const int m = static_cast<int>(reading.size());
+    for (int r = 0; r < m; ++r) {
+      double* hp = hprev.data() + static_cast<long>(r) * hid;
+      if (s == 0)
+        std::fill(hp, hp + hid, 0.0);
+      else
+        std::copy_n(seqs[reading[static_cast<size_t>(r)]].states + static_cast<long>(s - 1) * hid, hid, hp);
+    }
+    linear_forward(gh.data(), hprev.data(), w_hh, b_hh, m, hid, g3);
+    for (int r = 0; r < m; ++r) {
+      const GruSequence& q = seqs[reading[static_cast<size_t>(r)]];
+      gru_gates(q.states + static_cast<long>(s) * hid, q.gates + static_cast<long>(s) * g3,
+                q.hn + static_cast<long>(s) * hid, gi.data() + gi_at[static_cast<size_t>(reading[static_cast<size_t>(r)])] + static_cast<long>(s) * g3,
+                gh.data() + static_cast<long>(r) * g3, hprev.data() + static_cast<long>(r) * hid, 1, hid);
+    }
   }
 }
 
-// Step by step the recurrence goes back from the last step; the input projection's gradients
-// (dx, dW_ih, db_ih) wait for all steps and are one product over rows taken last step first,
-// so every sum adds its terms in the step-by-step order and the bits stay the same.
+void gru_sequence_forward(double* states, double* gates, double* hn, const double* x, const double* w_ih,
+                          const double* w_hh, const double* b_ih, const double* b_hh, int t, int in, int hid) {
+  GruSequence q;
+  q.len = t, q.x = x, q.states = states, q.gates = gates, q.hn = hn;
+  gru_sequences_forward(&q, 1, w_ih, w_hh, b_ih, b_hh, in, hid);
+}
+
+// Step by step the recurrences go back from the last step, all sequences still reading together
+// (dh_{s−1} += dg_h W_hh as one product); the weight gradients wait for all steps and are one
+// product per sequence over its rows taken last step first, so every sum adds its terms in the
+// order of the step-by-step, sequence-by-sequence loop and the bits stay the same.
+void gru_sequences_backward(const GruSequence* seqs, int count, double* dw_ih, double* dw_hh, double* db_ih,
+                            double* db_hh, const double* w_ih, const double* w_hh, int in, int hid) {
+  thread_local std::vector<double> dgi_rev, dgh_rev, hprev_rev, dh, dg, dh0, x_rev, dx_rev;
+  thread_local std::vector<long> at;
+  thread_local std::vector<int> reading;
+  const int g3 = 3 * hid;
+  at.resize(static_cast<size_t>(count));
+  long rows = 0;
+  int longest = 0;
+  for (int k = 0; k < count; ++k) {
+    at[static_cast<size_t>(k)] = rows;
+    rows += seqs[k].len;
+    longest = std::max(longest, seqs[k].len);
+  }
+  dgi_rev.assign(static_cast<size_t>(rows) * g3, 0.0);
+  dgh_rev.assign(static_cast<size_t>(rows) * g3, 0.0);
+  hprev_rev.resize(static_cast<size_t>(rows) * hid);
+  dh.resize(static_cast<size_t>(count) * hid);
+  dg.resize(static_cast<size_t>(count) * g3);
+  dh0.resize(static_cast<size_t>(hid));
+  for (int s = longest - 1; s >= 0; --s) {
+    reading.clear();
+    for (int k = 0; k < count; ++k)
+      if (seqs[k].len > s) reading.push_back(k);
+    const int m = static_cast<int>(reading.size());
+    for (int r = 0; r < m; ++r) {
+      const int k = reading[static_cast<size_t>(r)];
+      const GruSequence& q = seqs[k];
+      const long row = at[static_cast<size_t>(k)] + (q.len - 1 - s);  // this sequence's rows, last step first
+      double* hp = hprev_rev.data() + row * hid;
+      if (s == 0)
+        std::fill(hp, hp + hid, 0.0);
+      else
+        std::copy_n(q.states + static_cast<long>(s - 1) * hid, hid, hp);
+      double* dhprev = s == 0 ? dh0.data() : q.dstates + static_cast<long>(s - 1) * hid;
+      if (s == 0) std::fill(dh0.begin(), dh0.end(), 0.0);
+      gru_gate_grads(dgi_rev.data() + row * g3, dgh_rev.data() + row * g3, dhprev, q.dstates + static_cast<long>(s) * hid,
+                     q.gates + static_cast<long>(s) * g3, q.hn + static_cast<long>(s) * hid, hp, 1, hid);
+      std::copy_n(dhprev, hid, dh.data() + static_cast<long>(r) * hid);
+      std::copy_n(dgh_rev.data() + row * g3, g3, dg.data() + static_cast<long>(r) * g3);
+    }
+    if (s == 0) continue;  // ∂loss/∂h₀ is not needed (h₀ = 0 is no parameter)
+    gemm_acc(dh.data(), hid, dg.data(), g3, 1, w_hh, hid, m, hid, g3);  // dh_{s−1} += dg_h W_hh
+    for (int r = 0; r < m; ++r)
+      std::copy_n(dh.data() + static_cast<long>(r) * hid, hid,
+                  seqs[reading[static_cast<size_t>(r)]].dstates + static_cast<long>(s - 1) * hid);
+  }
+  for (int k = 0; k < count; ++k) {
+    const GruSequence& q = seqs[k];
+    const int t = q.len;
+    if (t == 0) continue;
+    const long row = at[static_cast<size_t>(k)];
+    // dW_hh += Σ dg_h ⊗ h_{s−1}, db_hh += Σ dg_h, last step first
+    gemm_acc(dw_hh, hid, dgh_rev.data() + row * g3, 1, g3, hprev_rev.data() + row * hid, hid, g3, hid, t);
+    for (int r = 0; r < t; ++r) {
+      const double* g = dgh_rev.data() + (row + r) * g3;
+      for (int o = 0; o < g3; ++o) db_hh[o] += g[o];
+    }
+    x_rev.resize(static_cast<size_t>(t) * in);
+    for (int r = 0; r < t; ++r)
+      std::copy_n(q.x + static_cast<long>(t - 1 - r) * in, in, x_rev.data() + static_cast<long>(r) * in);
+    if (q.dx) {
+      dx_rev.resize(static_cast<size_t>(t) * in);
+      for (int r = 0; r < t; ++r)
+        std::copy_n(q.dx + static_cast<long>(t - 1 - r) * in, in, dx_rev.data() + static_cast<long>(r) * in);
+    }
+    linear_backward(q.dx ? dx_rev.data() : nullptr, dw_ih, db_ih, dgi_rev.data() + row * g3, x_rev.data(), w_ih, t,
+                    in, g3);
+    if (q.dx)
+      for (int r = 0; r < t; ++r)
+        std::copy_n(dx_rev.data() + static_cast<long>(r) * in, in, q.dx + static_cast<long>(t - 1 - r) * in);
+  }
+}
+
 void gru_sequence_backward(double* dx, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
                            double* dstates, const double* states, const double* gates, const double* hn,
                            const double* x, const double* w_ih, const double* w_hh, int t, int in, int hid) {
-  thread_local std::vector<double> dgi_rev, dgh, x_rev, dx_rev;
-  const int g3 = 3 * hid;
-  dgi_rev.assign(static_cast<size_t>(t) * g3, 0.0);
-  dgh.resize(static_cast<size_t>(g3));
-  const std::vector<double> h0(static_cast<size_t>(hid), 0.0);
-  std::vector<double> dh0(static_cast<size_t>(hid), 0.0);
-  for (int s = t - 1; s >= 0; --s) {
-    const double* hprev = s == 0 ? h0.data() : states + static_cast<long>(s - 1) * hid;
-    double* dhprev = s == 0 ? dh0.data() : dstates + static_cast<long>(s - 1) * hid;
-    std::fill(dgh.begin(), dgh.end(), 0.0);
-    gru_gate_grads(dgi_rev.data() + static_cast<long>(t - 1 - s) * g3, dgh.data(), dhprev,
-                   dstates + static_cast<long>(s) * hid, gates + static_cast<long>(s) * g3,
-                   hn + static_cast<long>(s) * hid, hprev, 1, hid);
-    linear_backward(dhprev, dw_hh, db_hh, dgh.data(), hprev, w_hh, 1, hid, g3);
-  }
-  x_rev.resize(static_cast<size_t>(t) * in);
-  for (int r = 0; r < t; ++r)
-    std::copy_n(x + static_cast<long>(t - 1 - r) * in, in, x_rev.data() + static_cast<long>(r) * in);
-  if (dx) {
-    dx_rev.resize(static_cast<size_t>(t) * in);
-    for (int r = 0; r < t; ++r)
-      std::copy_n(dx + static_cast<long>(t - 1 - r) * in, in, dx_rev.data() + static_cast<long>(r) * in);
-  }
-  linear_backward(dx ? dx_rev.data() : nullptr, dw_ih, db_ih, dgi_rev.data(), x_rev.data(), w_ih, t, in, g3);
-  if (dx)
-    for (int r = 0; r < t; ++r)
-      std::copy_n(dx_rev.data() + static_cast<long>(r) * in, in, dx + static_cast<long>(t - 1 - r) * in);
+  GruSequence q;
+  q.len = t, q.x = x, q.states = const_cast<double*>(states), q.gates = const_cast<double*>(gates);
+  q.hn = const_cast<double*>(hn), q.dstates = dstates, q.dx = dx;
+  gru_sequences_backward(&q, 1, dw_ih, dw_hh, db_ih, db_hh, w_ih, w_hh, in, hid);
 }
 
 // ---------------------------------------------------------------- additive attention

@@ -99,6 +99,30 @@ void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, dou
                        const double* h, const double* w_ih, const double* w_hh, int n, int in, int hid);
 
 // ---------------------------------------------------------------- GRU over a sequence (nn.GRU, one layer)
+/// One sequence of a batch read by gru_sequences_forward / gru_sequences_backward: its length T and
+/// its buffers, laid out as gru_sequence_forward's (x T×I, states T×H, gates T×3H, hn T×H; for the
+/// backward pass dstates T×H, consumed, and dx T×I accumulated or nullptr).
+struct GruSequence {
+  int len = 0;
+  const double* x = nullptr;
+  double* states = nullptr;
+  double* gates = nullptr;
+  double* hn = nullptr;
+  double* dstates = nullptr;
+  double* dx = nullptr;
+};
+
+/// gru_sequence_forward for `count` sequences of their own lengths (nn.GRU over a padded batch read
+/// as pack_padded_sequence does: no step past a sequence's end). Step s runs W_hh h_{s−1} for
+/// every sequence still reading as one product, so each sequence gets the bits it gets alone.
+void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_ih, const double* w_hh,
+                           const double* b_ih, const double* b_hh, int in, int hid);
+/// gru_sequence_backward for `count` sequences: each sequence's dstates is consumed and its dx
+/// accumulates; the weight gradients add the sequences' terms in the order of the sequences, each
+/// sequence's last step first, the order of calling gru_sequence_backward on each in turn.
+void gru_sequences_backward(const GruSequence* seqs, int count, double* dw_ih, double* dw_hh, double* db_ih,
+                            double* db_hh, const double* w_ih, const double* w_hh, int in, int hid);
+
 /// x T×I → states T×H with h₀ = 0 (states[t] is the output at t). Saves gates T×3H and hn T×H.
 void gru_sequence_forward(double* states, double* gates, double* hn, const double* x, const double* w_ih,
                           const double* w_hh, const double* b_ih, const double* b_hh, int t, int in, int hid);

@@ -7,37 +7,68 @@
 
 namespace attn::learn {
 
-void seq2seq_encode(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const int* source, int len,
-                    Seq2SeqActivations::Encoded& e) {
-  const int E = c.embed, H = c.hidden, A = c.attn_dim, C = c.context_dim();
+namespace {
+// The encoder in three parts, so that training runs the recurrences of a whole batch together:
+// the embedded tokens and buffers of one source, its GRU sequences, then the annotations.
+void encode_inputs(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const int* source, int len,
+                   Seq2SeqActivations::Encoded& e) {
+  const int E = c.embed, H = c.hidden, C = c.context_dim();
   e.len = len;
   e.x.resize(static_cast<size_t>(len) * E);
   e.states.resize(static_cast<size_t>(len) * C);
   e.gates.resize(static_cast<size_t>(len) * 3 * H);
   e.hn.resize(static_cast<size_t>(len) * H);
   embedding_forward(e.x.data(), source, tensor_in(layout, P, "src_embed.weight"), len, E);
-  // A forward encoder's states are the annotations; a bidirectional one's are their first half.
-  double* fstates = e.states.data();
   if (c.bidirectional) {
     e.fstates.resize(static_cast<size_t>(len) * H);
-    fstates = e.fstates.data();
-  }
-  gru_sequence_forward(fstates, e.gates.data(), e.hn.data(), e.x.data(),
-                       tensor_in(layout, P, "encoder.weight_ih_l0"), tensor_in(layout, P, "encoder.weight_hh_l0"),
-                       tensor_in(layout, P, "encoder.bias_ih_l0"), tensor_in(layout, P, "encoder.bias_hh_l0"), len, E, H);
-  e.s0.assign(fstates + static_cast<size_t>(len - 1) * H, fstates + static_cast<size_t>(len) * H);
-  if (c.bidirectional) {
     e.rx.resize(static_cast<size_t>(len) * E);
     e.rstates.resize(static_cast<size_t>(len) * H);
     e.rgates.resize(static_cast<size_t>(len) * 3 * H);
     e.rhn.resize(static_cast<size_t>(len) * H);
     for (int k = 0; k < len; ++k)
       std::copy_n(e.x.data() + static_cast<size_t>(len - 1 - k) * E, E, e.rx.data() + static_cast<size_t>(k) * E);
-    gru_sequence_forward(e.rstates.data(), e.rgates.data(), e.rhn.data(), e.rx.data(),
-                         tensor_in(layout, P, "encoder.weight_ih_l0_reverse"),
-                         tensor_in(layout, P, "encoder.weight_hh_l0_reverse"),
-                         tensor_in(layout, P, "encoder.bias_ih_l0_reverse"),
-                         tensor_in(layout, P, "encoder.bias_hh_l0_reverse"), len, E, H);
+  } else {
+    e.fstates.clear();
+    e.rx.clear();
+    e.rstates.clear();
+    e.rgates.clear();
+    e.rhn.clear();
+  }
+}
+
+// The forward GRU's sequence (a forward encoder's states are the annotations; a bidirectional
+// one's are their first half) and the reverse GRU's, which reads the tokens last to first.
+GruSequence forward_sequence(const Seq2SeqConfig& c, Seq2SeqActivations::Encoded& e) {
+  GruSequence q;
+  q.len = e.len, q.x = e.x.data(), q.gates = e.gates.data(), q.hn = e.hn.data();
+  q.states = c.bidirectional ? e.fstates.data() : e.states.data();
+  return q;
+}
+GruSequence reverse_sequence(Seq2SeqActivations::Encoded& e) {
+  GruSequence q;
+  q.len = e.len, q.x = e.rx.data(), q.states = e.rstates.data(), q.gates = e.rgates.data(), q.hn = e.rhn.data();
+  return q;
+}
+
+void run_encoders(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const GruSequence* fw,
+                  const GruSequence* bw, int count) {
+  const int E = c.embed, H = c.hidden;
+  gru_sequences_forward(fw, count, tensor_in(layout, P, "encoder.weight_ih_l0"),
+                        tensor_in(layout, P, "encoder.weight_hh_l0"), tensor_in(layout, P, "encoder.bias_ih_l0"),
+                        tensor_in(layout, P, "encoder.bias_hh_l0"), E, H);
+  if (c.bidirectional)
+    gru_sequences_forward(bw, count, tensor_in(layout, P, "encoder.weight_ih_l0_reverse"),
+                          tensor_in(layout, P, "encoder.weight_hh_l0_reverse"),
+                          tensor_in(layout, P, "encoder.bias_ih_l0_reverse"),
+                          tensor_in(layout, P, "encoder.bias_hh_l0_reverse"), E, H);
+}
+
+void encode_outputs(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
+                    Seq2SeqActivations::Encoded& e) {
+  const int H = c.hidden, A = c.attn_dim, C = c.context_dim(), len = e.len;
+  const double* fstates = c.bidirectional ? e.fstates.data() : e.states.data();
+  e.s0.assign(fstates + static_cast<size_t>(len - 1) * H, fstates + static_cast<size_t>(len) * H);
+  if (c.bidirectional) {
     for (int j = 0; j < len; ++j) {
       double* hj = e.states.data() + static_cast<size_t>(j) * C;
       std::copy_n(e.fstates.data() + static_cast<size_t>(j) * H, H, hj);
@@ -48,11 +79,6 @@ void seq2seq_encode(const Seq2SeqConfig& c, const ParamLayout& layout, const dou
     e.s0.assign(e.rstates.end() - H, e.rstates.end());
     e.summary.insert(e.summary.end(), e.s0.begin(), e.s0.end());
   } else {
-    e.fstates.clear();
-    e.rx.clear();
-    e.rstates.clear();
-    e.rgates.clear();
-    e.rhn.clear();
     e.summary = e.s0;
   }
   if (c.attention) {
@@ -62,6 +88,16 @@ void seq2seq_encode(const Seq2SeqConfig& c, const ParamLayout& layout, const dou
   } else {
     e.whh.clear();
   }
+}
+}  // namespace
+
+void seq2seq_encode(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const int* source, int len,
+                    Seq2SeqActivations::Encoded& e) {
+  encode_inputs(c, layout, P, source, len, e);
+  const GruSequence fw = forward_sequence(c, e);
+  const GruSequence bw = c.bidirectional ? reverse_sequence(e) : GruSequence{};
+  run_encoders(c, layout, P, &fw, &bw, 1);
+  encode_outputs(c, layout, P, e);
 }
 
 void seq2seq_attend(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, const double* states,
@@ -95,14 +131,22 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
                        const Seq2SeqBatch& batch, Seq2SeqActivations& a) {
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
   const int V = c.tgt_vocab, C = c.context_dim(), I = E + C, O = H + C;
-  // encoder, one sequence at a time over its valid tokens
+  // encoder over each sequence's valid tokens, the recurrences of the batch step by step together
   a.enc.assign(static_cast<size_t>(B), {});
   a.s0.assign(static_cast<size_t>(B) * H, 0.0);
   a.summary.assign(static_cast<size_t>(B) * C, 0.0);
+  std::vector<GruSequence> fw(static_cast<size_t>(B)), bw(static_cast<size_t>(B));
   for (int b = 0; b < B; ++b) {
     Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-    const int len = batch.source_lengths[static_cast<size_t>(b)];
-    seq2seq_encode(c, layout, P, batch.source.data() + static_cast<size_t>(b) * S, len, e);
+    encode_inputs(c, layout, P, batch.source.data() + static_cast<size_t>(b) * S,
+                  batch.source_lengths[static_cast<size_t>(b)], e);
+    fw[static_cast<size_t>(b)] = forward_sequence(c, e);
+    if (c.bidirectional) bw[static_cast<size_t>(b)] = reverse_sequence(e);
+  }
+  run_encoders(c, layout, P, fw.data(), bw.data(), B);
+  for (int b = 0; b < B; ++b) {
+    Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
+    encode_outputs(c, layout, P, e);
     std::copy(e.s0.begin(), e.s0.end(), a.s0.begin() + static_cast<std::ptrdiff_t>(b) * H);
     std::copy(e.summary.begin(), e.summary.end(), a.summary.begin() + static_cast<std::ptrdiff_t>(b) * C);
   }
@@ -207,8 +251,9 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
     ds = dsp;  // now ∂loss/∂s_{t−1}
   }
   // ds holds ∂loss/∂s₀ through the recurrence; s₀ and the summary are encoder states.
-  const double* enc_wih = tensor_in(layout, P, "encoder.weight_ih_l0");
-  const double* enc_whh = tensor_in(layout, P, "encoder.weight_hh_l0");
+  std::vector<std::vector<double>> dx(static_cast<size_t>(B)), df(static_cast<size_t>(B)), dr(static_cast<size_t>(B)),
+      drx(static_cast<size_t>(B));
+  std::vector<GruSequence> fw(static_cast<size_t>(B)), bw(static_cast<size_t>(B));
   for (int b = 0; b < B; ++b) {
     const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
     const int len = e.len;
@@ -228,38 +273,52 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
     if (c.attention)
       linear_backward(dstates[b].data(), tensor_in(layout, G, "attn.w_h.weight"), tensor_in(layout, G, "attn.w_h.bias"),
                       dwhh[b].data(), e.states.data(), tensor_in(layout, P, "attn.w_h.weight"), len, C, A);
-    std::vector<double> dx(static_cast<size_t>(len) * E, 0.0);
+    dx[b].assign(static_cast<size_t>(len) * E, 0.0);
+    GruSequence& f = fw[static_cast<size_t>(b)];
+    f.len = len, f.x = e.x.data(), f.gates = const_cast<double*>(e.gates.data()), f.hn = const_cast<double*>(e.hn.data());
+    f.dx = dx[b].data();
     if (!c.bidirectional) {
-      gru_sequence_backward(dx.data(), tensor_in(layout, G, "encoder.weight_ih_l0"),
-                            tensor_in(layout, G, "encoder.weight_hh_l0"), tensor_in(layout, G, "encoder.bias_ih_l0"),
-                            tensor_in(layout, G, "encoder.bias_hh_l0"), dstates[b].data(), e.states.data(),
-                            e.gates.data(), e.hn.data(), e.x.data(), enc_wih, enc_whh, len, E, H);
+      f.states = const_cast<double*>(e.states.data()), f.dstates = dstates[b].data();
     } else {
       // Split the annotations' gradient by direction, the reverse GRU's in its reading order.
-      std::vector<double> df(static_cast<size_t>(len) * H), dr(static_cast<size_t>(len) * H), drx(static_cast<size_t>(len) * E, 0.0);
+      df[b].resize(static_cast<size_t>(len) * H);
+      dr[b].resize(static_cast<size_t>(len) * H);
+      drx[b].assign(static_cast<size_t>(len) * E, 0.0);
       for (int j = 0; j < len; ++j) {
         const double* g = dstates[b].data() + static_cast<size_t>(j) * C;
-        std::copy_n(g, H, df.data() + static_cast<size_t>(j) * H);
-        std::copy_n(g + H, H, dr.data() + static_cast<size_t>(len - 1 - j) * H);
+        std::copy_n(g, H, df[b].data() + static_cast<size_t>(j) * H);
+        std::copy_n(g + H, H, dr[b].data() + static_cast<size_t>(len - 1 - j) * H);
       }
-      gru_sequence_backward(dx.data(), tensor_in(layout, G, "encoder.weight_ih_l0"),
-                            tensor_in(layout, G, "encoder.weight_hh_l0"), tensor_in(layout, G, "encoder.bias_ih_l0"),
-                            tensor_in(layout, G, "encoder.bias_hh_l0"), df.data(), e.fstates.data(), e.gates.data(),
-                            e.hn.data(), e.x.data(), enc_wih, enc_whh, len, E, H);
-      gru_sequence_backward(drx.data(), tensor_in(layout, G, "encoder.weight_ih_l0_reverse"),
-                            tensor_in(layout, G, "encoder.weight_hh_l0_reverse"),
-                            tensor_in(layout, G, "encoder.bias_ih_l0_reverse"),
-                            tensor_in(layout, G, "encoder.bias_hh_l0_reverse"), dr.data(), e.rstates.data(),
-                            e.rgates.data(), e.rhn.data(), e.rx.data(), tensor_in(layout, P, "encoder.weight_ih_l0_reverse"),
-                            tensor_in(layout, P, "encoder.weight_hh_l0_reverse"), len, E, H);
+      f.states = const_cast<double*>(e.fstates.data()), f.dstates = df[b].data();
+      GruSequence& r = bw[static_cast<size_t>(b)];
+      r.len = len, r.x = e.rx.data(), r.states = const_cast<double*>(e.rstates.data());
+      r.gates = const_cast<double*>(e.rgates.data()), r.hn = const_cast<double*>(e.rhn.data());
+      r.dstates = dr[b].data(), r.dx = drx[b].data();
+    }
+  }
+  // Both directions' recurrences, the batch's sequences step by step together (the weight
+  // gradients still add sequence by sequence, as one call per sequence would).
+  gru_sequences_backward(fw.data(), B, tensor_in(layout, G, "encoder.weight_ih_l0"),
+                         tensor_in(layout, G, "encoder.weight_hh_l0"), tensor_in(layout, G, "encoder.bias_ih_l0"),
+                         tensor_in(layout, G, "encoder.bias_hh_l0"), tensor_in(layout, P, "encoder.weight_ih_l0"),
+                         tensor_in(layout, P, "encoder.weight_hh_l0"), E, H);
+  if (c.bidirectional)
+    gru_sequences_backward(bw.data(), B, tensor_in(layout, G, "encoder.weight_ih_l0_reverse"),
+                           tensor_in(layout, G, "encoder.weight_hh_l0_reverse"),
+                           tensor_in(layout, G, "encoder.bias_ih_l0_reverse"),
+                           tensor_in(layout, G, "encoder.bias_hh_l0_reverse"),
+                           tensor_in(layout, P, "encoder.weight_ih_l0_reverse"),
+                           tensor_in(layout, P, "encoder.weight_hh_l0_reverse"), E, H);
+  for (int b = 0; b < B; ++b) {
+    const int len = a.enc[static_cast<size_t>(b)].len;
+    if (c.bidirectional)
       for (int k = 0; k < len; ++k) {
-        double* dxj = dx.data() + static_cast<size_t>(len - 1 - k) * E;
-        const double* g = drx.data() + static_cast<size_t>(k) * E;
+        double* dxj = dx[b].data() + static_cast<size_t>(len - 1 - k) * E;
+        const double* g = drx[b].data() + static_cast<size_t>(k) * E;
         for (int i = 0; i < E; ++i) dxj[i] += g[i];
       }
-    }
-    embedding_backward(tensor_in(layout, G, "src_embed.weight"), dx.data(), batch.source.data() + static_cast<size_t>(b) * S,
-                       len, E);
+    embedding_backward(tensor_in(layout, G, "src_embed.weight"), dx[b].data(),
+                       batch.source.data() + static_cast<size_t>(b) * S, len, E);
   }
 }
 

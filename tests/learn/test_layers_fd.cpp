@@ -215,6 +215,54 @@ TEST_CASE("learn fd: gru cell and gru over a sequence", "[learn][fd]") {
   LEARN_CHECK_GRADS(check_grads(fs, bhh, db2, all(g3), "dbias_hh (sequence)"));
 }
 
+TEST_CASE("learn: GRU sequences read together give each sequence's bits, and the gradients of one call per sequence",
+          "[learn][gru]") {
+  // Lengths that end at different steps (some batches of a step have fewer than four rows, some
+  // more), weights shared; the reference is gru_sequence_forward/_backward on each sequence in turn.
+  attn::Rng rng(12);
+  const int in = 5, hid = 6, g3 = 3 * hid;
+  const std::vector<int> lens = {3, 7, 1, 7, 5, 2, 6};
+  const int count = static_cast<int>(lens.size());
+  const std::vector<double> wih = randn(rng, g3 * in), whh = randn(rng, g3 * hid), bih = randn(rng, g3),
+                            bhh = randn(rng, g3);
+  std::vector<std::vector<double>> x(count), states(count), gates(count), hn(count), dst(count), dx(count);
+  std::vector<std::vector<double>> states1(count), gates1(count), hn1(count), dst1(count), dx1(count);
+  std::vector<GruSequence> seqs(static_cast<size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const int t = lens[static_cast<size_t>(k)];
+    x[k] = randn(rng, t * in);
+    states[k].assign(t * hid, 0.0), gates[k].assign(t * g3, 0.0), hn[k].assign(t * hid, 0.0);
+    states1[k] = states[k], gates1[k] = gates[k], hn1[k] = hn[k];
+    dst[k] = randn(rng, t * hid), dst1[k] = dst[k];
+    dx[k] = randn(rng, t * in), dx1[k] = dx[k];  // dx accumulates onto what is there
+    GruSequence& q = seqs[static_cast<size_t>(k)];
+    q.len = t, q.x = x[k].data(), q.states = states[k].data(), q.gates = gates[k].data(), q.hn = hn[k].data();
+    q.dstates = dst[k].data(), q.dx = dx[k].data();
+  }
+  gru_sequences_forward(seqs.data(), count, wih.data(), whh.data(), bih.data(), bhh.data(), in, hid);
+  std::vector<double> dw1 = randn(rng, g3 * in), dw2 = randn(rng, g3 * hid), db1 = randn(rng, g3), db2 = randn(rng, g3);
+  std::vector<double> dw1_1 = dw1, dw2_1 = dw2, db1_1 = db1, db2_1 = db2;
+  gru_sequences_backward(seqs.data(), count, dw1.data(), dw2.data(), db1.data(), db2.data(), wih.data(), whh.data(), in,
+                         hid);
+  for (int k = 0; k < count; ++k) {
+    const int t = lens[static_cast<size_t>(k)];
+    gru_sequence_forward(states1[k].data(), gates1[k].data(), hn1[k].data(), x[k].data(), wih.data(), whh.data(),
+                         bih.data(), bhh.data(), t, in, hid);
+    gru_sequence_backward(dx1[k].data(), dw1_1.data(), dw2_1.data(), db1_1.data(), db2_1.data(), dst1[k].data(),
+                          states1[k].data(), gates1[k].data(), hn1[k].data(), x[k].data(), wih.data(), whh.data(), t,
+                          in, hid);
+    INFO("sequence " << k << " of length " << t);
+    CHECK(attn_test::same_bits(states[k], states1[k]));
+    CHECK(attn_test::same_bits(gates[k], gates1[k]));
+    CHECK(attn_test::same_bits(hn[k], hn1[k]));
+    CHECK(attn_test::same_bits(dx[k], dx1[k]));
+  }
+  CHECK(attn_test::same_bits(dw1, dw1_1));
+  CHECK(attn_test::same_bits(dw2, dw2_1));
+  CHECK(attn_test::same_bits(db1, db1_1));
+  CHECK(attn_test::same_bits(db2, db2_1));
+}
+
 TEST_CASE("learn fd: additive attention over the valid source positions", "[learn][fd]") {
   attn::Rng rng(8);
   const int S = 5, len = 3, H = 4, A = 3;
