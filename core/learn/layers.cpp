@@ -547,6 +547,32 @@ void gru_sequence_backward(double* dx, double* dw_ih, double* dw_hh, double* db_
 }
 
 // ---------------------------------------------------------------- additive attention
+namespace {
+// out[j] = Σ_c m[j·ld + c] · x[c] for j < rows, each sum from 0.0 in ascending c (the plain loop's
+// bits); four rows at a time, so that four independent sums share the adder instead of one
+// waiting on its own latency.
+void rows_dot(double* out, const double* m, long ld, const double* x, int rows, int n) {
+  int j = 0;
+  for (; j + 4 <= rows; j += 4) {
+    const double *m0 = m + j * ld, *m1 = m0 + ld, *m2 = m1 + ld, *m3 = m2 + ld;
+    double e0 = 0.0, e1 = 0.0, e2 = 0.0, e3 = 0.0;
+    for (int c = 0; c < n; ++c) {
+      e0 += m0[c] * x[c];
+      e1 += m1[c] * x[c];
+      e2 += m2[c] * x[c];
+      e3 += m3[c] * x[c];
+    }
+    out[j] = e0, out[j + 1] = e1, out[j + 2] = e2, out[j + 3] = e3;
+  }
+  for (; j < rows; ++j) {
+    const double* mj = m + j * ld;
+    double e = 0.0;
+    for (int c = 0; c < n; ++c) e += mj[c] * x[c];
+    out[j] = e;
+  }
+}
+}  // namespace
+
 void additive_forward(double* context, double* weights, double* tanh_out, const double* s, const double* hs,
                       const double* whh, const double* w_s, const double* v, int len, int hs_dim, int s_dim,
                       int a) {
@@ -556,13 +582,9 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
   const int total = len;
   double mx = -std::numeric_limits<double>::infinity();
   tanh_of_rows(tanh_out, ws.data(), 0, whh, total, a);
-  for (int j = 0; j < total; ++j) {
-    const double* th = tanh_out + static_cast<long>(j) * a;
-    double e = 0.0;
-    for (int c = 0; c < a; ++c) e += v[c] * th[c];
-    weights[j] = e;
-    if (j == 0 || e > mx) mx = e;
-  }
+  rows_dot(weights, tanh_out, a, v, total, a);  // e_j = v · tanh(…)_j
+  for (int j = 0; j < total; ++j)
+    if (j == 0 || weights[j] > mx) mx = weights[j];
   exp_shifted(weights, weights, mx, total);
   double sum = 0.0;
   for (int j = 0; j < total; ++j) sum += weights[j];
@@ -581,16 +603,11 @@ void additive_backward(double* ds, double* dhs, double* dwhh, double* dw_s, doub
   da.resize(static_cast<size_t>(len));
   dws.assign(static_cast<size_t>(a), 0.0);
   double ada = 0.0;
+  rows_dot(da.data(), hs, hs_dim, dcontext, len, hs_dim);  // ∂loss/∂α_j = dcontext · h_j
   for (int j = 0; j < len; ++j) {
-    const double* hj = hs + static_cast<long>(j) * hs_dim;
     double* dhj = dhs + static_cast<long>(j) * hs_dim;
-    double d = 0.0;
-    for (int c = 0; c < hs_dim; ++c) {
-      d += dcontext[c] * hj[c];
-      dhj[c] += weights[j] * dcontext[c];
-    }
-    da[j] = d;
-    ada += weights[j] * d;
+    for (int c = 0; c < hs_dim; ++c) dhj[c] += weights[j] * dcontext[c];
+    ada += weights[j] * da[j];
   }
   for (int j = 0; j < len; ++j) {
     const double de = weights[j] * (da[j] - ada);
