@@ -3,7 +3,7 @@
 // the em++ build (train_bench_wasm, run in headless Chromium by bench/run_wasm.mjs with
 // train_bench.html); bench/train_torch.py times PyTorch on the same model, data and optimiser.
 //
-//   train_bench [--model decoder|seq2seq|all] [--rounds R] [--steps N] [--round-time S]
+//   train_bench [--model decoder|seq2seq|seq2seq-bidirectional|all] [--rounds R] [--steps N] [--round-time S]
 //               [--warmup-steps W] [--warmup-time S] [--batches K] [--seed S] [--dump DIR]
 //
 // Each model:
@@ -15,6 +15,8 @@
 //            batch 32: source lengths random in 4..16 (padded with 0 to the batch's longest),
 //            target lengths in 1..16: target_out = y_1..y_L (EOS = 1 last), target_in = BOS (0),
 //            y_1..y_{L-1}; padding 0 in target_in and -100 in target_out.
+//   seq2seq-bidirectional  the same with Bahdanau's bidirectional encoder (annotations 2H wide),
+//            the Translate panel's model; the same batches as seq2seq.
 // K fixed batches (--batches, default 8) drawn from attn::Rng(seed): the same numbers natively
 // and in wasm. Parameters: init_params(layout, seed) (PyTorch's default laws). Step i (counted
 // from the first warm-up step) trains on batch i mod K: Adam lr 3e-3, betas 0.9/0.999, eps 1e-8,
@@ -159,7 +161,8 @@ Json model_json(const learn::Model& m) {
   }
   const learn::Seq2SeqConfig& c = m.seq2seq;
   Json j{{"kind", "seq2seq"}, {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"embed", c.embed},
-         {"hidden", c.hidden}, {"attention", c.attention ? "additive" : "none"}};
+         {"hidden", c.hidden}, {"attention", c.attention ? "additive" : "none"},
+         {"encoder", c.bidirectional ? "bidirectional" : "forward"}};
   if (c.attention) j["attn_dim"] = c.attn_dim;
   return j;
 }
@@ -175,11 +178,12 @@ struct Result {
 void run_model(const std::string& name, const Options& opt) {
   const bool dec = name == "decoder";
   const learn::DecoderConfig dcfg;   // V 16, T 32, d 32, 4 heads, 2 layers, no MLP, learned positions
-  const learn::Seq2SeqConfig scfg;   // vocabularies 16, E = H = A = 32, additive attention
+  learn::Seq2SeqConfig scfg;         // vocabularies 16, E = H = A = 32, additive attention
+  scfg.bidirectional = name == "seq2seq-bidirectional";
   const learn::Model model = learn::make_model(dec ? learn::ModelKind::decoder : learn::ModelKind::seq2seq, dcfg, scfg);
   std::vector<double> params = learn::init_params(model.layout, opt.seed);
   const std::vector<double> init = params;
-  attn::Rng rng(opt.seed * 7919 + (dec ? 1 : 2));
+  attn::Rng rng(opt.seed * 7919 + (dec ? 1 : 2));  // both seq2seq models train on the same batches
   std::vector<learn::Batch> batches;
   for (int k = 0; k < opt.batches; ++k) {
     batches.push_back(dec ? decoder_batch(dcfg, rng) : seq2seq_batch(scfg, rng));
@@ -274,8 +278,9 @@ void run_model(const std::string& name, const Options& opt) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: train_bench [--model decoder|seq2seq|all] [--rounds R] [--steps N] [--round-time S]\n"
-               "                   [--warmup-steps W] [--warmup-time S] [--batches K] [--seed S] [--dump DIR]\n");
+               "usage: train_bench [--model decoder|seq2seq|seq2seq-bidirectional|all] [--rounds R] [--steps N]\n"
+               "                   [--round-time S] [--warmup-steps W] [--warmup-time S] [--batches K] [--seed S]\n"
+               "                   [--dump DIR]\n");
   return 64;
 }
 
@@ -297,7 +302,8 @@ int main(int argc, char** argv) {
     else if (a == "--dump" && more) opt.dump = argv[++i];
     else return usage();
   }
-  if (opt.model != "all" && opt.model != "decoder" && opt.model != "seq2seq") return usage();
+  const std::vector<std::string> models = {"decoder", "seq2seq", "seq2seq-bidirectional"};
+  if (opt.model != "all" && std::find(models.begin(), models.end(), opt.model) == models.end()) return usage();
   try {
     // gemm: the register width of the layers' matrix product on this machine (learn/gemm.hpp); the
     // peak is measured at that width: independent chains of a multiply then an add, no FMA
@@ -322,7 +328,7 @@ int main(int argc, char** argv) {
                 "calls of 0.1 s\"}\n",
                 kBatch, static_cast<unsigned long long>(opt.seed), opt.batches, learn::gemm_isa_name(),
                 opt.peak_gflops > 0 ? std::to_string(opt.peak_gflops).c_str() : "null");
-    for (const char* m : {"decoder", "seq2seq"})
+    for (const std::string& m : models)
       if (opt.model == "all" || opt.model == m) run_model(m, opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "train_bench: %s\n", e.what());

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """PyTorch's side of the training benchmark (scripts/bench.sh --training).
 
-Reads the dumps of `train_bench --dump DIR` (DIR/decoder.json, DIR/seq2seq.json: a train_steps
+Reads the dumps of `train_bench --dump DIR` (DIR/decoder.json, DIR/seq2seq.json,
+DIR/seq2seq-bidirectional.json: a train_steps
 request -- model, initial params keyed by state_dict name, the fixed batches, optimizer, clip --
 plus the schedule and the C++ losses of the first steps), builds the same model from plain torch
 modules, loads the parameters, and times the same Adam steps in float64 on one thread, eager:
 
-    /usr/bin/python3 bench/train_torch.py --dump DIR [--model decoder|seq2seq|all] [--out FILE]
+    /usr/bin/python3 bench/train_torch.py --dump DIR [--model decoder|seq2seq|seq2seq-bidirectional|all]
+                                      [--out FILE]
 
 The models are written batched, as a PyTorch user would write them:
 - decoder: nn.Embedding + learned positions, nn.MultiheadAttention(d, h, bias=False,
@@ -16,7 +18,9 @@ The models are written batched, as a PyTorch user would write them:
   row's last valid token; additive attention v.tanh(W_s s + W_h h_j + b) over the source with
   the padding masked (-inf), W_h h_j + b computed once per batch; nn.GRUCell(E + H, H) fed
   [tgt_embed(y_{t-1}); c_t] for the target steps (the only Python loop: the recurrence);
-  out = nn.Linear(2H, Vt) over [s_t; c_t] of all steps at once.
+  out = nn.Linear(2H, Vt) over [s_t; c_t] of all steps at once. seq2seq-bidirectional: nn.GRU
+  (bidirectional=True) over pack_padded_sequence, annotations [fwd; bwd] (2H), s0 = the backward
+  state at position 0, decoder nn.GRUCell(E + 2H, H), out over [s_t; c_t] (3H).
 - loss: F.cross_entropy(ignore_index=-100), mean over the counted targets.
 Step i: zero_grad, loss on batches[i mod K], backward, clip_grad_norm_(clip), Adam.step.
 The first step's loss must equal the C++ one (cpp_losses[0]) to 1e-9: proof that this is the
@@ -101,18 +105,29 @@ class Seq2Seq(nn.Module):
         super().__init__()
         E, H = cfg["embed"], cfg["hidden"]
         self.additive = cfg["attention"] == "additive"
+        self.bidirectional = cfg.get("encoder", "forward") == "bidirectional"
+        C = 2 * H if self.bidirectional else H                        # annotation width
         self.src_embed = nn.Embedding(cfg["src_vocab"], E)
         self.tgt_embed = nn.Embedding(cfg["tgt_vocab"], E)
-        self.encoder = nn.GRU(E, H, batch_first=True)
-        self.decoder = nn.GRUCell(E + H, H)
+        self.encoder = nn.GRU(E, H, batch_first=True, bidirectional=self.bidirectional)
+        self.decoder = nn.GRUCell(E + C, H)
         if self.additive:
-            self.attn = Additive(H, cfg["attn_dim"])
-        self.out = nn.Linear(2 * H, cfg["tgt_vocab"])
+            self.attn = Additive(H, cfg["attn_dim"], C)
+        self.out = nn.Linear(H + C, cfg["tgt_vocab"])
 
     def forward(self, source, lengths, target_in):
         b, S = source.shape
-        hs, _ = self.encoder(self.src_embed(source))                 # b, S, H; padding after each row's end
-        s0 = hs[torch.arange(b), lengths - 1]                         # state at the last valid token
+        if self.bidirectional:
+            # packed, so that the reverse direction starts at each row's last valid token
+            packed = nn.utils.rnn.pack_padded_sequence(self.src_embed(source), lengths, batch_first=True,
+                                                       enforce_sorted=False)
+            out, h_n = self.encoder(packed)
+            hs, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=S)  # b, S, 2H
+            s0, summary = h_n[1], torch.cat((h_n[0], h_n[1]), dim=-1)  # start from the backward state at 0
+        else:
+            hs, _ = self.encoder(self.src_embed(source))             # b, S, H; padding after each row's end
+            s0 = hs[torch.arange(b), lengths - 1]                     # state at the last valid token
+            summary = s0
         pad = torch.arange(S)[None, :] >= lengths[:, None]            # b, S: True on padding
         if self.additive:
             whh = self.attn.w_h(hs)                                   # b, S, A (once per batch)
@@ -124,7 +139,7 @@ class Seq2Seq(nn.Module):
                 a = torch.softmax(e.masked_fill(pad, float("-inf")), dim=-1)
                 c = torch.bmm(a[:, None, :], hs).squeeze(1)           # b, H
             else:
-                c = s0
+                c = summary
             s = self.decoder(torch.cat((emb[:, t], c), dim=-1), s)
             feats.append(torch.cat((s, c), dim=-1))
         return self.out(torch.stack(feats, dim=1))                    # b, U, Vt
@@ -196,7 +211,7 @@ def run(path):
     diffs = [abs(a - b) for a, b in zip(state["losses"], cpp)]
     first_diff = diffs[0]
     return {
-        "model": cfg["kind"], "config": cfg, "batch": len(case["batches"][0]["tokens" if cfg["kind"] == "decoder" else "source"]),
+        "model": os.path.splitext(os.path.basename(path))[0], "config": cfg, "batch": len(case["batches"][0]["tokens" if cfg["kind"] == "decoder" else "source"]),
         "params": sum(p.numel() for p in params),
         "steps_per_s": rates[-1], "steps_per_s_median": rates[len(rates) // 2], "ms_per_step": 1000.0 / rates[-1],
         "rounds": len(rates), "steps_per_round": n, "warmup_steps": warmup_steps, "warmup_s": warmup_s,
@@ -210,7 +225,7 @@ def run(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dump", required=True, help="the folder train_bench --dump wrote")
-    ap.add_argument("--model", default="all", choices=("all", "decoder", "seq2seq"))
+    ap.add_argument("--model", default="all", choices=("all", "decoder", "seq2seq", "seq2seq-bidirectional"))
     ap.add_argument("--out", help="also write the BENCH lines here")
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -220,9 +235,11 @@ def main():
     lines = ["BENCH_ENV " + json.dumps(env)]
     print(lines[-1], flush=True)
     ok = True
-    for m in ("decoder", "seq2seq"):
+    for m in ("decoder", "seq2seq", "seq2seq-bidirectional"):
         if args.model not in ("all", m):
             continue
+        if not os.path.exists(os.path.join(args.dump, m + ".json")) and args.model == "all":
+            continue  # a dump from a train_bench without this model
         r = run(os.path.join(args.dump, m + ".json"))
         r["torch"] = torch.__version__
         lines.append("BENCH " + json.dumps(r))
