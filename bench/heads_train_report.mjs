@@ -56,8 +56,11 @@ if (failed || !fs.existsSync(input)) {
     `${(100 * r.latest.heldout.accuracy).toFixed(1)}% of ${r.latest.heldout.counted} (loss ${r.latest.heldout.loss.toFixed(3)}) | ` +
     `${where(r.best_induction, 'induction')} | ${where(r.best_previous_token, 'previous-token')} | **${r.verdict}** |`);
   push();
-  // About 1 means each slice ran its minimum of one step: the frame rate, not the 8 ms budget, sets the pace.
-  push(`Steps per drawn frame: ${(r.steps_per_second_overall / r.frames_per_second).toFixed(2)}.`);
+  // About 1 means each slice ran its minimum of one step: the frame rate, not the slice budget, sets the pace.
+  push(`Steps per drawn frame: ${(r.steps_per_second_overall / r.frames_per_second).toFixed(2)}.` +
+    (r.frames ? ` Frame time while training (intervals between animation frames): median ${r.frames.median_ms} ms, ` +
+      `95th percentile ${r.frames.p95_ms} ms, largest ${r.frames.max_ms} ms; ${r.frames.over_budget} of ` +
+      `${r.frames.count} frames over ${r.frames.budget_ms} ms.` : ''));
   push();
   if (r.problems?.length) push(`Page problems: ${r.problems.join('; ')}.`), push();
   push('Raw result (with the sampled rates and every head\'s scores): `build/bench-results/heads_train_page.json`.');

@@ -13,7 +13,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 
 /** The options both take: --site, --out (default build/bench-results/<name>.json), --timeout-min,
- *  --target-s; `opt(name, dflt)` reads any other. Exits with a message when the page is not built. */
+ *  --target-s (default 20 s); `opt(name, dflt)` reads any other. Exits with a message when the page is not built. */
 export function benchOptions(name) {
   const args = process.argv.slice(2);
   const opt = (flag, dflt) => {
@@ -23,7 +23,7 @@ export function benchOptions(name) {
   const site = path.resolve(opt('--site', process.env.ATTN_SITE_DIR || path.join(repoRoot, 'build', 'web', 'site')));
   const out = path.resolve(opt('--out', path.join(repoRoot, 'build', 'bench-results', `${name}.json`)));
   const timeoutMs = Number(opt('--timeout-min', 10)) * 60000;
-  const targetS = Number(opt('--target-s', 60));
+  const targetS = Number(opt('--target-s', 20));
   if (!fs.existsSync(path.join(site, 'index.html'))) {
     console.error(`${name}: no built page in ${site}: run cmake --build --preset web`);
     process.exit(1);
@@ -50,6 +50,18 @@ export async function inChromium(site, fn) {
  * Returns {s: the last poll, samples, wallS}.
  */
 export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
+  // Frame times while training: the intervals between requestAnimationFrame callbacks, which the
+  // page's own frame (a training slice, then drawing) delays like any other.
+  await page.evaluate(() => {
+    const rec = { times: [], last: null, on: true };
+    window.__trainFrames = rec;
+    const tick = (t) => {
+      if (rec.last !== null) rec.times.push(t - rec.last);
+      rec.last = t;
+      if (rec.on) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
   const t0 = performance.now();
   const r = await page.evaluate((k) => window.attentionLab.set({ [k]: { train: true } }), key);
   if (!r.ok) throw new Error(`set({${key}: {train: true}}) refused: ` + JSON.stringify(r.error));
@@ -63,7 +75,28 @@ export async function timeTraining(page, key, { poll, finished, check = () => {}
     if (s.sps > 0) samples.push({ t: Number(t.toFixed(2)), step: s.step, steps_per_second: s.sps });
     await sleep(POLL_MS);
   }
-  return { s, samples, wallS: (performance.now() - t0) / 1000 };
+  const wallS = (performance.now() - t0) / 1000;
+  const times = await page.evaluate(() => {
+    window.__trainFrames.on = false;
+    return window.__trainFrames.times;
+  });
+  return { s, samples, wallS, frames: frameStats(times) };
+}
+
+/** Frame-time figures (ms) of a list of frame intervals: count, median, 95th percentile, largest,
+ *  and how many exceed 50 ms (the frame budget while training). */
+export function frameStats(times, budgetMs = 50) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
+  const r1 = (x) => Number(x.toFixed(1));
+  return {
+    count: sorted.length,
+    median_ms: r1(at(0.5)),
+    p95_ms: r1(at(0.95)),
+    max_ms: r1(sorted.length ? sorted[sorted.length - 1] : NaN),
+    budget_ms: budgetMs,
+    over_budget: sorted.filter((x) => x > budgetMs).length,
+  };
 }
 
 /** The first fields of a result: which bench, when, where, in which browser. */
