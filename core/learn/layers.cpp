@@ -581,9 +581,14 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
   thread_local std::vector<double> ws;
   ws.resize(static_cast<size_t>(a));
   linear_forward(ws.data(), s, w_s, nullptr, 1, s_dim, a);
+  additive_forward_ws(context, weights, tanh_out, ws.data(), hs, whh, v, len, hs_dim, a);
+}
+
+void additive_forward_ws(double* context, double* weights, double* tanh_out, const double* ws, const double* hs,
+                         const double* whh, const double* v, int len, int hs_dim, int a) {
   const int total = len;
   double mx = -std::numeric_limits<double>::infinity();
-  tanh_of_rows(tanh_out, ws.data(), 0, whh, total, a);
+  tanh_of_rows(tanh_out, ws, 0, whh, total, a);
   rows_dot(weights, tanh_out, a, v, total, a);  // e_j = v · tanh(…)_j
   for (int j = 0; j < total; ++j)
     if (j == 0 || weights[j] > mx) mx = weights[j];
@@ -601,9 +606,17 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
 void additive_backward(double* ds, double* dhs, double* dwhh, double* dw_s, double* dv, const double* dcontext,
                        const double* weights, const double* tanh_out, const double* s, const double* hs,
                        const double* w_s, const double* v, int len, int hs_dim, int s_dim, int a) {
-  thread_local std::vector<double> da, dws;
-  da.resize(static_cast<size_t>(len));
+  thread_local std::vector<double> dws;
   dws.assign(static_cast<size_t>(a), 0.0);
+  additive_backward_ws(dws.data(), dhs, dwhh, dv, dcontext, weights, tanh_out, hs, v, len, hs_dim, a);
+  linear_backward(ds, dw_s, nullptr, dws.data(), s, w_s, 1, s_dim, a);
+}
+
+void additive_backward_ws(double* dws, double* dhs, double* dwhh, double* dv, const double* dcontext,
+                          const double* weights, const double* tanh_out, const double* hs, const double* v, int len,
+                          int hs_dim, int a) {
+  thread_local std::vector<double> da;
+  da.resize(static_cast<size_t>(len));
   double ada = 0.0;
   rows_dot(da.data(), hs, hs_dim, dcontext, len, hs_dim);  // ∂loss/∂α_j = dcontext · h_j
   for (int j = 0; j < len; ++j) {
@@ -622,7 +635,6 @@ void additive_backward(double* ds, double* dhs, double* dwhh, double* dw_s, doub
       dws[c] += dpre;
     }
   }
-  linear_backward(ds, dw_s, nullptr, dws.data(), s, w_s, 1, s_dim, a);
 }
 
 // ---------------------------------------------------------------- cross-entropy

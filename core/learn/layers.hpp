@@ -141,10 +141,20 @@ void gru_sequence_backward(double* dx, double* dw_ih, double* dw_hh, double* db_
 void additive_forward(double* context, double* weights, double* tanh_out, const double* s, const double* hs,
                       const double* whh, const double* w_s, const double* v, int len, int hs_dim, int s_dim,
                       int a);
+/// additive_forward with ws = W_s s (A) given: a batch computes W_s s for all its rows as one
+/// product (linear_forward), which gives each row the bits of the one-row call.
+void additive_forward_ws(double* context, double* weights, double* tanh_out, const double* ws, const double* hs,
+                         const double* whh, const double* v, int len, int hs_dim, int a);
 /// ds (s_dim), dhs (S×H), dwhh (S×A), dw_s, dv += the gradients for dcontext.
 void additive_backward(double* ds, double* dhs, double* dwhh, double* dw_s, double* dv, const double* dcontext,
                        const double* weights, const double* tanh_out, const double* s, const double* hs,
                        const double* w_s, const double* v, int len, int hs_dim, int s_dim, int a);
+/// additive_backward without W_s: dws (A) += ∂loss/∂(W_s s), so that a batch takes ds += dws W_s
+/// and dW_s += Σ_rows dws ⊗ s as one product over its rows (linear_backward; rows in ascending
+/// order add dW_s's terms in the order of one additive_backward per row).
+void additive_backward_ws(double* dws, double* dhs, double* dwhh, double* dv, const double* dcontext,
+                          const double* weights, const double* tanh_out, const double* hs, const double* v, int len,
+                          int hs_dim, int a);
 
 // ---------------------------------------------------------------- softmax cross-entropy
 inline constexpr int kIgnoreIndex = -100;  ///< nn.CrossEntropyLoss's default ignore_index

@@ -161,6 +161,9 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   a.out_in.assign(static_cast<size_t>(B) * U * O, 0.0);
   std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H);
   std::vector<int> tok(static_cast<size_t>(B));
+  std::vector<double> ws(static_cast<size_t>(B) * A);
+  const double* w_s = c.attention ? tensor_in(layout, P, "attn.w_s.weight") : nullptr;
+  const double* v = c.attention ? tensor_in(layout, P, "attn.v.weight") : nullptr;
   for (int t = 0; t < U; ++t) {
     a.s_prev[t] = s;
     std::vector<double>& ctx = a.context[t];
@@ -168,11 +171,13 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     if (c.attention) {
       a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
       a.tanh_out[t].assign(static_cast<size_t>(B) * S * A, 0.0);
+      // W_s s for the whole batch as one product (each row the bits of seq2seq_attend's own)
+      linear_forward(ws.data(), s.data(), w_s, nullptr, B, H, A);
       for (int b = 0; b < B; ++b) {
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-        seq2seq_attend(c, layout, P, e.states.data(), e.whh.data(), e.len, s.data() + static_cast<size_t>(b) * H,
-                       ctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
-                       a.tanh_out[t].data() + static_cast<size_t>(b) * S * A);
+        additive_forward_ws(ctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
+                            a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, ws.data() + static_cast<size_t>(b) * A,
+                            e.states.data(), e.whh.data(), v, e.len, C, A);
       }
     } else {
       ctx = a.summary;
@@ -216,6 +221,11 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
   std::vector<double> dsum(static_cast<size_t>(B) * C, 0.0);  // fixed summary: c_t = summary at every step
   std::vector<double> dsp(static_cast<size_t>(B) * H), din(static_cast<size_t>(B) * I), dctx(static_cast<size_t>(B) * C);
   double* dtgt = tensor_in(layout, G, "tgt_embed.weight");
+  std::vector<double> dws(static_cast<size_t>(B) * A);
+  double* g_ws = c.attention ? tensor_in(layout, G, "attn.w_s.weight") : nullptr;
+  double* g_v = c.attention ? tensor_in(layout, G, "attn.v.weight") : nullptr;
+  const double* p_ws = c.attention ? tensor_in(layout, P, "attn.w_s.weight") : nullptr;
+  const double* p_v = c.attention ? tensor_in(layout, P, "attn.v.weight") : nullptr;
   for (int t = U - 1; t >= 0; --t) {
     // logits_t read [s_t; c_t]
     for (int b = 0; b < B; ++b) {
@@ -236,15 +246,15 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
       for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(b) * C + j] += din[static_cast<size_t>(b) * I + E + j];
     }
     if (c.attention) {
+      std::fill(dws.begin(), dws.end(), 0.0);
       for (int b = 0; b < B; ++b) {
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-        additive_backward(dsp.data() + static_cast<size_t>(b) * H, dstates[b].data(), dwhh[b].data(),
-                          tensor_in(layout, G, "attn.w_s.weight"), tensor_in(layout, G, "attn.v.weight"),
-                          dctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
-                          a.tanh_out[t].data() + static_cast<size_t>(b) * S * A,
-                          a.s_prev[t].data() + static_cast<size_t>(b) * H, e.states.data(),
-                          tensor_in(layout, P, "attn.w_s.weight"), tensor_in(layout, P, "attn.v.weight"), e.len, C, H, A);
+        additive_backward_ws(dws.data() + static_cast<size_t>(b) * A, dstates[b].data(), dwhh[b].data(), g_v,
+                             dctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
+                             a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, e.states.data(), p_v, e.len, C, A);
       }
+      // ds += dws W_s and dW_s += Σ_b dws_b ⊗ s_b for the batch as one product, rows in order
+      linear_backward(dsp.data(), g_ws, nullptr, dws.data(), a.s_prev[t].data(), p_ws, B, H, A);
     } else {
       residual_backward(dsum.data(), dctx.data(), B * C);
     }
