@@ -112,13 +112,21 @@ void linear_forward(double* out, const double* inp, const double* weight, const 
   // Many rows: the same sums (bias, then k ascending) over a transposed weight, in register tiles.
   thread_local std::vector<double> wt;
   wt.resize(static_cast<size_t>(ic) * oc);
+  transpose_weight(wt.data(), weight, ic, oc);
+  linear_forward_t(out, inp, wt.data(), bias, n, ic, oc);
+}
+
+void transpose_weight(double* wt, const double* weight, int ic, int oc) {
   for (int o = 0; o < oc; ++o)
     for (int k = 0; k < ic; ++k) wt[static_cast<size_t>(k) * oc + o] = weight[static_cast<long>(o) * ic + k];
+}
+
+void linear_forward_t(double* out, const double* inp, const double* wt, const double* bias, int n, int ic, int oc) {
   for (int i = 0; i < n; ++i) {
     double* y = out + static_cast<long>(i) * oc;
     for (int o = 0; o < oc; ++o) y[o] = bias ? bias[o] : 0.0;
   }
-  gemm_acc(out, oc, inp, ic, 1, wt.data(), oc, n, oc, ic);
+  gemm_acc(out, oc, inp, ic, 1, wt, oc, n, oc, ic);
 }
 
 void linear_backward(double* dinp, double* dweight, double* dbias, const double* dout, const double* inp,
@@ -385,6 +393,18 @@ void gru_gate_grads(double* dgi, double* dgh, double* dh, const double* dh_out, 
 
 }  // namespace
 
+void gru_cell_forward_t(double* h_out, double* gates, double* hn, const double* x, const double* h,
+                        const double* w_ih_t, const double* w_hh_t, const double* b_ih, const double* b_hh, int n,
+                        int in, int hid) {
+  thread_local std::vector<double> gi, gh;
+  const int g3 = 3 * hid;
+  gi.resize(static_cast<size_t>(n) * g3);
+  gh.resize(static_cast<size_t>(n) * g3);
+  linear_forward_t(gi.data(), x, w_ih_t, b_ih, n, in, g3);
+  linear_forward_t(gh.data(), h, w_hh_t, b_hh, n, hid, g3);
+  gru_gates(h_out, gates, hn, gi.data(), gh.data(), h, n, hid);
+}
+
 void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
                       const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
                       int in, int hid) {
@@ -413,7 +433,7 @@ void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, dou
 // product over all t steps (each element the same sum, bias then k ascending, as step by step).
 void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_ih, const double* w_hh,
                            const double* b_ih, const double* b_hh, int in, int hid) {
-  thread_local std::vector<double> gi, hprev, gh;
+  thread_local std::vector<double> xs, gi, whh_t, hprev, gh;
   thread_local std::vector<long> gi_at;
   thread_local std::vector<int> reading;
   const int g3 = 3 * hid;
@@ -425,11 +445,14 @@ void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_i
     rows += seqs[k].len;
     longest = std::max(longest, seqs[k].len);
   }
-  // The input projections of all steps at once, sequence by sequence (each row its own sums).
-  gi.resize(static_cast<size_t>(rows) * g3);
+  // The input projections of every step of every sequence as one product (each row its own sums).
+  xs.resize(static_cast<size_t>(rows) * in);
   for (int k = 0; k < count; ++k)
-    if (seqs[k].len > 0)
-      linear_forward(gi.data() + gi_at[static_cast<size_t>(k)], seqs[k].x, w_ih, b_ih, seqs[k].len, in, g3);
+    std::copy_n(seqs[k].x, static_cast<long>(seqs[k].len) * in, xs.data() + gi_at[static_cast<size_t>(k)] / g3 * in);
+  gi.resize(static_cast<size_t>(rows) * g3);
+  if (rows > 0) linear_forward(gi.data(), xs.data(), w_ih, b_ih, static_cast<int>(rows), in, g3);
+  whh_t.resize(static_cast<size_t>(hid) * g3);
+  transpose_weight(whh_t.data(), w_hh, hid, g3);
   hprev.resize(static_cast<size_t>(count) * hid);
   gh.resize(static_cast<size_t>(count) * g3);
   for (int s = 0; s < longest; ++s) {
@@ -444,7 +467,7 @@ void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_i
       else
         std::copy_n(seqs[reading[static_cast<size_t>(r)]].states + static_cast<long>(s - 1) * hid, hid, hp);
     }
-    linear_forward(gh.data(), hprev.data(), w_hh, b_hh, m, hid, g3);
+    linear_forward_t(gh.data(), hprev.data(), whh_t.data(), b_hh, m, hid, g3);
     for (int r = 0; r < m; ++r) {
       const GruSequence& q = seqs[reading[static_cast<size_t>(r)]];
       gru_gates(q.states + static_cast<long>(s) * hid, q.gates + static_cast<long>(s) * g3,

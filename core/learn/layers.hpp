@@ -29,6 +29,12 @@ void embedding_backward(double* dtable, const double* dout, const int* tokens, i
 /// Each output is bias (or 0) plus the products in ascending k.
 void linear_forward(double* out, const double* inp, const double* weight, const double* bias, int n, int ic,
                     int oc);
+/// weightᵀ (IC×OC) of a weight OC×IC, for linear_forward_t: a caller that applies one weight to
+/// many small batches (a recurrence's steps) transposes it once.
+void transpose_weight(double* wt, const double* weight, int ic, int oc);
+/// linear_forward with the weight given transposed (wt IC×OC, transpose_weight): the same sums,
+/// so the same bits, for any N.
+void linear_forward_t(double* out, const double* inp, const double* wt, const double* bias, int n, int ic, int oc);
 /// dinp[N×IC] += dout·weight (skipped if dinp is nullptr); dweight[OC×IC] += doutᵀ·inp;
 /// dbias[OC] += Σ_n dout (skipped if nullptr).
 void linear_backward(double* dinp, double* dweight, double* dbias, const double* dout, const double* inp,
@@ -93,6 +99,11 @@ void attention_backward(double* dq, double* dk, double* dv, const double* dout, 
 void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
                       const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
                       int in, int hid);
+/// gru_cell_forward with both weights given transposed (transpose_weight: w_ih_t I×3H, w_hh_t
+/// H×3H), for a recurrence that applies them at every step: the same bits.
+void gru_cell_forward_t(double* h_out, double* gates, double* hn, const double* x, const double* h,
+                        const double* w_ih_t, const double* w_hh_t, const double* b_ih, const double* b_hh, int n,
+                        int in, int hid);
 /// dx (nullptr to skip), dh += gradients for dh_out; dw_ih, dw_hh, db_ih, db_hh += theirs.
 void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
                        const double* dh_out, const double* gates, const double* hn, const double* x,

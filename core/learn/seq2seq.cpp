@@ -162,6 +162,12 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H);
   std::vector<int> tok(static_cast<size_t>(B));
   std::vector<double> ws(static_cast<size_t>(B) * A);
+  std::vector<double> dec_wih_t(static_cast<size_t>(I) * 3 * H), dec_whh_t(static_cast<size_t>(H) * 3 * H);
+  transpose_weight(dec_wih_t.data(), tensor_in(layout, P, "decoder.weight_ih"), I, 3 * H);
+  transpose_weight(dec_whh_t.data(), tensor_in(layout, P, "decoder.weight_hh"), H, 3 * H);
+  const double* dec_bih = tensor_in(layout, P, "decoder.bias_ih");
+  const double* dec_bhh = tensor_in(layout, P, "decoder.bias_hh");
+  const double* tgt_embed = tensor_in(layout, P, "tgt_embed.weight");
   const double* w_s = c.attention ? tensor_in(layout, P, "attn.w_s.weight") : nullptr;
   const double* v = c.attention ? tensor_in(layout, P, "attn.v.weight") : nullptr;
   for (int t = 0; t < U; ++t) {
@@ -186,8 +192,14 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     a.cell_in[t].resize(static_cast<size_t>(B) * I);
     a.gates[t].resize(static_cast<size_t>(B) * 3 * H);
     a.hn[t].resize(static_cast<size_t>(B) * H);
-    seq2seq_cell(c, layout, P, B, tok.data(), ctx.data(), s.data(), a.cell_in[t].data(), a.gates[t].data(),
-                 a.hn[t].data(), s_next.data());
+    // seq2seq_cell's step with the decoder's weights transposed once for all steps (the same bits)
+    for (int b = 0; b < B; ++b) {
+      double* row = a.cell_in[t].data() + static_cast<size_t>(b) * I;
+      embedding_forward(row, tok.data() + b, tgt_embed, 1, E);
+      std::copy_n(ctx.data() + static_cast<size_t>(b) * C, C, row + E);
+    }
+    gru_cell_forward_t(s_next.data(), a.gates[t].data(), a.hn[t].data(), a.cell_in[t].data(), s.data(), dec_wih_t.data(),
+                       dec_whh_t.data(), dec_bih, dec_bhh, B, I, H);
     s = s_next;
     for (int b = 0; b < B; ++b) {
       double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * O;
