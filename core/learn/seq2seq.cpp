@@ -132,7 +132,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
   const int V = c.tgt_vocab, C = c.context_dim(), I = E + C, O = H + C;
   // encoder over each sequence's valid tokens, the recurrences of the batch step by step together
-  a.enc.assign(static_cast<size_t>(B), {});
+  a.enc.resize(static_cast<size_t>(B));  // reused: encode_inputs sizes every buffer it fills
   a.s0.assign(static_cast<size_t>(B) * H, 0.0);
   a.summary.assign(static_cast<size_t>(B) * C, 0.0);
   std::vector<GruSequence> fw(static_cast<size_t>(B)), bw(static_cast<size_t>(B));
@@ -151,13 +151,13 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     std::copy(e.summary.begin(), e.summary.end(), a.summary.begin() + static_cast<std::ptrdiff_t>(b) * C);
   }
   // decoder, all B sequences together, one step at a time
-  a.s_prev.assign(static_cast<size_t>(U), {});
-  a.cell_in.assign(static_cast<size_t>(U), {});
-  a.gates.assign(static_cast<size_t>(U), {});
-  a.hn.assign(static_cast<size_t>(U), {});
-  a.context.assign(static_cast<size_t>(U), {});
-  a.weights.assign(static_cast<size_t>(U), {});
-  a.tanh_out.assign(static_cast<size_t>(U), {});
+  a.s_prev.resize(static_cast<size_t>(U));
+  a.cell_in.resize(static_cast<size_t>(U));
+  a.gates.resize(static_cast<size_t>(U));
+  a.hn.resize(static_cast<size_t>(U));
+  a.context.resize(static_cast<size_t>(U));
+  a.weights.resize(static_cast<size_t>(U));
+  a.tanh_out.resize(static_cast<size_t>(U));
   a.out_in.assign(static_cast<size_t>(B) * U * O, 0.0);
   std::vector<double> s = a.s0, s_next(static_cast<size_t>(B) * H);
   std::vector<int> tok(static_cast<size_t>(B));
@@ -176,7 +176,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     ctx.assign(static_cast<size_t>(B) * C, 0.0);
     if (c.attention) {
       a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
-      a.tanh_out[t].assign(static_cast<size_t>(B) * S * A, 0.0);
+      a.tanh_out[t].resize(static_cast<size_t>(B) * S * A);  // rows past a source's end are never read
       // W_s s for the whole batch as one product (each row the bits of seq2seq_attend's own)
       linear_forward(ws.data(), s.data(), w_s, nullptr, B, H, A);
       for (int b = 0; b < B; ++b) {
@@ -186,6 +186,8 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
                             e.states.data(), e.whh.data(), v, e.len, C, A);
       }
     } else {
+      a.weights[t].clear();
+      a.tanh_out[t].clear();
       ctx = a.summary;
     }
     for (int b = 0; b < B; ++b) tok[static_cast<size_t>(b)] = batch.target_in[static_cast<size_t>(b) * U + t];

@@ -65,7 +65,7 @@ struct Seq2SeqActivations {
   std::vector<double> s0, summary;              ///< B×H, B×C
   // per decoder step t (U of them), rows b = 0..B−1
   std::vector<std::vector<double>> s_prev, cell_in, gates, hn, context;  ///< B×H, B×(E+C), B×3H, B×H, B×C
-  std::vector<std::vector<double>> weights, tanh_out;                   ///< B×S, B×S×A (additive)
+  std::vector<std::vector<double>> weights, tanh_out;  ///< B×S (0 past a source), B×S×A (rows past a source unspecified)
   std::vector<double> out_in;                   ///< (B·U)×(H+C), [s_t; c_t], row b·U + t
   std::vector<double> logits, probs;            ///< (B·U)×Vt
   double loss = 0.0;
