@@ -14,8 +14,8 @@
 # 2 cores (most of it the naive loops and float64 at T = 8192); run it on a quiet machine, the
 # report records the load average.
 #
-# Training (the learning targets): Adam steps per second of the decoder and the seq2seq model, natively
-# (build/bench-native/bench/train_bench, bench/train_bench.cpp), as wasm in headless Chromium
+# Training (the learning targets): Adam steps per second of the decoder and the seq2seq models
+# (forward and bidirectional encoder), natively (build/bench-native/bench/train_bench, bench/train_bench.cpp), as wasm in headless Chromium
 # (train_bench_wasm + bench/train_bench.html through bench/run_wasm.mjs) and in PyTorch eager on one
 # thread, float64 (bench/train_torch.py with /usr/bin/python3, on the dump train_bench writes: the same
 # parameters, batches and optimiser; skipped with a note when torch is absent). bench/train_report.mjs
@@ -23,12 +23,12 @@
 # BENCH_TRAIN_REPEATS times (default 2; each engine's best turn is reported). ~3-5 minutes plus builds.
 # Then the Learned heads panel's default configuration trained in the built page (build/web/site or
 # ATTN_SITE_DIR; not rebuilt here: cmake --build --preset web) in headless Chromium at 1280x800:
-# bench/heads_train_page.mjs times set({learned_heads: {train: true}}) until "done" (target <= 60 s),
-# with steps/s, held-out accuracy and the best induction / previous-token scores, into
+# bench/heads_train_page.mjs times set({learned_heads: {train: true}}) until "done" (target <= 20 s,
+# frames <= 50 ms), with steps/s, held-out accuracy and the best induction / previous-token scores, into
 # build/bench-results/heads_train_page.json; bench/heads_train_report.mjs writes the "Learned heads:
 # time to train in the page" subsection of the Training section. ~1-2 minutes. Last, the Translate
 # lesson's default pair natively (bench/translate_bench --check: the checkpoint reproduced) and in
-# the page (bench/translate_train_page.mjs, target <= 60 s, its own "Translate: time to train in the
+# the page (bench/translate_train_page.mjs, target <= 20 s, its own "Translate: time to train in the
 # page" section with both models' exact match per length bucket). ~2 minutes.
 set -euo pipefail
 
@@ -160,7 +160,7 @@ run_translate_native() {
 }
 
 # The Translate panel's default pair trained in the built page (bench/translate_train_page.mjs,
-# target <= 60 s): its section "### Translate: time to train in the page" of bench/RESULTS.md.
+# target <= 20 s): its section "### Translate: time to train in the page" of bench/RESULTS.md.
 run_translate_page() {
   local site=${ATTN_SITE_DIR:-build/web/site}
   if [ "$CHROMIUM" = 0 ]; then say "translate: the page benchmark is skipped (--no-chromium)"; return 0; fi
