@@ -78,7 +78,7 @@ const result = await inChromium(site, async (browser, server) => {
     best_induction: ind && { layer: ind.layer, head: ind.head, score: ind.induction },
     best_previous_token: prev && { layer: prev.layer, head: prev.head, score: prev.previous_token },
     scores: latest.scores,
-    ...resultTail({ targetS, timedOut, wallS, loadBefore, problems }),
+    ...resultTail({ targetS, timedOut, wallS, frames, loadBefore, problems }),
   };
   await context.close();
   return result;
@@ -106,6 +106,8 @@ console.log(`best prev-token    ${where(R.best_previous_token)}`);
 console.log(`load average       before ${R.load_before.join(' ')}; after ${R.load_after.join(' ')} (${R.cpus} cores)`);
 console.log(`${R.engine}, 1280x800 @1x`);
 if (R.problems.length) console.log(`page problems      ${R.problems.join('; ')}`);
-console.log(`\n  ${R.verdict === 'PASS' ? 'PASS ' : 'SHORT'}  ${R.timed_out ? 'timed out after' : 'trained in'} ` +
+console.log(`\n  ${R.time_verdict === 'PASS' ? 'PASS ' : 'SHORT'}  ${R.timed_out ? 'timed out after' : 'trained in'} ` +
   `${R.wall_s.toFixed(1)} s <= ${targetS} s (default configuration, headless Chromium)`);
+console.log(`  ${R.frames_verdict === 'PASS' ? 'PASS ' : 'SHORT'}  ${R.frames.over_budget} of ${R.frames.count} frames over ` +
+  `${R.frames.budget_ms} ms while training`);
 console.log(`\nwrote ${path.relative(process.cwd(), out) || out}`);

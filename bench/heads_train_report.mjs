@@ -42,7 +42,8 @@ if (failed || !fs.existsSync(input)) {
     'interventions the page runs once at the end). Training runs in slices of about 20 ms per frame (at least one ' +
     'step), so the rate is what a reader sees, drawing included. steps/s: the mean of the page\'s own rate sampled ' +
     'while training, and steps over wall time. Accuracy: held-out, on the predictable positions of the last ' +
-    `snapshot; head scores from that snapshot. Target: trained in ≤ ${r.target_s} s.` +
+    `snapshot; head scores from that snapshot. Targets: trained in ≤ ${r.target_s} s, and no frame over 50 ms meanwhile ` +
+    '(the verdict needs both).' +
     (r.before?.checkpoint ? ` The panel opened with the shipped checkpoint ${r.before.checkpoint} (status "${r.before.status}"); ` +
       'training starts over at step 0 from the same initial weights.' : ''));
   push();

@@ -95,7 +95,9 @@ export function frameStats(times, budgetMs = 50) {
     p95_ms: r1(at(0.95)),
     max_ms: r1(sorted.length ? sorted[sorted.length - 1] : NaN),
     budget_ms: budgetMs,
-    over_budget: sorted.filter((x) => x > budgetMs).length,
+    // Intervals come in whole display refreshes (16.7 ms): three of them, 50.0 ms give or take
+    // timer jitter, are within the budget.
+    over_budget: sorted.filter((x) => x > budgetMs + 0.5).length,
   };
 }
 
@@ -110,12 +112,16 @@ export function resultHead(bench, browser) {
   };
 }
 
-/** The last fields of a result: the target, the verdict (PASS when done within it), the load
+/** The last fields of a result: the target, the verdicts (time: done within it; frames: none over
+ *  the budget; verdict: both), the load
  *  average before and now, and the page's problems. */
-export function resultTail({ targetS, timedOut, wallS, loadBefore, problems }) {
+export function resultTail({ targetS, timedOut, wallS, frames, loadBefore, problems }) {
   return {
     target_s: targetS,
-    verdict: !timedOut && wallS <= targetS ? 'PASS' : 'SHORT',
+    // Both targets: trained within targetS, and no frame over the budget meanwhile.
+    verdict: !timedOut && wallS <= targetS && (!frames || frames.over_budget === 0) ? 'PASS' : 'SHORT',
+    time_verdict: !timedOut && wallS <= targetS ? 'PASS' : 'SHORT',
+    frames_verdict: !frames ? null : frames.over_budget === 0 ? 'PASS' : 'SHORT',
     load_before: loadBefore,
     load_after: load(),
     problems,

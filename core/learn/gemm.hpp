@@ -41,8 +41,8 @@ void tanh_of_sum(double* out, const double* a, const double* b, int n);
 void sigmoid_of_sum(double* out, const double* a, const double* b, int n);
 
 /// out[r·n + j] = det::tanh(a[r·a_rs + j] + b[r·n + j]) for r < rows, j < n: the bits of those
-/// scalar calls (out may be b). a_rs = 0 adds one row a to every row of b: Bahdanau's
-/// tanh(W_s s + W_h h_j) over all j at once.
+/// scalar calls (out may be b; it may be a only when rows is 1). a_rs = 0 adds one row a to every
+/// row of b: Bahdanau's tanh(W_s s + W_h h_j) over all j at once.
 void tanh_of_rows(double* out, const double* a, long a_rs, const double* b, int rows, int n);
 
 namespace detail {

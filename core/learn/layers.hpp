@@ -124,13 +124,16 @@ struct GruSequence {
 };
 
 /// gru_sequence_forward for `count` sequences of their own lengths (nn.GRU over a padded batch read
-/// as pack_padded_sequence does: no step past a sequence's end). Step s runs W_hh h_{s−1} for
-/// every sequence still reading as one product, so each sequence gets the bits it gets alone.
+/// as pack_padded_sequence does: no step past a sequence's end). Each sequence's states, gates and
+/// hn are overwritten (sequences must not share them). Step s runs W_hh h_{s−1} for every
+/// sequence still reading as one product, so each sequence gets the bits it gets alone.
 void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_ih, const double* w_hh,
                            const double* b_ih, const double* b_hh, int in, int hid);
-/// gru_sequence_backward for `count` sequences: each sequence's dstates is consumed and its dx
-/// accumulates; the weight gradients add the sequences' terms in the order of the sequences, each
-/// sequence's last step first, the order of calling gru_sequence_backward on each in turn.
+/// gru_sequence_backward for `count` sequences: each sequence's dstates is modified in place (row
+/// s−1 receives the recurrence's gradient from step s; read it as consumed) and its dx (if any)
+/// accumulates; sequences must not share these buffers. The weight gradients add the sequences'
+/// terms in the order of the sequences, each sequence's last step first: the order of calling
+/// gru_sequence_backward on each in turn.
 void gru_sequences_backward(const GruSequence* seqs, int count, double* dw_ih, double* dw_hh, double* db_ih,
                             double* db_hh, const double* w_ih, const double* w_hh, int in, int hid);
 
@@ -153,7 +156,8 @@ void additive_forward(double* context, double* weights, double* tanh_out, const 
                       const double* whh, const double* w_s, const double* v, int len, int hs_dim, int s_dim,
                       int a);
 /// additive_forward with ws = W_s s (A) given: a batch computes W_s s for all its rows as one
-/// product (linear_forward), which gives each row the bits of the one-row call.
+/// product (linear_forward), which gives each row the bits of the one-row call. Writes context,
+/// weights (S, 0 beyond len) and only the first len rows of tanh_out.
 void additive_forward_ws(double* context, double* weights, double* tanh_out, const double* ws, const double* hs,
                          const double* whh, const double* v, int len, int hs_dim, int a);
 /// ds (s_dim), dhs (S×H), dwhh (S×A), dw_s, dv += the gradients for dcontext.

@@ -11,6 +11,7 @@
 #include <limits>
 
 using namespace attn::learn;
+using attn_test::ForceLanes;
 using attn_test::randn;
 
 namespace {
@@ -28,11 +29,6 @@ namespace {
       c[static_cast<long>(i) * ldc + j] = acc;
     }
 }
-
-struct ForceLanes {
-  explicit ForceLanes(int lanes) { gemm_force_lanes(lanes); }
-  ~ForceLanes() { gemm_force_lanes(0); }
-};
 
 }  // namespace
 
@@ -164,7 +160,10 @@ TEST_CASE("learn: tanh of rows gives det::tanh's bits, one row added to every ro
   attn::Rng rng(11);
   const int rows = 23, n = 37;
   std::vector<double> b = randn(rng, static_cast<size_t>(rows) * n, 1.5), a = randn(rng, static_cast<size_t>(rows) * n, 0.8);
-  b[40] = 354.0, b[41] = -354.5, b[300] = std::numeric_limits<double>::quiet_NaN(), b[301] = -0.0, b[302] = 1.0;
+  b[40] = 354.0, b[41] = -354.5, b[300] = std::numeric_limits<double>::quiet_NaN(), b[302] = 1.0;
+  // x = −0.0 + −0.0 = −0.0 exactly, row by row and with row 0 of a added to every row (301 = 8·37 + 5)
+  a[5] = -0.0, a[301] = -0.0, b[5] = -0.0, b[301] = -0.0;
+  a[40] = 0.0, a[41] = 0.0, a[302] = 0.0, a[3] = 0.0, a[4] = 0.0, a[6] = 0.0;  // the edges exactly, both ways
   int last = 0;
   for (int lanes : {2, 4}) {
     ForceLanes force(lanes);

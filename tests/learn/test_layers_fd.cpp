@@ -9,6 +9,7 @@
 
 using namespace attn::learn;
 using attn_test::check_grads;
+using attn_test::ForceLanes;
 using attn_test::randn;
 using attn_test::sample_indices;
 
@@ -215,52 +216,73 @@ TEST_CASE("learn fd: gru cell and gru over a sequence", "[learn][fd]") {
   LEARN_CHECK_GRADS(check_grads(fs, bhh, db2, all(g3), "dbias_hh (sequence)"));
 }
 
-TEST_CASE("learn: GRU sequences read together give each sequence's bits, and the gradients of one call per sequence",
+TEST_CASE("learn: GRU sequences read together give the bits of the step-by-step cell, one sequence after another",
           "[learn][gru]") {
-  // Lengths that end at different steps (some batches of a step have fewer than four rows, some
-  // more), weights shared; the reference is gru_sequence_forward/_backward on each sequence in turn.
+  // Lengths that end at different steps (some steps have fewer than four sequences reading, some
+  // more), weights shared. The reference is nn.GRUCell's layer applied one step and one sequence
+  // at a time (gru_cell_forward / gru_cell_backward with one row, last step first): the old
+  // code's operations in the old code's order, at both register widths.
   attn::Rng rng(12);
   const int in = 5, hid = 6, g3 = 3 * hid;
   const std::vector<int> lens = {3, 7, 1, 7, 5, 2, 6};
   const int count = static_cast<int>(lens.size());
   const std::vector<double> wih = randn(rng, g3 * in), whh = randn(rng, g3 * hid), bih = randn(rng, g3),
                             bhh = randn(rng, g3);
-  std::vector<std::vector<double>> x(count), states(count), gates(count), hn(count), dst(count), dx(count);
-  std::vector<std::vector<double>> states1(count), gates1(count), hn1(count), dst1(count), dx1(count);
-  std::vector<GruSequence> seqs(static_cast<size_t>(count));
+  std::vector<std::vector<double>> x(count), dst0(count), dx0(count);
   for (int k = 0; k < count; ++k) {
     const int t = lens[static_cast<size_t>(k)];
     x[k] = randn(rng, t * in);
-    states[k].assign(t * hid, 0.0), gates[k].assign(t * g3, 0.0), hn[k].assign(t * hid, 0.0);
-    states1[k] = states[k], gates1[k] = gates[k], hn1[k] = hn[k];
-    dst[k] = randn(rng, t * hid), dst1[k] = dst[k];
-    dx[k] = randn(rng, t * in), dx1[k] = dx[k];  // dx accumulates onto what is there
-    GruSequence& q = seqs[static_cast<size_t>(k)];
-    q.len = t, q.x = x[k].data(), q.states = states[k].data(), q.gates = gates[k].data(), q.hn = hn[k].data();
-    q.dstates = dst[k].data(), q.dx = dx[k].data();
+    dst0[k] = randn(rng, t * hid);
+    dx0[k] = randn(rng, t * in);  // dx accumulates onto what is there
   }
-  gru_sequences_forward(seqs.data(), count, wih.data(), whh.data(), bih.data(), bhh.data(), in, hid);
-  std::vector<double> dw1 = randn(rng, g3 * in), dw2 = randn(rng, g3 * hid), db1 = randn(rng, g3), db2 = randn(rng, g3);
-  std::vector<double> dw1_1 = dw1, dw2_1 = dw2, db1_1 = db1, db2_1 = db2;
-  gru_sequences_backward(seqs.data(), count, dw1.data(), dw2.data(), db1.data(), db2.data(), wih.data(), whh.data(), in,
-                         hid);
-  for (int k = 0; k < count; ++k) {
-    const int t = lens[static_cast<size_t>(k)];
-    gru_sequence_forward(states1[k].data(), gates1[k].data(), hn1[k].data(), x[k].data(), wih.data(), whh.data(),
-                         bih.data(), bhh.data(), t, in, hid);
-    gru_sequence_backward(dx1[k].data(), dw1_1.data(), dw2_1.data(), db1_1.data(), db2_1.data(), dst1[k].data(),
-                          states1[k].data(), gates1[k].data(), hn1[k].data(), x[k].data(), wih.data(), whh.data(), t,
-                          in, hid);
-    INFO("sequence " << k << " of length " << t);
-    CHECK(attn_test::same_bits(states[k], states1[k]));
-    CHECK(attn_test::same_bits(gates[k], gates1[k]));
-    CHECK(attn_test::same_bits(hn[k], hn1[k]));
-    CHECK(attn_test::same_bits(dx[k], dx1[k]));
+  const std::vector<double> dw1_0 = randn(rng, g3 * in), dw2_0 = randn(rng, g3 * hid), db1_0 = randn(rng, g3),
+                            db2_0 = randn(rng, g3);
+  int last = 0;
+  for (int lanes : {2, 4}) {
+    ForceLanes force(lanes);
+    if (gemm_lanes() == last) continue;
+    last = gemm_lanes();
+    std::vector<std::vector<double>> states(count), gates(count), hn(count), dst = dst0, dx = dx0;
+    std::vector<std::vector<double>> states1(count), gates1(count), hn1(count), dst1 = dst0, dx1 = dx0;
+    std::vector<GruSequence> seqs(static_cast<size_t>(count));
+    for (int k = 0; k < count; ++k) {
+      const int t = lens[static_cast<size_t>(k)];
+      states[k].assign(t * hid, 0.0), gates[k].assign(t * g3, 0.0), hn[k].assign(t * hid, 0.0);
+      states1[k] = states[k], gates1[k] = gates[k], hn1[k] = hn[k];
+      GruSequence& q = seqs[static_cast<size_t>(k)];
+      q.len = t, q.x = x[k].data(), q.states = states[k].data(), q.gates = gates[k].data(), q.hn = hn[k].data();
+      q.dstates = dst[k].data(), q.dx = dx[k].data();
+    }
+    std::vector<double> dw1 = dw1_0, dw2 = dw2_0, db1 = db1_0, db2 = db2_0;
+    std::vector<double> dw1_1 = dw1_0, dw2_1 = dw2_0, db1_1 = db1_0, db2_1 = db2_0;
+    gru_sequences_forward(seqs.data(), count, wih.data(), whh.data(), bih.data(), bhh.data(), in, hid);
+    gru_sequences_backward(seqs.data(), count, dw1.data(), dw2.data(), db1.data(), db2.data(), wih.data(), whh.data(),
+                           in, hid);
+    const std::vector<double> h0(hid, 0.0);
+    for (int k = 0; k < count; ++k) {
+      const int t = lens[static_cast<size_t>(k)];
+      for (int s = 0; s < t; ++s)
+        gru_cell_forward(states1[k].data() + s * hid, gates1[k].data() + s * g3, hn1[k].data() + s * hid,
+                         x[k].data() + s * in, s == 0 ? h0.data() : states1[k].data() + (s - 1) * hid, wih.data(),
+                         whh.data(), bih.data(), bhh.data(), 1, in, hid);
+      std::vector<double> dh0(hid, 0.0);
+      for (int s = t - 1; s >= 0; --s)
+        gru_cell_backward(dx1[k].data() + s * in, s == 0 ? dh0.data() : dst1[k].data() + (s - 1) * hid, dw1_1.data(),
+                          dw2_1.data(), db1_1.data(), db2_1.data(), dst1[k].data() + s * hid, gates1[k].data() + s * g3,
+                          hn1[k].data() + s * hid, x[k].data() + s * in,
+                          s == 0 ? h0.data() : states1[k].data() + (s - 1) * hid, wih.data(), whh.data(), 1, in, hid);
+      INFO("lanes " << lanes << ", sequence " << k << " of length " << t);
+      CHECK(attn_test::same_bits(states[k], states1[k]));
+      CHECK(attn_test::same_bits(gates[k], gates1[k]));
+      CHECK(attn_test::same_bits(hn[k], hn1[k]));
+      CHECK(attn_test::same_bits(dx[k], dx1[k]));
+    }
+    INFO("lanes " << lanes);
+    CHECK(attn_test::same_bits(dw1, dw1_1));
+    CHECK(attn_test::same_bits(dw2, dw2_1));
+    CHECK(attn_test::same_bits(db1, db1_1));
+    CHECK(attn_test::same_bits(db2, db2_1));
   }
-  CHECK(attn_test::same_bits(dw1, dw1_1));
-  CHECK(attn_test::same_bits(dw2, dw2_1));
-  CHECK(attn_test::same_bits(db1, db1_1));
-  CHECK(attn_test::same_bits(db2, db2_1));
 }
 
 TEST_CASE("learn fd: additive attention over the valid source positions", "[learn][fd]") {

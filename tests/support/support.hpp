@@ -27,6 +27,7 @@
 #include <attn/tokenizer.hpp>
 #include <attn/types.hpp>
 #include <learn/checkpoint.hpp>
+#include <learn/gemm.hpp>
 #include <learn/decoder.hpp>
 #include <learn/seq2seq.hpp>
 #include <catch2/catch.hpp>
@@ -662,6 +663,15 @@ inline attn::learn::Seq2SeqConfig seq2seq_config(int src_vocab, int tgt_vocab, i
 }
 
 /// The same length and the same bits entry by entry (so −0.0 differs from 0.0).
+/// While alive, the learning layers' vector loops run `lanes` doubles per register (2 or 4; a width
+/// the CPU lacks falls back to 2), so that a test compares every build's bits.
+struct ForceLanes {
+  explicit ForceLanes(int lanes) { attn::learn::gemm_force_lanes(lanes); }
+  ~ForceLanes() { attn::learn::gemm_force_lanes(0); }
+  ForceLanes(const ForceLanes&) = delete;
+  ForceLanes& operator=(const ForceLanes&) = delete;
+};
+
 inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
