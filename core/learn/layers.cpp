@@ -535,31 +535,40 @@ void gru_sequences_backward(const GruSequence* seqs, int count, double* dw_ih, d
       std::copy_n(dh.data() + static_cast<long>(r) * hid, hid,
                   seqs[reading[static_cast<size_t>(r)]].dstates + static_cast<long>(s - 1) * hid);
   }
+  if (rows == 0) return;
+  // The rows of all sequences lie in sequence order, each last step first: one product over them
+  // adds every weight gradient's terms in the order of one call per sequence.
+  gemm_acc(dw_hh, hid, dgh_rev.data(), 1, g3, hprev_rev.data(), hid, g3, hid, static_cast<int>(rows));  // dW_hh += Σ dg_h ⊗ h_{s−1}
+  for (long r = 0; r < rows; ++r) {
+    const double* g = dgh_rev.data() + r * g3;
+    for (int o = 0; o < g3; ++o) db_hh[o] += g[o];
+  }
+  bool any_dx = false;
+  x_rev.resize(static_cast<size_t>(rows) * in);
   for (int k = 0; k < count; ++k) {
     const GruSequence& q = seqs[k];
-    const int t = q.len;
-    if (t == 0) continue;
-    const long row = at[static_cast<size_t>(k)];
-    // dW_hh += Σ dg_h ⊗ h_{s−1}, db_hh += Σ dg_h, last step first
-    gemm_acc(dw_hh, hid, dgh_rev.data() + row * g3, 1, g3, hprev_rev.data() + row * hid, hid, g3, hid, t);
-    for (int r = 0; r < t; ++r) {
-      const double* g = dgh_rev.data() + (row + r) * g3;
-      for (int o = 0; o < g3; ++o) db_hh[o] += g[o];
-    }
-    x_rev.resize(static_cast<size_t>(t) * in);
-    for (int r = 0; r < t; ++r)
-      std::copy_n(q.x + static_cast<long>(t - 1 - r) * in, in, x_rev.data() + static_cast<long>(r) * in);
-    if (q.dx) {
-      dx_rev.resize(static_cast<size_t>(t) * in);
-      for (int r = 0; r < t; ++r)
-        std::copy_n(q.dx + static_cast<long>(t - 1 - r) * in, in, dx_rev.data() + static_cast<long>(r) * in);
-    }
-    linear_backward(q.dx ? dx_rev.data() : nullptr, dw_ih, db_ih, dgi_rev.data() + row * g3, x_rev.data(), w_ih, t,
-                    in, g3);
-    if (q.dx)
-      for (int r = 0; r < t; ++r)
-        std::copy_n(dx_rev.data() + static_cast<long>(r) * in, in, q.dx + static_cast<long>(t - 1 - r) * in);
+    double* xr = x_rev.data() + at[static_cast<size_t>(k)] * in;
+    for (int r = 0; r < q.len; ++r) std::copy_n(q.x + static_cast<long>(q.len - 1 - r) * in, in, xr + static_cast<long>(r) * in);
+    any_dx = any_dx || q.dx;
   }
+  if (any_dx) {
+    dx_rev.assign(static_cast<size_t>(rows) * in, 0.0);
+    for (int k = 0; k < count; ++k) {
+      const GruSequence& q = seqs[k];
+      if (!q.dx) continue;
+      double* dr = dx_rev.data() + at[static_cast<size_t>(k)] * in;
+      for (int r = 0; r < q.len; ++r) std::copy_n(q.dx + static_cast<long>(q.len - 1 - r) * in, in, dr + static_cast<long>(r) * in);
+    }
+  }
+  linear_backward(any_dx ? dx_rev.data() : nullptr, dw_ih, db_ih, dgi_rev.data(), x_rev.data(), w_ih,
+                  static_cast<int>(rows), in, g3);
+  if (any_dx)
+    for (int k = 0; k < count; ++k) {
+      const GruSequence& q = seqs[k];
+      if (!q.dx) continue;
+      const double* dr = dx_rev.data() + at[static_cast<size_t>(k)] * in;
+      for (int r = 0; r < q.len; ++r) std::copy_n(dr + static_cast<long>(r) * in, in, q.dx + static_cast<long>(q.len - 1 - r) * in);
+    }
 }
 
 void gru_sequence_backward(double* dx, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
