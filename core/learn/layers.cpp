@@ -393,28 +393,36 @@ void gru_gate_grads(double* dgi, double* dgh, double* dh, const double* dh_out, 
 
 }  // namespace
 
-void gru_cell_forward_t(double* h_out, double* gates, double* hn, const double* x, const double* h,
-                        const double* w_ih_t, const double* w_hh_t, const double* b_ih, const double* b_hh, int n,
-                        int in, int hid) {
+namespace {
+// A GRU cell step whose two projections gi = W_ih x + b_ih and gh = W_hh h + b_hh (n rows of 3H
+// each) `project(gi, gh)` computes, then the gates.
+template <class Project>
+void gru_cell_step(double* h_out, double* gates, double* hn, const double* h, int n, int hid, Project project) {
   thread_local std::vector<double> gi, gh;
   const int g3 = 3 * hid;
   gi.resize(static_cast<size_t>(n) * g3);
   gh.resize(static_cast<size_t>(n) * g3);
-  linear_forward_t(gi.data(), x, w_ih_t, b_ih, n, in, g3);
-  linear_forward_t(gh.data(), h, w_hh_t, b_hh, n, hid, g3);
+  project(gi.data(), gh.data());
   gru_gates(h_out, gates, hn, gi.data(), gh.data(), h, n, hid);
+}
+}  // namespace
+
+void gru_cell_forward_t(double* h_out, double* gates, double* hn, const double* x, const double* h,
+                        const double* w_ih_t, const double* w_hh_t, const double* b_ih, const double* b_hh, int n,
+                        int in, int hid) {
+  gru_cell_step(h_out, gates, hn, h, n, hid, [&](double* gi, double* gh) {
+    linear_forward_t(gi, x, w_ih_t, b_ih, n, in, 3 * hid);
+    linear_forward_t(gh, h, w_hh_t, b_hh, n, hid, 3 * hid);
+  });
 }
 
 void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
                       const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
                       int in, int hid) {
-  thread_local std::vector<double> gi, gh;
-  const int g3 = 3 * hid;
-  gi.resize(static_cast<size_t>(n) * g3);
-  gh.resize(static_cast<size_t>(n) * g3);
-  linear_forward(gi.data(), x, w_ih, b_ih, n, in, g3);
-  linear_forward(gh.data(), h, w_hh, b_hh, n, hid, g3);
-  gru_gates(h_out, gates, hn, gi.data(), gh.data(), h, n, hid);
+  gru_cell_step(h_out, gates, hn, h, n, hid, [&](double* gi, double* gh) {
+    linear_forward(gi, x, w_ih, b_ih, n, in, 3 * hid);
+    linear_forward(gh, h, w_hh, b_hh, n, hid, 3 * hid);
+  });
 }
 
 void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,
@@ -429,26 +437,42 @@ void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, dou
   linear_backward(dh, dw_hh, db_hh, dgh.data(), h, w_hh, n, hid, g3);
 }
 
+namespace {
+// The sequences' steps stacked in order: at[k] = the first row of sequence k; returns the total
+// and sets the longest length.
+long stack_rows(const GruSequence* seqs, int count, std::vector<long>& at, int& longest) {
+  at.resize(static_cast<size_t>(count));
+  long rows = 0;
+  longest = 0;
+  for (int k = 0; k < count; ++k) {
+    at[static_cast<size_t>(k)] = rows;
+    rows += seqs[k].len;
+    longest = std::max(longest, seqs[k].len);
+  }
+  return rows;
+}
+// The sequences that have a step s, in order.
+void still_reading(const GruSequence* seqs, int count, int s, std::vector<int>& reading) {
+  reading.clear();
+  for (int k = 0; k < count; ++k)
+    if (seqs[k].len > s) reading.push_back(k);
+}
+}  // namespace
+
 // The input projection W_ih x_s + b_ih does not depend on the recurrence: it is one matrix
 // product over all t steps (each element the same sum, bias then k ascending, as step by step).
 void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_ih, const double* w_hh,
                            const double* b_ih, const double* b_hh, int in, int hid) {
   thread_local std::vector<double> xs, gi, whh_t, hprev, gh;
-  thread_local std::vector<long> gi_at;
+  thread_local std::vector<long> at;
   thread_local std::vector<int> reading;
   const int g3 = 3 * hid;
-  gi_at.resize(static_cast<size_t>(count));
-  long rows = 0;
   int longest = 0;
-  for (int k = 0; k < count; ++k) {
-    gi_at[static_cast<size_t>(k)] = rows * g3;
-    rows += seqs[k].len;
-    longest = std::max(longest, seqs[k].len);
-  }
+  const long rows = stack_rows(seqs, count, at, longest);
   // The input projections of every step of every sequence as one product (each row its own sums).
   xs.resize(static_cast<size_t>(rows) * in);
   for (int k = 0; k < count; ++k)
-    std::copy_n(seqs[k].x, static_cast<long>(seqs[k].len) * in, xs.data() + gi_at[static_cast<size_t>(k)] / g3 * in);
+    std::copy_n(seqs[k].x, static_cast<long>(seqs[k].len) * in, xs.data() + at[static_cast<size_t>(k)] * in);
   gi.resize(static_cast<size_t>(rows) * g3);
   if (rows > 0) linear_forward(gi.data(), xs.data(), w_ih, b_ih, static_cast<int>(rows), in, g3);
   whh_t.resize(static_cast<size_t>(hid) * g3);
@@ -456,9 +480,7 @@ void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_i
   hprev.resize(static_cast<size_t>(count) * hid);
   gh.resize(static_cast<size_t>(count) * g3);
   for (int s = 0; s < longest; ++s) {
-    reading.clear();
-    for (int k = 0; k < count; ++k)
-      if (seqs[k].len > s) reading.push_back(k);
+    still_reading(seqs, count, s, reading);
     const int m = static_cast<int>(reading.size());
     for (int r = 0; r < m; ++r) {
       double* hp = hprev.data() + static_cast<long>(r) * hid;
@@ -471,7 +493,7 @@ void gru_sequences_forward(const GruSequence* seqs, int count, const double* w_i
     for (int r = 0; r < m; ++r) {
       const GruSequence& q = seqs[reading[static_cast<size_t>(r)]];
       gru_gates(q.states + static_cast<long>(s) * hid, q.gates + static_cast<long>(s) * g3,
-                q.hn + static_cast<long>(s) * hid, gi.data() + gi_at[static_cast<size_t>(reading[static_cast<size_t>(r)])] + static_cast<long>(s) * g3,
+                q.hn + static_cast<long>(s) * hid, gi.data() + (at[static_cast<size_t>(reading[static_cast<size_t>(r)])] + s) * g3,
                 gh.data() + static_cast<long>(r) * g3, hprev.data() + static_cast<long>(r) * hid, 1, hid);
     }
   }
@@ -486,22 +508,16 @@ void gru_sequence_forward(double* states, double* gates, double* hn, const doubl
 
 // Step by step the recurrences go back from the last step, all sequences still reading together
 // (dh_{s−1} += dg_h W_hh as one product); the weight gradients wait for all steps and are one
-// product per sequence over its rows taken last step first, so every sum adds its terms in the
-// order of the step-by-step, sequence-by-sequence loop and the bits stay the same.
+// product over the rows of all sequences, in sequence order and each last step first, so every
+// sum adds its terms in the order of the step-by-step, sequence-by-sequence loop: the same bits.
 void gru_sequences_backward(const GruSequence* seqs, int count, double* dw_ih, double* dw_hh, double* db_ih,
                             double* db_hh, const double* w_ih, const double* w_hh, int in, int hid) {
   thread_local std::vector<double> dgi_rev, dgh_rev, hprev_rev, dh, dg, dh0, x_rev, dx_rev;
   thread_local std::vector<long> at;
   thread_local std::vector<int> reading;
   const int g3 = 3 * hid;
-  at.resize(static_cast<size_t>(count));
-  long rows = 0;
   int longest = 0;
-  for (int k = 0; k < count; ++k) {
-    at[static_cast<size_t>(k)] = rows;
-    rows += seqs[k].len;
-    longest = std::max(longest, seqs[k].len);
-  }
+  const long rows = stack_rows(seqs, count, at, longest);
   dgi_rev.assign(static_cast<size_t>(rows) * g3, 0.0);
   dgh_rev.assign(static_cast<size_t>(rows) * g3, 0.0);
   hprev_rev.resize(static_cast<size_t>(rows) * hid);
@@ -509,9 +525,7 @@ void gru_sequences_backward(const GruSequence* seqs, int count, double* dw_ih, d
   dg.resize(static_cast<size_t>(count) * g3);
   dh0.resize(static_cast<size_t>(hid));
   for (int s = longest - 1; s >= 0; --s) {
-    reading.clear();
-    for (int k = 0; k < count; ++k)
-      if (seqs[k].len > s) reading.push_back(k);
+    still_reading(seqs, count, s, reading);
     const int m = static_cast<int>(reading.size());
     for (int r = 0; r < m; ++r) {
       const int k = reading[static_cast<size_t>(r)];
