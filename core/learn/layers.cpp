@@ -394,15 +394,18 @@ void gru_gate_grads(double* dgi, double* dgh, double* dh, const double* dh_out, 
 }  // namespace
 
 namespace {
-// A GRU cell step whose two projections gi = W_ih x + b_ih and gh = W_hh h + b_hh (n rows of 3H
-// each) `project(gi, gh)` computes, then the gates.
-template <class Project>
-void gru_cell_step(double* h_out, double* gates, double* hn, const double* h, int n, int hid, Project project) {
+// gi = W_ih x + b_ih and gh = W_hh h + b_hh (n rows of 3H each; the weights as torch stores them,
+// or transposed by transpose_weight), then the gates.
+void gru_cell_step(double* h_out, double* gates, double* hn, const double* x, const double* h, const double* w_ih,
+                   const double* w_hh, const double* b_ih, const double* b_hh, int n, int in, int hid,
+                   bool transposed) {
   thread_local std::vector<double> gi, gh;
   const int g3 = 3 * hid;
   gi.resize(static_cast<size_t>(n) * g3);
   gh.resize(static_cast<size_t>(n) * g3);
-  project(gi.data(), gh.data());
+  const auto project = transposed ? linear_forward_t : linear_forward;  // the same sums either way
+  project(gi.data(), x, w_ih, b_ih, n, in, g3);
+  project(gh.data(), h, w_hh, b_hh, n, hid, g3);
   gru_gates(h_out, gates, hn, gi.data(), gh.data(), h, n, hid);
 }
 }  // namespace
@@ -410,19 +413,13 @@ void gru_cell_step(double* h_out, double* gates, double* hn, const double* h, in
 void gru_cell_forward_t(double* h_out, double* gates, double* hn, const double* x, const double* h,
                         const double* w_ih_t, const double* w_hh_t, const double* b_ih, const double* b_hh, int n,
                         int in, int hid) {
-  gru_cell_step(h_out, gates, hn, h, n, hid, [&](double* gi, double* gh) {
-    linear_forward_t(gi, x, w_ih_t, b_ih, n, in, 3 * hid);
-    linear_forward_t(gh, h, w_hh_t, b_hh, n, hid, 3 * hid);
-  });
+  gru_cell_step(h_out, gates, hn, x, h, w_ih_t, w_hh_t, b_ih, b_hh, n, in, hid, true);
 }
 
 void gru_cell_forward(double* h_out, double* gates, double* hn, const double* x, const double* h,
                       const double* w_ih, const double* w_hh, const double* b_ih, const double* b_hh, int n,
                       int in, int hid) {
-  gru_cell_step(h_out, gates, hn, h, n, hid, [&](double* gi, double* gh) {
-    linear_forward(gi, x, w_ih, b_ih, n, in, 3 * hid);
-    linear_forward(gh, h, w_hh, b_hh, n, hid, 3 * hid);
-  });
+  gru_cell_step(h_out, gates, hn, x, h, w_ih, w_hh, b_ih, b_hh, n, in, hid, false);
 }
 
 void gru_cell_backward(double* dx, double* dh, double* dw_ih, double* dw_hh, double* db_ih, double* db_hh,

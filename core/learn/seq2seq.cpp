@@ -107,15 +107,23 @@ void seq2seq_attend(const Seq2SeqConfig& c, const ParamLayout& layout, const dou
                    tensor_in(layout, P, "attn.v.weight"), len, c.context_dim(), c.hidden, c.attn_dim);
 }
 
+namespace {
+// The decoder cell's input rows [tgt_embed(y_{t−1}); c_t] (rows × (E + C)).
+void cell_input(const Seq2SeqConfig& c, const double* tgt_embed, int rows, const int* previous, const double* context,
+                double* cell_in) {
+  const int E = c.embed, C = c.context_dim(), I = E + C;
+  for (int b = 0; b < rows; ++b) {
+    embedding_forward(cell_in + static_cast<size_t>(b) * I, previous + b, tgt_embed, 1, E);
+    std::copy_n(context + static_cast<size_t>(b) * C, C, cell_in + static_cast<size_t>(b) * I + E);
+  }
+}
+}  // namespace
+
 void seq2seq_cell(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P, int rows, const int* previous,
                   const double* context, const double* s_prev, double* cell_in, double* gates, double* hn,
                   double* s_next) {
   const int E = c.embed, H = c.hidden, C = c.context_dim(), I = E + C;
-  const double* tgt_embed = tensor_in(layout, P, "tgt_embed.weight");
-  for (int b = 0; b < rows; ++b) {
-    embedding_forward(cell_in + static_cast<size_t>(b) * I, previous + b, tgt_embed, 1, E);
-    for (int j = 0; j < C; ++j) cell_in[static_cast<size_t>(b) * I + E + j] = context[static_cast<size_t>(b) * C + j];
-  }
+  cell_input(c, tensor_in(layout, P, "tgt_embed.weight"), rows, previous, context, cell_in);
   gru_cell_forward(s_next, gates, hn, cell_in, s_prev, tensor_in(layout, P, "decoder.weight_ih"),
                    tensor_in(layout, P, "decoder.weight_hh"), tensor_in(layout, P, "decoder.bias_ih"),
                    tensor_in(layout, P, "decoder.bias_hh"), rows, I, H);
@@ -195,11 +203,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     a.gates[t].resize(static_cast<size_t>(B) * 3 * H);
     a.hn[t].resize(static_cast<size_t>(B) * H);
     // seq2seq_cell's step with the decoder's weights transposed once for all steps (the same bits)
-    for (int b = 0; b < B; ++b) {
-      double* row = a.cell_in[t].data() + static_cast<size_t>(b) * I;
-      embedding_forward(row, tok.data() + b, tgt_embed, 1, E);
-      std::copy_n(ctx.data() + static_cast<size_t>(b) * C, C, row + E);
-    }
+    cell_input(c, tgt_embed, B, tok.data(), ctx.data(), a.cell_in[t].data());
     gru_cell_forward_t(s_next.data(), a.gates[t].data(), a.hn[t].data(), a.cell_in[t].data(), s.data(), dec_wih_t.data(),
                        dec_whh_t.data(), dec_bih, dec_bhh, B, I, H);
     s = s_next;
