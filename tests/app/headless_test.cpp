@@ -702,7 +702,14 @@ int main() {
       d.sweep(71);
       d.click("Continue");
       int guard = 0;
-      while (api_state()["learned_heads"]["running"] == true && ++guard < 2000) d.frames(1);
+      bool measured_in_slices = false;  // after step 130, still "training", interventions_progress shown
+      while (api_state()["learned_heads"]["running"] == true && ++guard < 2000) {
+        d.frames(1);
+        const Json x = api_state()["learned_heads"];
+        if (x["running"] == true && x["step"] == 130)
+          measured_in_slices = measured_in_slices || (x["status"] == "training" && x.contains("interventions_progress"));
+      }
+      expect(measured_in_slices, "past its last step the run measures its interventions in frame slices before it ends");
       lh = api_state()["learned_heads"];
       expect(lh["step"] == 130 && lh["status"] == "done", "the run finishes: " + attn::dump(lh["step"]));
       expect(lh["snapshot_steps"] == Json({0, paused_at, 100, 130}),
@@ -793,6 +800,20 @@ int main() {
       expect_accepted({{"translate", {{"continue", true}}}});
       int guard = 0;
       while (api_state()["translate"]["running"] == true && ++guard < 2000) d.frames(1);
+      tr = api_state()["translate"];
+      expect(tr["step"] == 40 && tr["status"] == "done" && tr["accuracy"]["step"] == 40, "the run ends and is scored");
+      // Trained again from step 0, watched frame by frame: the frame after the last step begins the
+      // test-set scores, and the run ends only when they are measured.
+      expect_accepted({{"translate", {{"train", true}}}});
+      guard = 0;
+      bool scored_in_slices = false;  // at step 40, still "training", scores_progress shown
+      while (api_state()["translate"]["running"] == true && ++guard < 2000) {
+        d.frames(1);
+        const Json x = api_state()["translate"];
+        if (x["running"] == true && x["step"] == 40)
+          scored_in_slices = scored_in_slices || (x["status"] == "training" && x.contains("scores_progress"));
+      }
+      expect(scored_in_slices, "past its last step the run scores the test set in frame slices before it ends");
       tr = api_state()["translate"];
       expect(tr["step"] == 40 && tr["status"] == "done" && tr["accuracy"]["step"] == 40, "the run ends and is scored");
       d.sweep(71);

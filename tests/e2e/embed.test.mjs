@@ -615,6 +615,18 @@ test('the DOM text mirror matches state() and follows it live', async () => {
   });
   const masked = await page.evaluate(() => document.querySelectorAll('#mirror td[data-masked]').length);
   assert.equal(masked, 3 * 6, 'causal: 6 masked cells per head, marked as masked');
+  // The tables' layout is skipped (off-screen, content-visibility: auto), yet Chromium's
+  // accessibility tree, what a screen reader reads, has their cells.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Accessibility.enable');
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+  const names = (role) => nodes.filter((n) => n.role && n.role.value === role).map((n) => n.name && n.name.value);
+  assert.equal(names('table').length, 3, 'three tables in the accessibility tree');
+  assert.ok(names('columnheader').filter((x) => x === 'z').length >= 3, 'their column headers: ' + names('columnheader').join(' '));
+  assert.ok(names('cell').filter((x) => x === 'masked').length >= 3 * 6, 'their masked cells');
+  // Without a forced sync the new view's tables arrive within a few frames, built between them.
+  await page.evaluate(() => window.attentionLab.set({ heads: { heads: 2 } }));
+  await page.waitForFunction(() => document.querySelectorAll('#mirror table').length === 2, null, { timeout: 10000 });
   assert.deepEqual(log.errors, []);
   await context.close();
 });

@@ -16,7 +16,7 @@
 //   frameStats()              {intervals, work}: ms between the last presented frames, and
 //                             main-thread ms spent in each of them (most recent 600)
 // Course pages (embed.js, built from web/page/embed/; docs/embed.md):
-//   view(maxCells)            what the last frame showed: {panel, title, heatmaps:[{name, row_labels,
+//   view(maxCells)            what the last frame showed: {panel, title, busy, heatmaps:[{name, row_labels,
 //                             col_labels, values, allowed, vmin, vmax, rect, cursor}], active, checks,
 //                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50
 //   linkInputs()              {panel, <panel>: {inputs}}: what a link needs to reproduce this view

@@ -51,8 +51,9 @@ struct HeatmapView {
   bool seen = false;                     ///< drawn in the last frame
 };
 
-/// Start recording a frame of `panel` (App::frame calls it before drawing).
-void begin_frame(const char* panel, const char* title);
+/// Start recording a frame of `panel` (App::frame calls it before drawing); `busy`: the panel has
+/// work under way across frames (a run training or measuring, a study), so what it shows changes.
+void begin_frame(const char* panel, const char* title, bool busy = false);
 /// Called by heatmap(): remember what was drawn (copies only when the version changed).
 void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec2 grid_min, ImVec2 grid_max);
 /// Called by heatmap() for the widget just recorded.
@@ -74,7 +75,7 @@ const std::vector<PlotTicks>& plots();
 void record_error(const ErrorInfo& error);
 
 /// Everything the last complete frame showed:
-/// {"panel","title","frame","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
+/// {"panel","title","frame","busy","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
 ///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,colormap ("sunset" for a signed map; absent: viridis),rect:[x0,y0,x1,y1],
 ///   cursor:{row,col,value,allowed}|null,hovered:{row,col,value}|null,focused}],
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),

@@ -289,6 +289,7 @@ void learned_heads_train(AppState& s) {
 
 void learned_heads_pause(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
+  if (h.trainer && h.trainer->done()) return;  // past the last step: only its measurement is left to finish
   if (!run_paused(h.run)) return;
   // The maps and scores of the step it stopped at (besides the every-100-steps ones).
   computed(h.error, [&] { add_snapshot(s); });
@@ -390,10 +391,41 @@ namespace {
 bool tick_interventions(AppState& s, double budget_seconds);
 }  // namespace
 
+namespace {
+bool begin_interventions(AppState& s, bool at_once);
+void finish_interventions(AppState& s);
+
+// The run's last part, after its last step: the interventions at that step, in slices like the
+// training before them, so that no frame carries the whole measurement. The run (status
+// "training") ends when they are measured.
+void tick_run_end(AppState& s, double budget_seconds) {
+  LearnedHeadsState& h = s.learned_heads;
+  const int step = h.trainer->step();
+  if (!h.intervention_study || h.intervention_study_step != step) {
+    if (!begin_interventions(s, false)) h.run.running = false;
+    return;
+  }
+  lh::HeadsInterventionStudy& st = *h.intervention_study;
+  if (!run_slice(h.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) {
+    h.intervention_study.reset();
+    h.run.running = false;
+  } else if (st.done()) {
+    h.run.running = false;
+    finish_interventions(s);
+    host_trained_event(s, "learned_heads", step, "trained here");
+  }
+}
+}  // namespace
+
 bool tick_learned_heads(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.run.running || !h.trainer) return tick_interventions(s, budget_seconds) || tick_extrapolation(s, budget_seconds);
   lh::HeadsTrainer& tr = *h.trainer;
+  if (tr.done()) {
+    tick_run_end(s, budget_seconds);
+    ++s.generation;
+    return true;
+  }
   const bool ok = run_slice(
       h.error, budget_seconds,
       [&] {
@@ -404,13 +436,7 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
       [&] { return tr.done(); });
   run_measure_rate(h.run, tr.step());
   rebuild_curve(h);
-  if (!ok || tr.done()) {
-    h.run.running = false;
-    if (tr.done()) {
-      run_learned_heads_interventions(s);  // once, at the end of the run
-      host_trained_event(s, "learned_heads", tr.step(), "trained here");
-    }
-  }
+  if (!ok) h.run.running = false;  // at the last step the run goes on: its interventions, from the next frame
   ++s.generation;
   return true;
 }
@@ -452,6 +478,16 @@ bool tick_interventions(AppState& s, double budget_seconds) {
 bool run_learned_heads_interventions(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.trainer || h.run.running) return false;
+  // A model the lab can train measures in a fraction of a second: at once, when asked. A bigger
+  // one (only a loaded model can be) in slices.
+  return begin_interventions(s, h.trainer->layout().total() <= attn::learn::kMaxParams);
+}
+
+namespace {
+// The interventions at the trainer's step: measured in this call when `at_once`, else begun, for
+// tick_interventions / tick_run_end to measure a slice per frame. False on an error (shown).
+bool begin_interventions(AppState& s, bool at_once) {
+  LearnedHeadsState& h = s.learned_heads;
   const lh::HeadsTrainer& tr = *h.trainer;
   if (h.intervention_study && h.intervention_study_step == tr.step()) return true;  // under way
   const bool ok = computed(h.error, [&] {
@@ -460,8 +496,7 @@ bool run_learned_heads_interventions(AppState& s) {
     h.intervention_study = std::make_shared<lh::HeadsInterventionStudy>(tr.model(), tr.layout(), tr.params(), h.heldout,
                                                                        corrupt, lh::HeadsInterventionStudy::Parts{});
     h.intervention_study_step = tr.step();
-    // A model the lab can train measures in well under a frame: at once, as it always did.
-    if (tr.layout().total() <= attn::learn::kMaxParams) h.intervention_study->advance(h.intervention_study->units_total());
+    if (at_once) h.intervention_study->advance(h.intervention_study->units_total());
   });
   ++s.generation;
   if (!ok) {
@@ -474,6 +509,7 @@ bool run_learned_heads_interventions(AppState& s) {
     h.interventions.reset();  // no figures of another step beside a study under way
   return true;
 }
+}  // namespace
 
 void select_learned_heads_snapshot(AppState& s, int index) {
   LearnedHeadsState& h = s.learned_heads;

@@ -161,9 +161,10 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
                        const RunActions& actions) {
   const float fs = ImGui::GetFontSize();
   const bool can_continue = p.exists && !r.running && !p.done && p.step > 0 && !r.from_checkpoint;
+  const bool can_pause = r.running && !p.done;  // past the last step only the run's measurement is left
   if (ImGui::Button("Train")) defer_edit(s, actions.train);
   widgets::same_line_if_fits(widgets::button_width("Pause"));
-  ImGui::BeginDisabled(!r.running);
+  ImGui::BeginDisabled(!can_pause);
   if (ImGui::Button("Pause")) defer_edit(s, actions.pause);
   ImGui::EndDisabled();
   widgets::same_line_if_fits(widgets::button_width("Continue"));
@@ -177,7 +178,8 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
   widgets::same_line_if_fits(fs * 12, fs);
   ImGui::ProgressBar(p.total > 0 ? static_cast<float>(p.step) / p.total : 0.0f,
                      ImVec2(std::max(fs * 10, widgets::width_left()), 0), overlay);
-  const char* state = r.running ? "training" : (p.done ? "done" : (p.step > 0 ? "paused" : "not started"));
+  const char* state = r.running ? (p.done ? "measuring the trained model" : "training")
+                                : (p.done ? "done" : (p.step > 0 ? "paused" : "not started"));
   txt::note((std::string(r.from_checkpoint ? "done (the shipped run)" : state) + "; " +
              (r.steps_per_second > 0 ? short_number(r.steps_per_second, 3) : std::string("-")) + " steps/s" +
              text.details)

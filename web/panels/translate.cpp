@@ -171,7 +171,9 @@ bool scores_at_once(const tl::TranslateTrainer& tr) {
   return tr.model(false).layout.total() <= attn::learn::kMaxParams && tr.model(true).layout.total() <= attn::learn::kMaxParams;
 }
 
-void refresh_scores(AppState& s) {
+// The test-set scores at the trainer's step: measured in this call when `at_once`, else begun for
+// tick_translate to measure a slice per frame.
+void refresh_scores(AppState& s, bool at_once) {
   TranslateState& t = s.translate;
   const tl::TranslateTrainer& tr = *t.trainer;
   t.scores_study.reset();
@@ -179,7 +181,7 @@ void refresh_scores(AppState& s) {
   const bool ok = computed(t.error, [&] {
     st = std::make_shared<tl::TranslateScoresStudy>(tr.model(false), tr.model(true), tr.data().test,
                                                     tr.data().config.buckets);
-    if (scores_at_once(tr)) st->advance(st->units_total());
+    if (at_once) st->advance(st->units_total());
   });
   if (!ok) return;
   if (st->done()) {
@@ -196,7 +198,7 @@ void refresh_results(AppState& s, bool scores) {
   TranslateState& t = s.translate;
   if (!t.trainer) return;
   const tl::TranslateTrainer& tr = *t.trainer;
-  if (scores) refresh_scores(s);
+  if (scores) refresh_scores(s, scores_at_once(tr));
   computed(t.error, [&] {
     TranslateAlignmentView v;
     v.step = tr.step();
@@ -423,6 +425,7 @@ void translate_train(AppState& s) {
 }
 
 void translate_pause(AppState& s) {
+  if (s.translate.trainer && s.translate.trainer->done()) return;  // past the last step: only its scores are left
   if (run_paused(s.translate.run)) refresh_results(s, true);
 }
 
@@ -486,6 +489,37 @@ static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, 
   });
 }
 
+namespace {
+// The run's last part, after its last step: the test-set scores at that step in slices like the
+// training before them (one test sentence per unit), then the typed sentence's alignment. The
+// run (status "training") ends when they are measured.
+void tick_run_end(AppState& s, double budget_seconds) {
+  TranslateState& t = s.translate;
+  const int step = t.trainer->step();
+  const auto finish = [&] {
+    t.run.running = false;
+    refresh_results(s, false);  // the alignment cites the scores just installed
+    host_trained_event(s, "translate", step, "trained here");
+  };
+  if (!t.scores_study || t.scores_study_step != step) {
+    refresh_scores(s, false);
+    if (t.scores_study) return;
+    if (t.scores && t.scores->step == step) finish();  // nothing to measure in slices
+    else t.run.running = false;                         // refused: the error is shown
+    return;
+  }
+  tl::TranslateScoresStudy& st = *t.scores_study;
+  if (!run_slice(t.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) {
+    t.scores_study.reset();
+    t.run.running = false;
+  } else if (st.done()) {
+    const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
+    install_scores(s, *keep, step);
+    finish();
+  }
+}
+}  // namespace
+
 bool tick_translate(AppState& s, double budget_seconds) {
   TranslateState& t = s.translate;
   if (t.scores_study && t.trainer && !t.run.running) {  // a big model's scores, one slice per frame
@@ -501,16 +535,15 @@ bool tick_translate(AppState& s, double budget_seconds) {
   }
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
+  if (tr.done()) {
+    tick_run_end(s, budget_seconds);
+    ++s.generation;
+    return true;
+  }
   const bool ok = run_slice(t.error, budget_seconds, [&] { return tr.advance(1) != 0; }, [&] { return tr.done(); });
   run_measure_rate(t.run, tr.step());
   rebuild_curve(t);
-  if (!ok || tr.done()) {
-    t.run.running = false;
-    if (tr.done()) {
-      refresh_results(s, true);  // once, at the end of the run
-      host_trained_event(s, "translate", tr.step(), "trained here");
-    }
-  }
+  if (!ok) t.run.running = false;  // at the last step the run goes on: its scores, from the next frame
   ++s.generation;
   return true;
 }
@@ -595,7 +628,7 @@ bool translate_install_model(AppState& s, const std::string& name, std::size_t b
   t.loaded = std::move(loaded);
   t.error.reset();
   start_over(s);       // alignment and decoding of the model as it came
-  refresh_scores(s);   // accuracy by length, agreement, most-read removal (in slices for a big model)
+  refresh_scores(s, scores_at_once(*t.trainer));  // accuracy by length, agreement, most-read removal (in slices for a big model)
   return true;
 }
 

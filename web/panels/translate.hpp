@@ -186,7 +186,8 @@ bool set_translate_input(AppState& s, const TranslateInput& in);
 /// False (error recorded, last good state kept) when there is no such pair.
 bool pick_translate_test_sentence(AppState& s, int index);
 /// One frame's slice: while running, steps of both models until `budget_seconds` are spent (at
-/// least one); at the end the scores and the alignment. True when anything changed.
+/// least one); after the last step, the test-set scores in slices of the same budget, then the
+/// alignment (the run stays "training" until they are measured). True when anything changed.
 bool tick_translate(AppState& s, double budget_seconds = 0.020);
 /// The run controls' actions: Train (a fresh run from step 0, running), Pause, Continue (where it
 /// stopped; a finished or restored run stays as it is), Reset (step 0, not running), and dropping

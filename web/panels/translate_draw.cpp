@@ -360,16 +360,18 @@ void draw_body(AppState& s, Ui& ui) {
 
   // --- accuracy by source length
   style::heading(ui.fonts, "Accuracy by source length (test set, greedy decoding)");
-  if (t.run.running) ImGui::TextDisabled("Scored when training stops (end or pause).");
-  if (t.scores_study && !t.run.running) {
+  if (t.run.running && !t.scores_study) ImGui::TextDisabled("Scored when training stops (end or pause).");
+  if (t.scores_study) {
     const tl::TranslateScoresStudy& st = *t.scores_study;
     const int done = st.units_done(), total = st.units_total();
     ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(std::max(1, total)), ImVec2(fs * 14, 0),
                        (std::to_string(done) + " / " + std::to_string(total)).c_str());
     ImGui::SameLine();
-    const std::string note = "Scoring the models at step " + std::to_string(t.scores_study_step) + " on the test set (" +
-                             st.phase() + "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about "
-                             "20 ms (at least one).";
+    const std::string note =
+        "Scoring the models at step " + std::to_string(t.scores_study_step) + " on the test set (" + st.phase() +
+        (t.run.running ? "): the run's last part, a slice per frame like the training, so that drawing goes on."
+                       : "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about "
+                         "20 ms (at least one).");
     widgets::dim_wrapped(note.c_str());
   }
   if (t.scores) {

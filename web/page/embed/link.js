@@ -195,7 +195,7 @@
       writeLink(inputs);
       post({ type: PROTOCOL + ':state', panel: inputs.panel, inputs: inputs, url: currentLink() });
     }
-    updateMirror();
+    updateMirror(force);
   }
 
   function writeLink(inputs) {

@@ -19,6 +19,7 @@
   function pumpHostEvents() {
     if (!lab || !readyPosted) return;  // ready comes first
     const events = lab.takeEvents();
+    if (events.length) dirty = true;  // a run ended, a model came: the link and the mirror follow
     if (!hostEvents) return;
     const h = Math.ceil(canvas ? canvas.getBoundingClientRect().top + window.scrollY + lab.contentHeight() : lab.contentHeight());
     if (h > 0 && Math.abs(h - lastHeight) >= 1) {

@@ -59,6 +59,7 @@
 
   function statusText(view) {
     const parts = [view.title + '.'];
+    if (view.busy) parts.push('Working (training or measuring): the tables follow when it stops.');
     const pass = view.checks.filter(function (c) { return c.pass; }).length;
     if (view.checks.length) parts.push(pass + ' of ' + view.checks.length + ' checks pass.');
     for (const e of view.errors) parts.push('Input rejected (' + e.code + '): ' + e.message);
@@ -73,30 +74,90 @@
     return parts.join(' ');
   }
 
-  function updateMirror() {
+  // A panel's tables can hold tens of thousands of cells (Learned heads: 16 maps of 32 × 32).
+  // Built and laid out at once they cost Chromium a frame of 250–500 ms while a panel trained. So
+  // the body is updated in place: a table whose content did not change stays as it is (no new
+  // layout; where it sits on screen and the hover are not its content), and changed tables are
+  // replaced a few per animation frame (MIRROR_SLICE_MS of building, at least one), each laid out
+  // on its own (index.html contains them). While the panel is busy (training, measuring) its
+  // tables wait for it to stop: the status line says so. The headings, errors, checks and the
+  // status line are written at once; a forced sync (attentionLabPage.sync) does everything.
+  const MIRROR_SLICE_MS = 4;
+  let mirrorHead = null, mirrorTablesBox = null, mirrorChecks = null;
+  const tableKeys = new WeakMap();  // a table shown → the JSON of its heatmap
+  let mirrorPending = null;         // {view, keys, next}: tables still to bring in step, or null
+
+  function updateMirror(force) {
     if (!mirror || !lab) return;
     const view = lab.view(MIRROR_CELLS);
-    const key = JSON.stringify([view.panel, view.heatmaps, view.checks, view.errors]);
-    if (key !== lastViewKey) {
+    const keys = view.heatmaps.map(tableKey);
+    const key = JSON.stringify([view.panel, view.title, view.checks, view.errors]) + '\n' + keys.join('\n');
+    if (view.busy && !force) {
+      // Tables that change every frame are no use to a reader: they wait for the run to stop.
+    } else if (key !== lastViewKey) {
       lastViewKey = key;
-      const frag = document.createDocumentFragment();
-      frag.append(el('h2', view.title));
-      if (view.errors.length) {
-        const box = el('div');
-        for (const e of view.errors) box.append(el('p', 'Input rejected (' + e.code + '): ' + e.message + '. The last good result is shown.'));
-        frag.append(box);
-      }
-      for (const h of view.heatmaps) frag.append(heatmapTable(h));
-      if (view.checks.length) {
-        frag.append(el('h3', 'Checks'));
-        const ul = el('ul', null, { 'data-checks': '' });
-        for (const c of view.checks) ul.append(el('li', checkText(c)));
-        frag.append(ul);
-      }
-      mirrorBody.replaceChildren(frag);
+      writeMirrorText(view);
+      const scheduled = mirrorPending !== null;
+      mirrorPending = { view: view, keys: keys, next: 0 };  // a newer view replaces one under way
+      if (!scheduled && !force) requestAnimationFrame(function () { mirrorTables(MIRROR_SLICE_MS); });
     }
+    if (force && mirrorPending) mirrorTables(Infinity);
     const status = statusText(view);
     if (status !== lastStatus) { lastStatus = status; mirrorStatus.textContent = status; }
+  }
+
+  // What a heatmap's table shows (heatmapTable), as text: equal keys, equal tables.
+  function tableKey(h) {
+    return JSON.stringify([h.name, h.value_name, h.row_axis, h.col_axis, h.rows, h.cols, h.truncated, h.colormap,
+                           h.vmin, h.vmax, h.row_labels, h.col_labels, h.values, h.allowed, h.row_sums, h.cursor]);
+  }
+
+  // The title, errors and checks: few nodes, written whole.
+  function writeMirrorText(view) {
+    if (!mirrorHead) {
+      mirrorHead = el('div');
+      mirrorTablesBox = el('div');
+      mirrorChecks = el('div');
+      mirrorBody.replaceChildren(mirrorHead, mirrorTablesBox, mirrorChecks);
+    }
+    const head = [el('h2', view.title)];
+    if (view.errors.length) {
+      const box = el('div');
+      for (const e of view.errors) box.append(el('p', 'Input rejected (' + e.code + '): ' + e.message + '. The last good result is shown.'));
+      head.push(box);
+    }
+    mirrorHead.replaceChildren.apply(mirrorHead, head);
+    if (view.checks.length) {
+      const ul = el('ul', null, { 'data-checks': '' });
+      for (const c of view.checks) ul.append(el('li', checkText(c)));
+      mirrorChecks.replaceChildren(el('h3', 'Checks'), ul);
+    } else {
+      mirrorChecks.replaceChildren();
+    }
+  }
+
+  // Bring the tables in step with the pending view for `budgetMs` (at least one replaced), then
+  // ask the next animation frame for the rest.
+  function mirrorTables(budgetMs) {
+    const p = mirrorPending;
+    if (!p) return;
+    const t0 = performance.now();
+    const box = mirrorTablesBox;
+    while (p.next < p.keys.length) {
+      const i = p.next++;
+      const old = box.children[i];
+      if (old && tableKeys.get(old) === p.keys[i]) continue;
+      const table = heatmapTable(p.view.heatmaps[i]);
+      tableKeys.set(table, p.keys[i]);
+      if (old) old.replaceWith(table); else box.append(table);
+      if (performance.now() - t0 >= budgetMs) break;
+    }
+    if (p.next < p.keys.length) {
+      requestAnimationFrame(function () { mirrorTables(MIRROR_SLICE_MS); });
+      return;
+    }
+    while (box.children.length > p.keys.length) box.lastElementChild.remove();
+    mirrorPending = null;
   }
 
   // Confirmations of the page tools ("Link copied"), in their own polite live region.

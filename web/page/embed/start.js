@@ -37,7 +37,7 @@
       pumpHostEvents();  // what happened before ready, after it
       dirty = false;
       lastSync = performance.now();
-      updateMirror();
+      updateMirror(true);
       return lab;
     });
   }
