@@ -9,6 +9,10 @@ import path from 'node:path';
 import { launchChromium, repoRoot, serveStatic } from '../tests/e2e/lib.mjs';
 
 export const POLL_MS = 250;
+// state() builds the JSON of every panel (4–13 ms while Learned heads trains): a bench that
+// called it every 250 ms lengthened the frames it measures. It samples every SAMPLE_MS instead
+// and learns of the end from the page's own "trained" event.
+export const SAMPLE_MS = 2000;
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 
@@ -44,43 +48,63 @@ export async function inChromium(site, fn) {
 }
 
 /**
- * Start the panel `key` training with set({key: {train: true}}) and poll `poll()` every POLL_MS
- * until `finished(s)` or `timeoutMs`; `check(s)` (may throw) sees every other poll. steps_per_second
- * is the page's own rate over its last second of training: sampled while training.
- * Returns {s: the last poll, samples, wallS}.
+ * Start the panel `key` training with set({key: {train: true}}) and wait until the page's
+ * "trained" event for `key` (embed.js dispatches it on window as an `attention-lab` CustomEvent),
+ * `finished(s)` or `timeoutMs`. Every SAMPLE_MS `poll()` (state(), which costs the page a few ms)
+ * samples the rate and `check(s)` (may throw) sees it; in between only a flag is read.
+ * steps_per_second is the page's own rate over its last second of training.
+ * wallS runs, on the page's clock, from the set() call to the event (±1 frame), or to the poll
+ * that saw `finished`. Returns {s: the last poll, samples, wallS, frames}.
  */
 export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
   // Frame times while training: the intervals between requestAnimationFrame callbacks, which the
   // page's own frame (a training slice, then drawing) delays like any other.
-  await page.evaluate(() => {
-    const rec = { times: [], last: null, on: true };
+  await page.evaluate((k) => {
+    const rec = { times: [], last: null, on: true, trainedAt: null, t0: null };
     window.__trainFrames = rec;
+    window.addEventListener('attention-lab', (e) => {
+      const d = e.detail || {};
+      if (d.type === 'attention-lab:trained' && d.panel === k && rec.trainedAt === null) rec.trainedAt = performance.now();
+    });
     const tick = (t) => {
       if (rec.last !== null) rec.times.push(t - rec.last);
       rec.last = t;
       if (rec.on) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
-  });
+  }, key);
   const t0 = performance.now();
-  const r = await page.evaluate((k) => window.attentionLab.set({ [k]: { train: true } }), key);
+  const r = await page.evaluate((k) => {
+    window.__trainFrames.t0 = performance.now();
+    return window.attentionLab.set({ [k]: { train: true } });
+  }, key);
   if (!r.ok) throw new Error(`set({${key}: {train: true}}) refused: ` + JSON.stringify(r.error));
   const samples = [];
-  let s;
+  let s, lastSample = -Infinity, endedAt = null;
   for (;;) {
-    s = await poll();
-    const t = (performance.now() - t0) / 1000;
-    if (finished(s) || performance.now() - t0 > timeoutMs) break;
-    check(s);
-    if (s.sps > 0) samples.push({ t: Number(t.toFixed(2)), step: s.step, steps_per_second: s.sps });
+    const trainedAt = await page.evaluate(() => window.__trainFrames.trainedAt);
+    const now = performance.now();
+    if (trainedAt !== null || now - lastSample >= SAMPLE_MS) {
+      lastSample = now;
+      s = await poll();
+      const t = (performance.now() - t0) / 1000;
+      if (trainedAt !== null || finished(s)) {
+        endedAt = trainedAt;
+        break;
+      }
+      if (performance.now() - t0 > timeoutMs) break;
+      check(s);
+      if (s.sps > 0) samples.push({ t: Number(t.toFixed(2)), step: s.step, steps_per_second: s.sps });
+    }
     await sleep(POLL_MS);
   }
-  const wallS = (performance.now() - t0) / 1000;
-  const times = await page.evaluate(() => {
-    window.__trainFrames.on = false;
-    return window.__trainFrames.times;
+  const rec = await page.evaluate(() => {
+    const f = window.__trainFrames;
+    f.on = false;
+    return { times: f.times, t0: f.t0, now: performance.now() };
   });
-  return { s, samples, wallS, frames: frameStats(times) };
+  const wallS = ((endedAt !== null ? endedAt : rec.now) - rec.t0) / 1000;
+  return { s, samples, wallS, frames: frameStats(rec.times) };
 }
 
 /** Frame-time figures (ms) of a list of frame intervals: count, median, 95th percentile, largest,

@@ -8,9 +8,9 @@
 //   node bench/translate_train_page.mjs [--site build/web/site] [--out build/bench-results/translate_train_page.json]
 //        [--results bench/RESULTS.md] [--timeout-min 10] [--target-s 20]
 //
-// The wall time runs from set({translate: {train: true}}) until state() says the run is done
-// (polled every 250 ms, so ±0.25 s; it includes the greedy decoding of the 300 test sentences the
-// page runs once at the end). Training runs in slices inside frames, so the figure is what a reader
+// The wall time runs, on the page's clock, from set({translate: {train: true}}) to the page's
+// "trained" event (±1 frame; it includes the greedy decoding of the 300 test sentences the run
+// scores after its last step; state() is sampled every 2 s only, as it costs the page a few ms). Training runs in slices inside frames, so the figure is what a reader
 // waits for, drawing included. --results replaces the "### Translate: time to train in the page"
 // section of that file (up to the next heading), or appends it. Needs the built page
 // (cmake --build --preset web) and scripts/setup.sh's playwright-core.
