@@ -141,9 +141,8 @@ void learned_heads_unload_model(AppState& s);
 /// One frame's slice: while running, Adam steps until `budget_seconds` are spent (at least one),
 /// snapshots at every 100th step; after the last step, the interventions at it in slices of the
 /// same budget (the run stays "training" until they are measured). True when anything changed.
-/// 20 ms: with a software-rendered frame of ~30 ms (headless Chromium) a frame stays under ~50 ms
-/// while training gets 2-3 steps per frame instead of one.
-bool tick_learned_heads(AppState& s, double budget_seconds = 0.020);
+/// The budget: kTrainSliceSeconds (trained_run.hpp says why).
+bool tick_learned_heads(AppState& s, double budget_seconds = kTrainSliceSeconds);
 /// Ablation, patching and the decoding comparison at the current step (not while running).
 bool run_learned_heads_interventions(AppState& s);
 /// Show snapshot `index` (clamped); the last one makes the scrubber follow new snapshots.

@@ -188,7 +188,7 @@ bool pick_translate_test_sentence(AppState& s, int index);
 /// One frame's slice: while running, steps of both models until `budget_seconds` are spent (at
 /// least one); after the last step, the test-set scores in slices of the same budget, then the
 /// alignment (the run stays "training" until they are measured). True when anything changed.
-bool tick_translate(AppState& s, double budget_seconds = 0.020);
+bool tick_translate(AppState& s, double budget_seconds = kTrainSliceSeconds);
 /// The run controls' actions: Train (a fresh run from step 0, running), Pause, Continue (where it
 /// stopped; a finished or restored run stays as it is), Reset (step 0, not running), and dropping
 /// a loaded model (back to the lab's own pair at step 0).

@@ -369,9 +369,9 @@ void draw_body(AppState& s, Ui& ui) {
     ImGui::SameLine();
     const std::string note =
         "Scoring the models at step " + std::to_string(t.scores_study_step) + " on the test set (" + st.phase() +
-        (t.run.running ? "): the run's last part, a slice per frame like the training, so that drawing goes on."
-                       : "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about "
-                         "20 ms (at least one).");
+        (t.run.running ? std::string("): the run's last part, a slice per frame like the training, so that drawing goes on.")
+                       : "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about " +
+                             std::to_string(static_cast<int>(kTrainSliceSeconds * 1000 + 0.5)) + " ms (at least one).");
     widgets::dim_wrapped(note.c_str());
   }
   if (t.scores) {
