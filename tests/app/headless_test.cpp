@@ -260,6 +260,18 @@ Json open_trained_panel(Driver& d, const char* panel) {
   return st;
 }
 
+// Frames, one at a time, while `panel` runs: true when some frame after its last step (`last`)
+// showed the run still "training" with `progress` (the end-of-run measurement in slices).
+bool run_end_in_slices(Driver& d, const char* panel, int last, const char* progress) {
+  bool seen = false;
+  for (int guard = 0; api_state()[panel]["running"] == true && guard < 2000; ++guard) {
+    d.frames(1);
+    const Json x = api_state()[panel];
+    if (x["running"] == true && x["step"] == last) seen = seen || (x["status"] == "training" && x.contains(progress));
+  }
+  return seen;
+}
+
 // A trained panel's run controls: `inputs` start a new run (step 0, idle), Train runs it in slices,
 // a pause holds the step; then each bad input is refused and keeps the paused run and `kept`
 // (inputs that must not change). Returns the step the run paused at.
@@ -701,15 +713,8 @@ int main() {
       expect(lh["combined"].is_object() && lh["combined"]["heads"].size() == 2, "two heads ablated together");
       d.sweep(71);
       d.click("Continue");
-      int guard = 0;
-      bool measured_in_slices = false;  // after step 130, still "training", interventions_progress shown
-      while (api_state()["learned_heads"]["running"] == true && ++guard < 2000) {
-        d.frames(1);
-        const Json x = api_state()["learned_heads"];
-        if (x["running"] == true && x["step"] == 130)
-          measured_in_slices = measured_in_slices || (x["status"] == "training" && x.contains("interventions_progress"));
-      }
-      expect(measured_in_slices, "past its last step the run measures its interventions in frame slices before it ends");
+      expect(run_end_in_slices(d, "learned_heads", 130, "interventions_progress"),
+             "past its last step the run measures its interventions in frame slices before it ends");
       lh = api_state()["learned_heads"];
       expect(lh["step"] == 130 && lh["status"] == "done", "the run finishes: " + attn::dump(lh["step"]));
       expect(lh["snapshot_steps"] == Json({0, paused_at, 100, 130}),
@@ -740,7 +745,7 @@ int main() {
       expect(api_state()["learned_heads"]["extrapolation"]["step"] == ex_at, "paused: the study's step stays");
       expect(api_set({{"learned_heads", {{"extrapolation", "go"}}}}).value("ok", true) == false, "a bad study action is refused");
       expect_accepted({{"learned_heads", {{"extrapolation", "continue"}}}});
-      guard = 0;
+      int guard = 0;
       while (api_state()["learned_heads"]["extrapolation"]["status"] != "done" && ++guard < 5000) d.frames(1);
       ex = api_state()["learned_heads"]["extrapolation"];
       expect(ex["signals"].size() == 3 && ex["signals"][0]["test_length"] == 32 && ex["signals"][2]["test_length"] == 48,
@@ -805,15 +810,8 @@ int main() {
       // Trained again from step 0, watched frame by frame: the frame after the last step begins the
       // test-set scores, and the run ends only when they are measured.
       expect_accepted({{"translate", {{"train", true}}}});
-      guard = 0;
-      bool scored_in_slices = false;  // at step 40, still "training", scores_progress shown
-      while (api_state()["translate"]["running"] == true && ++guard < 2000) {
-        d.frames(1);
-        const Json x = api_state()["translate"];
-        if (x["running"] == true && x["step"] == 40)
-          scored_in_slices = scored_in_slices || (x["status"] == "training" && x.contains("scores_progress"));
-      }
-      expect(scored_in_slices, "past its last step the run scores the test set in frame slices before it ends");
+      expect(run_end_in_slices(d, "translate", 40, "scores_progress"),
+             "past its last step the run scores the test set in frame slices before it ends");
       tr = api_state()["translate"];
       expect(tr["step"] == 40 && tr["status"] == "done" && tr["accuracy"]["step"] == 40, "the run ends and is scored");
       d.sweep(71);

@@ -405,11 +405,9 @@ void tick_run_end(AppState& s, double budget_seconds) {
     if (!begin_interventions(s, false)) h.run.running = false;
     return;
   }
-  lh::HeadsInterventionStudy& st = *h.intervention_study;
-  if (!run_slice(h.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) {
-    h.intervention_study.reset();
+  if (!run_study_slice(h.error, budget_seconds, h.intervention_study)) {
     h.run.running = false;
-  } else if (st.done()) {
+  } else if (h.intervention_study->done()) {
     h.run.running = false;
     finish_interventions(s);
     host_trained_event(s, "learned_heads", step, "trained here");
@@ -465,10 +463,7 @@ void finish_interventions(AppState& s) {
 bool tick_interventions(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.intervention_study) return false;
-  lh::HeadsInterventionStudy& st = *h.intervention_study;
-  if (!run_slice(h.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); }))
-    h.intervention_study.reset();
-  else if (st.done())
+  if (run_study_slice(h.error, budget_seconds, h.intervention_study) && h.intervention_study->done())
     finish_interventions(s);
   ++s.generation;
   return true;

@@ -145,6 +145,16 @@ bool run_slice(std::optional<ErrorInfo>& error, double budget_seconds, Step&& st
   return false;
 }
 
+/// One frame's slice of the study `study` points to (advance(1) per unit, done()): false, the
+/// study dropped and the error recorded, when a unit threw.
+template <typename Study>
+bool run_study_slice(std::optional<ErrorInfo>& error, double budget_seconds, std::shared_ptr<Study>& study) {
+  Study& st = *study;
+  if (run_slice(error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) return true;
+  study.reset();
+  return false;
+}
+
 /// Like guarded(), but a success leaves an earlier input error on show: slices, snapshots and
 /// evaluations must not clear the message of a refused input.
 template <typename F>

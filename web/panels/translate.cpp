@@ -508,11 +508,9 @@ void tick_run_end(AppState& s, double budget_seconds) {
     else t.run.running = false;                         // refused: the error is shown
     return;
   }
-  tl::TranslateScoresStudy& st = *t.scores_study;
-  if (!run_slice(t.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) {
-    t.scores_study.reset();
+  if (!run_study_slice(t.error, budget_seconds, t.scores_study)) {
     t.run.running = false;
-  } else if (st.done()) {
+  } else if (t.scores_study->done()) {
     const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
     install_scores(s, *keep, step);
     finish();
@@ -523,10 +521,7 @@ void tick_run_end(AppState& s, double budget_seconds) {
 bool tick_translate(AppState& s, double budget_seconds) {
   TranslateState& t = s.translate;
   if (t.scores_study && t.trainer && !t.run.running) {  // a big model's scores, one slice per frame
-    tl::TranslateScoresStudy& st = *t.scores_study;
-    if (!run_slice(t.error, budget_seconds, [&] { return st.advance(1) != 0; }, [&] { return st.done(); })) {
-      t.scores_study.reset();
-    } else if (st.done()) {
+    if (run_study_slice(t.error, budget_seconds, t.scores_study) && t.scores_study->done()) {
       const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
       install_scores(s, *keep, t.scores_study_step);
     }
