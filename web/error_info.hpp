@@ -7,6 +7,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace app {
 
@@ -19,12 +20,13 @@ struct ErrorInfo {
 inline ErrorInfo to_info(const attn::Error& e) { return ErrorInfo{e.code_name(), e.what()}; }
 
 /// Runs `compute`; on attn::Error stores it in `error` and returns false (the caller keeps its
-/// last good result). Anything else escaping the core is a bug, but the page must not die of it.
+/// last good result). A success leaves `error` as it was: slices, snapshots and evaluations must
+/// not clear the message of a refused input. Anything else escaping the core is a bug, but the
+/// page must not die of it.
 template <typename F>
-bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
+bool computed(std::optional<ErrorInfo>& error, F&& compute) {
   try {
     compute();
-    error.reset();
     return true;
   } catch (const attn::Error& e) {
     error = to_info(e);
@@ -34,6 +36,14 @@ bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
     error = ErrorInfo{"internal", e.what()};
   }
   return false;
+}
+
+/// Like computed(), but a success clears `error`: for the input whose refusal it shows.
+template <typename F>
+bool guarded(std::optional<ErrorInfo>& error, F&& compute) {
+  if (!computed(error, std::forward<F>(compute))) return false;
+  error.reset();
+  return true;
 }
 
 }  // namespace app

@@ -395,23 +395,16 @@ namespace {
 bool begin_interventions(AppState& s, bool at_once);
 void finish_interventions(AppState& s);
 
-// The run's last part, after its last step: the interventions at that step, in slices like the
-// training before them, so that no frame carries the whole measurement. The run (status
-// "training") ends when they are measured.
+// The run's last part, after its last step: the interventions at that step (run_end_slice).
 void tick_run_end(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   const int step = h.trainer->step();
-  if (!h.intervention_study || h.intervention_study_step != step) {
-    if (!begin_interventions(s, false)) h.run.running = false;
-    return;
-  }
-  if (!run_study_slice(h.error, budget_seconds, h.intervention_study)) {
-    h.run.running = false;
-  } else if (h.intervention_study->done()) {
-    h.run.running = false;
-    finish_interventions(s);
-    host_trained_event(s, "learned_heads", step, "trained here");
-  }
+  run_end_slice(h.error, h.run, h.intervention_study, h.intervention_study_step, step, budget_seconds,
+                [&] { return begin_interventions(s, false); },
+                [&] {
+                  finish_interventions(s);
+                  host_trained_event(s, "learned_heads", step, "trained here");
+                });
 }
 }  // namespace
 
@@ -419,22 +412,12 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.run.running || !h.trainer) return tick_interventions(s, budget_seconds) || tick_extrapolation(s, budget_seconds);
   lh::HeadsTrainer& tr = *h.trainer;
-  if (tr.done()) {
-    tick_run_end(s, budget_seconds);
-    ++s.generation;
+  const auto step_once = [&] {
+    if (tr.advance(1) == 0) return false;
+    if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
     return true;
-  }
-  const bool ok = run_slice(
-      h.error, budget_seconds,
-      [&] {
-        if (tr.advance(1) == 0) return false;
-        if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
-        return true;
-      },
-      [&] { return tr.done(); });
-  run_measure_rate(h.run, tr.step());
-  rebuild_curve(h);
-  if (!ok) h.run.running = false;  // at the last step the run goes on: its interventions, from the next frame
+  };
+  if (run_tick(h.error, h.run, tr, budget_seconds, step_once, [&] { tick_run_end(s, budget_seconds); })) rebuild_curve(h);
   ++s.generation;
   return true;
 }

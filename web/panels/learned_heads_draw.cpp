@@ -412,17 +412,13 @@ void draw_body(AppState& s, Ui& ui) {
     }
     if (h.intervention_study) {
       const lh::HeadsInterventionStudy& st = *h.intervention_study;
-      const int done = st.units_done(), total = st.units_total();
-      ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(std::max(1, total)), ImVec2(fs * 14, 0),
-                         (std::to_string(done) + " / " + std::to_string(total)).c_str());
-      ImGui::SameLine();
-      const std::string note =
+      draw_study_progress(
+          st.units_done(), st.units_total(),
           h.run.running ? "Measuring the trained model at step " + std::to_string(h.intervention_study_step) + " (" +
                               st.phase() + "), a slice per frame like the training, so that drawing goes on."
                         : "Measuring the model at step " + std::to_string(h.intervention_study_step) + " in slices (" +
                               st.phase() +
-                              "): it is too big for one frame, so each frame runs one pass over the 32 held-out sequences.";
-      widgets::dim_wrapped(note.c_str());
+                              "): it is too big for one frame, so each frame runs one pass over the 32 held-out sequences.");
     }
     if (h.interventions) {
       ImGui::SameLine();

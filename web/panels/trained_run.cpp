@@ -189,6 +189,13 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
     if (!n.empty()) txt::note(n.c_str());
 }
 
+void draw_study_progress(int done, int total, const std::string& note) {
+  ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(std::max(1, total)), ImVec2(ImGui::GetFontSize() * 14, 0),
+                     (std::to_string(done) + " / " + std::to_string(total)).c_str());
+  ImGui::SameLine();
+  widgets::dim_wrapped(note.c_str());
+}
+
 std::string opened_from_checkpoint_note(const TrainedRun& r, const std::string& what, int step, const std::string& tail) {
   if (!r.from_checkpoint) return "";
   const std::string hash = r.checkpoint.params_fnv1a ? "; parameters' FNV-1a " + *r.checkpoint.params_fnv1a : "";

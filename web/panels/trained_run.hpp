@@ -134,15 +134,11 @@ void run_start_over(TrainedRun& r);
 template <typename Step, typename Done>
 bool run_slice(std::optional<ErrorInfo>& error, double budget_seconds, Step&& step_once, Done&& done) {
   const double t0 = run_clock();
-  std::optional<ErrorInfo> e;
-  if (guarded(e, [&] {
-        do {
-          if (!step_once()) break;
-        } while (!done() && run_clock() - t0 < budget_seconds);
-      }))
-    return true;
-  error = e;
-  return false;
+  return computed(error, [&] {
+    do {
+      if (!step_once()) break;
+    } while (!done() && run_clock() - t0 < budget_seconds);
+  });
 }
 
 /// One frame's slice of the study `study` points to (advance(1) per unit, done()): false, the
@@ -155,14 +151,36 @@ bool run_study_slice(std::optional<ErrorInfo>& error, double budget_seconds, std
   return false;
 }
 
-/// Like guarded(), but a success leaves an earlier input error on show: slices, snapshots and
-/// evaluations must not clear the message of a refused input.
-template <typename F>
-bool computed(std::optional<ErrorInfo>& error, F&& compute) {
-  std::optional<ErrorInfo> e;
-  if (guarded(e, std::forward<F>(compute))) return true;
-  error = e;
-  return false;
+/// One frame of a running panel's run, after its last step `step`: its end-of-run measurement at
+/// that step (`study`, begun at `study_step`) in slices of `budget_seconds`, like the training
+/// before it, so that no frame carries it whole. `begin()` starts it (false on an error, shown);
+/// `finish()` installs its figures once all are in. The run stops when they are in, or on an error.
+template <typename Study, typename Begin, typename Finish>
+void run_end_slice(std::optional<ErrorInfo>& error, TrainedRun& r, std::shared_ptr<Study>& study, int study_step, int step,
+                   double budget_seconds, Begin&& begin, Finish&& finish) {
+  if (!study || study_step != step) {
+    if (!begin()) r.running = false;
+  } else if (!run_study_slice(error, budget_seconds, study)) {
+    r.running = false;
+  } else if (study->done()) {
+    r.running = false;
+    finish();
+  }
+}
+
+/// One frame of a running panel's run: while steps remain, a training slice (`step_once`, see
+/// run_slice) and the rate; a step that threw stops the run. Past the last step, `run_end()`
+/// (run_end_slice). True when this frame trained.
+template <typename Trainer, typename Step, typename End>
+bool run_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, double budget_seconds, Step&& step_once,
+              End&& run_end) {
+  if (tr.done()) {
+    run_end();
+    return false;
+  }
+  if (!run_slice(error, budget_seconds, step_once, [&] { return tr.done(); })) r.running = false;
+  run_measure_rate(r, tr.step());
+  return true;
 }
 
 /// True when the panel is on screen, its checkpoint was never asked for, and its run is the
@@ -266,6 +284,8 @@ struct RunActions {
 /// (checkpoint_note) and a loaded model (loaded_model_note), each only when it has something to say.
 void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, const RunControlsText& text,
                        const RunActions& actions);
+/// A study measured in slices: its progress bar ("units done / total") with `note` beside it.
+void draw_study_progress(int done, int total, const std::string& note);
 /// "Opened trained: WHAT after N steps, from the shipped checkpoint (K kB, fetched when this panel
 /// opened[; parameters' FNV-1a H]). TAIL" — empty unless the model came from the checkpoint.
 std::string opened_from_checkpoint_note(const TrainedRun& r, const std::string& what, int step, const std::string& tail);

@@ -490,31 +490,27 @@ static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, 
 }
 
 namespace {
-// The run's last part, after its last step: the test-set scores at that step in slices like the
-// training before them (one test sentence per unit), then the typed sentence's alignment. The
-// run (status "training") ends when they are measured.
+// The run's last part, after its last step: the test-set scores at that step, one test sentence
+// per unit (run_end_slice), then the typed sentence's alignment, which cites them.
 void tick_run_end(AppState& s, double budget_seconds) {
   TranslateState& t = s.translate;
   const int step = t.trainer->step();
   const auto finish = [&] {
     t.run.running = false;
-    refresh_results(s, false);  // the alignment cites the scores just installed
+    refresh_results(s, false);
     host_trained_event(s, "translate", step, "trained here");
   };
-  if (!t.scores_study || t.scores_study_step != step) {
-    refresh_scores(s, false);
-    if (t.scores_study) return;
-    if (t.scores && t.scores->step == step) finish();  // nothing to measure in slices
-    else t.run.running = false;                         // refused: the error is shown
-    return;
-  }
-  if (!run_study_slice(t.error, budget_seconds, t.scores_study)) {
-    t.run.running = false;
-  } else if (t.scores_study->done()) {
-    const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
-    install_scores(s, *keep, step);
-    finish();
-  }
+  run_end_slice(t.error, t.run, t.scores_study, t.scores_study_step, step, budget_seconds,
+                [&] {
+                  refresh_scores(s, false);
+                  if (!t.scores_study && t.scores && t.scores->step == step) finish();  // nothing left to slice
+                  return t.scores_study != nullptr;
+                },
+                [&] {
+                  const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
+                  install_scores(s, *keep, step);
+                  finish();
+                });
 }
 }  // namespace
 
@@ -530,15 +526,9 @@ bool tick_translate(AppState& s, double budget_seconds) {
   }
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
-  if (tr.done()) {
-    tick_run_end(s, budget_seconds);
-    ++s.generation;
-    return true;
-  }
-  const bool ok = run_slice(t.error, budget_seconds, [&] { return tr.advance(1) != 0; }, [&] { return tr.done(); });
-  run_measure_rate(t.run, tr.step());
-  rebuild_curve(t);
-  if (!ok) t.run.running = false;  // at the last step the run goes on: its scores, from the next frame
+  if (run_tick(t.error, t.run, tr, budget_seconds, [&] { return tr.advance(1) != 0; },
+               [&] { tick_run_end(s, budget_seconds); }))
+    rebuild_curve(t);
   ++s.generation;
   return true;
 }

@@ -40,7 +40,6 @@ void draw_beam_controls(AppState& s, const char* width_label) {
 void draw_decoding(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
   const TranslateAlignmentView& v = *t.alignment;
-  const float fs = ImGui::GetFontSize();
   style::heading(ui.fonts, "Decoding the sentence");
   const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
   const txt::TwoColumns dc = txt::two_columns(0.5f);
@@ -363,16 +362,12 @@ void draw_body(AppState& s, Ui& ui) {
   if (t.run.running && !t.scores_study) ImGui::TextDisabled("Scored when training stops (end or pause).");
   if (t.scores_study) {
     const tl::TranslateScoresStudy& st = *t.scores_study;
-    const int done = st.units_done(), total = st.units_total();
-    ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(std::max(1, total)), ImVec2(fs * 14, 0),
-                       (std::to_string(done) + " / " + std::to_string(total)).c_str());
-    ImGui::SameLine();
-    const std::string note =
+    draw_study_progress(
+        st.units_done(), st.units_total(),
         "Scoring the models at step " + std::to_string(t.scores_study_step) + " on the test set (" + st.phase() +
-        (t.run.running ? std::string("): the run's last part, a slice per frame like the training, so that drawing goes on.")
-                       : "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about " +
-                             std::to_string(static_cast<int>(kTrainSliceSeconds * 1000 + 0.5)) + " ms (at least one).");
-    widgets::dim_wrapped(note.c_str());
+            (t.run.running ? std::string("): the run's last part, a slice per frame like the training, so that drawing goes on.")
+                           : "): the loaded model is too big for one frame, so each frame scores the sentences that fit in about " +
+                                 std::to_string(static_cast<int>(kTrainSliceSeconds * 1000 + 0.5)) + " ms (at least one)."));
   }
   if (t.scores) {
     const TranslateScores& sc = *t.scores;
