@@ -48,7 +48,7 @@ const result = await inChromium(site, async (browser, server) => {
   }
   if (start.status === 'training') throw new Error('the panel is training before set({train: true})');
 
-  const { s, samples, wallS, frames } = await timeTraining(page, 'learned_heads', {
+  const { s, samples, wallS, endedBy, frames } = await timeTraining(page, 'learned_heads', {
     poll, finished: (x) => x.status === 'done' || x.status !== 'training', timeoutMs,
   });
   const timedOut = s.status !== 'done' && wallS * 1000 > timeoutMs;
@@ -70,6 +70,7 @@ const result = await inChromium(site, async (browser, server) => {
     step: h.step,
     total: h.total,
     wall_s: Number(wallS.toFixed(2)),
+    ended_by: endedBy,
     steps_per_second_mean: Number(mean(samples.map((x) => x.steps_per_second)).toFixed(2)),
     steps_per_second_overall: Number((h.step / wallS).toFixed(2)),
     frames_per_second: Number(((s.frames - start.frames) / wallS).toFixed(1)),

@@ -53,8 +53,10 @@ export async function inChromium(site, fn) {
  * `finished(s)` or `timeoutMs`. Every SAMPLE_MS `poll()` (state(), which costs the page a few ms)
  * samples the rate and `check(s)` (may throw) sees it; in between only a flag is read.
  * steps_per_second is the page's own rate over its last second of training.
- * wallS runs, on the page's clock, from the set() call to the event (±1 frame), or to the poll
- * that saw `finished`. Returns {s: the last poll, samples, wallS, frames}.
+ * wallS runs, on the page's clock, from the set() call to the event (±1 frame). Without it
+ * (events turned off), to the first POLL_MS check that found the run over: view(-1).busy (the
+ * view's outline, cheap) false after it was true; endedBy says which. Returns {s: the last poll,
+ * samples, wallS, endedBy ("event", "not busy", "poll" or "timeout"), frames}.
  */
 export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
   // Frame times while training: the intervals between requestAnimationFrame callbacks, which the
@@ -64,7 +66,9 @@ export async function timeTraining(page, key, { poll, finished, check = () => {}
     window.__trainFrames = rec;
     window.addEventListener('attention-lab', (e) => {
       const d = e.detail || {};
-      if (d.type === 'attention-lab:trained' && d.panel === k && rec.trainedAt === null) rec.trainedAt = performance.now();
+      // This run's end: the checkpoint installed before it posts "trained" too, with source "checkpoint".
+      if (d.type === 'attention-lab:trained' && d.panel === k && d.source === 'trained here' && rec.trainedAt === null)
+        rec.trainedAt = performance.now();
     });
     const tick = (t) => {
       if (rec.last !== null) rec.times.push(t - rec.last);
@@ -80,16 +84,20 @@ export async function timeTraining(page, key, { poll, finished, check = () => {}
   }, key);
   if (!r.ok) throw new Error(`set({${key}: {train: true}}) refused: ` + JSON.stringify(r.error));
   const samples = [];
-  let s, lastSample = -Infinity, endedAt = null;
+  let s, lastSample = -Infinity, endedAt = null, endedBy = 'timeout', seenBusy = false;
   for (;;) {
-    const trainedAt = await page.evaluate(() => window.__trainFrames.trainedAt);
+    const p = await page.evaluate(() => ({ trainedAt: window.__trainFrames.trainedAt, busy: window.attentionLab.view(-1).busy,
+                                           now: performance.now() }));
+    seenBusy = seenBusy || p.busy;
+    const over = p.trainedAt !== null || (seenBusy && !p.busy);
     const now = performance.now();
-    if (trainedAt !== null || now - lastSample >= SAMPLE_MS) {
+    if (over || now - lastSample >= SAMPLE_MS) {
       lastSample = now;
       s = await poll();
       const t = (performance.now() - t0) / 1000;
-      if (trainedAt !== null || finished(s)) {
-        endedAt = trainedAt;
+      if (over || finished(s)) {
+        endedAt = p.trainedAt !== null ? p.trainedAt : over ? p.now : null;
+        endedBy = p.trainedAt !== null ? 'event' : over ? 'not busy' : 'poll';
         break;
       }
       if (performance.now() - t0 > timeoutMs) break;
@@ -104,7 +112,7 @@ export async function timeTraining(page, key, { poll, finished, check = () => {}
     return { times: f.times, t0: f.t0, now: performance.now() };
   });
   const wallS = ((endedAt !== null ? endedAt : rec.now) - rec.t0) / 1000;
-  return { s, samples, wallS, frames: frameStats(rec.times) };
+  return { s, samples, wallS, endedBy, frames: frameStats(rec.times) };
 }
 
 /** Frame-time figures (ms) of a list of frame intervals: count, median, 95th percentile, largest,

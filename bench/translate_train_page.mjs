@@ -42,7 +42,7 @@ const result = await inChromium(site, async (browser, server) => {
     if (performance.now() - settle0 > 30000) break;
     await sleep(POLL_MS);
   }
-  const { s, samples, wallS, frames } = await timeTraining(page, 'translate', {
+  const { s, samples, wallS, endedBy, frames } = await timeTraining(page, 'translate', {
     poll: () => page.evaluate(() => {
       const h = window.attentionLab.state().translate;
       return { step: h.step, total: h.total, running: h.running, sps: h.steps_per_second, frames: window.attentionLab.frames(), error: h.error };
@@ -69,6 +69,7 @@ const result = await inChromium(site, async (browser, server) => {
     step: h.step,
     total: h.total,
     wall_s: Number(wallS.toFixed(2)),
+    ended_by: endedBy,
     steps_per_second_overall: Number((h.step / wallS).toFixed(2)),
     frames,
     samples,
