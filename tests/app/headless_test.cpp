@@ -29,6 +29,7 @@
 #include "widgets/plots.hpp"
 #include "widgets/slider.hpp"
 #include "panels/registry.hpp"
+#include "panels/trained_run.hpp"
 #include "widgets/ui_style.hpp"
 #include "throwaway_panel.hpp"
 #include "imgui.h"
@@ -310,6 +311,59 @@ void expect_checks_pass(const char* panel) {
 }
 
 }  // namespace
+
+// A study of `total` units, one per advance(1); the unit `throws_at` (-1: none) throws.
+struct FakeStudy {
+  int total = 3, done_units = 0, throws_at = -1;
+  int advance(int n) {
+    int k = 0;
+    for (; k < n && done_units < total; ++k) {
+      if (done_units == throws_at) throw attn::Error(attn::ErrorCode::invalid_field, "unit " + std::to_string(done_units));
+      ++done_units;
+    }
+    return k;
+  }
+  bool done() const { return done_units == total; }
+};
+
+// run_end_slice, frame by frame past a run's last step: the run stops when the study is measured,
+// when nothing was left to slice, or when a unit throws, and its end (ended: the run's event)
+// follows in every case; install only when all units are in.
+void check_run_end_slice() {
+  struct Outcome {
+    int frames = 0, begun = 0, installed = 0, ended = 0;
+    std::optional<app::ErrorInfo> error;
+  };
+  auto run = [](int throws_at, bool slices) {
+    Outcome o;
+    app::TrainedRun r;
+    r.running = true;
+    std::shared_ptr<FakeStudy> study;
+    int study_step = -1;
+    for (; r.running && o.frames < 20; ++o.frames)
+      app::run_end_slice(
+          o.error, r, study, study_step, 7, 1e9,
+          [&] {
+            ++o.begun;
+            if (!slices) return false;  // measured at once
+            study = std::make_shared<FakeStudy>();
+            study->throws_at = throws_at;
+            study_step = 7;
+            return true;
+          },
+          [&] { ++o.installed; }, [&] { ++o.ended; });
+    expect(!r.running, "run_end_slice stops the run");
+    return o;
+  };
+  Outcome ok = run(-1, true);  // one frame begins, the next measures all 3 units (a budget of 1e9 s)
+  expect(ok.frames == 2 && ok.begun == 1 && ok.installed == 1 && ok.ended == 1 && !ok.error,
+         "a measured run end: begun once, installed once, then its end");
+  Outcome at_once = run(-1, false);
+  expect(at_once.frames == 1 && at_once.installed == 0 && at_once.ended == 1, "nothing to slice: the run ends at once");
+  Outcome failed = run(1, true);
+  expect(failed.installed == 0 && failed.ended == 1 && failed.error && failed.error->message == "unit 1",
+         "a unit that throws: no figures, the error kept, and the run still ends (its event)");
+}
 
 int main() {
   try {
@@ -685,6 +739,7 @@ int main() {
 
     // --- the Learned heads panel: training in per-frame slices, snapshots, interventions, refusals
     g_step = "learned heads";
+    check_run_end_slice();
     {
       Json ck = open_trained_panel(d, "learned_heads");
       expect(ck["step"] == 1800 && ck["status"] == "done", "the checkpoint is the finished run");

@@ -615,8 +615,8 @@ test('the DOM text mirror matches state() and follows it live', async () => {
   });
   const masked = await page.evaluate(() => document.querySelectorAll('#mirror td[data-masked]').length);
   assert.equal(masked, 3 * 6, 'causal: 6 masked cells per head, marked as masked');
-  // The tables' layout is skipped (off-screen, content-visibility: auto), yet Chromium's
-  // accessibility tree, what a screen reader reads, has their cells.
+  // Each table is laid out on its own (contain: strict, 1 px), yet Chromium's accessibility
+  // tree, what a screen reader reads, has their cells.
   const cdp = await context.newCDPSession(page);
   await cdp.send('Accessibility.enable');
   const { nodes } = await cdp.send('Accessibility.getFullAXTree');
@@ -627,6 +627,50 @@ test('the DOM text mirror matches state() and follows it live', async () => {
   // Without a forced sync the new view's tables arrive within a few frames, built between them.
   await page.evaluate(() => window.attentionLab.set({ heads: { heads: 2 } }));
   await page.waitForFunction(() => document.querySelectorAll('#mirror table').length === 2, null, { timeout: 10000 });
+  assert.deepEqual(log.errors, []);
+  await context.close();
+});
+
+test('the text mirror waits while a run trains, keeps its heading in step, and follows the run\'s end with no event', async () => {
+  const { context, page, log } = await openLabPage('?panel=learned_heads&learned_heads.steps=1000');
+  const heading = () => page.evaluate(() => document.querySelector('#mirror h2').textContent);
+  await page.evaluate(() => window.attentionLabPage.sync());
+  const tablesBefore = await page.evaluate(() => document.querySelectorAll('#mirror table').length);
+  // The run's trained event is swallowed: the mirror must see the end by itself.
+  await page.evaluate(() => {
+    window.attentionLab.takeEvents = () => [];
+    window.attentionLab.set({ learned_heads: { train: true } });
+  });
+  await page.waitForFunction(() => /Working \(training or measuring\)/.test(document.getElementById('mirror-status').textContent), null,
+                            { timeout: 10000 });
+  const outline = await page.evaluate(() => window.attentionLab.view(-1));
+  assert.equal(outline.busy, true, 'view().busy while the run trains');
+  assert.deepEqual(outline.heatmaps, [], 'the outline carries no heatmaps');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#mirror table').length), tablesBefore, 'the tables wait');
+  // Another panel and back while it trains: the heading follows the panel shown.
+  await page.evaluate(() => window.attentionLab.showPanel('alignment'));
+  await page.waitForFunction(() => /Alignment/.test(document.querySelector('#mirror h2').textContent), null, { timeout: 10000 });
+  await page.evaluate(() => window.attentionLab.showPanel('learned_heads'));
+  await page.waitForFunction(() => /Learned heads/.test(document.querySelector('#mirror h2').textContent), null, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => window.attentionLab.view(-1).busy), true, 'still training');
+  await page.waitForFunction(() => /Working/.test(document.getElementById('mirror-status').textContent), null, { timeout: 5000 });
+  assert.match(await heading(), /Learned heads/);
+  // The run ends (no event, no input): within a few syncs the status and the tables follow it.
+  await page.waitForFunction(() => window.attentionLab.view(-1).busy === false, null, { timeout: 90000, polling: 250 });
+  assert.equal((await state(page)).learned_heads.status, 'done');
+  await page.waitForFunction(() => {
+    if (/Working/.test(document.getElementById('mirror-status').textContent)) return false;
+    const v = window.attentionLab.view(2500);
+    const tables = [...document.querySelectorAll('#mirror table')];
+    return tables.length === v.heatmaps.length && v.heatmaps.every((h, k) => tables[k].dataset.heatmap === h.name &&
+      [...tables[k].tBodies[0].rows[0].cells].slice(1, 1 + h.values[0].length).every((c, j) => c.dataset.value === String(h.values[0][j])));
+  }, null, { timeout: 10000, polling: 200 });
+  // A study that only adds its figures at the end does not freeze the tables.
+  await page.evaluate(() => window.attentionLab.set({ learned_heads: { extrapolation: 'start' } }));
+  await frames(page, 3);
+  const during = await page.evaluate(() => ({ study: window.attentionLab.state().learned_heads.extrapolation, busy: window.attentionLab.view(-1).busy }));
+  assert.equal(during.study.status, 'training', JSON.stringify(during.study && during.study.status));
+  assert.equal(during.busy, false, 'the extrapolation study is not a run: the mirror follows edits during it');
   assert.deepEqual(log.errors, []);
   await context.close();
 });

@@ -18,7 +18,8 @@
 // Course pages (embed.js, built from web/page/embed/; docs/embed.md):
 //   view(maxCells)            what the last frame showed: {panel, title, busy, heatmaps:[{name, row_labels,
 //                             col_labels, values, allowed, vmin, vmax, rect, cursor}], active, checks,
-//                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50
+//                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50;
+//                             maxCells < 0: no heatmaps (the outline); busy: a run is training
 //   linkInputs()              {panel, <panel>: {inputs}}: what a link needs to reproduce this view
 //   setEmbed(on)              the panel alone, without navigation (index.html?embed=1)
 //   inputState()              keys/modifiers/mouse as ImGui sees them (focus and touch tests);

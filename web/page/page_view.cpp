@@ -159,6 +159,7 @@ attn::Json view_json(long max_cells) {
   Json maps = Json::array();
   std::string active;
   for (ImGuiID id : r.order) {
+    if (max_cells < 0) break;  // the outline
     const HeatmapView& h = r.heatmaps[id];
     if (id == r.hovered) active = h.name;
     // Large matrices: the top-left 50×50 corner when a cell budget is given.

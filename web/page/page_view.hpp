@@ -51,8 +51,8 @@ struct HeatmapView {
   bool seen = false;                     ///< drawn in the last frame
 };
 
-/// Start recording a frame of `panel` (App::frame calls it before drawing); `busy`: the panel has
-/// work under way across frames (a run training or measuring, a study), so what it shows changes.
+/// Start recording a frame of `panel` (App::frame calls it before drawing); `busy`: what the panel
+/// shows changes from frame to frame on its own (a run training or measuring, PanelDef::changing).
 void begin_frame(const char* panel, const char* title, bool busy = false);
 /// Called by heatmap(): remember what was drawn (copies only when the version changed).
 void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec2 grid_min, ImVec2 grid_max);
@@ -81,7 +81,8 @@ void record_error(const ErrorInfo& error);
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),
 ///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}]}
 /// `max_cells` > 0: a heatmap with more cells carries only its top-left 50×50 values
-/// ("truncated": true; labels stay complete). 0: everything (exports).
+/// ("truncated": true; labels stay complete). 0: everything (exports). < 0: the outline only,
+/// with no heatmaps (an empty list, "active" null): cheap enough to ask while a run trains.
 attn::Json view_json(long max_cells = 0);
 /// Heatmaps of the last frame (for tests).
 std::vector<const HeatmapView*> heatmaps();

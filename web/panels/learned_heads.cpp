@@ -289,8 +289,7 @@ void learned_heads_train(AppState& s) {
 
 void learned_heads_pause(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
-  if (h.trainer && h.trainer->done()) return;  // past the last step: only its measurement is left to finish
-  if (!run_paused(h.run)) return;
+  if (!run_paused(h.run, h.trainer && h.trainer->done())) return;
   // The maps and scores of the step it stopped at (besides the every-100-steps ones).
   computed(h.error, [&] { add_snapshot(s); });
   ++s.generation;
@@ -300,6 +299,7 @@ void learned_heads_continue(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.trainer || h.run.running || h.trainer->done()) return;
   run_resumed(h.run, h.trainer->step());
+  h.intervention_study.reset();  // a big model's study of the paused step: its step is left behind
   h.combined.reset();
   ++s.generation;
 }
@@ -399,12 +399,10 @@ void finish_interventions(AppState& s);
 void tick_run_end(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   const int step = h.trainer->step();
-  run_end_slice(h.error, h.run, h.intervention_study, h.intervention_study_step, step, budget_seconds,
-                [&] { return begin_interventions(s, false); },
-                [&] {
-                  finish_interventions(s);
-                  host_trained_event(s, "learned_heads", step, "trained here");
-                });
+  run_end_slice(
+      h.error, h.run, h.intervention_study, h.intervention_study_step, step, budget_seconds,
+      [&] { return begin_interventions(s, false) && h.intervention_study && !h.intervention_study->done(); },
+      [&] { finish_interventions(s); }, [&] { host_trained_event(s, "learned_heads", step, "trained here"); });
 }
 }  // namespace
 
@@ -571,7 +569,7 @@ constexpr PanelDef kPanel = {"learned_heads", "Learned heads", "trained here: ma
       const LearnedHeadsState& h = s.learned_heads;
       return h.run.running || h.extrapolation_running || h.intervention_study != nullptr;
     },
-    &kCheckpoint, &kModel};
+    &kCheckpoint, &kModel, [](const AppState& s) { return s.learned_heads.run.running; }};
 const PanelDef& learned_heads_panel() { return kPanel; }
 
 }  // namespace app

@@ -6,8 +6,9 @@
 // results on attn::Error. Training runs in slices from tick_learned_heads(), called once per
 // frame by App::frame() *before* anything is drawn, with a time budget; snapshots (maps and
 // scores on held-out data) are taken every 100 steps, and the interventions (ablation, patching,
-// decoding) run only when asked or once at the end of a run — never per frame, never while
-// drawing. The core makes the weights after k steps the same bits however the steps are sliced.
+// decoding) run when asked (in slices for a big model) or at the end of a run, in the frames after
+// its last step, with the training's budget — never while drawing. The core makes the weights
+// after k steps the same bits however the steps are sliced.
 #pragma once
 
 #include <string>

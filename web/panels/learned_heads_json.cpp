@@ -117,7 +117,7 @@ Json learned_heads_state_json(const AppState& s) {
     out["interventions"] = nullptr;
     out["decoding"] = nullptr;
   }
-  if (h.intervention_study) {  // only while a big model is measured in slices
+  if (h.intervention_study) {  // while measured in slices: a big model, or a run past its last step
     const attn::lessons::HeadsInterventionStudy& st = *h.intervention_study;
     out["interventions_progress"] = ::attn::obj({{"step", h.intervention_study_step}, {"phase", st.phase()},
                                                  {"units_done", st.units_done()}, {"units_total", st.units_total()}});

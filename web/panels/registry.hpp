@@ -87,6 +87,10 @@ struct PanelDef {
   const CheckpointHooks* checkpoint = nullptr;
   /// Models from files and the export (nullptr: the panel has no model of its own).
   const ModelHooks* model = nullptr;
+  /// True while what the panel shows changes from frame to frame on its own: a run training, then
+  /// measuring the trained model (nullptr: never). The text mirror's tables wait for it to stop
+  /// (view().busy); a study that only adds its figures at the end does not count.
+  bool (*changing)(const AppState&) = nullptr;
 };
 
 /// All panels, in navigation order (index = AppState::panel).

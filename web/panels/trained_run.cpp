@@ -50,8 +50,8 @@ void run_measure_rate(TrainedRun& r, int step) {
   }
 }
 
-bool run_paused(TrainedRun& r) {
-  if (!r.running) return false;
+bool run_paused(TrainedRun& r, bool past_last_step) {
+  if (!r.running || past_last_step) return false;
   r.running = false;
   return true;
 }

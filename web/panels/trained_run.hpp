@@ -123,8 +123,10 @@ void run_started(TrainedRun& r);
 void run_resumed(TrainedRun& r, int step);
 /// After a slice: the steps/s over the last second (or over what ran so far, at first).
 void run_measure_rate(TrainedRun& r, int step);
-/// Pause: true when the run was running (it stops); false when there was nothing to pause.
-bool run_paused(TrainedRun& r);
+/// Pause: true when the run was running (it stops); false when there was nothing to pause, or
+/// when the run is `past_last_step`: then only its end-of-run measurement is left, and it
+/// finishes (a paused run could not be continued past its last step).
+bool run_paused(TrainedRun& r, bool past_last_step);
 /// Back to step 0: not running, not from the checkpoint, no rate.
 void run_start_over(TrainedRun& r);
 
@@ -153,19 +155,27 @@ bool run_study_slice(std::optional<ErrorInfo>& error, double budget_seconds, std
 
 /// One frame of a running panel's run, after its last step `step`: its end-of-run measurement at
 /// that step (`study`, begun at `study_step`) in slices of `budget_seconds`, like the training
-/// before it, so that no frame carries it whole. `begin()` starts it (false on an error, shown);
-/// `finish()` installs its figures once all are in. The run stops when they are in, or on an error.
-template <typename Study, typename Begin, typename Finish>
+/// before it, so that no frame carries it whole. `begin()` starts it: true when a study is under
+/// way, false when nothing is left to slice (measured at once, or refused with the error shown).
+/// `install()` installs the study's figures once all are in. The run stops when they are in, when
+/// nothing was left to slice, or when a unit threw (the error recorded, the study dropped); in
+/// every case `ended()` follows, so that the run's end (its event, the views of the last step)
+/// never depends on the measurement succeeding.
+template <typename Study, typename Begin, typename Install, typename Ended>
 void run_end_slice(std::optional<ErrorInfo>& error, TrainedRun& r, std::shared_ptr<Study>& study, int study_step, int step,
-                   double budget_seconds, Begin&& begin, Finish&& finish) {
+                   double budget_seconds, Begin&& begin, Install&& install, Ended&& ended) {
+  bool stop = false;
   if (!study || study_step != step) {
-    if (!begin()) r.running = false;
+    stop = !begin();
   } else if (!run_study_slice(error, budget_seconds, study)) {
-    r.running = false;
+    stop = true;
   } else if (study->done()) {
-    r.running = false;
-    finish();
+    install();
+    stop = true;
   }
+  if (!stop) return;
+  r.running = false;
+  ended();
 }
 
 /// One frame of a running panel's run: while steps remain, a training slice (`step_once`, see

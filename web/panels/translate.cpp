@@ -425,8 +425,8 @@ void translate_train(AppState& s) {
 }
 
 void translate_pause(AppState& s) {
-  if (s.translate.trainer && s.translate.trainer->done()) return;  // past the last step: only its scores are left
-  if (run_paused(s.translate.run)) refresh_results(s, true);
+  const TranslateState& t = s.translate;
+  if (run_paused(s.translate.run, t.trainer && t.trainer->done())) refresh_results(s, true);
 }
 
 void translate_continue(AppState& s) {
@@ -495,22 +495,20 @@ namespace {
 void tick_run_end(AppState& s, double budget_seconds) {
   TranslateState& t = s.translate;
   const int step = t.trainer->step();
-  const auto finish = [&] {
-    t.run.running = false;
-    refresh_results(s, false);
-    host_trained_event(s, "translate", step, "trained here");
-  };
-  run_end_slice(t.error, t.run, t.scores_study, t.scores_study_step, step, budget_seconds,
-                [&] {
-                  refresh_scores(s, false);
-                  if (!t.scores_study && t.scores && t.scores->step == step) finish();  // nothing left to slice
-                  return t.scores_study != nullptr;
-                },
-                [&] {
-                  const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
-                  install_scores(s, *keep, step);
-                  finish();
-                });
+  run_end_slice(
+      t.error, t.run, t.scores_study, t.scores_study_step, step, budget_seconds,
+      [&] {
+        refresh_scores(s, false);
+        return t.scores_study != nullptr;
+      },
+      [&] {
+        const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
+        install_scores(s, *keep, step);
+      },
+      [&] {
+        refresh_results(s, false);  // the alignment of the last step, citing its scores when they are in
+        host_trained_event(s, "translate", step, "trained here");
+      });
 }
 }  // namespace
 
@@ -586,13 +584,16 @@ bool translate_install_tokens(AppState& s, const std::string& name, std::size_t 
     return false;
   }
   run_model_loaded(t.run, name, bytes, seq2seq_config_line(k.model.config), k.model.params);
-  if (t.run.running) run_paused(t.run);
+  // The pair behind the loaded model pauses; past its last step it finishes its measurement.
+  const bool paused = run_paused(t.run, t.trainer && t.trainer->done());
   t.tokens = std::move(k);
   t.error.reset();
   if (t.loaded) {  // a lesson-vocabulary model loaded before leaves the pair
     t.loaded.reset();
     start_over(s);
     refresh_results(s, true);
+  } else if (paused) {
+    refresh_results(s, true);  // as a pause does: the pair's figures at the step it stopped at
   }
   return true;
 }
@@ -637,7 +638,8 @@ constexpr PanelDef kPanel = {"translate", "Translate", "fixed summary vs attenti
     translate_state_json, apply_translate_json, error_of<&AppState::translate>,
     [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
     draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
-    [](const AppState& s) { return s.translate.run.running || s.translate.scores_study != nullptr; }, &kCheckpoint, &kModel};
+    [](const AppState& s) { return s.translate.run.running || s.translate.scores_study != nullptr; }, &kCheckpoint, &kModel,
+    [](const AppState& s) { return s.translate.run.running; }};
 const PanelDef& translate_panel() { return kPanel; }
 
 }  // namespace app

@@ -5,8 +5,9 @@
 // additive attention, trained together. Same one-way flow as learned_heads.hpp: inputs change only
 // through the setters below, which validate through the core and keep the last good inputs and
 // results on attn::Error. Training runs in slices from tick_translate() before anything is drawn;
-// the evaluation (greedy decoding of the test set) and the alignment run when a run stops (end,
-// pause, reset, checkpoint), never per frame, never while drawing.
+// the evaluation (greedy decoding of the test set) and the alignment run when a run stops (pause,
+// reset, checkpoint: at once; a run's end: one test sentence per unit in the frames after its
+// last step, with the training's budget), never while drawing.
 #pragma once
 
 #include "lessons/check.hpp"

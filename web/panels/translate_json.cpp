@@ -65,7 +65,7 @@ Json translate_state_json(const AppState& s) {
   } else {
     out["losses"] = nullptr;
   }
-  if (t.scores_study) {  // only while a big model's test-set scores are measured in slices
+  if (t.scores_study) {  // while measured in slices: a big model's scores, or a run past its last step
     const tl::TranslateScoresStudy& st = *t.scores_study;
     out["scores_progress"] = ::attn::obj({{"step", t.scores_study_step}, {"phase", st.phase()},
                                           {"units_done", st.units_done()}, {"units_total", st.units_total()}});

@@ -80,30 +80,61 @@
   // layout; where it sits on screen and the hover are not its content), and changed tables are
   // replaced a few per animation frame (MIRROR_SLICE_MS of building, at least one), each laid out
   // on its own (index.html contains them). While the panel is busy (training, measuring) its
-  // tables wait for it to stop: the status line says so. The headings, errors, checks and the
-  // status line are written at once; a forced sync (attentionLabPage.sync) does everything.
+  // tables wait for it to stop: the status line says so, the heading and checks stay in step, and
+  // sync() keeps asking (an outline of the view, without values) until the run has stopped, with
+  // or without an event. The headings, errors, checks and the status line are written at once; a
+  // forced sync (attentionLabPage.sync) does everything.
   const MIRROR_SLICE_MS = 4;
   let mirrorHead = null, mirrorTablesBox = null, mirrorChecks = null;
   const tableKeys = new WeakMap();  // a table shown → the JSON of its heatmap
   let mirrorPending = null;         // {view, keys, next}: tables still to bring in step, or null
+  let mirrorWaiting = false;        // the panel was busy at the last update: its tables wait
+  let mirrorFrameAsked = false;     // one animation frame at a time builds tables
+  let lastHeadKey = '';
 
   function updateMirror(force) {
     if (!mirror || !lab) return;
+    if (mirrorWaiting && !force) {
+      const outline = lab.view(-1);
+      if (outline.busy) return writeWaiting(outline);
+    }
     const view = lab.view(MIRROR_CELLS);
+    mirrorWaiting = view.busy;
+    // Tables that change every frame are no use to a reader: they wait for the run to stop.
+    if (view.busy && !force) return writeWaiting(view);
     const keys = view.heatmaps.map(tableKey);
-    const key = JSON.stringify([view.panel, view.title, view.checks, view.errors]) + '\n' + keys.join('\n');
-    if (view.busy && !force) {
-      // Tables that change every frame are no use to a reader: they wait for the run to stop.
-    } else if (key !== lastViewKey) {
+    const key = headKey(view) + '\n' + keys.join('\n');
+    if (key !== lastViewKey) {
       lastViewKey = key;
       writeMirrorText(view);
-      const scheduled = mirrorPending !== null;
       mirrorPending = { view: view, keys: keys, next: 0 };  // a newer view replaces one under way
-      if (!scheduled && !force) requestAnimationFrame(function () { mirrorTables(MIRROR_SLICE_MS); });
+      if (!force) askMirrorFrame();
     }
     if (force && mirrorPending) mirrorTables(Infinity);
+    writeStatus(view);
+  }
+
+  // While the panel is busy: the heading and checks follow it (another panel, a new title), the
+  // tables stay as they were.
+  function writeWaiting(view) {
+    if (headKey(view) !== lastHeadKey) {
+      lastViewKey = '';  // the heading no longer matches the tables' view: rewrite both after
+      writeMirrorText(view);
+    }
+    writeStatus(view);
+  }
+
+  function headKey(view) { return JSON.stringify([view.panel, view.title, view.checks, view.errors]); }
+
+  function writeStatus(view) {
     const status = statusText(view);
     if (status !== lastStatus) { lastStatus = status; mirrorStatus.textContent = status; }
+  }
+
+  function askMirrorFrame() {
+    if (mirrorFrameAsked) return;
+    mirrorFrameAsked = true;
+    requestAnimationFrame(function () { mirrorFrameAsked = false; mirrorTables(MIRROR_SLICE_MS); });
   }
 
   // What a heatmap's table shows (heatmapTable), as text: equal keys, equal tables.
@@ -114,6 +145,7 @@
 
   // The title, errors and checks: few nodes, written whole.
   function writeMirrorText(view) {
+    lastHeadKey = headKey(view);
     if (!mirrorHead) {
       mirrorHead = el('div');
       mirrorTablesBox = el('div');
@@ -153,7 +185,7 @@
       if (performance.now() - t0 >= budgetMs) break;
     }
     if (p.next < p.keys.length) {
-      requestAnimationFrame(function () { mirrorTables(MIRROR_SLICE_MS); });
+      askMirrorFrame();
       return;
     }
     while (box.children.length > p.keys.length) box.lastElementChild.remove();
