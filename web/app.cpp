@@ -201,7 +201,7 @@ void App::frame() {
   tick_panels(state_);
   gpu_.begin_frame();
   const PanelDef& shown = current_panel(state_);
-  view::begin_frame(shown.name, shown.heading, shown.changing && shown.changing(state_));  // the DOM mirror's record
+  view::begin_frame(shown.name, shown.heading, shown.changing && shown.changing(state_), shown.busy && shown.busy(state_));  // the DOM mirror's record
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);

@@ -351,7 +351,11 @@ void check_run_end_slice() {
             study_step = 7;
             return true;
           },
-          [&] { ++o.installed; }, [&] { ++o.ended; });
+          [&] {
+            ++o.installed;
+            expect(!r.running, "run_end_slice installs the figures of a stopped run");
+          },
+          [&] { ++o.ended; });
     expect(!r.running, "run_end_slice stops the run");
     return o;
   };
@@ -775,6 +779,8 @@ int main() {
       expect(lh["snapshot_steps"] == Json({0, paused_at, 100, 130}),
              "snapshots at 0, where paused, 100 and the end: " + attn::dump(lh["snapshot_steps"]));
       expect(lh["interventions"].is_object() && lh["interventions"]["step"] == 130, "interventions once at the end");
+      expect(lh["combined"].is_object() && lh["combined"]["heads"].size() == 2,
+             "the two ticked heads' combined ablation, measured again at the end: " + attn::dump(lh["combined"]));
       expect(lh["decoding"]["max_logit_diff"].get<double>() < 1e-9, "parallel = cached logits");
       expect(lh["losses"]["train"].size() == 130, "every step's loss");
       expect_accepted({{"learned_heads", {{"snapshot", 2}}}});

@@ -632,10 +632,15 @@ test('the DOM text mirror matches state() and follows it live', async () => {
 });
 
 test('the text mirror waits while a run trains, keeps its heading in step, and follows the run\'s end with no event', async () => {
-  const { context, page, log } = await openLabPage('?panel=learned_heads&learned_heads.steps=1000');
+  const { context, page, log } = await openLabPage('?panel=learned_heads&learned_heads.steps=600');
   const heading = () => page.evaluate(() => document.querySelector('#mirror h2').textContent);
   await page.evaluate(() => window.attentionLabPage.sync());
-  const tablesBefore = await page.evaluate(() => document.querySelectorAll('#mirror table').length);
+  // The tables' names and their last rows' values (a causal map's first row is always 1, masked…),
+  // as the mirror holds them.
+  const held = () => page.evaluate(() => [...document.querySelectorAll('#mirror table')].map((t) =>
+    t.dataset.heatmap + ': ' + [...t.tBodies[0].rows[t.tBodies[0].rows.length - 1].cells].slice(1).map((c) => c.dataset.value).join(' ')));
+  const before = await held();
+  assert.ok(before.length >= 4, before.join('\n'));
   // The run's trained event is swallowed: the mirror must see the end by itself.
   await page.evaluate(() => {
     window.attentionLab.takeEvents = () => [];
@@ -646,7 +651,14 @@ test('the text mirror waits while a run trains, keeps its heading in step, and f
   const outline = await page.evaluate(() => window.attentionLab.view(-1));
   assert.equal(outline.busy, true, 'view().busy while the run trains');
   assert.deepEqual(outline.heatmaps, [], 'the outline carries no heatmaps');
-  assert.equal(await page.evaluate(() => document.querySelectorAll('#mirror table').length), tablesBefore, 'the tables wait');
+  // Past the snapshot at step 100 the panel shows new maps; the mirror still holds step 0's.
+  await page.waitForFunction(() => window.attentionLab.view(-1).busy && window.attentionLab.state().learned_heads.step >= 150, null,
+                             { timeout: 30000, polling: 100 });
+  const shown = await page.evaluate(() => window.attentionLab.view(2500).heatmaps.map((h) =>
+    h.name + ': ' + h.values[h.values.length - 1].concat(h.row_sums ? [h.row_sums[h.values.length - 1]] : [])
+      .map((v) => (v === null ? 'NaN' : String(v))).join(' ')));
+  assert.notDeepEqual(shown, before, 'the panel shows the maps of a later step');
+  assert.deepEqual(await held(), before, 'the tables wait (the step-0 maps) while the run trains');
   // Another panel and back while it trains: the heading follows the panel shown.
   await page.evaluate(() => window.attentionLab.showPanel('alignment'));
   await page.waitForFunction(() => /Alignment/.test(document.querySelector('#mirror h2').textContent), null, { timeout: 10000 });
@@ -654,6 +666,7 @@ test('the text mirror waits while a run trains, keeps its heading in step, and f
   await page.waitForFunction(() => /Learned heads/.test(document.querySelector('#mirror h2').textContent), null, { timeout: 10000 });
   assert.equal(await page.evaluate(() => window.attentionLab.view(-1).busy), true, 'still training');
   await page.waitForFunction(() => /Working/.test(document.getElementById('mirror-status').textContent), null, { timeout: 5000 });
+  assert.deepEqual(await held(), [], 'no table of the Alignment panel under the Learned heads heading');
   assert.match(await heading(), /Learned heads/);
   // The run ends (no event, no input): within a few syncs the status and the tables follow it.
   await page.waitForFunction(() => window.attentionLab.view(-1).busy === false, null, { timeout: 90000, polling: 250 });
@@ -668,9 +681,11 @@ test('the text mirror waits while a run trains, keeps its heading in step, and f
   // A study that only adds its figures at the end does not freeze the tables.
   await page.evaluate(() => window.attentionLab.set({ learned_heads: { extrapolation: 'start' } }));
   await frames(page, 3);
-  const during = await page.evaluate(() => ({ study: window.attentionLab.state().learned_heads.extrapolation, busy: window.attentionLab.view(-1).busy }));
+  const during = await page.evaluate(() => ({ study: window.attentionLab.state().learned_heads.extrapolation, outline: window.attentionLab.view(-1) }));
   assert.equal(during.study.status, 'training', JSON.stringify(during.study && during.study.status));
-  assert.equal(during.busy, false, 'the extrapolation study is not a run: the mirror follows edits during it');
+  assert.equal(during.outline.busy, false, 'the extrapolation study is not a run: its tables do not wait');
+  assert.equal(during.outline.working, true, 'but it is work under way, which the mirror keeps watching');
+  assert.doesNotMatch(await page.evaluate(() => document.getElementById('mirror-status').textContent), /Working/);
   assert.deepEqual(log.errors, []);
   await context.close();
 });

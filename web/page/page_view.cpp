@@ -15,7 +15,7 @@ namespace {
 
 struct Recorder {
   std::string panel, title;
-  bool busy = false;
+  bool busy = false, working = false;
   std::uint64_t frame = 0;
   // Heatmaps by widget id; `seen` marks the ones of the frame being recorded.
   std::map<ImGuiID, HeatmapView> heatmaps;
@@ -36,11 +36,12 @@ attn::Json number(double v) { return std::isfinite(v) ? attn::Json(v) : attn::Js
 
 }  // namespace
 
-void begin_frame(const char* panel, const char* title, bool busy) {
+void begin_frame(const char* panel, const char* title, bool busy, bool working) {
   Recorder& r = rec();
   r.panel = panel ? panel : "";
   r.title = title ? title : "";
   r.busy = busy;
+  r.working = busy || working;
   ++r.frame;
   // Drop heatmaps not drawn in the previous frame, then start marking this one's.
   for (auto it = r.heatmaps.begin(); it != r.heatmaps.end();) {
@@ -221,7 +222,8 @@ attn::Json view_json(long max_cells) {
                           {"expect_at_most", c.expect_at_most}, {"pass", c.pass}}));
   Json errors = Json::array();
   for (const ErrorInfo& e : r.errors) errors.push_back(::attn::obj({{"code", e.code}, {"message", e.message}}));
-  return ::attn::obj({{"panel", r.panel}, {"title", r.title}, {"frame", r.frame}, {"busy", r.busy}, {"heatmaps", std::move(maps)},
+  return ::attn::obj({{"panel", r.panel}, {"title", r.title}, {"frame", r.frame}, {"busy", r.busy}, {"working", r.working},
+              {"heatmaps", std::move(maps)},
               {"active", active.empty() ? Json(nullptr) : Json(active)}, {"checks", std::move(checks)},
               {"errors", std::move(errors)}});
 }

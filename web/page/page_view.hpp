@@ -52,8 +52,10 @@ struct HeatmapView {
 };
 
 /// Start recording a frame of `panel` (App::frame calls it before drawing); `busy`: what the panel
-/// shows changes from frame to frame on its own (a run training or measuring, PanelDef::changing).
-void begin_frame(const char* panel, const char* title, bool busy = false);
+/// shows changes from frame to frame on its own (a run training or measuring, PanelDef::changing);
+/// `working`: it has work under way across frames (PanelDef::busy: a study too), whose figures may
+/// come without an input.
+void begin_frame(const char* panel, const char* title, bool busy = false, bool working = false);
 /// Called by heatmap(): remember what was drawn (copies only when the version changed).
 void record_heatmap(ImGuiID id, const char* name, const HeatmapSpec& spec, ImVec2 grid_min, ImVec2 grid_max);
 /// Called by heatmap() for the widget just recorded.
@@ -75,7 +77,7 @@ const std::vector<PlotTicks>& plots();
 void record_error(const ErrorInfo& error);
 
 /// Everything the last complete frame showed:
-/// {"panel","title","frame","busy","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
+/// {"panel","title","frame","busy","working","heatmaps":[{name,rows,cols,truncated,value_name,row_axis,col_axis,
 ///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,colormap ("sunset" for a signed map; absent: viridis),rect:[x0,y0,x1,y1],
 ///   cursor:{row,col,value,allowed}|null,hovered:{row,col,value}|null,focused}],
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),

@@ -170,6 +170,7 @@ void run_end_slice(std::optional<ErrorInfo>& error, TrainedRun& r, std::shared_p
   } else if (!run_study_slice(error, budget_seconds, study)) {
     stop = true;
   } else if (study->done()) {
+    r.running = false;  // the figures are those of a stopped run (what install() may read)
     install();
     stop = true;
   }

@@ -584,7 +584,8 @@ bool translate_install_tokens(AppState& s, const std::string& name, std::size_t 
     return false;
   }
   run_model_loaded(t.run, name, bytes, seq2seq_config_line(k.model.config), k.model.params);
-  // The pair behind the loaded model pauses; past its last step it finishes its measurement.
+  // The pair behind the loaded model pauses (past its last step it finishes its measurement);
+  // a loaded pair, replaced, starts over below.
   const bool paused = run_paused(t.run, t.trainer && t.trainer->done());
   t.tokens = std::move(k);
   t.error.reset();

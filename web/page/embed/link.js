@@ -186,8 +186,8 @@
     if (!lab) return;
     const now = performance.now();
     if (dirty) { busyUntil = now + 1000; dirty = false; }
-    // Within a second of an input or event, and while the mirror waits for a busy panel.
-    if (!force && (now - lastSync < SYNC_MS || (now > busyUntil + SYNC_MS && !mirrorWaiting))) return;
+    // Within a second of an input or event, and while the panel shown has work under way.
+    if (!force && (now - lastSync < SYNC_MS || (now > busyUntil + SYNC_MS && !mirrorWatching))) return;
     lastSync = now;
     const inputs = lab.linkInputs();
     const text = JSON.stringify(inputs);

@@ -79,27 +79,31 @@
   // the body is updated in place: a table whose content did not change stays as it is (no new
   // layout; where it sits on screen and the hover are not its content), and changed tables are
   // replaced a few per animation frame (MIRROR_SLICE_MS of building, at least one), each laid out
-  // on its own (index.html contains them). While the panel is busy (training, measuring) its
-  // tables wait for it to stop: the status line says so, the heading and checks stay in step, and
-  // sync() keeps asking (an outline of the view, without values) until the run has stopped, with
-  // or without an event. The headings, errors, checks and the status line are written at once; a
-  // forced sync (attentionLabPage.sync) does everything.
+  // on its own (index.html contains them). While the panel is busy (a run training, measuring)
+  // its tables wait for it to stop: the status line says so, the heading, checks and the cell
+  // under the keyboard cursor stay in step, and tables of another panel are dropped. While the
+  // panel works (busy, or a study whose figures come by themselves) sync() keeps asking: between
+  // inputs an outline of the view (no values) says cheaply whether the work goes on, so the end
+  // reaches the mirror with or without an event. The headings, errors, checks and the status line
+  // are written at once; a forced sync (attentionLabPage.sync) does everything.
   const MIRROR_SLICE_MS = 4;
   let mirrorHead = null, mirrorTablesBox = null, mirrorChecks = null;
   const tableKeys = new WeakMap();  // a table shown → the JSON of its heatmap
   let mirrorPending = null;         // {view, keys, next}: tables still to bring in step, or null
-  let mirrorWaiting = false;        // the panel was busy at the last update: its tables wait
+  let mirrorWatching = false;       // the panel worked at the last update: sync() keeps asking
   let mirrorFrameAsked = false;     // one animation frame at a time builds tables
   let lastHeadKey = '';
+  let tablesPanel = '';             // the panel whose tables the mirror holds or builds
 
   function updateMirror(force) {
     if (!mirror || !lab) return;
-    if (mirrorWaiting && !force) {
+    if (mirrorWatching && !force && performance.now() > busyUntil) {
       const outline = lab.view(-1);
       if (outline.busy) return writeWaiting(outline);
+      if (outline.working) return;  // a study: its figures come when it ends
     }
     const view = lab.view(MIRROR_CELLS);
-    mirrorWaiting = view.busy;
+    mirrorWatching = view.working;
     // Tables that change every frame are no use to a reader: they wait for the run to stop.
     if (view.busy && !force) return writeWaiting(view);
     const keys = view.heatmaps.map(tableKey);
@@ -108,18 +112,24 @@
       lastViewKey = key;
       writeMirrorText(view);
       mirrorPending = { view: view, keys: keys, next: 0 };  // a newer view replaces one under way
+      tablesPanel = view.panel;
       if (!force) askMirrorFrame();
     }
     if (force && mirrorPending) mirrorTables(Infinity);
     writeStatus(view);
   }
 
-  // While the panel is busy: the heading and checks follow it (another panel, a new title), the
-  // tables stay as they were.
+  // While the panel is busy: the heading and checks follow it (another panel, a new title), its
+  // tables stay as they were, and another panel's go.
   function writeWaiting(view) {
     if (headKey(view) !== lastHeadKey) {
       lastViewKey = '';  // the heading no longer matches the tables' view: rewrite both after
       writeMirrorText(view);
+    }
+    if (view.panel !== tablesPanel) {
+      mirrorPending = null;
+      mirrorTablesBox.replaceChildren();
+      tablesPanel = view.panel;
     }
     writeStatus(view);
   }
