@@ -401,7 +401,7 @@ void tick_run_end(AppState& s, double budget_seconds) {
   const int step = h.trainer->step();
   run_end_slice(
       h.error, h.run, h.intervention_study, h.intervention_study_step, step, budget_seconds,
-      [&] { return begin_interventions(s, false) && h.intervention_study && !h.intervention_study->done(); },
+      [&] { return begin_interventions(s, false) && h.intervention_study; },  // measured at once: installed, dropped
       [&] { finish_interventions(s); }, [&] { host_trained_event(s, "learned_heads", step, "trained here"); });
 }
 }  // namespace

@@ -164,17 +164,13 @@ bool run_study_slice(std::optional<ErrorInfo>& error, double budget_seconds, std
 template <typename Study, typename Begin, typename Install, typename Ended>
 void run_end_slice(std::optional<ErrorInfo>& error, TrainedRun& r, std::shared_ptr<Study>& study, int study_step, int step,
                    double budget_seconds, Begin&& begin, Install&& install, Ended&& ended) {
-  bool stop = false;
   if (!study || study_step != step) {
-    stop = !begin();
-  } else if (!run_study_slice(error, budget_seconds, study)) {
-    stop = true;
-  } else if (study->done()) {
+    if (begin()) return;
+  } else if (run_study_slice(error, budget_seconds, study)) {
+    if (!study->done()) return;
     r.running = false;  // the figures are those of a stopped run (what install() may read)
     install();
-    stop = true;
   }
-  if (!stop) return;
   r.running = false;
   ended();
 }

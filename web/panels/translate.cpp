@@ -425,8 +425,8 @@ void translate_train(AppState& s) {
 }
 
 void translate_pause(AppState& s) {
-  const TranslateState& t = s.translate;
-  if (run_paused(s.translate.run, t.trainer && t.trainer->done())) refresh_results(s, true);
+  TranslateState& t = s.translate;
+  if (run_paused(t.run, t.trainer && t.trainer->done())) refresh_results(s, true);
 }
 
 void translate_continue(AppState& s) {

@@ -189,6 +189,12 @@
     // Within a second of an input or event, and while the panel shown has work under way.
     if (!force && (now - lastSync < SYNC_MS || (now > busyUntil + SYNC_MS && !mirrorWatching))) return;
     lastSync = now;
+    // Past the input window only the mirror watches the panel's work: the link cannot have changed.
+    if (force || now <= busyUntil + SYNC_MS) syncLink();
+    updateMirror(force);
+  }
+
+  function syncLink() {
     const inputs = lab.linkInputs();
     const text = JSON.stringify(inputs);
     if (text !== lastLinkText) {
@@ -196,7 +202,6 @@
       writeLink(inputs);
       post({ type: PROTOCOL + ':state', panel: inputs.panel, inputs: inputs, url: currentLink() });
     }
-    updateMirror(force);
   }
 
   function writeLink(inputs) {
