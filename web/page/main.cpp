@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!gpu.init()) std::fprintf(stderr, "attention_lab: heatmaps will show labels only (shader failed)\n");
+  platform.set_callback_describer([](const ImDrawCmd& cmd) { return gpu.footprint(cmd); });
 
   static app::App application(gpu);
   app::set_api_app(&application);

@@ -11,6 +11,7 @@
 // of its own lines. Checkpoint fetching is driven by the panel table (PanelDef::trained).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -93,7 +94,7 @@ RunProgress progress_of(const Trainer* trainer, int input_steps) {
 /// ~30 ms would make the page's thread the longer of the two. (Stopping a slice before a step
 /// that would not fit, at the slice's longest step so far, cost a quarter of the steps and did not
 /// shorten the frames.)
-constexpr double kTrainSliceSeconds = 0.028;
+constexpr double kTrainSliceSeconds = 0.030;
 
 /// The run's bookkeeping (one per trained panel, a member of its state).
 struct TrainedRun {
@@ -137,9 +138,14 @@ template <typename Step, typename Done>
 bool run_slice(std::optional<ErrorInfo>& error, double budget_seconds, Step&& step_once, Done&& done) {
   const double t0 = run_clock();
   return computed(error, [&] {
+    double now = t0, longest = 0.0;
     do {
+      const double before = now;
       if (!step_once()) break;
-    } while (!done() && run_clock() - t0 < budget_seconds);
+      now = run_clock();
+      longest = std::max(longest, now - before);
+      // Stop before a step that would end past the budget (judged by the slice's longest so far).
+    } while (!done() && now - t0 + longest <= budget_seconds);
   });
 }
 

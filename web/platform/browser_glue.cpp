@@ -2,6 +2,7 @@
 
 #include <SDL.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <cstdlib>
@@ -278,6 +279,16 @@ void attn_app_touch_ui(int on) {
 }
 
 void attn_app_context_lost() { app::g_context_lost = true; }
+
+double attn_app_drawn_pixels() { return app::g_platform ? static_cast<double>(app::g_platform->last_drawn_pixels()) : 0.0; }
+
+int attn_app_redraw_all() {
+  if (!app::g_platform) return 0;
+  const long long drawn = app::g_platform->last_drawn_pixels();
+  app::g_platform->redraw_all();
+  app::request_frame();
+  return static_cast<int>(std::min<long long>(drawn, 2147483647LL));
+}
 
 void attn_app_context_restored() {
   app::g_context_lost = false;

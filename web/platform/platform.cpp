@@ -2,6 +2,7 @@
 
 #include <SDL.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <deque>
@@ -55,6 +56,14 @@ bool Platform::init(const PlatformConfig& cfg, std::string* error) {
     return false;
   }
   SDL_GL_MakeCurrent(window_, gl_context_);
+#ifdef __EMSCRIPTEN__
+  // What the canvas' context really does (webgl_state_cache.js asks for preserveDrawingBuffer).
+  keeps_picture_ = EM_ASM_INT({
+    const c = GL.currentContext && GL.currentContext.GLctx;
+    const a = c && c.getContextAttributes();
+    return a && a.preserveDrawingBuffer ? 1 : 0;
+  }) != 0;
+#endif
 #if !ATTN_GL_ES
   SDL_GL_SetSwapInterval(1);  // in the browser requestAnimationFrame paces frames
 #endif
@@ -199,10 +208,46 @@ void Platform::new_frame() {
 void Platform::render(const ImVec4& clear) {
   ImGui::Render();
   SDL_GL_GetDrawableSize(window_, &fb_w_, &fb_h_);
+  ImDrawData* dd = ImGui::GetDrawData();
   glViewport(0, 0, fb_w_, fb_h_);
   glClearColor(clear.x, clear.y, clear.z, clear.w);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (!keeps_picture_ || !dd || !exact_pixel_mapping(*dd)) {
+    // Everything: clear, draw.
+    damage_.invalidate();
+    last_drawn_pixels_ = static_cast<long long>(fb_w_) * fb_h_;
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (dd) ImGui_ImplOpenGL3_RenderDrawData(dd);
+  } else {
+    // Only what changed: each damaged rectangle is cleared and drawn again, every command
+    // clipped to it (the backend scissors each command to its clip rectangle).
+    snap_clip_rects(*dd);
+    const std::vector<PixelRect> rects = damage_.update(*dd, fb_w_, fb_h_, clear, describe_);
+    last_drawn_pixels_ = 0;
+    // Nothing changed: no GL call, and the canvas keeps its picture.
+    if (rects.empty() && screenshot_path_.empty()) return;
+    std::vector<ImVec4> clips;
+    for (int n = 0; n < dd->CmdListsCount; ++n)
+      for (const ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) clips.push_back(cmd.ClipRect);
+    const ImVec2 pos = dd->DisplayPos, scale = dd->FramebufferScale;
+    for (const PixelRect& r : rects) {
+      last_drawn_pixels_ += r.area();
+      glEnable(GL_SCISSOR_TEST);
+      glScissor(r.x0, fb_h_ - r.y1, r.x1 - r.x0, r.y1 - r.y0);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glDisable(GL_SCISSOR_TEST);
+      const ImVec4 d(pos.x + r.x0 / scale.x, pos.y + r.y0 / scale.y, pos.x + r.x1 / scale.x, pos.y + r.y1 / scale.y);
+      size_t k = 0;
+      for (int n = 0; n < dd->CmdListsCount; ++n)
+        for (ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) {
+          const ImVec4& c = clips[k++];
+          cmd.ClipRect = ImVec4(std::max(c.x, d.x), std::max(c.y, d.y), std::min(c.z, d.z), std::min(c.w, d.w));
+        }
+      ImGui_ImplOpenGL3_RenderDrawData(dd);
+    }
+    size_t k = 0;
+    for (int n = 0; n < dd->CmdListsCount; ++n)
+      for (ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) cmd.ClipRect = clips[k++];
+  }
   if (!screenshot_path_.empty()) {
     std::string err;
     if (!write_back_buffer_png(screenshot_path_.c_str(), &err)) std::fprintf(stderr, "screenshot: %s\n", err.c_str());
@@ -223,12 +268,14 @@ void Platform::reload_fonts() {
   // sizes, so buffers made again afterwards would be written past their end.
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
+  damage_.invalidate();  // same draw data, other glyph pixels
 }
 
 void Platform::recreate_renderer() {
   // A fresh backend: new program, buffers (with their sizes reset) and font texture.
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplOpenGL3_Init(ATTN_GLSL_VERSION);
+  damage_.invalidate();  // a restored context starts from a blank canvas
 }
 
 void Platform::request_screenshot(const std::string& path) { screenshot_path_ = path; }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "imgui.h"
+#include "platform/damage.hpp"
 
 struct SDL_Window;
 
@@ -47,8 +48,17 @@ class Platform {
   double seconds() const;
   /// Backends' NewFrame + ImGui::NewFrame.
   void new_frame();
-  /// ImGui::Render, clear, draw, swap.
+  /// ImGui::Render, then draw. In the browser the canvas keeps its pixels (preserveDrawingBuffer,
+  /// set by platform/webgl_state_cache.js), so only the damaged rectangles (DamageTracker) are
+  /// cleared and drawn again, and a frame that changed nothing issues no GL call at all.
+  /// Natively, or when the display scale is not 1 or 2: clear, draw everything, swap.
   void render(const ImVec4& clear);
+  /// Tell the damage tracking what draw callbacks paint (GlHeatmapGpu::footprint).
+  void set_callback_describer(CallbackDescriber d) { describe_ = std::move(d); }
+  /// Draw everything in the next frame (tests compare it with a frame drawn by damage).
+  void redraw_all() { damage_.invalidate(); }
+  /// Framebuffer pixels drawn in the last frame (the damaged area; 0: nothing changed).
+  long long last_drawn_pixels() const { return last_drawn_pixels_; }
   /// Framebuffer pixels per window unit (devicePixelRatio in the browser).
   float pixel_ratio() const;
   /// Recreate the font texture after the atlas was rebuilt.
@@ -67,6 +77,12 @@ class Platform {
   int fb_w_ = 0, fb_h_ = 0;
   int touch_release_age_ = -1;  ///< frames since a finger lifted (-1: the mouse is a mouse)
   std::string screenshot_path_;
+  /// The window's framebuffer keeps its pixels from frame to frame (the page's WebGL canvas
+  /// is created with preserveDrawingBuffer), so render() may draw only what changed.
+  bool keeps_picture_ = false;
+  DamageTracker damage_;
+  CallbackDescriber describe_;
+  long long last_drawn_pixels_ = 0;
 };
 
 }  // namespace app

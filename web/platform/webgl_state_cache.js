@@ -15,6 +15,7 @@
 // Exactness: a setter call WebGL would reject (bad enum, negative size, a size beyond
 // MAX_VIEWPORT_DIMS that WebGL clamps) forgets the cached value instead of guessing, so the
 // next query asks WebGL again; a lost or restored context forgets everything.
+// Also asks the context for preserveDrawingBuffer (see GL.createContext below).
 // Depends on emscripten's GL.createContext (not minified: the page is linked without closure).
 (function () {
   'use strict';
@@ -94,6 +95,9 @@
 
   const createContext = GL.createContext;
   GL.createContext = function (canvas, attributes) {
+    // The canvas keeps its pixels between frames, so the platform redraws only what changed
+    // (platform/damage.hpp): with a software rasteriser that is most of a frame's cost.
+    attributes = Object.assign({}, attributes, { preserveDrawingBuffer: true });
     const handle = createContext.call(GL, canvas, attributes);
     const entry = handle && GL.contexts[handle];
     if (entry && entry.GLctx) install(entry.GLctx);

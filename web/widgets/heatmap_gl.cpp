@@ -139,6 +139,8 @@ void GlHeatmapGpu::draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float 
   it->second.last_used = frame_;
   Draw d;
   d.tex = it->second.tex;
+  d.id = id;
+  d.version = it->second.version;
   d.rect[0] = p0.x, d.rect[1] = p0.y, d.rect[2] = p1.x, d.rect[3] = p1.y;
   d.dims[0] = static_cast<float>(it->second.cols), d.dims[1] = static_cast<float>(it->second.rows);
   d.range[0] = vmin, d.range[1] = vmax;
@@ -148,6 +150,33 @@ void GlHeatmapGpu::draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float 
   // The index (not a pointer) travels with the command: draws_ may reallocate.
   dl->AddCallback(&GlHeatmapGpu::callback, reinterpret_cast<void*>(static_cast<std::intptr_t>(draws_.size() - 1)));
   dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+}
+
+CallbackFootprint GlHeatmapGpu::footprint(const ImDrawCmd& cmd) const {
+  CallbackFootprint f;
+  if (cmd.UserCallback != &GlHeatmapGpu::callback) return f;
+  const auto index = static_cast<size_t>(reinterpret_cast<std::intptr_t>(cmd.UserCallbackData));
+  if (index >= draws_.size()) return f;
+  const Draw& d = draws_[index];
+  // FNV-1a over the fields the shader reads (the grid's colour is the page background, fixed).
+  std::uint64_t h = 1469598103934665603ULL;
+  auto feed = [&h](const void* p, size_t n) {
+    const unsigned char* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+  };
+  feed(&d.tex, sizeof d.tex);
+  feed(&d.id, sizeof d.id);
+  feed(&d.version, sizeof d.version);
+  feed(d.rect, sizeof d.rect);
+  feed(d.dims, sizeof d.dims);
+  feed(d.range, sizeof d.range);
+  const int grid = d.grid ? 1 : 0, map = static_cast<int>(d.map);
+  feed(&grid, sizeof grid);
+  feed(&map, sizeof map);
+  f.known = true;
+  f.hash = h;
+  f.rect = ImVec4(d.rect[0], d.rect[1], d.rect[2], d.rect[3]);
+  return f;
 }
 
 void GlHeatmapGpu::callback(const ImDrawList*, const ImDrawCmd* cmd) {

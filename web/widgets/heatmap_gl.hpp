@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "platform/damage.hpp"
 #include "widgets/heatmap.hpp"
 
 namespace app {
@@ -27,6 +28,10 @@ class GlHeatmapGpu final : public HeatmapGpu {
   bool has(ImGuiID id, std::uint64_t version) const override;
   void upload(ImGuiID id, std::uint64_t version, int rows, int cols, const float* cells) override;
   void draw(ImDrawList* dl, ImGuiID id, ImVec2 p0, ImVec2 p1, float vmin, float vmax, bool grid, ColorMap map) override;
+  /// What a draw command of this frame paints, for the platform's damage tracking: for a
+  /// heatmap's callback a hash of its texture (id and content version), rectangle, range,
+  /// grid and colour map, and its rectangle; anything else: not known.
+  CallbackFootprint footprint(const ImDrawCmd& cmd) const;
 
  private:
   struct Texture {
@@ -37,6 +42,8 @@ class GlHeatmapGpu final : public HeatmapGpu {
   };
   struct Draw {
     unsigned tex = 0;
+    ImGuiID id = 0;
+    std::uint64_t version = 0;  ///< the texture's content version when drawn
     float rect[4];
     float dims[2];
     float range[2];
