@@ -48,6 +48,78 @@ test('each panel renders (screenshots are not blank)', async () => {
   await context.close();
 });
 
+test('frames drawn by damage (only what changed) equal a whole redraw, pixel for pixel', async () => {
+  const { page, context, problems } = await openLab(browser, server.url);
+  const W = 1280, H = 800;
+  const differing = (a, b) => page.evaluate(async ({ a, b }) => {
+    const decode = async (data) => {
+      const img = new Image();
+      img.src = 'data:image/png;base64,' + data;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d');
+      g.drawImage(img, 0, 0);
+      return g.getImageData(0, 0, c.width, c.height).data;
+    };
+    const pa = await decode(a), pb = await decode(b);
+    if (pa.length !== pb.length) return -1;
+    let n = 0;
+    for (let i = 0; i < pa.length; i += 4)
+      if (pa[i] !== pb[i] || pa[i + 1] !== pb[i + 1] || pa[i + 2] !== pb[i + 2]) ++n;
+    return n;
+  }, { a: a.toString('base64'), b: b.toString('base64') });
+  const compare = async (name) => {
+    await frames(page, 3);
+    const byDamage = await page.screenshot({ path: path.join(artifacts, `e2e-damage-${name}.png`) });
+    await lab(page, () => window.attentionLab.redrawAll());
+    await frames(page, 2);
+    // The redrawn frame may be followed by frames that change nothing: the canvas keeps it.
+    const whole = await page.screenshot();
+    const n = await differing(byDamage, whole);
+    if (n !== 0) fs.writeFileSync(path.join(artifacts, `e2e-damage-${name}-whole.png`), whole);
+    assert.equal(n, 0, `${name}: ${n} pixels differ between the frame drawn by damage and a whole redraw`);
+  };
+  await frames(page, 3);
+  // Hovering the navigation redraws a small part of the canvas only.
+  // Each animation frame's drawnPixels() (a recorder running beside the page's own loop).
+  const record = () => page.evaluate(() => {
+    const rec = window.__drawn = { values: [], on: true };
+    const tick = () => { rec.values.push(window.attentionLab.drawnPixels()); if (rec.on) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  const recorded = () => page.evaluate(() => { window.__drawn.on = false; return window.__drawn.values; });
+  await record();
+  await page.mouse.move(120, 245);
+  await frames(page, 6);
+  const hover = await recorded();
+  const most = Math.max(...hover);
+  assert.ok(most > 0 && most < W * H / 4, `a hover drew ${JSON.stringify(hover)} of ${W * H} pixels a frame`);
+  await record();
+  await frames(page, 4);
+  assert.ok((await recorded()).every((x) => x === 0), 'frames that change nothing draw nothing');
+  await compare('hover');
+  await page.mouse.move(120, 400);
+  await lab(page, () => window.attentionLab.showPanel('masks'));
+  await compare('masks');
+  await page.mouse.move(700, 500);
+  await page.mouse.wheel(0, 240);
+  await compare('masks-scrolled');
+  await lab(page, () => window.attentionLab.showPanel('heads'));
+  await lab(page, () => window.attentionLab.setSentence('the cat sat on the warm mat today'));
+  await compare('heads');
+  // A short run: every frame draws the steps' changes.
+  await lab(page, () => window.attentionLab.showPanel('learned_heads'));
+  await lab(page, () => window.attentionLab.set({ learned_heads: { steps: 40, train: true } }));
+  for (let i = 0; i < 200 && (await lab(page, () => window.attentionLab.view(-1).working)); ++i) await frames(page, 5);
+  await compare('learned-heads-trained');
+  await lab(page, () => window.attentionLab.redrawAll());
+  await frames(page, 1);
+  assert.equal(await lab(page, () => window.attentionLab.drawnPixels()), W * H, 'redrawAll(): the next frame draws every pixel');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('state() matches the core: alignment, row sums, permutation equivariance', async () => {
   const { page, context } = await openLab(browser, server.url);
   const s = await lab(page, () => window.attentionLab.state());

@@ -30,6 +30,10 @@
 //                             (right edge of the widest item before clipping), fits, cut:[{where,
 //                             right, edge}]}; not part of state()
 //   fitProbe(px)              tests only: one item px wider than the panel (the check's negative control)
+//   drawnPixels()             canvas pixels the last frame drew: only what changed (platform/damage.hpp),
+//                             0 when nothing did
+//   redrawAll()               tests only: the next frame draws the whole canvas (to compare with frames
+//                             drawn by damage)
 //   takeEvents()              the host events queued since the last call, oldest first (and empties the
 //                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
 //                             when a "check yourself" question is answered, {type: "trained", panel,
@@ -128,6 +132,8 @@
     takeEvents: function () { return Module['_attn_app_pending_events']() > 0 ? call('attn_app_take_events') : []; },
     contentHeight: function () { return Module['_attn_app_content_height'](); },
     fitProbe: function (px) { Module['_attn_app_fit_probe'](px | 0); },
+    drawnPixels: function () { return Module['_attn_app_drawn_pixels'](); },
+    redrawAll: function () { Module['_attn_app_redraw_all'](); },
     locate: function (label) {
       Module['_attn_app_locate_begin']();
       return api.nextFrame().then(function () { return api.nextFrame(); }).then(function () {
