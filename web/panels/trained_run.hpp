@@ -87,13 +87,13 @@ RunProgress progress_of(const Trainer* trainer, int input_steps) {
 }
 
 /// Seconds of training (or of the run's end-of-run measurement) per frame. Measured in headless
-/// Chromium at 1280×800 on 2 cores: drawing costs the page's thread 1–2 ms a frame, while
-/// SwiftShader's rasterising in the GPU process (about 25–31 ms a frame, 97% busy) sets the frame
-/// interval to ~33 ms whatever the slice. Slices of 12, 20 and 28 ms gave the same frame times
-/// (median 33.3 ms, 2–3% over 50 ms) and trained the default runs in 36, 20 and 17 s; more than
-/// ~30 ms would make the page's thread the longer of the two. (Stopping a slice before a step
-/// that would not fit, at the slice's longest step so far, cost a quarter of the steps and did not
-/// shorten the frames.)
+/// Chromium at 1280×800 on 2 cores. Since the page redraws only what changed (platform/damage.hpp)
+/// the GPU process no longer sets the frame: the page's thread does, the slice plus 2–4 ms of
+/// building and drawing the frame. A slice that may end up to 30 ms (it stops before a step that
+/// would pass that, run_slice) keeps that within two display refreshes (33 ms) and trained the
+/// default Learned heads run in 15–17 s; 22 ms took 30 s (two steps a frame), 44 ms gave 50-ms
+/// frames. Frames over 50 ms that remain come from outside the page's frame (its other tasks, the
+/// GPU process), at any budget tried.
 constexpr double kTrainSliceSeconds = 0.030;
 
 /// The run's bookkeeping (one per trained panel, a member of its state).

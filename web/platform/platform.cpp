@@ -209,12 +209,12 @@ void Platform::render(const ImVec4& clear) {
   ImGui::Render();
   SDL_GL_GetDrawableSize(window_, &fb_w_, &fb_h_);
   ImDrawData* dd = ImGui::GetDrawData();
-  glViewport(0, 0, fb_w_, fb_h_);
-  glClearColor(clear.x, clear.y, clear.z, clear.w);
   if (!keeps_picture_ || !dd || !exact_pixel_mapping(*dd)) {
     // Everything: clear, draw.
     damage_.invalidate();
     last_drawn_pixels_ = static_cast<long long>(fb_w_) * fb_h_;
+    glViewport(0, 0, fb_w_, fb_h_);
+    glClearColor(clear.x, clear.y, clear.z, clear.w);
     glClear(GL_COLOR_BUFFER_BIT);
     if (dd) ImGui_ImplOpenGL3_RenderDrawData(dd);
   } else {
@@ -225,6 +225,8 @@ void Platform::render(const ImVec4& clear) {
     last_drawn_pixels_ = 0;
     // Nothing changed: no GL call, and the canvas keeps its picture.
     if (rects.empty() && screenshot_path_.empty()) return;
+    glViewport(0, 0, fb_w_, fb_h_);
+    glClearColor(clear.x, clear.y, clear.z, clear.w);
     std::vector<ImVec4> clips;
     for (int n = 0; n < dd->CmdListsCount; ++n)
       for (const ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) clips.push_back(cmd.ClipRect);
