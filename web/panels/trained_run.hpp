@@ -90,7 +90,7 @@ RunProgress progress_of(const Trainer* trainer, int input_steps) {
 /// Chromium at 1280×800 on 2 cores. Since the page redraws only what changed (platform/damage.hpp)
 /// the GPU process no longer sets the frame: the page's thread does, the slice plus 2–4 ms of
 /// building and drawing the frame. A slice that may end up to 30 ms (it stops before a step that
-/// would pass that, run_slice) keeps that within two display refreshes (33 ms) and trained the
+/// would pass that at the slice's mean step, run_slice) keeps that within two display refreshes (33 ms) and trained the
 /// default Learned heads run in 15–17 s; 22 ms took 30 s (two steps a frame), 44 ms gave 50-ms
 /// frames. Frames over 50 ms that remain come from outside the page's frame (its other tasks, the
 /// GPU process), at any budget tried.
@@ -138,14 +138,14 @@ template <typename Step, typename Done>
 bool run_slice(std::optional<ErrorInfo>& error, double budget_seconds, Step&& step_once, Done&& done) {
   const double t0 = run_clock();
   return computed(error, [&] {
-    double now = t0, longest = 0.0;
+    double now = t0;
+    int n = 0;
     do {
-      const double before = now;
       if (!step_once()) break;
       now = run_clock();
-      longest = std::max(longest, now - before);
-      // Stop before a step that would end past the budget (judged by the slice's longest so far).
-    } while (!done() && now - t0 + longest <= budget_seconds);
+      ++n;
+      // Stop before a step that would end past the budget, judged by this slice's mean step.
+    } while (!done() && (now - t0) * (n + 1) / n <= budget_seconds);
   });
 }
 

@@ -28,17 +28,24 @@ std::uint64_t hash_vec4(std::uint64_t h, const ImVec4& v) {
   return mix(h + bits(v.w));
 }
 
+// A coordinate in framebuffer pixels as an int, rounded down (up), within ±1e7: a NaN or a huge
+// vertex must not overflow the conversion. NaN gives `if_nan`.
+int px_floor(double v, int if_nan) { return std::isnan(v) ? if_nan : static_cast<int>(std::floor(std::clamp(v, -1e7, 1e7))); }
+int px_ceil(double v, int if_nan) { return std::isnan(v) ? if_nan : static_cast<int>(std::ceil(std::clamp(v, -1e7, 1e7))); }
+constexpr int kFar = 10000000;
+
 // The pixels a clip rectangle scissors to, as ImGui's OpenGL3 backend computes them.
 PixelRect clip_pixels(const ImVec4& c, const ImDrawData& dd) {
   const ImVec2 pos = dd.DisplayPos, s = dd.FramebufferScale;
   const float x0 = (c.x - pos.x) * s.x, y0 = (c.y - pos.y) * s.y;
   const float x1 = (c.z - pos.x) * s.x, y1 = (c.w - pos.y) * s.y;
   PixelRect r;
-  if (x1 <= x0 || y1 <= y0) return r;
-  r.x0 = static_cast<int>(x0);
-  r.y0 = static_cast<int>(y0);
-  r.x1 = r.x0 + static_cast<int>(x1 - x0);
-  r.y1 = r.y0 + static_cast<int>(y1 - y0);
+  if (!(x1 > x0) || !(y1 > y0)) return r;  // empty, or NaN
+  auto trunc = [](float v) { return static_cast<int>(std::clamp(v, -1e7f, 1e7f)); };
+  r.x0 = trunc(x0);
+  r.y0 = trunc(y0);
+  r.x1 = r.x0 + trunc(x1 - x0);
+  r.y1 = r.y0 + trunc(y1 - y0);
   return r;
 }
 
@@ -111,10 +118,8 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
         std::uint64_t h = mix(0x3c6ef372fe94f82bULL + static_cast<std::uint64_t>(clip.x0) * 131 + clip.y0);
         h = mix(h + static_cast<std::uint64_t>(clip.x1) * 131 + clip.y1);
         if (f.known) {
-          const PixelRect r{static_cast<int>(std::floor((f.rect.x - pos.x) * s.x)) - 1,
-                            static_cast<int>(std::floor((f.rect.y - pos.y) * s.y)) - 1,
-                            static_cast<int>(std::ceil((f.rect.z - pos.x) * s.x)) + 1,
-                            static_cast<int>(std::ceil((f.rect.w - pos.y) * s.y)) + 1};
+          const PixelRect r{px_floor((f.rect.x - pos.x) * s.x, -kFar) - 1, px_floor((f.rect.y - pos.y) * s.y, -kFar) - 1,
+                            px_ceil((f.rect.z - pos.x) * s.x, kFar) + 1, px_ceil((f.rect.w - pos.y) * s.y, kFar) + 1};
           box = intersect(box, r);
           h = mix(h + f.hash);
         } else {
@@ -141,10 +146,8 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
           ymin = std::min(ymin, v.pos.y), ymax = std::max(ymax, v.pos.y);
         }
         // Pixels whose centres the triangle can cover, and one more on each side.
-        const PixelRect box{static_cast<int>(std::floor((xmin - pos.x) * s.x)) - 1,
-                            static_cast<int>(std::floor((ymin - pos.y) * s.y)) - 1,
-                            static_cast<int>(std::ceil((xmax - pos.x) * s.x)) + 1,
-                            static_cast<int>(std::ceil((ymax - pos.y) * s.y)) + 1};
+        const PixelRect box{px_floor((xmin - pos.x) * s.x, -kFar) - 1, px_floor((ymin - pos.y) * s.y, -kFar) - 1,
+                            px_ceil((xmax - pos.x) * s.x, kFar) + 1, px_ceil((ymax - pos.y) * s.y, kFar) + 1};
         add(intersect(box, clip), h);
       }
     }
