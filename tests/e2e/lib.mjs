@@ -118,17 +118,22 @@ export async function frames(page, n = 2) {
 /**
  * Decode a PNG (Buffer) with the page's own canvas decoder: {width, height, pixels}, pixels the
  * RGBA at each [x, y] of `points`; with `stats`, also the luminance variance and the number of
- * distinct colours over every 7th pixel (plenty to tell a drawn frame from a blank one).
+ * distinct colours over every 7th pixel (plenty to tell a drawn frame from a blank one); with
+ * `other` (a second PNG), `differing`: how many pixels' RGB differ between the two.
  */
-export async function pngRead(page, png, points = [], { stats = false } = {}) {
-  return page.evaluate(async ({ data, pts, stats }) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + data;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
+export async function pngRead(page, png, points = [], { stats = false, other = null } = {}) {
+  return page.evaluate(async ({ data, pts, stats, otherData }) => {
+    const decode = async (b64) => {
+      const img = new Image();
+      img.src = 'data:image/png;base64,' + b64;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d');
+      g.drawImage(img, 0, 0);
+      return { c, g, img };
+    };
+    const { c, g, img } = await decode(data);
     const out = { width: img.width, height: img.height,
                   pixels: pts.map(([x, y]) => Array.from(g.getImageData(x, y, 1, 1).data)) };
     if (stats) {
@@ -143,8 +148,17 @@ export async function pngRead(page, png, points = [], { stats = false } = {}) {
       out.variance = m2 / n;
       out.colours = colours.size;
     }
+    if (otherData) {  // pixels whose RGB differs from the other PNG's (-1: another size)
+      const o = await decode(otherData);
+      const pa = g.getImageData(0, 0, c.width, c.height).data;
+      const pb = o.g.getImageData(0, 0, o.c.width, o.c.height).data;
+      let n = 0;
+      if (pa.length !== pb.length) n = -1;
+      else for (let i = 0; i < pa.length; i += 4) if (pa[i] !== pb[i] || pa[i + 1] !== pb[i + 1] || pa[i + 2] !== pb[i + 2]) ++n;
+      out.differing = n;
+    }
     return out;
-  }, { data: png.toString('base64'), pts: points, stats });
+  }, { data: png.toString('base64'), pts: points, stats, otherData: other ? other.toString('base64') : null });
 }
 
 /** Per-channel variance of a PNG screenshot's pixels: {width, height, variance, colours}. */
