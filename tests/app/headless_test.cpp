@@ -384,9 +384,11 @@ std::vector<DrawnTriangle> drawn_triangles(const ImDrawData& dd) {
     const ImDrawList* l = dd.CmdLists[n];
     for (const ImDrawCmd& cmd : l->CmdBuffer) {
       if (cmd.UserCallback) continue;
+      // The scissor ImGui's OpenGL3 backend sets: glScissor(x0, fb_h - y1, x1 - x0, y1 - y0), cast to int.
       const ImVec4 c = cmd.ClipRect;
-      const int cx0 = static_cast<int>(c.x), cy0 = static_cast<int>(c.y);
-      const app::PixelRect clip{cx0, cy0, cx0 + static_cast<int>(c.z - c.x), cy0 + static_cast<int>(c.w - c.y)};
+      const int fb_h = static_cast<int>(dd.DisplaySize.y), cx0 = static_cast<int>(c.x);
+      const int cy1 = fb_h - static_cast<int>(static_cast<float>(fb_h) - c.w);
+      const app::PixelRect clip{cx0, cy1 - static_cast<int>(c.w - c.y), cx0 + static_cast<int>(c.z - c.x), cy1};
       for (unsigned i = 0; i + 2 < cmd.ElemCount; i += 3) {
         DrawnTriangle t;
         float x0 = 1e30f, y0 = 1e30f, x1 = -1e30f, y1 = -1e30f;

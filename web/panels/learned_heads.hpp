@@ -139,7 +139,7 @@ void learned_heads_continue(AppState& s);
 void learned_heads_reset(AppState& s);
 /// Drop a loaded model: back to the lab's own seeded model at step 0 (the inputs' architecture).
 void learned_heads_unload_model(AppState& s);
-/// One frame's slice: while running, Adam steps until `budget_seconds` are spent (at least one),
+/// One frame's slice: while running, Adam steps within `budget_seconds` (at least one; run_slice),
 /// snapshots at every 100th step; after the last step, the interventions at it in slices of the
 /// same budget (the run stays "training" until they are measured). True when anything changed.
 /// The budget: kTrainSliceSeconds (trained_run.hpp says why).

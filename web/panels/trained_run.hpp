@@ -86,14 +86,15 @@ RunProgress progress_of(const Trainer* trainer, int input_steps) {
   return RunProgress{true, trainer->step(), trainer->config().steps, trainer->done()};
 }
 
-/// Seconds of training (or of the run's end-of-run measurement) per frame. Measured in headless
-/// Chromium at 1280×800 on 2 cores. Since the page redraws only what changed (platform/damage.hpp)
-/// the GPU process no longer sets the frame: the page's thread does, the slice plus 2–4 ms of
-/// building and drawing the frame. A slice that may end up to 30 ms (it stops before a step that
-/// would pass that at the slice's mean step, run_slice) keeps that within two display refreshes (33 ms) and trained the
-/// default Learned heads run in 15–17 s; 22 ms took 30 s (two steps a frame), 44 ms gave 50-ms
-/// frames. Frames over 50 ms that remain come from outside the page's frame (its other tasks, the
-/// GPU process), at any budget tried.
+/// Seconds of training (or of the run's end-of-run measurement) per frame: a slice stops when one
+/// more step of its mean length would pass them (run_slice). Measured in headless Chromium at
+/// 1280×800 on 2 cores: since the page redraws only what changed (platform/damage.hpp) the GPU
+/// process no longer sets the frame; the page's thread does, the slice plus 2–4 ms of building and
+/// drawing the frame, so most frames take two display refreshes (33 ms) and some three. Against
+/// slices that ran until 28 ms were spent, alternated in one window: 11% slower training (18.0 and
+/// 24.9 s against 16.1 and 22.5 s for the default Learned heads run) and about half the frames
+/// over 50 ms (1.8–2.0% against 3.3–3.7%); 22 ms gave two steps a frame (30 s). The frames over
+/// 50 ms that remain come from outside the page's frame (its other tasks, the GPU process).
 constexpr double kTrainSliceSeconds = 0.030;
 
 /// The run's bookkeeping (one per trained panel, a member of its state).
@@ -131,8 +132,9 @@ bool run_paused(TrainedRun& r, bool past_last_step);
 /// Back to step 0: not running, not from the checkpoint, no rate.
 void run_start_over(TrainedRun& r);
 
-/// One frame's slice: `step_once()` (returns false when nothing advanced) until `done()` or the
-/// budget is spent, at least once. Errors go to `error` (an earlier input error stays on show);
+/// One frame's slice: `step_once()` (returns false when nothing advanced), at least once, until
+/// `done()` or until one more step of the slice's mean length would pass the budget (a prediction:
+/// a longer step, such as a snapshot's, can pass it). Errors go to `error` (an earlier input error stays on show);
 /// false when a step threw.
 template <typename Step, typename Done>
 bool run_slice(std::optional<ErrorInfo>& error, double budget_seconds, Step&& step_once, Done&& done) {

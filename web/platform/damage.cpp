@@ -34,7 +34,9 @@ int px_floor(double v, int if_nan) { return std::isnan(v) ? if_nan : static_cast
 int px_ceil(double v, int if_nan) { return std::isnan(v) ? if_nan : static_cast<int>(std::ceil(std::clamp(v, -1e7, 1e7))); }
 constexpr int kFar = 10000000;
 
-// The pixels a clip rectangle scissors to, as ImGui's OpenGL3 backend computes them.
+// The pixels a clip rectangle scissors to, as ImGui's OpenGL3 backend computes them: x from the
+// left edge, y from the bottom edge of a framebuffer (int)(DisplaySize.y · scale) high, each
+// position and size truncated (glScissor(x0, fb_h - y1, x1 - x0, y1 - y0) cast to int).
 PixelRect clip_pixels(const ImVec4& c, const ImDrawData& dd) {
   const ImVec2 pos = dd.DisplayPos, s = dd.FramebufferScale;
   const float x0 = (c.x - pos.x) * s.x, y0 = (c.y - pos.y) * s.y;
@@ -42,10 +44,11 @@ PixelRect clip_pixels(const ImVec4& c, const ImDrawData& dd) {
   PixelRect r;
   if (!(x1 > x0) || !(y1 > y0)) return r;  // empty, or NaN
   auto trunc = [](float v) { return static_cast<int>(std::clamp(v, -1e7f, 1e7f)); };
+  const int fb_h = trunc(dd.DisplaySize.y * s.y);
   r.x0 = trunc(x0);
-  r.y0 = trunc(y0);
   r.x1 = r.x0 + trunc(x1 - x0);
-  r.y1 = r.y0 + trunc(y1 - y0);
+  r.y1 = fb_h - trunc(static_cast<float>(fb_h) - y1);
+  r.y0 = r.y1 - trunc(y1 - y0);
   return r;
 }
 
@@ -115,8 +118,8 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
         CallbackFootprint f;
         if (describe) f = describe(cmd);
         PixelRect box = clip;
-        std::uint64_t h = mix(0x3c6ef372fe94f82bULL + static_cast<std::uint64_t>(clip.x0) * 131 + clip.y0);
-        h = mix(h + static_cast<std::uint64_t>(clip.x1) * 131 + clip.y1);
+        std::uint64_t h = hash_vec4(0x3c6ef372fe94f82bULL, ImVec4(static_cast<float>(clip.x0), static_cast<float>(clip.y0),
+                                                                  static_cast<float>(clip.x1), static_cast<float>(clip.y1)));
         if (f.known) {
           const PixelRect r{px_floor((f.rect.x - pos.x) * s.x, -kFar) - 1, px_floor((f.rect.y - pos.y) * s.y, -kFar) - 1,
                             px_ceil((f.rect.z - pos.x) * s.x, kFar) + 1, px_ceil((f.rect.w - pos.y) * s.y, kFar) + 1};
@@ -129,9 +132,9 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
         continue;
       }
       if (clip.empty()) continue;
-      std::uint64_t base = mix(0xa54ff53a5f1d36f1ULL + reinterpret_cast<std::uintptr_t>(cmd.TextureId));
-      base = mix(base + static_cast<std::uint64_t>(clip.x0) * 0x10000 + clip.y0);
-      base = mix(base + static_cast<std::uint64_t>(clip.x1) * 0x10000 + clip.y1);
+      const std::uint64_t base = hash_vec4(mix(0xa54ff53a5f1d36f1ULL + reinterpret_cast<std::uintptr_t>(cmd.TextureId)),
+                                           ImVec4(static_cast<float>(clip.x0), static_cast<float>(clip.y0),
+                                                  static_cast<float>(clip.x1), static_cast<float>(clip.y1)));
       const ImDrawIdx* id = idx + cmd.IdxOffset;
       const ImDrawVert* vb = vtx + cmd.VtxOffset;
       for (unsigned int i = 0; i + 2 < cmd.ElemCount; i += 3) {

@@ -159,6 +159,10 @@ bool Platform::poll_events(bool* had_input) {
     if (e.type == SDL_FINGERDOWN || (e.type == SDL_MOUSEMOTION && e.motion.which != SDL_TOUCH_MOUSEID))
       touch_release_age_ = -1;
     if (e.type == SDL_QUIT) keep = false;
+    // A resized canvas lost its pixels, even if it is back to its old size by the next frame.
+    if (e.type == SDL_WINDOWEVENT &&
+        (e.window.event == SDL_WINDOWEVENT_RESIZED || e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED))
+      damage_.invalidate();
     if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
         e.window.windowID == SDL_GetWindowID(window_))
       keep = false;
