@@ -2,7 +2,6 @@
 
 #include <SDL.h>
 
-#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <cstdlib>
@@ -282,12 +281,10 @@ void attn_app_context_lost() { app::g_context_lost = true; }
 
 double attn_app_drawn_pixels() { return app::g_platform ? static_cast<double>(app::g_platform->last_drawn_pixels()) : 0.0; }
 
-int attn_app_redraw_all() {
-  if (!app::g_platform) return 0;
-  const long long drawn = app::g_platform->last_drawn_pixels();
+void attn_app_redraw_all() {
+  if (!app::g_platform) return;
   app::g_platform->redraw_all();
   app::request_frame();
-  return static_cast<int>(std::min<long long>(drawn, 2147483647LL));
 }
 
 void attn_app_context_restored() {

@@ -56,8 +56,7 @@ ATTN_EXPORT int attn_app_touch_scroll(double x, double y, double dy);
 ATTN_EXPORT void attn_app_touch_ui(int on);
 ATTN_EXPORT void attn_app_context_lost();
 /// Draw the whole picture in the next frame, not only what changed (tests compare the two).
-/// Returns the framebuffer pixels the last frame drew (0: it changed nothing).
-ATTN_EXPORT int attn_app_redraw_all();
+ATTN_EXPORT void attn_app_redraw_all();
 /// Framebuffer pixels the last frame drew (its damaged area; 0: it changed nothing).
 ATTN_EXPORT double attn_app_drawn_pixels();
 ATTN_EXPORT void attn_app_context_restored();

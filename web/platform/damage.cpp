@@ -34,6 +34,14 @@ int px_floor(double v, int if_nan) { return std::isnan(v) ? if_nan : static_cast
 int px_ceil(double v, int if_nan) { return std::isnan(v) ? if_nan : static_cast<int>(std::ceil(std::clamp(v, -1e7, 1e7))); }
 constexpr int kFar = 10000000;
 
+// The framebuffer pixels a rectangle in display coordinates can colour (their centres inside it),
+// and one more on each side.
+PixelRect padded_box(float x0, float y0, float x1, float y1, const ImDrawData& dd) {
+  const ImVec2 pos = dd.DisplayPos, s = dd.FramebufferScale;
+  return PixelRect{px_floor((x0 - pos.x) * s.x, -kFar) - 1, px_floor((y0 - pos.y) * s.y, -kFar) - 1,
+                   px_ceil((x1 - pos.x) * s.x, kFar) + 1, px_ceil((y1 - pos.y) * s.y, kFar) + 1};
+}
+
 // The pixels a clip rectangle scissors to, as ImGui's OpenGL3 backend computes them: x from the
 // left edge, y from the bottom edge of a framebuffer (int)(DisplaySize.y · scale) high, each
 // position and size truncated (glScissor(x0, fb_h - y1, x1 - x0, y1 - y0) cast to int).
@@ -105,7 +113,6 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
       }
   };
 
-  const ImVec2 pos = dd.DisplayPos, s = dd.FramebufferScale;
   bool unknown = false;
   for (int n = 0; n < dd.CmdListsCount; ++n) {
     const ImDrawList* list = dd.CmdLists[n];
@@ -121,9 +128,7 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
         std::uint64_t h = hash_vec4(0x3c6ef372fe94f82bULL, ImVec4(static_cast<float>(clip.x0), static_cast<float>(clip.y0),
                                                                   static_cast<float>(clip.x1), static_cast<float>(clip.y1)));
         if (f.known) {
-          const PixelRect r{px_floor((f.rect.x - pos.x) * s.x, -kFar) - 1, px_floor((f.rect.y - pos.y) * s.y, -kFar) - 1,
-                            px_ceil((f.rect.z - pos.x) * s.x, kFar) + 1, px_ceil((f.rect.w - pos.y) * s.y, kFar) + 1};
-          box = intersect(box, r);
+          box = intersect(box, padded_box(f.rect.x, f.rect.y, f.rect.z, f.rect.w, dd));
           h = mix(h + f.hash);
         } else {
           unknown = true;  // it may paint anything anywhere: the whole frame is damaged
@@ -148,10 +153,7 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
           xmin = std::min(xmin, v.pos.x), xmax = std::max(xmax, v.pos.x);
           ymin = std::min(ymin, v.pos.y), ymax = std::max(ymax, v.pos.y);
         }
-        // Pixels whose centres the triangle can cover, and one more on each side.
-        const PixelRect box{px_floor((xmin - pos.x) * s.x, -kFar) - 1, px_floor((ymin - pos.y) * s.y, -kFar) - 1,
-                            px_ceil((xmax - pos.x) * s.x, kFar) + 1, px_ceil((ymax - pos.y) * s.y, kFar) + 1};
-        add(intersect(box, clip), h);
+        add(intersect(padded_box(xmin, ymin, xmax, ymax, dd), clip), h);
       }
     }
   }

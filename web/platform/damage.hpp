@@ -53,9 +53,6 @@ class DamageTracker {
   /// Forget the last frame: the next update() damages everything (the font texture, the GL
   /// objects or the framebuffer's contents changed behind the draw data's back).
   void invalidate() { prev_.clear(); }
-  /// Tiles hashed in the last update(), for tests: columns × rows.
-  int cols() const { return cols_; }
-  int rows() const { return rows_; }
 
  private:
   std::vector<std::uint64_t> tiles_, prev_;
