@@ -260,72 +260,183 @@ void rope_backward(double* dx, const RopeTable& tab, int t, int stride) {
 
 // ---------------------------------------------------------------- attention
 // Each product below is a gemm_acc, whose sums run in the same ascending order as the plain
-// loops (over c for scores, over j for outputs and dq, over i for dk and dv); a masked key enters
-// those sums as an exact 0·x, which leaves every nonzero sum unchanged.
+// loops (over c for scores, over j for outputs and dq, over i for dk and dv). A masked key's
+// weight is exactly 0, so its terms are exact zeros; a sum that starts at +0.0 never becomes −0.0
+// (x + y is −0.0 only when both are), so leaving such terms out of a sum keeps its bits for finite
+// inputs. The products therefore run over blocks of kSpanRows rows, each over the span of keys
+// (or queries) those rows can reach — under a causal mask about half of every square product.
+namespace {
+
+constexpr int kSpanRows = 4;  // the matrix product's register tile height (gemm_rows<4>)
+
+// Where each query's nonzero weights can lie: keys [lo[i], hi[i]) (lo = hi for an empty row).
+struct KeySpans {
+  std::vector<int> lo, hi;
+  // The keys any of queries [r0, r1) can reach: [*klo, *khi), empty when *klo >= *khi.
+  void keys_of(int r0, int r1, int tk, int* klo, int* khi) const {
+    *klo = tk;
+    *khi = 0;
+    for (int i = r0; i < r1; ++i)
+      if (lo[static_cast<size_t>(i)] < hi[static_cast<size_t>(i)]) {
+        *klo = std::min(*klo, lo[static_cast<size_t>(i)]);
+        *khi = std::max(*khi, hi[static_cast<size_t>(i)]);
+      }
+  }
+  // The queries that can reach any of keys [c0, c1): [*qlo, *qhi) (a covering range).
+  void queries_of(int c0, int c1, int tq, int* qlo, int* qhi) const {
+    *qlo = tq;
+    *qhi = 0;
+    for (int i = 0; i < tq; ++i)
+      if (lo[static_cast<size_t>(i)] < hi[static_cast<size_t>(i)] && lo[static_cast<size_t>(i)] < c1 &&
+          hi[static_cast<size_t>(i)] > c0) {
+        *qlo = std::min(*qlo, i);
+        *qhi = i + 1;
+      }
+  }
+};
+
+// Spans from an allowed mask (nullptr: every key): the first to the last allowed key of each row.
+void spans_of_mask(KeySpans& sp, const unsigned char* allowed, int tq, int tk) {
+  sp.lo.resize(static_cast<size_t>(tq));
+  sp.hi.resize(static_cast<size_t>(tq));
+  for (int i = 0; i < tq; ++i) {
+    int a = 0, b = tk;
+    if (allowed) {
+      const unsigned char* ok = allowed + static_cast<long>(i) * tk;
+      while (a < tk && !ok[a]) ++a;
+      while (b > a && !ok[b - 1]) --b;
+    }
+    sp.lo[static_cast<size_t>(i)] = a;
+    sp.hi[static_cast<size_t>(i)] = b;
+  }
+}
+
+// Spans from the weights: the first to the last nonzero weight of each row.
+void spans_of_weights(KeySpans& sp, const double* weights, int tq, int tk) {
+  sp.lo.resize(static_cast<size_t>(tq));
+  sp.hi.resize(static_cast<size_t>(tq));
+  for (int i = 0; i < tq; ++i) {
+    const double* w = weights + static_cast<long>(i) * tk;
+    int a = 0, b = tk;
+    while (a < tk && w[a] == 0.0) ++a;
+    while (b > a && w[b - 1] == 0.0) --b;
+    sp.lo[static_cast<size_t>(i)] = a;
+    sp.hi[static_cast<size_t>(i)] = b;
+  }
+}
+
+}  // namespace
+
 void attention_forward(double* out, double* weights, const double* q, const double* k, const double* v,
                        const unsigned char* allowed, const AttentionShape& s) {
   thread_local std::vector<double> kt;
+  thread_local KeySpans sp;
   kt.resize(static_cast<size_t>(s.dk) * s.tk);
   for (int j = 0; j < s.tk; ++j)
     for (int c = 0; c < s.dk; ++c) kt[static_cast<size_t>(c) * s.tk + j] = k[static_cast<long>(j) * s.k_stride + c];
-  // pass 1: dot products q·k of every pair (then scaled), as a tile product
-  std::fill(weights, weights + static_cast<long>(s.tq) * s.tk, 0.0);
-  gemm_acc(weights, s.tk, q, s.q_stride, 1, kt.data(), s.tk, s.tq, s.tk, s.dk);
+  spans_of_mask(sp, allowed, s.tq, s.tk);
+  // pass 1: dot products q·k of every pair a block of queries can reach (then scaled)
+  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
+    const int r1 = std::min(r0 + kSpanRows, s.tq);
+    int klo = 0, khi = 0;
+    sp.keys_of(r0, r1, s.tk, &klo, &khi);
+    if (klo >= khi) continue;
+    for (int i = r0; i < r1; ++i) std::fill(weights + static_cast<long>(i) * s.tk + klo, weights + static_cast<long>(i) * s.tk + khi, 0.0);
+    gemm_acc(weights + static_cast<long>(r0) * s.tk + klo, s.tk, q + static_cast<long>(r0) * s.q_stride, s.q_stride, 1,
+             kt.data() + klo, s.tk, r1 - r0, khi - klo, s.dk);
+  }
   for (int i = 0; i < s.tq; ++i) {
     double* w = weights + static_cast<long>(i) * s.tk;
     const unsigned char* ok = allowed ? allowed + static_cast<long>(i) * s.tk : nullptr;
+    const int lo = sp.lo[static_cast<size_t>(i)], hi = sp.hi[static_cast<size_t>(i)];
+    double* o = out + static_cast<long>(i) * s.out_stride;
+    for (int c = 0; c < s.dv; ++c) o[c] = 0.0;
+    std::fill(w, w + lo, 0.0);
+    std::fill(w + std::max(lo, hi), w + s.tk, 0.0);
+    if (lo >= hi) continue;  // empty row: zero weights, zero output
     // pass 2: the max over the allowed keys only (masked keys never enter it)
     double mx = -std::numeric_limits<double>::infinity();
     bool any = false;
-    for (int j = 0; j < s.tk; ++j) {
+    for (int j = lo; j < hi; ++j) {
       if (ok && !ok[j]) continue;
       w[j] = s.scale * w[j];
       if (!any || w[j] > mx) mx = w[j];
       any = true;
     }
-    double* o = out + static_cast<long>(i) * s.out_stride;
-    for (int c = 0; c < s.dv; ++c) o[c] = 0.0;
-    if (!any) {  // empty row: zero weights, zero output
-      for (int j = 0; j < s.tk; ++j) w[j] = 0.0;
-      continue;
-    }
     // pass 3: exp(score − max) (subtracting the max only for stability), the normaliser, normalise
     // (masked keys' exps are computed with the rest, then set to 0: adding +0 leaves a sum's bits)
-    exp_shifted(w, w, mx, s.tk);
+    exp_shifted(w + lo, w + lo, mx, hi - lo);
     double sum = 0.0;
-    for (int j = 0; j < s.tk; ++j) {
+    for (int j = lo; j < hi; ++j) {
       if (ok && !ok[j]) w[j] = 0.0;
       sum += w[j];
     }
-    for (int j = 0; j < s.tk; ++j) w[j] /= sum;
+    for (int j = lo; j < hi; ++j) w[j] /= sum;
   }
-  // pass 4: blend the values, out = weights · v
-  gemm_acc(out, s.out_stride, weights, s.tk, 1, v, s.v_stride, s.tq, s.dv, s.tk);
+  // pass 4: blend the values, out = weights · v, each block over the keys it reaches
+  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
+    const int r1 = std::min(r0 + kSpanRows, s.tq);
+    int klo = 0, khi = 0;
+    sp.keys_of(r0, r1, s.tk, &klo, &khi);
+    if (klo >= khi) continue;
+    gemm_acc(out + static_cast<long>(r0) * s.out_stride, s.out_stride, weights + static_cast<long>(r0) * s.tk + klo, s.tk, 1,
+             v + static_cast<long>(klo) * s.v_stride, s.v_stride, r1 - r0, s.dv, khi - klo);
+  }
 }
 
 void attention_backward(double* dq, double* dk, double* dv, const double* dout, const double* weights,
                         const double* q, const double* k, const double* v, const AttentionShape& s) {
   thread_local std::vector<double> vt, dw;
+  thread_local KeySpans sp;
   vt.resize(static_cast<size_t>(s.dv) * s.tk);
-  dw.assign(static_cast<size_t>(s.tq) * s.tk, 0.0);
+  dw.resize(static_cast<size_t>(s.tq) * s.tk);
   for (int j = 0; j < s.tk; ++j)
     for (int c = 0; c < s.dv; ++c) vt[static_cast<size_t>(c) * s.tk + j] = v[static_cast<long>(j) * s.v_stride + c];
-  // dweights = dout · vᵀ, and dv += weightsᵀ · dout
-  gemm_acc(dw.data(), s.tk, dout, s.out_stride, 1, vt.data(), s.tk, s.tq, s.tk, s.dv);
-  gemm_acc(dv, s.v_stride, weights, 1, s.tk, dout, s.out_stride, s.tk, s.dv, s.tq);
-  // softmax backward, row by row: ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij') · scale, into dw
+  // A zero weight (masked, an empty row, underflowed) gets a zero gradient: spans from the weights.
+  spans_of_weights(sp, weights, s.tq, s.tk);
+  // dweights = dout · vᵀ over each query block's keys, then softmax backward row by row:
+  // ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij') · scale, into dw (exactly 0 where w_ij is 0)
+  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
+    const int r1 = std::min(r0 + kSpanRows, s.tq);
+    int klo = 0, khi = 0;
+    sp.keys_of(r0, r1, s.tk, &klo, &khi);
+    if (klo >= khi) continue;
+    for (int i = r0; i < r1; ++i) std::fill(dw.data() + static_cast<size_t>(i) * s.tk + klo, dw.data() + static_cast<size_t>(i) * s.tk + khi, 0.0);
+    gemm_acc(dw.data() + static_cast<size_t>(r0) * s.tk + klo, s.tk, dout + static_cast<long>(r0) * s.out_stride, s.out_stride, 1,
+             vt.data() + klo, s.tk, r1 - r0, khi - klo, s.dv);
+  }
   for (int i = 0; i < s.tq; ++i) {
     const double* w = weights + static_cast<long>(i) * s.tk;
     double* d = dw.data() + static_cast<size_t>(i) * s.tk;
+    const int lo = sp.lo[static_cast<size_t>(i)], hi = sp.hi[static_cast<size_t>(i)];
     double wdw = 0.0;
-    for (int j = 0; j < s.tk; ++j)
+    for (int j = lo; j < hi; ++j)
       if (w[j] != 0.0) wdw += w[j] * d[j];
-    for (int j = 0; j < s.tk; ++j)  // a masked key, an empty row, an underflowed weight: exactly 0
+    std::fill(d, d + lo, 0.0);
+    std::fill(d + std::max(lo, hi), d + s.tk, 0.0);
+    for (int j = lo; j < hi; ++j)  // a masked key, an empty row, an underflowed weight: exactly 0
       d[j] = w[j] == 0.0 ? 0.0 : w[j] * (d[j] - wdw) * s.scale;
   }
-  // dq += ds · k, dk += dsᵀ · q
-  gemm_acc(dq, s.q_stride, dw.data(), s.tk, 1, k, s.k_stride, s.tq, s.dk, s.tk);
-  gemm_acc(dk, s.k_stride, dw.data(), 1, s.tk, q, s.q_stride, s.tk, s.dk, s.tq);
+  // dq += ds · k over each query block's keys
+  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
+    const int r1 = std::min(r0 + kSpanRows, s.tq);
+    int klo = 0, khi = 0;
+    sp.keys_of(r0, r1, s.tk, &klo, &khi);
+    if (klo >= khi) continue;
+    gemm_acc(dq + static_cast<long>(r0) * s.q_stride, s.q_stride, dw.data() + static_cast<size_t>(r0) * s.tk + klo, s.tk, 1,
+             k + static_cast<long>(klo) * s.k_stride, s.k_stride, r1 - r0, s.dk, khi - klo);
+  }
+  // dv += weightsᵀ · dout and dk += dsᵀ · q over the queries that reach each key block
+  for (int c0 = 0; c0 < s.tk; c0 += kSpanRows) {
+    const int c1 = std::min(c0 + kSpanRows, s.tk);
+    int qlo = 0, qhi = 0;
+    sp.queries_of(c0, c1, s.tq, &qlo, &qhi);
+    if (qlo >= qhi) continue;
+    gemm_acc(dv + static_cast<long>(c0) * s.v_stride, s.v_stride, weights + static_cast<long>(qlo) * s.tk + c0, 1, s.tk,
+             dout + static_cast<long>(qlo) * s.out_stride, s.out_stride, c1 - c0, s.dv, qhi - qlo);
+    gemm_acc(dk + static_cast<long>(c0) * s.k_stride, s.k_stride, dw.data() + static_cast<size_t>(qlo) * s.tk + c0, 1, s.tk,
+             q + static_cast<long>(qlo) * s.q_stride, s.q_stride, c1 - c0, s.dk, qhi - qlo);
+  }
 }
 
 // ---------------------------------------------------------------- GRU
