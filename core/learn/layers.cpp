@@ -329,7 +329,7 @@ void spans_of_weights(KeySpans& sp, const double* weights, int tq, int tk) {
 
 void attention_forward(double* out, double* weights, const double* q, const double* k, const double* v,
                        const unsigned char* allowed, const AttentionShape& s) {
-  thread_local std::vector<double> kt;
+  thread_local std::vector<double> kt, z;
   thread_local KeySpans sp;
   kt.resize(static_cast<size_t>(s.dk) * s.tk);
   for (int j = 0; j < s.tk; ++j)
@@ -345,6 +345,11 @@ void attention_forward(double* out, double* weights, const double* q, const doub
     gemm_acc(weights + static_cast<long>(r0) * s.tk + klo, s.tk, q + static_cast<long>(r0) * s.q_stride, s.q_stride, 1,
              kt.data() + klo, s.tk, r1 - r0, khi - klo, s.dk);
   }
+  // pass 2: the max over each row's allowed keys only (masked keys never enter it), and the
+  // shifted scores score − max of every row's span packed into one list, so that one exp call
+  // runs over all of them in full registers (rows of a causal mask are short). x − max computed
+  // here is the subtraction exp_shifted would do; a masked key packs 0 and is set to 0 after.
+  z.resize(0);
   for (int i = 0; i < s.tq; ++i) {
     double* w = weights + static_cast<long>(i) * s.tk;
     const unsigned char* ok = allowed ? allowed + static_cast<long>(i) * s.tk : nullptr;
@@ -354,7 +359,6 @@ void attention_forward(double* out, double* weights, const double* q, const doub
     std::fill(w, w + lo, 0.0);
     std::fill(w + std::max(lo, hi), w + s.tk, 0.0);
     if (lo >= hi) continue;  // empty row: zero weights, zero output
-    // pass 2: the max over the allowed keys only (masked keys never enter it)
     double mx = -std::numeric_limits<double>::infinity();
     bool any = false;
     for (int j = lo; j < hi; ++j) {
@@ -363,12 +367,19 @@ void attention_forward(double* out, double* weights, const double* q, const doub
       if (!any || w[j] > mx) mx = w[j];
       any = true;
     }
-    // pass 3: exp(score − max) (subtracting the max only for stability), the normaliser, normalise
-    // (masked keys' exps are computed with the rest, then set to 0: adding +0 leaves a sum's bits)
-    exp_shifted(w + lo, w + lo, mx, hi - lo);
+    for (int j = lo; j < hi; ++j) z.push_back(ok && !ok[j] ? 0.0 : w[j] - mx);
+  }
+  // pass 3: exp(score − max) (subtracting the max only for stability), the normaliser, normalise
+  // (adding a masked key's +0 leaves a sum's bits)
+  exp_shifted(z.data(), z.data(), 0.0, static_cast<int>(z.size()));
+  size_t at = 0;
+  for (int i = 0; i < s.tq; ++i) {
+    double* w = weights + static_cast<long>(i) * s.tk;
+    const unsigned char* ok = allowed ? allowed + static_cast<long>(i) * s.tk : nullptr;
+    const int lo = sp.lo[static_cast<size_t>(i)], hi = sp.hi[static_cast<size_t>(i)];
     double sum = 0.0;
-    for (int j = lo; j < hi; ++j) {
-      if (ok && !ok[j]) w[j] = 0.0;
+    for (int j = lo; j < hi; ++j, ++at) {
+      w[j] = ok && !ok[j] ? 0.0 : z[at];
       sum += w[j];
     }
     for (int j = lo; j < hi; ++j) w[j] /= sum;
