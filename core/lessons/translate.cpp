@@ -109,18 +109,26 @@ learn::Seq2SeqBatch translation_batch(const std::vector<TranslationPair>& pairs,
   return b;
 }
 
+namespace {
+constexpr size_t kLossBatch = 64;  // pairs per forward pass of a teacher-forced loss
+
+// One forward pass of teacher_forced_loss: pairs [start, start + kLossBatch) added to its sums.
+void teacher_forced_part(const TranslateModel& m, const std::vector<TranslationPair>& pairs, size_t start, double& total,
+                         long& counted) {
+  std::vector<int> idx;
+  for (size_t i = start; i < std::min(pairs.size(), start + kLossBatch); ++i) idx.push_back(static_cast<int>(i));
+  const learn::Seq2SeqBatch b = translation_batch(pairs, idx);
+  learn::Seq2SeqActivations acts;
+  const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  total += loss * acts.counted;
+  counted += acts.counted;
+}
+}  // namespace
+
 double teacher_forced_loss(const TranslateModel& m, const std::vector<TranslationPair>& pairs) {
   double total = 0.0;
   long counted = 0;
-  for (size_t start = 0; start < pairs.size(); start += 64) {
-    std::vector<int> idx;
-    for (size_t i = start; i < std::min(pairs.size(), start + 64); ++i) idx.push_back(static_cast<int>(i));
-    const learn::Seq2SeqBatch b = translation_batch(pairs, idx);
-    learn::Seq2SeqActivations acts;
-    const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
-    total += loss * acts.counted;
-    counted += acts.counted;
-  }
+  for (size_t start = 0; start < pairs.size(); start += kLossBatch) teacher_forced_part(m, pairs, start, total, counted);
   return counted > 0 ? total / static_cast<double>(counted) : 0.0;
 }
 
@@ -161,18 +169,55 @@ void TranslateTrainer::new_epoch() {
   cursor_ = 0;
 }
 
+void TranslateTrainer::train_one_step() {
+  if (cursor_ >= batches_.size()) new_epoch();
+  const learn::Seq2SeqBatch b = translation_batch(data_.train, batches_[cursor_++]);
+  none_losses_.push_back(train_step(none_, none_adam_, cfg_, b));
+  additive_losses_.push_back(train_step(additive_, additive_adam_, cfg_, b));
+  ++step_;
+  if (step_ % cfg_.eval_every == 0 || step_ == cfg_.steps) pending_ = PendingValidation{};
+}
+
+void TranslateTrainer::validation_part() {
+  PendingValidation& p = *pending_;
+  const std::vector<TranslationPair>& pairs = data_.validation;
+  if (p.start < pairs.size()) {
+    teacher_forced_part(p.attention ? additive_ : none_, pairs, p.start, p.total[p.attention], p.counted[p.attention]);
+    p.start += kLossBatch;
+  }
+  if (p.start < pairs.size()) return;
+  if (!p.attention) {  // the fixed summary measured: the attention model next
+    p.attention = true;
+    p.start = 0;
+    return;
+  }
+  // teacher_forced_loss's mean of each, from the same sums in the same order
+  auto mean = [](double total, long counted) { return counted > 0 ? total / static_cast<double>(counted) : 0.0; };
+  val_steps_.push_back(step_);
+  none_val_.push_back(mean(p.total[0], p.counted[0]));
+  additive_val_.push_back(mean(p.total[1], p.counted[1]));
+  pending_.reset();
+}
+
 int TranslateTrainer::advance(int max_steps) {
+  while (pending_) validation_part();
   int ran = 0;
   while (ran < max_steps && step_ < cfg_.steps) {
-    if (cursor_ >= batches_.size()) new_epoch();
-    const learn::Seq2SeqBatch b = translation_batch(data_.train, batches_[cursor_++]);
-    none_losses_.push_back(train_step(none_, none_adam_, cfg_, b));
-    additive_losses_.push_back(train_step(additive_, additive_adam_, cfg_, b));
-    ++step_;
+    train_one_step();
+    while (pending_) validation_part();
     ++ran;
-    if (step_ % cfg_.eval_every == 0 || step_ == cfg_.steps) record_validation();
   }
   return ran;
+}
+
+int TranslateTrainer::advance_part() {
+  if (pending_) {
+    validation_part();
+    return 1;
+  }
+  if (step_ >= cfg_.steps) return 0;
+  train_one_step();
+  return 1;
 }
 
 TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(run.config) {

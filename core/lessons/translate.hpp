@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,9 +89,19 @@ class TranslateTrainer {
   /// French target, translation_data.hpp) or its configuration is refused, and when start is not
   /// its layout's size.
   TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2SeqConfig& model, const std::vector<double>& start);
-  int advance(int max_steps);  ///< returns the steps run (never beyond cfg.steps)
+  /// Runs at most max_steps more steps (never beyond cfg.steps), each with its validation when due,
+  /// after finishing a validation advance_part() left pending (advance(0) does only that). Returns
+  /// the steps run.
+  int advance(int max_steps);
+  /// One part of the run, for a frame's slice: the next forward pass of a pending validation
+  /// measurement (one model over 64 validation pairs; a measurement is 2 × ⌈pairs / 64⌉ parts),
+  /// else one training step, whose validation, when one is due, is left pending. Returns 1 when a
+  /// part ran, 0 when the run is done. Parts give the same bits as advance(): after the same
+  /// steps, the same parameters, losses and validation losses.
+  int advance_part();
   int step() const { return step_; }
-  bool done() const { return step_ >= cfg_.steps; }
+  /// Every step run and the last validation measured.
+  bool done() const { return step_ >= cfg_.steps && !pending_; }
   const TranslateConfig& config() const { return cfg_; }
   const TranslationDataset& data() const { return data_; }
   /// attention = false: the fixed summary; true: additive attention.
@@ -103,7 +114,17 @@ class TranslateTrainer {
 
  private:
   static constexpr size_t kChunk = 8;
+  // A validation measurement under way (advance_part): the model measured and the next pair, and
+  // each model's sums of teacher_forced_loss.
+  struct PendingValidation {
+    bool attention = false;
+    size_t start = 0;
+    double total[2] = {0.0, 0.0};
+    long counted[2] = {0, 0};
+  };
   void record_validation();
+  void train_one_step();
+  void validation_part();
   void new_epoch();
   TranslateConfig cfg_;
   TranslationDataset data_;
@@ -115,6 +136,7 @@ class TranslateTrainer {
   int step_ = 0;
   std::vector<double> none_losses_, additive_losses_, none_val_, additive_val_;
   std::vector<int> val_steps_;
+  std::optional<PendingValidation> pending_;
 };
 
 // ---------------------------------------------------------------- decoding

@@ -175,6 +175,42 @@ TEST_CASE("translate: clear errors for empty sentences, unknown words and bad si
   CHECK_THROWS_WITH(translate_alignment(tr.model(false), "the black cat"), Catch::Contains("no alignment"));
 }
 
+TEST_CASE("translate: a run in parts (steps, then each validation pass apart) gives advance's bits", "[lesson][translate]") {
+  TranslateConfig c = small_config();
+  c.data.validation_per_bucket = 22;  // 66 validation pairs: two passes of 64 per model
+  TranslateTrainer whole(c), parts(c), paused(c);
+  REQUIRE(whole.data().validation.size() == 66);
+  CHECK(whole.advance(100) == c.steps);
+  int n = 0;
+  while (parts.advance_part() != 0) ++n;
+  CHECK(n == c.steps + 3 * 2 * 2);  // 6 steps; validations after steps 2, 4, 6 of 2 models × 2 passes
+  CHECK(parts.done());
+  CHECK(parts.advance_part() == 0);
+  // a validation left pending: the step counted, the run not done until its last pass, advance(0) finishes it
+  for (int i = 0; i < 3; ++i) CHECK(paused.advance_part() == 1);  // steps 1 and 2, the first pass of step 2's validation
+  CHECK(paused.step() == 2);
+  CHECK(paused.validation_steps() == std::vector<int>{0});
+  CHECK(paused.advance(0) == 0);
+  CHECK(paused.validation_steps() == std::vector<int>{0, 2});
+  while (paused.advance_part() != 0) {
+    if (paused.step() == c.steps) CHECK(paused.done() == (paused.validation_steps().size() == 4));
+  }
+  for (const TranslateTrainer* t : {&parts, &paused}) {
+    CHECK(t->validation_steps() == whole.validation_steps());
+    for (bool att : {false, true}) {
+      CHECK(same_bits(whole.model(att).params, t->model(att).params));
+      CHECK(same_bits(whole.losses(att), t->losses(att)));
+      CHECK(same_bits(whole.validation_losses(att), t->validation_losses(att)));
+    }
+  }
+  // and each recorded validation loss is teacher_forced_loss of the model at that step
+  TranslateTrainer at2(c);
+  at2.advance(2);
+  for (bool att : {false, true})
+    CHECK(same_bits(std::vector<double>{teacher_forced_loss(at2.model(att), at2.data().validation)},
+                    std::vector<double>{parts.validation_losses(att)[1]}));
+}
+
 TEST_CASE("translate: training in slices gives the same bits, and both models see the same batches", "[lesson][translate]") {
   const TranslateConfig c = small_config();
   TranslateTrainer whole(c), sliced(c);

@@ -426,6 +426,8 @@ void translate_train(AppState& s) {
 
 void translate_pause(AppState& s) {
   TranslateState& t = s.translate;
+  // a validation left pending by the slices is measured first: a paused run's curves are whole
+  if (t.trainer && t.run.running) computed(t.error, [&] { t.trainer->advance(0); });
   if (run_paused(t.run, t.trainer && t.trainer->done())) refresh_results(s, true);
 }
 
@@ -524,7 +526,7 @@ bool tick_translate(AppState& s, double budget_seconds) {
   }
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
-  if (run_tick(t.error, t.run, tr, budget_seconds, [&] { return tr.advance(1) != 0; },
+  if (run_tick(t.error, t.run, tr, budget_seconds, [&] { return tr.advance_part() != 0; },
                [&] { tick_run_end(s, budget_seconds); }))
     rebuild_curve(t);
   ++s.generation;
