@@ -186,8 +186,9 @@ bool set_translate_input(AppState& s, const TranslateInput& in);
 /// The sentence becomes test pair `index` (1-based, in the test set's order: 1 is "the black cat").
 /// False (error recorded, last good state kept) when there is no such pair.
 bool pick_translate_test_sentence(AppState& s, int index);
-/// One frame's slice: while running, steps of both models within `budget_seconds` (at least one;
-/// run_slice); after the last step, the test-set scores in slices of the same budget, then the
+/// One frame's slice: while running, parts of the run within `budget_seconds` (at least one;
+/// run_slice): steps of both models, and a due validation loss one forward pass at a time
+/// (TranslateTrainer::advance_part); after the last step, the test-set scores in slices of the same budget, then the
 /// alignment (the run stays "training" until they are measured). True when anything changed.
 bool tick_translate(AppState& s, double budget_seconds = kTrainSliceSeconds);
 /// The run controls' actions: Train (a fresh run from step 0, running), Pause, Continue (where it
