@@ -261,9 +261,11 @@ void rope_backward(double* dx, const RopeTable& tab, int t, int stride) {
 // ---------------------------------------------------------------- attention
 // Each product below is a gemm_acc, whose sums run in the same ascending order as the plain
 // loops (over c for scores, over j for outputs and dq, over i for dk and dv). A masked key's
-// weight is exactly 0, so its terms are exact zeros; a sum that starts at +0.0 never becomes −0.0
-// (x + y is −0.0 only when both are), so leaving such terms out of a sum keeps its bits for finite
-// inputs. The products therefore run over blocks of kSpanRows rows, each over the span of keys
+// weight is exactly 0, so its terms are exact zeros (for finite inputs: 0·inf would be NaN). Adding
+// ±0 leaves a sum unchanged unless the sum is −0.0 (x + y is −0.0 only when both are), and a sum
+// that does not start at −0.0 never becomes −0.0; so leaving such terms out keeps the bits of
+// every sum here (outputs and scores start at +0; callers' gradients never hold −0.0: they start
+// zero-filled). The products therefore run over blocks of kSpanRows rows, each over the span of keys
 // (or queries) those rows can reach — under a causal mask about half of every square product.
 namespace {
 

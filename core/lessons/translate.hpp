@@ -108,7 +108,8 @@ class TranslateTrainer {
   const TranslateModel& model(bool attention) const { return attention ? additive_ : none_; }
   /// Per step: each model's training loss (mean per target token of the batch).
   const std::vector<double>& losses(bool attention) const { return attention ? additive_losses_ : none_losses_; }
-  /// Validation loss at validation_steps() (0, every eval_every, the last step).
+  /// Validation loss at validation_steps() (0, every eval_every, the last step); a measurement
+  /// advance_part() left pending is not among them until its last pass has run.
   const std::vector<int>& validation_steps() const { return val_steps_; }
   const std::vector<double>& validation_losses(bool attention) const { return attention ? additive_val_ : none_val_; }
 

@@ -31,6 +31,7 @@
 #include "widgets/slider.hpp"
 #include "panels/registry.hpp"
 #include "panels/trained_run.hpp"
+#include "panels/translate.hpp"
 #include "platform/damage.hpp"
 #include "widgets/ui_style.hpp"
 #include "throwaway_panel.hpp"
@@ -1081,6 +1082,22 @@ int main() {
              "past its last step the run scores the test set in frame slices before it ends");
       tr = api_state()["translate"];
       expect(tr["step"] == 40 && tr["status"] == "done" && tr["accuracy"]["step"] == 40, "the run ends and is scored");
+      d.sweep(71);
+      // One part per tick (a zero budget): after the last step its validation is pending; Pause then
+      // measures it, and the run, past its last step, goes on to its end instead of pausing at 40 of 40.
+      expect_accepted({{"translate", {{"train", true}}}});
+      for (int i = 0; i < 200 && api_state()["translate"]["step"] != 40; ++i) app::tick_translate(a.state(), 0.0);
+      tr = api_state()["translate"];
+      expect(tr["step"] == 40 && tr["running"] == true && tr["losses"]["validation_steps"] == Json::array({0}),
+             "one part per tick: the last step ran, its validation pending: " + attn::dump(tr["losses"]["validation_steps"]));
+      app::tick_translate(a.state(), 0.0);  // one validation pass of four (120 pairs: two passes of 64 per model)
+      expect(api_state()["translate"]["losses"]["validation_steps"] == Json::array({0}), "a validation pass is a part");
+      expect_accepted({{"translate", {{"pause", true}}}});
+      tr = api_state()["translate"];
+      expect(tr["losses"]["validation_steps"] == Json::array({0, 40}) && tr["running"] == true && tr["status"] == "training",
+             "Pause with the last validation pending measures it, and the run goes on to its end: " + attn::dump(tr["status"]));
+      for (int guard = 0; api_state()["translate"]["running"] == true && guard < 2000; ++guard) d.frames(1);
+      expect(api_state()["translate"]["status"] == "done", "and ends");
       d.sweep(71);
       expect_accepted({{"translate", {{"steps", 1000}, {"hidden", 32}, {"sentence", "the black cat"}}}});
     }

@@ -424,11 +424,18 @@ void translate_train(AppState& s) {
   run_started(s.translate.run);
 }
 
-void translate_pause(AppState& s) {
-  TranslateState& t = s.translate;
-  // a validation left pending by the slices is measured first: a paused run's curves are whole
+namespace {
+// Pauses the pair's run (run_paused). A validation the slices left pending is measured first, so
+// that a paused run's curves are whole and a run past its last step goes on to its end-of-run
+// measurement instead of pausing. True when the run paused.
+bool pause_run(TranslateState& t) {
   if (t.trainer && t.run.running) computed(t.error, [&] { t.trainer->advance(0); });
-  if (run_paused(t.run, t.trainer && t.trainer->done())) refresh_results(s, true);
+  return run_paused(t.run, t.trainer && t.trainer->done());
+}
+}  // namespace
+
+void translate_pause(AppState& s) {
+  if (pause_run(s.translate)) refresh_results(s, true);
 }
 
 void translate_continue(AppState& s) {
@@ -588,7 +595,7 @@ bool translate_install_tokens(AppState& s, const std::string& name, std::size_t 
   run_model_loaded(t.run, name, bytes, seq2seq_config_line(k.model.config), k.model.params);
   // The pair behind the loaded model pauses (past its last step it finishes its measurement);
   // a loaded pair, replaced, starts over below.
-  const bool paused = run_paused(t.run, t.trainer && t.trainer->done());
+  const bool paused = pause_run(t);
   t.tokens = std::move(k);
   t.error.reset();
   if (t.loaded) {  // a lesson-vocabulary model loaded before leaves the pair
