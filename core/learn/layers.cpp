@@ -327,6 +327,34 @@ void spans_of_weights(KeySpans& sp, const double* weights, int tq, int tk) {
   }
 }
 
+// f(r0, r1, klo, khi) for each block of kSpanRows queries [r0, r1) that reaches a key, with the
+// keys [klo, khi) it reaches.
+template <typename F>
+void for_query_blocks(const KeySpans& sp, int tq, int tk, F&& f) {
+  for (int r0 = 0; r0 < tq; r0 += kSpanRows) {
+    const int r1 = std::min(r0 + kSpanRows, tq);
+    int klo = 0, khi = 0;
+    sp.keys_of(r0, r1, tk, &klo, &khi);
+    if (klo < khi) f(r0, r1, klo, khi);
+  }
+}
+
+// c[i][j] = Σ_p a[i][p] · bt[p][j] for rows [r0, r1), columns [klo, khi) (c and bt of leading
+// dimension ld, a of row stride a_rs, K = k): those entries zeroed, then the product added.
+void block_product(double* c, int ld, const double* a, long a_rs, const double* bt, int r0, int r1, int klo, int khi, int k) {
+  for (int i = r0; i < r1; ++i) std::fill(c + static_cast<long>(i) * ld + klo, c + static_cast<long>(i) * ld + khi, 0.0);
+  gemm_acc(c + static_cast<long>(r0) * ld + klo, ld, a + static_cast<long>(r0) * a_rs, a_rs, 1, bt + klo, ld, r1 - r0,
+           khi - klo, k);
+}
+
+// c rows [r0, r1) (row stride c_rs, n columns) += a rows [r0, r1), columns [klo, khi) (row stride
+// a_rs) · b rows [klo, khi) (row stride b_rs): the sum over the keys those rows reach.
+void block_over_keys(double* c, long c_rs, const double* a, long a_rs, const double* b, long b_rs, int r0, int r1, int klo,
+                     int khi, int n) {
+  gemm_acc(c + r0 * c_rs, static_cast<int>(c_rs), a + r0 * a_rs + klo, a_rs, 1, b + klo * b_rs, static_cast<int>(b_rs),
+           r1 - r0, n, khi - klo);
+}
+
 }  // namespace
 
 void attention_forward(double* out, double* weights, const double* q, const double* k, const double* v,
@@ -338,15 +366,9 @@ void attention_forward(double* out, double* weights, const double* q, const doub
     for (int c = 0; c < s.dk; ++c) kt[static_cast<size_t>(c) * s.tk + j] = k[static_cast<long>(j) * s.k_stride + c];
   spans_of_mask(sp, allowed, s.tq, s.tk);
   // pass 1: dot products q·k of every pair a block of queries can reach (then scaled)
-  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
-    const int r1 = std::min(r0 + kSpanRows, s.tq);
-    int klo = 0, khi = 0;
-    sp.keys_of(r0, r1, s.tk, &klo, &khi);
-    if (klo >= khi) continue;
-    for (int i = r0; i < r1; ++i) std::fill(weights + static_cast<long>(i) * s.tk + klo, weights + static_cast<long>(i) * s.tk + khi, 0.0);
-    gemm_acc(weights + static_cast<long>(r0) * s.tk + klo, s.tk, q + static_cast<long>(r0) * s.q_stride, s.q_stride, 1,
-             kt.data() + klo, s.tk, r1 - r0, khi - klo, s.dk);
-  }
+  for_query_blocks(sp, s.tq, s.tk, [&](int r0, int r1, int klo, int khi) {
+    block_product(weights, s.tk, q, s.q_stride, kt.data(), r0, r1, klo, khi, s.dk);
+  });
   // pass 2: the max over each row's allowed keys only (masked keys never enter it), and the
   // shifted scores score − max of every row's span packed into one list, so that one exp call
   // runs over all of them in full registers (rows of a causal mask are short). x − max computed
@@ -387,14 +409,9 @@ void attention_forward(double* out, double* weights, const double* q, const doub
     for (int j = lo; j < hi; ++j) w[j] /= sum;
   }
   // pass 4: blend the values, out = weights · v, each block over the keys it reaches
-  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
-    const int r1 = std::min(r0 + kSpanRows, s.tq);
-    int klo = 0, khi = 0;
-    sp.keys_of(r0, r1, s.tk, &klo, &khi);
-    if (klo >= khi) continue;
-    gemm_acc(out + static_cast<long>(r0) * s.out_stride, s.out_stride, weights + static_cast<long>(r0) * s.tk + klo, s.tk, 1,
-             v + static_cast<long>(klo) * s.v_stride, s.v_stride, r1 - r0, s.dv, khi - klo);
-  }
+  for_query_blocks(sp, s.tq, s.tk, [&](int r0, int r1, int klo, int khi) {
+    block_over_keys(out, s.out_stride, weights, s.tk, v, s.v_stride, r0, r1, klo, khi, s.dv);
+  });
 }
 
 void attention_backward(double* dq, double* dk, double* dv, const double* dout, const double* weights,
@@ -409,15 +426,9 @@ void attention_backward(double* dq, double* dk, double* dv, const double* dout, 
   spans_of_weights(sp, weights, s.tq, s.tk);
   // dweights = dout · vᵀ over each query block's keys, then softmax backward row by row:
   // ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij') · scale, into dw (exactly 0 where w_ij is 0)
-  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
-    const int r1 = std::min(r0 + kSpanRows, s.tq);
-    int klo = 0, khi = 0;
-    sp.keys_of(r0, r1, s.tk, &klo, &khi);
-    if (klo >= khi) continue;
-    for (int i = r0; i < r1; ++i) std::fill(dw.data() + static_cast<size_t>(i) * s.tk + klo, dw.data() + static_cast<size_t>(i) * s.tk + khi, 0.0);
-    gemm_acc(dw.data() + static_cast<size_t>(r0) * s.tk + klo, s.tk, dout + static_cast<long>(r0) * s.out_stride, s.out_stride, 1,
-             vt.data() + klo, s.tk, r1 - r0, khi - klo, s.dv);
-  }
+  for_query_blocks(sp, s.tq, s.tk, [&](int r0, int r1, int klo, int khi) {
+    block_product(dw.data(), s.tk, dout, s.out_stride, vt.data(), r0, r1, klo, khi, s.dv);
+  });
   for (int i = 0; i < s.tq; ++i) {
     const double* w = weights + static_cast<long>(i) * s.tk;
     double* d = dw.data() + static_cast<size_t>(i) * s.tk;
@@ -431,14 +442,9 @@ void attention_backward(double* dq, double* dk, double* dv, const double* dout, 
       d[j] = w[j] == 0.0 ? 0.0 : w[j] * (d[j] - wdw) * s.scale;
   }
   // dq += ds · k over each query block's keys
-  for (int r0 = 0; r0 < s.tq; r0 += kSpanRows) {
-    const int r1 = std::min(r0 + kSpanRows, s.tq);
-    int klo = 0, khi = 0;
-    sp.keys_of(r0, r1, s.tk, &klo, &khi);
-    if (klo >= khi) continue;
-    gemm_acc(dq + static_cast<long>(r0) * s.q_stride, s.q_stride, dw.data() + static_cast<size_t>(r0) * s.tk + klo, s.tk, 1,
-             k + static_cast<long>(klo) * s.k_stride, s.k_stride, r1 - r0, s.dk, khi - klo);
-  }
+  for_query_blocks(sp, s.tq, s.tk, [&](int r0, int r1, int klo, int khi) {
+    block_over_keys(dq, s.q_stride, dw.data(), s.tk, k, s.k_stride, r0, r1, klo, khi, s.dk);
+  });
   // dv += weightsᵀ · dout and dk += dsᵀ · q over the queries that reach each key block
   for (int c0 = 0; c0 < s.tk; c0 += kSpanRows) {
     const int c1 = std::min(c0 + kSpanRows, s.tk);

@@ -158,22 +158,19 @@ TEST_CASE("learn: attention over the reachable keys gives the full loops' bits, 
             for (int i = 0; i < tq; ++i)
               for (int j = 0; j < tk; ++j)
                 if (w[static_cast<size_t>(i) * tk + j] == 0.0 && (!allowed || allowed[static_cast<size_t>(i) * tk + j])) ++underflowed;
-            // gradients accumulate (+=) into what is there: start from nonzero values
-            std::vector<double> dq = randn(rng, L.q.size()), dkk = randn(rng, L.k.size()), dvv = randn(rng, L.v.size());
-            std::vector<double> dq_ref = dq, dk_ref = dkk, dv_ref = dvv;
-            attention_backward(dq.data(), dkk.data(), dvv.data(), L.dout.data(), w.data(), L.q.data(), L.k.data(), L.v.data(), s);
-            reference_backward(dq_ref, dk_ref, dv_ref, w_ref, L);
-            REQUIRE(same_bits(dq, dq_ref));
-            REQUIRE(same_bits(dkk, dk_ref));
-            REQUIRE(same_bits(dvv, dv_ref));
-            // and from zero, as the models' backward passes do
-            std::vector<double> zq(L.q.size(), 0.0), zk(L.k.size(), 0.0), zv(L.v.size(), 0.0);
-            std::vector<double> zq_ref = zq, zk_ref = zk, zv_ref = zv;
-            attention_backward(zq.data(), zk.data(), zv.data(), L.dout.data(), w.data(), L.q.data(), L.k.data(), L.v.data(), s);
-            reference_backward(zq_ref, zk_ref, zv_ref, w_ref, L);
-            REQUIRE(same_bits(zq, zq_ref));
-            REQUIRE(same_bits(zk, zk_ref));
-            REQUIRE(same_bits(zv, zv_ref));
+            // gradients accumulate (+=) into what is there: from nonzero values, and from zero as the
+            // models' backward passes start
+            for (const bool from_zero : {false, true}) {
+              INFO("gradients start " << (from_zero ? "at zero" : "nonzero"));
+              auto start = [&](size_t n) { return from_zero ? std::vector<double>(n, 0.0) : randn(rng, n); };
+              std::vector<double> dq = start(L.q.size()), dkk = start(L.k.size()), dvv = start(L.v.size());
+              std::vector<double> dq_ref = dq, dk_ref = dkk, dv_ref = dvv;
+              attention_backward(dq.data(), dkk.data(), dvv.data(), L.dout.data(), w.data(), L.q.data(), L.k.data(), L.v.data(), s);
+              reference_backward(dq_ref, dk_ref, dv_ref, w_ref, L);
+              REQUIRE(same_bits(dq, dq_ref));
+              REQUIRE(same_bits(dkk, dk_ref));
+              REQUIRE(same_bits(dvv, dv_ref));
+            }
             ++cases;
           }
         }
