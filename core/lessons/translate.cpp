@@ -123,13 +123,16 @@ void teacher_forced_part(const TranslateModel& m, const std::vector<TranslationP
   total += loss * acts.counted;
   counted += acts.counted;
 }
+
+// teacher_forced_loss's mean of its sums.
+double teacher_forced_mean(double total, long counted) { return counted > 0 ? total / static_cast<double>(counted) : 0.0; }
 }  // namespace
 
 double teacher_forced_loss(const TranslateModel& m, const std::vector<TranslationPair>& pairs) {
   double total = 0.0;
   long counted = 0;
   for (size_t start = 0; start < pairs.size(); start += kLossBatch) teacher_forced_part(m, pairs, start, total, counted);
-  return counted > 0 ? total / static_cast<double>(counted) : 0.0;
+  return teacher_forced_mean(total, counted);
 }
 
 // ---------------------------------------------------------------- trainer
@@ -143,9 +146,8 @@ TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg) : cfg_(cfg), orde
 }
 
 void TranslateTrainer::record_validation() {
-  val_steps_.push_back(step_);
-  none_val_.push_back(teacher_forced_loss(none_, data_.validation));
-  additive_val_.push_back(teacher_forced_loss(additive_, data_.validation));
+  pending_ = PendingValidation{};
+  while (pending_) validation_part();
 }
 
 void TranslateTrainer::new_epoch() {
@@ -191,11 +193,10 @@ void TranslateTrainer::validation_part() {
     p.start = 0;
     return;
   }
-  // teacher_forced_loss's mean of each, from the same sums in the same order
-  auto mean = [](double total, long counted) { return counted > 0 ? total / static_cast<double>(counted) : 0.0; };
+  // teacher_forced_loss of each, from the same sums in the same order
   val_steps_.push_back(step_);
-  none_val_.push_back(mean(p.total[0], p.counted[0]));
-  additive_val_.push_back(mean(p.total[1], p.counted[1]));
+  none_val_.push_back(teacher_forced_mean(p.total[0], p.counted[0]));
+  additive_val_.push_back(teacher_forced_mean(p.total[1], p.counted[1]));
   pending_.reset();
 }
 
