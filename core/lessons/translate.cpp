@@ -137,12 +137,14 @@ double teacher_forced_loss(const TranslateModel& m, const std::vector<Translatio
 
 // ---------------------------------------------------------------- trainer
 
-TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg) : cfg_(cfg), order_rng_(cfg.seed ^ kOrderSalt) {
+TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg, StartValidation start)
+    : cfg_(cfg), order_rng_(cfg.seed ^ kOrderSalt) {
   validate_translate_config(cfg);
   data_ = make_translation_dataset(cfg.data);
   none_ = make_model(cfg, false);
   additive_ = make_model(cfg, true);
-  record_validation();
+  pending_ = PendingValidation{};
+  if (start == StartValidation::now) record_validation();
 }
 
 void TranslateTrainer::record_validation() {
@@ -221,7 +223,9 @@ int TranslateTrainer::advance_part() {
   return 1;
 }
 
-TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(run.config) {
+// The record carries its validation losses: none is measured (the pending one is dropped).
+TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(run.config, StartValidation::pending) {
+  pending_.reset();
   learn::require_finished_run(run.step, cfg_.steps);
   if (run.none_params.size() != none_.params.size() || run.additive_params.size() != additive_.params.size())
     bad("the record's parameter counts do not fit the configuration (" + std::to_string(none_.params.size()) + ", " +
@@ -241,9 +245,11 @@ TranslateTrainer::TranslateTrainer(const TranslateRun& run) : TranslateTrainer(r
   step_ = run.step;
 }
 
+// The seeded pair's step-0 validation is left pending and measured (or left pending) once the
+// model from the file is in place.
 TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2SeqConfig& model,
-                                   const std::vector<double>& start)
-    : TranslateTrainer(cfg) {
+                                   const std::vector<double>& start, StartValidation validation)
+    : TranslateTrainer(cfg, StartValidation::pending) {
   const int en = english_vocab().size(), fr = french_vocab().size();
   if (model.src_vocab != en || model.tgt_vocab != fr)
     bad("the model's vocabularies (" + std::to_string(model.src_vocab) + " source, " + std::to_string(model.tgt_vocab) +
@@ -255,10 +261,7 @@ TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2
   m.layout = learn::seq2seq_layout(model);
   learn::require_param_count("the model", start.size(), m.layout.total());
   m.params = start;
-  val_steps_.clear();
-  none_val_.clear();
-  additive_val_.clear();
-  record_validation();
+  if (validation == StartValidation::now) record_validation();
 }
 
 // ---------------------------------------------------------------- decoding

@@ -77,8 +77,12 @@ struct TranslateRun;
 /// shuffled; the pairs beyond the last whole batch are skipped that epoch.
 class TranslateTrainer {
  public:
+  /// When the step-0 validation is measured: in the constructor (`now`: validation_steps() is {0}
+  /// at once), or left pending (`pending`) for the run's first parts, so that building the
+  /// trainer runs no forward pass in a frame that also trains (advance() measures it first).
+  enum class StartValidation { now, pending };
   /// Validates (Error(invalid_field)), builds the dataset and draws both models' initial parameters.
-  explicit TranslateTrainer(const TranslateConfig& cfg);
+  explicit TranslateTrainer(const TranslateConfig& cfg, StartValidation start = StartValidation::now);
   /// A finished run restored from its record; it cannot continue (Adam's moments are not stored).
   /// Throws Error(invalid_field) when the record does not fit its configuration.
   explicit TranslateTrainer(const TranslateRun& run);
@@ -88,7 +92,8 @@ class TranslateTrainer {
   /// Error(invalid_field) when the model's vocabularies are not the lesson's (English source,
   /// French target, translation_data.hpp) or its configuration is refused, and when start is not
   /// its layout's size.
-  TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2SeqConfig& model, const std::vector<double>& start);
+  TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2SeqConfig& model, const std::vector<double>& start,
+                   StartValidation validation = StartValidation::now);
   /// Runs at most max_steps more steps (never beyond cfg.steps), each with its validation when due,
   /// after finishing a validation advance_part() left pending (advance(0) does only that). Returns
   /// the steps run.

@@ -1086,6 +1086,14 @@ int main() {
       // One part per tick (a zero budget): after the last step its validation is pending; Pause then
       // measures it, and the run, past its last step, goes on to its end instead of pausing at 40 of 40.
       expect_accepted({{"translate", {{"train", true}}}});
+      // Train builds the pair without a forward pass: its step-0 validation is the run's first four parts.
+      tr = api_state()["translate"];
+      expect(tr["step"] == 0 && tr["losses"]["validation_steps"] == Json::array(),
+             "Train leaves the step-0 validation to the run's parts: " + attn::dump(tr["losses"]["validation_steps"]));
+      for (int i = 0; i < 4; ++i) app::tick_translate(a.state(), 0.0);
+      tr = api_state()["translate"];
+      expect(tr["step"] == 0 && tr["losses"]["validation_steps"] == Json::array({0}),
+             "four parts measure step 0, before the first step: " + attn::dump(tr["step"]));
       for (int i = 0; i < 200 && api_state()["translate"]["step"] != 40; ++i) app::tick_translate(a.state(), 0.0);
       tr = api_state()["translate"];
       expect(tr["step"] == 40 && tr["running"] == true && tr["losses"]["validation_steps"] == Json::array({0}),

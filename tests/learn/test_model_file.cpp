@@ -365,10 +365,19 @@ TEST_CASE("model file: a loaded translator takes its kind's place in the pair", 
   // Started from the seeded draw, it trains as the fresh pair does.
   lh::TranslateTrainer fresh(few);
   lh::TranslateTrainer from_start(few, fresh.model(false).config, fresh.model(false).params);
+  // and with its step-0 validation left to the run's first parts
+  lh::TranslateTrainer from_start_later(few, fresh.model(false).config, fresh.model(false).params,
+                                        lh::TranslateTrainer::StartValidation::pending);
+  CHECK(from_start_later.validation_steps().empty());
   fresh.advance(2);
   from_start.advance(2);
-  CHECK(same_bits(from_start.model(false).params, fresh.model(false).params));
-  CHECK(same_bits(from_start.model(true).params, fresh.model(true).params));
+  from_start_later.advance(2);
+  for (const lh::TranslateTrainer* t : {&from_start, &from_start_later}) {
+    CHECK(same_bits(t->model(false).params, fresh.model(false).params));
+    CHECK(same_bits(t->model(true).params, fresh.model(true).params));
+    CHECK(same_bits(t->validation_losses(false), fresh.validation_losses(false)));
+    CHECK(same_bits(t->validation_losses(true), fresh.validation_losses(true)));
+  }
 
   Seq2SeqConfig other = m.model.seq2seq;
   other.src_vocab += 1;

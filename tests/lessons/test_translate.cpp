@@ -203,6 +203,26 @@ TEST_CASE("translate: a run in parts (steps, then each validation pass apart) gi
       CHECK(same_bits(whole.validation_losses(att), t->validation_losses(att)));
     }
   }
+  // the step-0 validation left pending: measured by the run's first parts (or by advance(0)), same bits
+  TranslateTrainer later(c, TranslateTrainer::StartValidation::pending), later0(c, TranslateTrainer::StartValidation::pending);
+  CHECK(later.validation_steps().empty());
+  CHECK_FALSE(later.done());
+  n = 0;
+  while (later.advance_part() != 0) {
+    if (++n == 2 * 2) CHECK(later.step() == 0);  // step 0's two passes per model before the first step
+  }
+  CHECK(n == c.steps + 4 * 2 * 2);
+  CHECK(later0.advance(0) == 0);
+  CHECK(later0.validation_steps() == std::vector<int>{0});
+  CHECK(later0.advance(100) == c.steps);
+  for (const TranslateTrainer* t : {&later, &later0}) {
+    CHECK(t->validation_steps() == whole.validation_steps());
+    for (bool att : {false, true}) {
+      CHECK(same_bits(whole.model(att).params, t->model(att).params));
+      CHECK(same_bits(whole.losses(att), t->losses(att)));
+      CHECK(same_bits(whole.validation_losses(att), t->validation_losses(att)));
+    }
+  }
   // and each recorded validation loss is teacher_forced_loss of the model at that step
   TranslateTrainer at2(c);
   at2.advance(2);
@@ -380,6 +400,13 @@ TEST_CASE("translate: the shipped checkpoint is what training the default pair f
   REQUIRE(shipped.step == cfg.steps);
   CHECK(shipped.validation_steps.front() == 0);
   CHECK(shipped.validation_steps.back() == cfg.steps);
+  {  // restored from its record: finished, with the record's validation losses (none measured again)
+    const TranslateTrainer restored(shipped);
+    CHECK(restored.done());
+    CHECK(restored.validation_steps() == shipped.validation_steps);
+    CHECK(same_bits(restored.validation_losses(true), shipped.additive_validation));
+    CHECK(same_bits(restored.validation_losses(false), shipped.none_validation));
+  }
   // The whole run natively (about 15 s), loss for loss and parameter for parameter; under the
   // sanitizers (a slow build) its first 2 steps (each step's loss depends only on the steps before it).
   const int k = attn_test::kSanitized ? 2 : cfg.steps;

@@ -275,14 +275,19 @@ void analyse_tokens(TranslateTokens& k, const TranslateInput& in) {
   }
 }
 
-std::shared_ptr<tl::TranslateTrainer> make_trainer(const TranslateInput& in, const TranslateLoaded* loaded) {
-  if (!loaded) return std::make_shared<tl::TranslateTrainer>(translate_config(in));
-  return std::make_shared<tl::TranslateTrainer>(translate_config(in), loaded->model, loaded->params);
+using StartValidation = tl::TranslateTrainer::StartValidation;
+
+std::shared_ptr<tl::TranslateTrainer> make_trainer(const TranslateInput& in, const TranslateLoaded* loaded,
+                                                   StartValidation start = StartValidation::now) {
+  if (!loaded) return std::make_shared<tl::TranslateTrainer>(translate_config(in), start);
+  return std::make_shared<tl::TranslateTrainer>(translate_config(in), loaded->model, loaded->params, start);
 }
 
-void start_over(AppState& s) {
+// A new pair at step 0. `start`: its step-0 validation measured now, or (a run that starts at
+// once) left to the run's first slices, so that the frame that builds it runs no forward pass.
+void start_over(AppState& s, StartValidation start = StartValidation::now) {
   TranslateState& t = s.translate;
-  t.trainer = make_trainer(t.input, t.loaded.get());
+  t.trainer = make_trainer(t.input, t.loaded.get(), start);
   run_start_over(t.run);
   t.scores.reset();
   t.scores_study.reset();
@@ -420,7 +425,7 @@ bool refuse_training_tokens(AppState& s) {
 
 void translate_train(AppState& s) {
   if (refuse_training_tokens(s)) return;
-  start_over(s);
+  start_over(s, StartValidation::pending);
   run_started(s.translate.run);
 }
 
@@ -615,7 +620,7 @@ bool translate_install_model(AppState& s, const std::string& name, std::size_t b
   if (!tl::lesson_vocabularies(file.model.seq2seq)) return translate_install_tokens(s, name, bytes, std::move(file));
   auto loaded = std::make_shared<TranslateLoaded>(TranslateLoaded{file.model.seq2seq, std::move(file.params)});
   std::optional<ErrorInfo> e;
-  if (!guarded(e, [&] { (void)make_trainer(t.input, loaded.get()); })) {  // the lesson's vocabularies
+  if (!guarded(e, [&] { (void)make_trainer(t.input, loaded.get(), StartValidation::pending); })) {  // the lesson's vocabularies
     translate_model_refused(s, e->code, name + ": " + e->message);
     return false;
   }
