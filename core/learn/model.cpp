@@ -39,7 +39,8 @@ double loss_and_grads(const Model& model, const std::vector<double>& params, con
     return loss;
   }
   thread_local Seq2SeqActivations acts;
-  const double loss = seq2seq_forward(model.seq2seq, model.layout, params.data(), batch.seq2seq, acts);
+  // Padded decoder steps left out: the same loss and gradient bits (DecoderRows).
+  const double loss = seq2seq_forward(model.seq2seq, model.layout, params.data(), batch.seq2seq, acts, DecoderRows::valid);
   seq2seq_backward(model.seq2seq, model.layout, params.data(), batch.seq2seq, acts, grads.data());
   return loss;
 }

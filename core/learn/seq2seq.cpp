@@ -135,8 +135,30 @@ void seq2seq_output(const Seq2SeqConfig& c, const ParamLayout& layout, const dou
                  c.hidden + c.context_dim(), c.tgt_vocab);
 }
 
+namespace {
+// The sequences decoder step t runs (DecoderRows), in batch order: all, or those with a counted
+// target at t or later.
+void decoder_rows(const Seq2SeqBatch& batch, DecoderRows which, std::vector<std::vector<int>>& rows) {
+  const int B = batch.batch, U = batch.tgt_len;
+  std::vector<int> end(static_cast<size_t>(B), U);  // one past the sequence's last counted target
+  if (which == DecoderRows::valid)
+    for (int b = 0; b < B; ++b) {
+      int e = 0;
+      for (int t = 0; t < U; ++t)
+        if (batch.target_out[static_cast<size_t>(b) * U + t] != kIgnoreIndex) e = t + 1;
+      end[static_cast<size_t>(b)] = e;
+    }
+  rows.resize(static_cast<size_t>(U));
+  for (int t = 0; t < U; ++t) {
+    rows[t].clear();
+    for (int b = 0; b < B; ++b)
+      if (t < end[static_cast<size_t>(b)]) rows[t].push_back(b);
+  }
+}
+}  // namespace
+
 double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
-                       const Seq2SeqBatch& batch, Seq2SeqActivations& a) {
+                       const Seq2SeqBatch& batch, Seq2SeqActivations& a, DecoderRows which) {
   const int B = batch.batch, S = batch.src_len, U = batch.tgt_len, E = c.embed, H = c.hidden, A = c.attn_dim;
   const int V = c.tgt_vocab, C = c.context_dim(), I = E + C, O = H + C;
   // encoder over each sequence's valid tokens, the recurrences of the batch step by step together
@@ -158,7 +180,8 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     std::copy(e.s0.begin(), e.s0.end(), a.s0.begin() + static_cast<std::ptrdiff_t>(b) * H);
     std::copy(e.summary.begin(), e.summary.end(), a.summary.begin() + static_cast<std::ptrdiff_t>(b) * C);
   }
-  // decoder, all B sequences together, one step at a time
+  // decoder, the step's sequences together, one step at a time; s holds every sequence's state
+  decoder_rows(batch, which, a.rows);
   a.s_prev.resize(static_cast<size_t>(U));
   a.cell_in.resize(static_cast<size_t>(U));
   a.gates.resize(static_cast<size_t>(U));
@@ -179,38 +202,46 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
   const double* w_s = c.attention ? tensor_in(layout, P, "attn.w_s.weight") : nullptr;
   const double* v = c.attention ? tensor_in(layout, P, "attn.v.weight") : nullptr;
   for (int t = 0; t < U; ++t) {
-    a.s_prev[t] = s;
+    const std::vector<int>& rows = a.rows[t];
+    const int R = static_cast<int>(rows.size());
+    std::vector<double>& sp = a.s_prev[t];
+    sp.resize(static_cast<size_t>(R) * H);
+    for (int r = 0; r < R; ++r)
+      std::copy_n(s.data() + static_cast<size_t>(rows[r]) * H, H, sp.data() + static_cast<size_t>(r) * H);
     std::vector<double>& ctx = a.context[t];
-    ctx.assign(static_cast<size_t>(B) * C, 0.0);
+    ctx.assign(static_cast<size_t>(R) * C, 0.0);
     if (c.attention) {
-      a.weights[t].assign(static_cast<size_t>(B) * S, 0.0);
-      a.tanh_out[t].resize(static_cast<size_t>(B) * S * A);  // rows past a source's end are never read
-      // W_s s for the whole batch as one product (each row the bits of seq2seq_attend's own)
-      linear_forward(ws.data(), s.data(), w_s, nullptr, B, H, A);
-      for (int b = 0; b < B; ++b) {
-        const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-        additive_forward_ws(ctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
-                            a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, ws.data() + static_cast<size_t>(b) * A,
+      a.weights[t].assign(static_cast<size_t>(R) * S, 0.0);
+      a.tanh_out[t].resize(static_cast<size_t>(R) * S * A);  // rows past a source's end are never read
+      // W_s s for the step's rows as one product (each row the bits of seq2seq_attend's own)
+      linear_forward(ws.data(), sp.data(), w_s, nullptr, R, H, A);
+      for (int r = 0; r < R; ++r) {
+        const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(rows[r])];
+        additive_forward_ws(ctx.data() + static_cast<size_t>(r) * C, a.weights[t].data() + static_cast<size_t>(r) * S,
+                            a.tanh_out[t].data() + static_cast<size_t>(r) * S * A, ws.data() + static_cast<size_t>(r) * A,
                             e.states.data(), e.whh.data(), v, e.len, C, A);
       }
     } else {
       a.weights[t].clear();
       a.tanh_out[t].clear();
-      ctx = a.summary;
+      for (int r = 0; r < R; ++r)
+        std::copy_n(a.summary.data() + static_cast<size_t>(rows[r]) * C, C, ctx.data() + static_cast<size_t>(r) * C);
     }
-    for (int b = 0; b < B; ++b) tok[static_cast<size_t>(b)] = batch.target_in[static_cast<size_t>(b) * U + t];
-    a.cell_in[t].resize(static_cast<size_t>(B) * I);
-    a.gates[t].resize(static_cast<size_t>(B) * 3 * H);
-    a.hn[t].resize(static_cast<size_t>(B) * H);
+    for (int r = 0; r < R; ++r) tok[static_cast<size_t>(r)] = batch.target_in[static_cast<size_t>(rows[r]) * U + t];
+    a.cell_in[t].resize(static_cast<size_t>(R) * I);
+    a.gates[t].resize(static_cast<size_t>(R) * 3 * H);
+    a.hn[t].resize(static_cast<size_t>(R) * H);
     // seq2seq_cell's step with the decoder's weights transposed once for all steps (the same bits)
-    cell_input(c, tgt_embed, B, tok.data(), ctx.data(), a.cell_in[t].data());
-    gru_cell_forward_t(s_next.data(), a.gates[t].data(), a.hn[t].data(), a.cell_in[t].data(), s.data(), dec_wih_t.data(),
-                       dec_whh_t.data(), dec_bih, dec_bhh, B, I, H);
-    s = s_next;
-    for (int b = 0; b < B; ++b) {
+    cell_input(c, tgt_embed, R, tok.data(), ctx.data(), a.cell_in[t].data());
+    gru_cell_forward_t(s_next.data(), a.gates[t].data(), a.hn[t].data(), a.cell_in[t].data(), sp.data(), dec_wih_t.data(),
+                       dec_whh_t.data(), dec_bih, dec_bhh, R, I, H);
+    for (int r = 0; r < R; ++r) {
+      const int b = rows[r];
+      const double* sn = s_next.data() + static_cast<size_t>(r) * H;
+      std::copy_n(sn, H, s.data() + static_cast<size_t>(b) * H);
       double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * O;
-      for (int j = 0; j < H; ++j) row[j] = s[static_cast<size_t>(b) * H + j];
-      for (int j = 0; j < C; ++j) row[H + j] = ctx[static_cast<size_t>(b) * C + j];
+      std::copy_n(sn, H, row);
+      std::copy_n(ctx.data() + static_cast<size_t>(r) * C, C, row + H);
     }
   }
   const int N = B * U;
@@ -244,39 +275,49 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
   double* g_v = c.attention ? tensor_in(layout, G, "attn.v.weight") : nullptr;
   const double* p_ws = c.attention ? tensor_in(layout, P, "attn.w_s.weight") : nullptr;
   const double* p_v = c.attention ? tensor_in(layout, P, "attn.v.weight") : nullptr;
+  std::vector<double> ds_rows(static_cast<size_t>(B) * H);
   for (int t = U - 1; t >= 0; --t) {
+    const std::vector<int>& rows = a.rows[t];
+    const int R = static_cast<int>(rows.size());
     // logits_t read [s_t; c_t]
-    for (int b = 0; b < B; ++b) {
+    for (int r = 0; r < R; ++r) {
+      const int b = rows[r];
       const double* g = dout_in.data() + (static_cast<size_t>(b) * U + t) * O;
-      for (int j = 0; j < H; ++j) ds[static_cast<size_t>(b) * H + j] += g[j];
-      for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(b) * C + j] = g[H + j];
+      double* dsb = ds.data() + static_cast<size_t>(b) * H;
+      for (int j = 0; j < H; ++j) dsb[j] += g[j];
+      std::copy_n(dsb, H, ds_rows.data() + static_cast<size_t>(r) * H);
+      for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(r) * C + j] = g[H + j];
     }
     std::fill(dsp.begin(), dsp.end(), 0.0);
     std::fill(din.begin(), din.end(), 0.0);
     gru_cell_backward(din.data(), dsp.data(), tensor_in(layout, G, "decoder.weight_ih"),
                       tensor_in(layout, G, "decoder.weight_hh"), tensor_in(layout, G, "decoder.bias_ih"),
-                      tensor_in(layout, G, "decoder.bias_hh"), ds.data(), a.gates[t].data(), a.hn[t].data(),
+                      tensor_in(layout, G, "decoder.bias_hh"), ds_rows.data(), a.gates[t].data(), a.hn[t].data(),
                       a.cell_in[t].data(), a.s_prev[t].data(), tensor_in(layout, P, "decoder.weight_ih"),
-                      tensor_in(layout, P, "decoder.weight_hh"), B, I, H);
-    for (int b = 0; b < B; ++b) {
-      const int y = batch.target_in[static_cast<size_t>(b) * U + t];
-      embedding_backward(dtgt, din.data() + static_cast<size_t>(b) * I, &y, 1, E);
-      for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(b) * C + j] += din[static_cast<size_t>(b) * I + E + j];
+                      tensor_in(layout, P, "decoder.weight_hh"), R, I, H);
+    for (int r = 0; r < R; ++r) {
+      const int y = batch.target_in[static_cast<size_t>(rows[r]) * U + t];
+      embedding_backward(dtgt, din.data() + static_cast<size_t>(r) * I, &y, 1, E);
+      for (int j = 0; j < C; ++j) dctx[static_cast<size_t>(r) * C + j] += din[static_cast<size_t>(r) * I + E + j];
     }
     if (c.attention) {
       std::fill(dws.begin(), dws.end(), 0.0);
-      for (int b = 0; b < B; ++b) {
+      for (int r = 0; r < R; ++r) {
+        const int b = rows[r];
         const Seq2SeqActivations::Encoded& e = a.enc[static_cast<size_t>(b)];
-        additive_backward_ws(dws.data() + static_cast<size_t>(b) * A, dstates[b].data(), dwhh[b].data(), g_v,
-                             dctx.data() + static_cast<size_t>(b) * C, a.weights[t].data() + static_cast<size_t>(b) * S,
-                             a.tanh_out[t].data() + static_cast<size_t>(b) * S * A, e.states.data(), p_v, e.len, C, A);
+        additive_backward_ws(dws.data() + static_cast<size_t>(r) * A, dstates[b].data(), dwhh[b].data(), g_v,
+                             dctx.data() + static_cast<size_t>(r) * C, a.weights[t].data() + static_cast<size_t>(r) * S,
+                             a.tanh_out[t].data() + static_cast<size_t>(r) * S * A, e.states.data(), p_v, e.len, C, A);
       }
-      // ds += dws W_s and dW_s += Σ_b dws_b ⊗ s_b for the batch as one product, rows in order
-      linear_backward(dsp.data(), g_ws, nullptr, dws.data(), a.s_prev[t].data(), p_ws, B, H, A);
+      // ds += dws W_s and dW_s += Σ_r dws_r ⊗ s_r for the step's rows as one product, rows in order
+      linear_backward(dsp.data(), g_ws, nullptr, dws.data(), a.s_prev[t].data(), p_ws, R, H, A);
     } else {
-      residual_backward(dsum.data(), dctx.data(), B * C);
+      for (int r = 0; r < R; ++r)
+        residual_backward(dsum.data() + static_cast<size_t>(rows[r]) * C, dctx.data() + static_cast<size_t>(r) * C, C);
     }
-    ds = dsp;  // now ∂loss/∂s_{t−1}
+    // now ∂loss/∂s_{t−1} of the step's rows (a sequence the step skipped keeps its zero)
+    for (int r = 0; r < R; ++r)
+      std::copy_n(dsp.data() + static_cast<size_t>(r) * H, H, ds.data() + static_cast<size_t>(rows[r]) * H);
   }
   // ds holds ∂loss/∂s₀ through the recurrence; s₀ and the summary are encoder states.
   std::vector<std::vector<double>> dx(static_cast<size_t>(B)), df(static_cast<size_t>(B)), dr(static_cast<size_t>(B)),

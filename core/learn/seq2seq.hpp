@@ -63,9 +63,11 @@ struct Seq2SeqActivations {
   };
   std::vector<Encoded> enc;                     ///< one per sequence
   std::vector<double> s0, summary;              ///< B×H, B×C
-  // per decoder step t (U of them), rows b = 0..B−1
-  std::vector<std::vector<double>> s_prev, cell_in, gates, hn, context;  ///< B×H, B×(E+C), B×3H, B×H, B×C
-  std::vector<std::vector<double>> weights, tanh_out;  ///< B×S (0 past a source), B×S×A (rows past a source unspecified)
+  // per decoder step t (U of them), one row per sequence the step ran: rows[t][r] is row r's
+  // sequence (every b = 0..B−1 in order with DecoderRows::all; R = rows[t].size())
+  std::vector<std::vector<int>> rows;
+  std::vector<std::vector<double>> s_prev, cell_in, gates, hn, context;  ///< R×H, R×(E+C), R×3H, R×H, R×C
+  std::vector<std::vector<double>> weights, tanh_out;  ///< R×S (0 past a source), R×S×A (rows past a source unspecified)
   std::vector<double> out_in;                   ///< (B·U)×(H+C), [s_t; c_t], row b·U + t
   std::vector<double> logits, probs;            ///< (B·U)×Vt
   double loss = 0.0;
@@ -83,10 +85,17 @@ void validate_seq2seq_config(const Seq2SeqConfig& cfg);
 /// target_in in [0, Vt), target_out in [0, Vt) or −100, at least one counted target.
 void validate_seq2seq_batch(const Seq2SeqConfig& cfg, const Seq2SeqBatch& batch);
 
+/// Which sequences each decoder step runs. all: every sequence at every step (padded steps too, as
+/// a padded batch through torch's GRUCell does; acts.weights[t] is then B×S). valid: step t runs
+/// only the sequences with a counted target at t or later. The steps left out feed no counted
+/// loss term, so the loss is the same bits, and their terms in the gradient are exact zeros, so
+/// seq2seq_backward adds the same bits (training's choice: less work for ragged targets).
+enum class DecoderRows { all, valid };
+
 /// Forward pass (the header's equations), teacher forced; returns the mean loss (also acts.loss).
 /// Built from the per-step pieces below, which decoding (greedy, beam, interventions) calls too.
 double seq2seq_forward(const Seq2SeqConfig& cfg, const ParamLayout& layout, const double* params,
-                       const Seq2SeqBatch& batch, Seq2SeqActivations& acts);
+                       const Seq2SeqBatch& batch, Seq2SeqActivations& acts, DecoderRows rows = DecoderRows::all);
 
 // ---------------------------------------------------------------- the forward's pieces
 // One forward per model: teacher-forced training and step-by-step decoding run the same code.

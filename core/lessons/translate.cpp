@@ -47,7 +47,8 @@ TranslateModel make_model(const TranslateConfig& cfg, bool attention) {
 double train_step(TranslateModel& m, learn::AdamState& adam, const TranslateConfig& cfg, const learn::Seq2SeqBatch& b) {
   learn::Seq2SeqActivations acts;
   std::vector<double> grads(m.layout.total(), 0.0);
-  const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  // Padded decoder steps left out: the same loss and gradient bits (learn::DecoderRows).
+  const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts, learn::DecoderRows::valid);
   learn::seq2seq_backward(m.config, m.layout, m.params.data(), b, acts, grads.data());
   if (cfg.clip > 0.0) learn::clip_grad_norm(grads.data(), grads.size(), cfg.clip);
   learn::adam_step(m.params.data(), grads.data(), m.params.size(), adam, cfg.adam);
@@ -119,7 +120,7 @@ void teacher_forced_part(const TranslateModel& m, const std::vector<TranslationP
   for (size_t i = start; i < std::min(pairs.size(), start + kLossBatch); ++i) idx.push_back(static_cast<int>(i));
   const learn::Seq2SeqBatch b = translation_batch(pairs, idx);
   learn::Seq2SeqActivations acts;
-  const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
+  const double loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts, learn::DecoderRows::valid);
   total += loss * acts.counted;
   counted += acts.counted;
 }

@@ -5,6 +5,7 @@
 #include "support/support.hpp"
 
 #include <cmath>
+#include <cstring>
 
 using namespace attn::learn;
 using attn_test::check_grads;
@@ -228,4 +229,53 @@ TEST_CASE("learn: training lowers the loss - and the same seed gives the same bi
   }
   INFO("mean loss, steps 1-5: " << first / 5 << ", steps 36-40: " << last / 5);
   CHECK(last < 0.8 * first);
+}
+
+TEST_CASE("learn: seq2seq leaves out padded decoder steps with the same loss and gradient bits", "[learn]") {
+  // Ragged targets (a sequence whose only counted target is its first, one with an ignored target
+  // before its last counted one, one with none counted): every step of every sequence (all)
+  // against the steps before each sequence's last counted target (valid), bit for bit.
+  for (int variant = 0; variant < 4; ++variant) {
+    Seq2SeqConfig c = attn_test::seq2seq_config(7, 9, 4, 5, variant % 2 == 1, 3);
+    c.bidirectional = variant >= 2;
+    const Model m = make_model(ModelKind::seq2seq, DecoderConfig{}, c);
+    attn::Rng rng(70 + variant);
+    Seq2SeqBatch s;
+    s.batch = 5;
+    s.src_len = 6;
+    s.tgt_len = 7;
+    s.source_lengths = {6, 2, 4, 1, 5};
+    const int ends[] = {7, 1, 4, 0, 6};  // one past each sequence's last counted target
+    for (int i = 0; i < s.batch * s.src_len; ++i) s.source.push_back(static_cast<int>(rng.below(c.src_vocab)));
+    for (int b = 0; b < s.batch; ++b)
+      for (int t = 0; t < s.tgt_len; ++t) {
+        s.target_in.push_back(static_cast<int>(rng.below(c.tgt_vocab)));
+        const bool counted = t < ends[b] && !(b == 2 && t == 1);
+        s.target_out.push_back(counted ? static_cast<int>(rng.below(c.tgt_vocab)) : kIgnoreIndex);
+      }
+    validate_seq2seq_batch(c, s);
+    std::vector<double> params = init_params(m.layout, 80 + variant);
+    for (double& x : params) x += 0.2 * rng.normal();
+    INFO("attention " << (c.attention ? "additive" : "none") << ", encoder " << (c.bidirectional ? "bidirectional" : "forward"));
+    Seq2SeqActivations all, valid;
+    const double l_all = seq2seq_forward(c, m.layout, params.data(), s, all, DecoderRows::all);
+    const double l_valid = seq2seq_forward(c, m.layout, params.data(), s, valid, DecoderRows::valid);
+    // the steps each mode ran: every sequence; then only those with a counted target still to come
+    for (int t = 0; t < s.tgt_len; ++t) {
+      std::vector<int> want;
+      for (int b = 0; b < s.batch; ++b)
+        if (t < ends[b]) want.push_back(b);
+      CHECK(valid.rows[static_cast<size_t>(t)] == want);
+      CHECK(all.rows[static_cast<size_t>(t)].size() == 5u);
+    }
+    CHECK(std::memcmp(&l_all, &l_valid, sizeof l_all) == 0);
+    CHECK(all.counted == valid.counted);
+    std::vector<double> g_all(m.layout.total(), 0.0), g_valid(m.layout.total(), 0.0);
+    seq2seq_backward(c, m.layout, params.data(), s, all, g_all.data());
+    seq2seq_backward(c, m.layout, params.data(), s, valid, g_valid.data());
+    for (const ParamInfo& p : m.layout.params()) {
+      INFO("parameter " << p.name);
+      CHECK(std::memcmp(g_all.data() + p.offset, g_valid.data() + p.offset, p.size() * sizeof(double)) == 0);
+    }
+  }
 }

@@ -407,7 +407,7 @@ TEST_CASE("translate: the shipped checkpoint is what training the default pair f
     CHECK(same_bits(restored.validation_losses(true), shipped.additive_validation));
     CHECK(same_bits(restored.validation_losses(false), shipped.none_validation));
   }
-  // The whole run natively (about 15 s), loss for loss and parameter for parameter; under the
+  // The whole run natively (about 5 s), loss for loss and parameter for parameter; under the
   // sanitizers (a slow build) its first 2 steps (each step's loss depends only on the steps before it).
   const int k = attn_test::kSanitized ? 2 : cfg.steps;
   TranslateTrainer tr(cfg);
