@@ -208,6 +208,11 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     sp.resize(static_cast<size_t>(R) * H);
     for (int r = 0; r < R; ++r)
       std::copy_n(s.data() + static_cast<size_t>(rows[r]) * H, H, sp.data() + static_cast<size_t>(r) * H);
+    if (R == 0) {  // no sequence has a counted target left (valid rows): nothing runs, no rows saved
+      for (std::vector<double>* buf : {&a.context[t], &a.weights[t], &a.tanh_out[t], &a.cell_in[t], &a.gates[t], &a.hn[t]})
+        buf->clear();
+      continue;
+    }
     std::vector<double>& ctx = a.context[t];
     ctx.assign(static_cast<size_t>(R) * C, 0.0);
     if (c.attention) {
@@ -279,6 +284,7 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
   for (int t = U - 1; t >= 0; --t) {
     const std::vector<int>& rows = a.rows[t];
     const int R = static_cast<int>(rows.size());
+    if (R == 0) continue;  // a step no sequence ran
     // logits_t read [s_t; c_t]
     for (int r = 0; r < R; ++r) {
       const int b = rows[r];

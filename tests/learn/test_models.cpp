@@ -233,7 +233,7 @@ TEST_CASE("learn: training lowers the loss - and the same seed gives the same bi
 
 TEST_CASE("learn: seq2seq leaves out padded decoder steps with the same loss and gradient bits", "[learn]") {
   // Ragged targets (a sequence whose only counted target is its first, one with an ignored target
-  // before its last counted one, one with none counted): every step of every sequence (all)
+  // before its last counted one, one with none counted, a last step none counts): every step of every sequence (all)
   // against the steps before each sequence's last counted target (valid), bit for bit.
   for (int variant = 0; variant < 4; ++variant) {
     Seq2SeqConfig c = attn_test::seq2seq_config(7, 9, 4, 5, variant % 2 == 1, 3);
@@ -243,7 +243,7 @@ TEST_CASE("learn: seq2seq leaves out padded decoder steps with the same loss and
     Seq2SeqBatch s;
     s.batch = 5;
     s.src_len = 6;
-    s.tgt_len = 7;
+    s.tgt_len = 8;
     s.source_lengths = {6, 2, 4, 1, 5};
     const int ends[] = {7, 1, 4, 0, 6};  // one past each sequence's last counted target
     for (int i = 0; i < s.batch * s.src_len; ++i) s.source.push_back(static_cast<int>(rng.below(c.src_vocab)));
@@ -265,7 +265,7 @@ TEST_CASE("learn: seq2seq leaves out padded decoder steps with the same loss and
       std::vector<int> want;
       for (int b = 0; b < s.batch; ++b)
         if (t < ends[b]) want.push_back(b);
-      CHECK(valid.rows[static_cast<size_t>(t)] == want);
+      CHECK(valid.rows[static_cast<size_t>(t)] == want);  // empty at t = 7
       CHECK(all.rows[static_cast<size_t>(t)].size() == 5u);
     }
     CHECK(std::memcmp(&l_all, &l_valid, sizeof l_all) == 0);

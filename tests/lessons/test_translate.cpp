@@ -209,7 +209,10 @@ TEST_CASE("translate: a run in parts (steps, then each validation pass apart) gi
   CHECK_FALSE(later.done());
   n = 0;
   while (later.advance_part() != 0) {
-    if (++n == 2 * 2) CHECK(later.step() == 0);  // step 0's two passes per model before the first step
+    if (++n == 2 * 2) {  // step 0's two passes per model before the first step
+      CHECK(later.step() == 0);
+      CHECK(later.validation_steps() == std::vector<int>{0});
+    }
   }
   CHECK(n == c.steps + 4 * 2 * 2);
   CHECK(later0.advance(0) == 0);
