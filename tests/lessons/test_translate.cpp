@@ -195,14 +195,6 @@ TEST_CASE("translate: a run in parts (steps, then each validation pass apart) gi
   while (paused.advance_part() != 0) {
     if (paused.step() == c.steps) CHECK(paused.done() == (paused.validation_steps().size() == 4));
   }
-  for (const TranslateTrainer* t : {&parts, &paused}) {
-    CHECK(t->validation_steps() == whole.validation_steps());
-    for (bool att : {false, true}) {
-      CHECK(same_bits(whole.model(att).params, t->model(att).params));
-      CHECK(same_bits(whole.losses(att), t->losses(att)));
-      CHECK(same_bits(whole.validation_losses(att), t->validation_losses(att)));
-    }
-  }
   // the step-0 validation left pending: measured by the run's first parts (or by advance(0)), same bits
   TranslateTrainer later(c, TranslateTrainer::StartValidation::pending), later0(c, TranslateTrainer::StartValidation::pending);
   CHECK(later.validation_steps().empty());
@@ -218,7 +210,7 @@ TEST_CASE("translate: a run in parts (steps, then each validation pass apart) gi
   CHECK(later0.advance(0) == 0);
   CHECK(later0.validation_steps() == std::vector<int>{0});
   CHECK(later0.advance(100) == c.steps);
-  for (const TranslateTrainer* t : {&later, &later0}) {
+  for (const TranslateTrainer* t : {&parts, &paused, &later, &later0}) {
     CHECK(t->validation_steps() == whole.validation_steps());
     for (bool att : {false, true}) {
       CHECK(same_bits(whole.model(att).params, t->model(att).params));
