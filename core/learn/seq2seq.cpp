@@ -155,6 +155,17 @@ void decoder_rows(const Seq2SeqBatch& batch, DecoderRows which, std::vector<std:
       if (t < end[static_cast<size_t>(b)]) rows[t].push_back(b);
   }
 }
+
+// dst row r = src row rows[r] (rows of `width` doubles): a step's rows out of a batch-wide array.
+void gather_rows(double* dst, const double* src, const std::vector<int>& rows, int width) {
+  for (size_t r = 0; r < rows.size(); ++r)
+    std::copy_n(src + static_cast<size_t>(rows[r]) * width, width, dst + r * width);
+}
+// dst row rows[r] = src row r: a step's rows back into a batch-wide array.
+void scatter_rows(double* dst, const double* src, const std::vector<int>& rows, int width) {
+  for (size_t r = 0; r < rows.size(); ++r)
+    std::copy_n(src + r * width, width, dst + static_cast<size_t>(rows[r]) * width);
+}
 }  // namespace
 
 double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const double* P,
@@ -206,8 +217,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     const int R = static_cast<int>(rows.size());
     std::vector<double>& sp = a.s_prev[t];
     sp.resize(static_cast<size_t>(R) * H);
-    for (int r = 0; r < R; ++r)
-      std::copy_n(s.data() + static_cast<size_t>(rows[r]) * H, H, sp.data() + static_cast<size_t>(r) * H);
+    gather_rows(sp.data(), s.data(), rows, H);
     if (R == 0) {  // no sequence has a counted target left (valid rows): nothing runs, no rows saved
       for (std::vector<double>* buf : {&a.context[t], &a.weights[t], &a.tanh_out[t], &a.cell_in[t], &a.gates[t], &a.hn[t]})
         buf->clear();
@@ -229,8 +239,7 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     } else {
       a.weights[t].clear();
       a.tanh_out[t].clear();
-      for (int r = 0; r < R; ++r)
-        std::copy_n(a.summary.data() + static_cast<size_t>(rows[r]) * C, C, ctx.data() + static_cast<size_t>(r) * C);
+      gather_rows(ctx.data(), a.summary.data(), rows, C);
     }
     for (int r = 0; r < R; ++r) tok[static_cast<size_t>(r)] = batch.target_in[static_cast<size_t>(rows[r]) * U + t];
     a.cell_in[t].resize(static_cast<size_t>(R) * I);
@@ -240,12 +249,10 @@ double seq2seq_forward(const Seq2SeqConfig& c, const ParamLayout& layout, const 
     cell_input(c, tgt_embed, R, tok.data(), ctx.data(), a.cell_in[t].data());
     gru_cell_forward_t(s_next.data(), a.gates[t].data(), a.hn[t].data(), a.cell_in[t].data(), sp.data(), dec_wih_t.data(),
                        dec_whh_t.data(), dec_bih, dec_bhh, R, I, H);
+    scatter_rows(s.data(), s_next.data(), rows, H);
     for (int r = 0; r < R; ++r) {
-      const int b = rows[r];
-      const double* sn = s_next.data() + static_cast<size_t>(r) * H;
-      std::copy_n(sn, H, s.data() + static_cast<size_t>(b) * H);
-      double* row = a.out_in.data() + (static_cast<size_t>(b) * U + t) * O;
-      std::copy_n(sn, H, row);
+      double* row = a.out_in.data() + (static_cast<size_t>(rows[r]) * U + t) * O;
+      std::copy_n(s_next.data() + static_cast<size_t>(r) * H, H, row);
       std::copy_n(ctx.data() + static_cast<size_t>(r) * C, C, row + H);
     }
   }
@@ -322,8 +329,7 @@ void seq2seq_backward(const Seq2SeqConfig& c, const ParamLayout& layout, const d
         residual_backward(dsum.data() + static_cast<size_t>(rows[r]) * C, dctx.data() + static_cast<size_t>(r) * C, C);
     }
     // now ∂loss/∂s_{t−1} of the step's rows (a sequence the step skipped keeps its zero)
-    for (int r = 0; r < R; ++r)
-      std::copy_n(dsp.data() + static_cast<size_t>(r) * H, H, ds.data() + static_cast<size_t>(rows[r]) * H);
+    scatter_rows(ds.data(), dsp.data(), rows, H);
   }
   // ds holds ∂loss/∂s₀ through the recurrence; s₀ and the summary are encoder states.
   std::vector<std::vector<double>> dx(static_cast<size_t>(B)), df(static_cast<size_t>(B)), dr(static_cast<size_t>(B)),

@@ -283,11 +283,10 @@ std::shared_ptr<tl::TranslateTrainer> make_trainer(const TranslateInput& in, con
   return std::make_shared<tl::TranslateTrainer>(translate_config(in), loaded->model, loaded->params, start);
 }
 
-// A new pair at step 0. `start`: its step-0 validation measured now, or (a run that starts at
-// once) left to the run's first slices, so that the frame that builds it runs no forward pass.
-void start_over(AppState& s, StartValidation start = StartValidation::now) {
+// The pair `trainer` (at step 0) replaces the panel's run and its results.
+void start_over(AppState& s, std::shared_ptr<tl::TranslateTrainer> trainer) {
   TranslateState& t = s.translate;
-  t.trainer = make_trainer(t.input, t.loaded.get(), start);
+  t.trainer = std::move(trainer);
   run_start_over(t.run);
   t.scores.reset();
   t.scores_study.reset();
@@ -295,6 +294,13 @@ void start_over(AppState& s, StartValidation start = StartValidation::now) {
   t.reproduction = TranslateReproduction{};
   rebuild_curve(t);
   refresh_results(s, false);  // one sentence's alignment is cheap; the test set waits for a stop
+}
+
+// A new pair at step 0 for the inputs. `start`: its step-0 validation measured now, or (a run
+// that starts at once) left to the run's first slices, so that the frame that builds it runs no
+// forward pass.
+void start_over(AppState& s, StartValidation start = StartValidation::now) {
+  start_over(s, make_trainer(s.translate.input, s.translate.loaded.get(), start));
 }
 
 }  // namespace
@@ -620,7 +626,8 @@ bool translate_install_model(AppState& s, const std::string& name, std::size_t b
   if (!tl::lesson_vocabularies(file.model.seq2seq)) return translate_install_tokens(s, name, bytes, std::move(file));
   auto loaded = std::make_shared<TranslateLoaded>(TranslateLoaded{file.model.seq2seq, std::move(file.params)});
   std::optional<ErrorInfo> e;
-  if (!guarded(e, [&] { (void)make_trainer(t.input, loaded.get(), StartValidation::pending); })) {  // the lesson's vocabularies
+  std::shared_ptr<tl::TranslateTrainer> trainer;  // built once: it checks the lesson's vocabularies
+  if (!guarded(e, [&] { trainer = make_trainer(t.input, loaded.get()); })) {
     translate_model_refused(s, e->code, name + ": " + e->message);
     return false;
   }
@@ -628,7 +635,7 @@ bool translate_install_model(AppState& s, const std::string& name, std::size_t b
   t.tokens.reset();
   t.loaded = std::move(loaded);
   t.error.reset();
-  start_over(s);       // alignment and decoding of the model as it came
+  start_over(s, std::move(trainer));  // alignment and decoding of the model as it came
   refresh_scores(s, scores_at_once(*t.trainer));  // accuracy by length, agreement, most-read removal (in slices for a big model)
   return true;
 }
