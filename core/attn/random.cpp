@@ -1,10 +1,34 @@
 #include "attn/random.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <sstream>
 
 #include "attn/detmath.hpp"
+#include "attn/error.hpp"
 
 namespace attn {
+
+std::string Rng::state() const {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &spare_, sizeof bits);  // the spare normal's exact bits
+  std::ostringstream os;
+  os << engine_ << ' ' << (has_spare_ ? 1 : 0) << ' ' << bits;
+  return os.str();
+}
+
+void Rng::set_state(const std::string& text) {
+  std::istringstream is(text);
+  std::mt19937_64 engine;
+  int spare = 0;
+  std::uint64_t bits = 0;
+  is >> engine >> spare >> bits;
+  if (is.fail() || (spare != 0 && spare != 1))
+    throw Error(ErrorCode::invalid_field, "the random generator's state does not parse");
+  engine_ = engine;
+  has_spare_ = spare == 1;
+  std::memcpy(&spare_, &bits, sizeof bits);
+}
 
 double Rng::uniform01() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "attn/types.hpp"
 
@@ -27,6 +28,11 @@ class Rng {
   double normal();
   /// Uniform integer in [0, n) by rejection (no modulo bias). n >= 1.
   std::uint64_t below(std::uint64_t n);
+  /// The generator's whole state as text (the engine's standard textual form, then the normal
+  /// spare): set_state of it continues the same sequence, on every platform.
+  std::string state() const;
+  /// Restores a state() text. Throws Error(invalid_field) when it does not parse.
+  void set_state(const std::string& text);
 
  private:
   std::mt19937_64 engine_;

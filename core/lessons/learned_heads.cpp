@@ -528,6 +528,96 @@ HeadsTrainer::HeadsTrainer(const HeadsTrainingConfig& cfg, const learn::DecoderC
   initial_ = start;
 }
 
+namespace {
+HeadsTrainingConfig config_from_json(const Json& j);  // below, with the checkpoint readers
+
+// What a trainer state's meta says of its model beyond the configuration: the vocabulary and
+// context (a model read from a file keeps its own).
+void require_state_meta(const Json& m) {
+  if (!m.is_object() || m.value("model", "") != "decoder" || m.value("task", "") != "induction" ||
+      m.value("kind", "") != "trainer_state")
+    bad("trainer state: not the state of a decoder trained on the induction task");
+  for (const char* k : {"model_vocab", "model_context", "step", "adam_step"})
+    if (!m.contains(k) || !m[k].is_number_integer()) bad(std::string("trainer state: '") + k + "' missing");
+  if (!m.contains("config") || !m.contains("data_rng") || !m["data_rng"].is_string())
+    bad("trainer state: the meta needs a config and a data_rng");
+}
+}  // namespace
+
+learn::Checkpoint HeadsTrainer::state_checkpoint() const {
+  learn::Checkpoint c;
+  c.meta = ::attn::obj({{"model", "decoder"},
+                        {"task", "induction"},
+                        {"kind", "trainer_state"},
+                        {"config", heads_config_json(cfg_)},
+                        {"model_vocab", model_.vocab},
+                        {"model_context", model_.context},
+                        {"step", step_},
+                        {"adam_step", adam_.step},
+                        {"data_rng", data_rng_.state()}});
+  c.add("params", params_);
+  c.add("initial", initial_);
+  c.add("adam_m", adam_.m);
+  c.add("adam_v", adam_.v);
+  c.add("losses", losses_);
+  c.add("other_losses", other_losses_);
+  return c;
+}
+
+HeadsTrainer HeadsTrainer::from_state(const learn::Checkpoint& ck) {
+  require_state_meta(ck.meta);
+  const HeadsTrainingConfig cfg = config_from_json(ck.meta["config"]);
+  learn::DecoderConfig model = cfg.model;
+  model.vocab = ck.meta["model_vocab"].get<int>();
+  model.context = ck.meta["model_context"].get<int>();
+  HeadsTrainer seeded(cfg);
+  if (seeded.model_.vocab == model.vocab && seeded.model_.context == model.context) {
+    seeded.load_state(ck);
+    return seeded;
+  }
+  // A model read from a file: its own context; the initial parameters come with the state.
+  HeadsTrainer t(cfg, model, ck.array("initial"));
+  t.load_state(ck);
+  return t;
+}
+
+void HeadsTrainer::load_state(const learn::Checkpoint& ck) {
+  const Json& m = ck.meta;
+  require_state_meta(m);
+  if (m["config"] != heads_config_json(cfg_) || m["model_vocab"].get<int>() != model_.vocab ||
+      m["model_context"].get<int>() != model_.context)
+    bad("trainer state: of another run (configuration or model)");
+  const int step = m["step"].get<int>();
+  const long adam_step = m["adam_step"].get<long>();
+  if (step < 0 || step > cfg_.steps) bad("trainer state: step " + std::to_string(step) + " is outside 0.." + std::to_string(cfg_.steps));
+  const std::size_t n = layout_.total();
+  const std::vector<double>& params = ck.array("params");
+  const std::vector<double>& initial = ck.array("initial");
+  const std::vector<double>& am = ck.array("adam_m");
+  const std::vector<double>& av = ck.array("adam_v");
+  const std::vector<double>& losses = ck.array("losses");
+  const std::vector<double>& other = ck.array("other_losses");
+  learn::require_param_count("the state's params", params.size(), n);
+  learn::require_param_count("the state's initial params", initial.size(), n);
+  // Adam sizes its moments on the first step: none before it, one per parameter after.
+  const std::size_t moments = adam_step == 0 ? 0 : n;
+  if (am.size() != moments || av.size() != moments || adam_step < 0)
+    bad("trainer state: Adam's moments do not fit " + std::to_string(n) + " parameters at Adam step " + std::to_string(adam_step));
+  if (losses.size() != static_cast<std::size_t>(step) || other.size() != losses.size())
+    bad("trainer state: one loss per step needed (" + std::to_string(step) + ")");
+  Rng rng(0);
+  rng.set_state(m["data_rng"].get<std::string>());
+  params_ = params;
+  initial_ = initial;
+  adam_.m = am;
+  adam_.v = av;
+  adam_.step = adam_step;
+  data_rng_ = rng;
+  step_ = step;
+  losses_ = losses;
+  other_losses_ = other;
+}
+
 HeadsTrainingConfig heads_config_for_model(const learn::DecoderConfig& model, HeadsTrainingConfig base) {
   if (model.vocab < 2) bad("the model's vocabulary has " + std::to_string(model.vocab) + " token(s); the task needs 2");
   InductionTask& t = base.task;

@@ -177,6 +177,21 @@ class HeadsTrainer {
   const std::vector<double>& losses() const { return losses_; }
   const std::vector<double>& other_losses() const { return other_losses_; }
 
+  /// The run's whole state — configuration, model, parameters (and the initial ones), Adam's
+  /// moments and step count, the data generator, step and losses — as a checkpoint (meta {model:
+  /// "decoder", task: "induction", kind: "trainer_state", config, model_vocab, model_context,
+  /// step, adam_step, data_rng}; arrays params, initial, adam_m, adam_v, losses, other_losses).
+  /// A trainer restored from it and advanced gives the bits this one would have: how a run
+  /// moves to a Web Worker and back.
+  learn::Checkpoint state_checkpoint() const;
+  /// A trainer at the state `ckpt` records (state_checkpoint). Throws Error(invalid_field) naming
+  /// what does not fit: another kind of checkpoint, a configuration the trainer refuses, an array
+  /// of the wrong size, a step beyond the configuration's or without one loss per step.
+  static HeadsTrainer from_state(const learn::Checkpoint& ckpt);
+  /// Takes over the state `ckpt` records, which must be of this run (the same configuration and
+  /// model): the same checks as from_state, the trainer unchanged when one fails.
+  void load_state(const learn::Checkpoint& ckpt);
+
  private:
   HeadsTrainingConfig cfg_;
   InductionTask train_task_;  ///< the task with context = train_length

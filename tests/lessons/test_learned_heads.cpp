@@ -196,6 +196,66 @@ TEST_CASE("learned heads: training in slices gives the same bits as in one go", 
   CHECK_THROWS_AS(HeadsTrainer(bad), Error);
 }
 
+TEST_CASE("learned heads: a run moved through its state bytes continues with the same bits", "[lesson][heads]") {
+  // What a Web Worker does with a run: restore it from bytes, advance, hand the bytes back.
+  const HeadsTrainingConfig cfg = small_training(DecoderPositions::learned, 12);
+  HeadsTrainer one(cfg), moved(cfg);
+  one.advance(12);
+  // Step 0 (no Adam moments yet), then mid-run twice, through encoded bytes each time.
+  for (int k : {0, 5, 4}) {
+    moved.advance(k);
+    const std::string bytes = learn::encode_checkpoint(moved.state_checkpoint());
+    moved = HeadsTrainer::from_state(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  }
+  CHECK(moved.step() == 9);
+  moved.advance(12);
+  CHECK(moved.done());
+  CHECK(same_bits(one.params(), moved.params()));
+  CHECK(same_bits(one.losses(), moved.losses()));
+  CHECK(same_bits(one.other_losses(), moved.other_losses()));
+  CHECK(same_bits(one.initial_params(), moved.initial_params()));
+
+  // load_state in place: the page's trainer takes the Worker's state.
+  HeadsTrainer page(cfg), worker(cfg);
+  worker.advance(7);
+  page.load_state(worker.state_checkpoint());
+  page.advance(12);
+  CHECK(same_bits(one.params(), page.params()));
+
+  // Refused with what is wrong, the trainer unchanged.
+  learn::Checkpoint c = worker.state_checkpoint();
+  HeadsTrainingConfig other = cfg;
+  other.seed = cfg.seed + 1;
+  HeadsTrainer stranger(other);
+  CHECK_THROWS_WITH(stranger.load_state(c), Catch::Contains("another run"));
+  CHECK(stranger.step() == 0);
+  learn::Checkpoint short_losses = c;
+  short_losses.arrays[4].second.pop_back();  // losses
+  CHECK_THROWS_WITH(HeadsTrainer::from_state(short_losses), Catch::Contains("one loss per step"));
+  learn::Checkpoint no_moments = c;
+  no_moments.arrays[2].second.clear();  // adam_m
+  CHECK_THROWS_WITH(HeadsTrainer::from_state(no_moments), Catch::Contains("Adam's moments"));
+  learn::Checkpoint bad_rng = c;
+  bad_rng.meta["data_rng"] = "not a generator";
+  CHECK_THROWS_WITH(HeadsTrainer::from_state(bad_rng), Catch::Contains("random generator"));
+  learn::Checkpoint run_record = heads_run_checkpoint(record_heads_run(cfg));
+  CHECK_THROWS_WITH(HeadsTrainer::from_state(run_record), Catch::Contains("not the state"));
+
+  // A model read from a file with a longer context than the task's keeps it through the state.
+  DecoderConfig file = cfg.model;
+  file.vocab = cfg.task.vocab;
+  file.context = cfg.task.context + 8;
+  const std::vector<double> start = learn::init_params(learn::decoder_layout(file), 99);
+  HeadsTrainer a(cfg, file, start), b(cfg, file, start);
+  a.advance(12);
+  b.advance(3);
+  HeadsTrainer c2 = HeadsTrainer::from_state(b.state_checkpoint());
+  CHECK(c2.model().context == file.context);
+  c2.advance(12);
+  CHECK(same_bits(a.params(), c2.params()));
+  CHECK(same_bits(a.initial_params(), c2.initial_params()));
+}
+
 TEST_CASE("learned heads: a snapshot and the decoding comparison on held-out data", "[lesson][heads]") {
   const DecoderConfig c = small_model(DecoderPositions::rope, 4, true);
   const learn::ParamLayout layout = learn::decoder_layout(c);
