@@ -30,6 +30,8 @@
 #include "widgets/plots.hpp"
 #include "widgets/slider.hpp"
 #include "panels/registry.hpp"
+#include "panels/learned_heads.hpp"
+#include "panels/train_worker.hpp"
 #include "panels/trained_run.hpp"
 #include "panels/translate.hpp"
 #include "platform/damage.hpp"
@@ -302,6 +304,85 @@ int expect_train_pause_refuse(Driver& d, const char* panel, const Json& inputs, 
   }
   expect(!api_state()[panel]["error"].is_null(), std::string(panel) + ": the refusal is shown");
   return paused_at;
+}
+
+// The Learned heads panel's state without what differs between two runs of the same steps in
+// different places (where they ran, the rate, the count of Train presses).
+Json heads_run_state() {
+  Json st = api_state()["learned_heads"];
+  for (const char* k : {"steps_in", "steps_per_second", "runs"}) st.erase(k);
+  return st;
+}
+
+// Runs the panel's run to its end, frame by frame, playing the Worker natively when `worker`
+// (every slice it sends taken by the next frame); the frames it took.
+int heads_run_to_end(Driver& d, bool worker) {
+  int frames = 0;
+  for (; api_state()["learned_heads"]["running"] == true && frames < 4000; ++frames) {
+    if (worker) app::train_worker::run_posted_natively(1);
+    d.frames(1);
+  }
+  return frames;
+}
+
+// Training in the Worker gives the page's bits: a run whose steps the Worker takes (handed over
+// as state bytes, taken back after each slice, the snapshot steps among them), paused and
+// continued on the way, shows the state of the same run stepped in the page's frames. A Worker
+// that fails leaves the run where its last state put it and the page's frames finish it.
+void check_train_worker(Driver& d, app::App& a) {
+  const Json inputs = {{"steps", 230}, {"seed", 5}};
+  attn_app_show_panel("learned_heads");
+  app::train_worker::set_available(false);
+  expect_accepted({{"learned_heads", inputs}});
+  expect_accepted({{"learned_heads", {{"train", true}}}});
+  heads_run_to_end(d, false);
+  const Json in_page = heads_run_state();
+  expect(api_state()["learned_heads"]["steps_in"] == "page", "without the Worker the steps run in the page's frames");
+  expect(in_page["step"] == 230 && in_page["snapshot_steps"].size() == 4, "the page's run: 230 steps, snapshots 0, 100, 200, 230");
+
+  app::train_worker::set_available(true);
+  expect_accepted({{"learned_heads", {{"train", true}}}});
+  d.frames(2);
+  expect(api_state()["learned_heads"]["steps_in"] == "worker" && api_state()["learned_heads"]["step"] == 0,
+         "with the Worker, the page's frames hand the run over and step nothing");
+  app::train_worker::run_posted_natively(1);
+  d.frames(1);
+  const int at = api_state()["learned_heads"]["step"].get<int>();
+  expect(at > 0, "the Worker's slices reach the page");
+  expect_accepted({{"learned_heads", {{"pause", true}}}});
+  app::train_worker::run_posted_natively();  // a stopped run's slices never come
+  d.frames(3);
+  expect(api_state()["learned_heads"]["step"] == at && api_state()["learned_heads"]["status"] == "paused",
+         "paused: the step stays at the Worker's last state taken");
+  expect_accepted({{"learned_heads", {{"continue", true}}}});
+  heads_run_to_end(d, true);
+  Json in_worker = heads_run_state();
+  expect(api_state()["learned_heads"]["steps_in"] == "worker", "the run's steps ran in the Worker");
+  // The one thing the pause adds: the snapshot of the step it stopped at (unless a snapshot step).
+  Json& steps = in_worker["snapshot_steps"];
+  if (at % 100 != 0) {
+    expect(steps.size() == 5 && steps[1] == at, "the pause took a snapshot at its step");
+    if (steps.size() == 5) steps.erase(1);
+  }
+  in_worker["shown"] = in_page["shown"];
+  expect(in_worker == in_page, "the Worker's run shows the page's run, bit for bit (losses, snapshots, maps, interventions)");
+
+  // A Worker that fails mid-run: the page's frames take over from its last state.
+  expect_accepted({{"learned_heads", {{"train", true}}}});
+  d.frames(1);
+  app::train_worker::run_posted_natively(2);
+  d.frames(1);
+  const int failed_at = api_state()["learned_heads"]["step"].get<int>();
+  expect(api_state()["learned_heads"]["running"] == true && failed_at > 0 && failed_at < 230, "a run part-way in the Worker");
+  const int id = a.state().learned_heads.run.worker_run;
+  expect(id != 0, "the panel knows its Worker run");
+  attn_app_train_failed(id, "the worker crashed (a test)");
+  expect(!app::train_worker::available() && app::train_worker::failure() == "the worker crashed (a test)",
+         "a failure turns the Worker off, saying why");
+  heads_run_to_end(d, false);
+  expect(api_state()["learned_heads"]["steps_in"] == "page" && heads_run_state() == in_page,
+         "after the Worker failed, the page's frames finish the run from its last state, with the same bits");
+  app::train_worker::set_available(false);
 }
 
 // Every check a lesson panel shows passes (the panels' PASS/FAIL lines).
@@ -1260,6 +1341,8 @@ int main() {
     // --- sliders print their value beside the frame, never under the grab: a drag moves the value
     // (ImGui's behaviour, rounded to the format), and on every panel at a phone's and a desktop's
     // width no slider's value rectangle overlaps its frame (which holds the grab)
+    g_step = "train worker";
+    check_train_worker(d, a);
     g_step = "slider";
     {
       const ImVec2 saved = io.DisplaySize;

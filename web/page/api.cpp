@@ -1,4 +1,5 @@
 #include "page/api.hpp"
+#include "panels/train_worker.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -107,6 +108,16 @@ void attn_app_checkpoint_failed(const char* url, const char* message) {
   const std::string why = std::string("the checkpoint could not be fetched: ") + (message ? message : "no fetch in this page");
   if (!app::checkpoint_fetch_failed(g_app->state(), url, why)) return;
   g_app->request_frame();
+}
+
+void attn_app_train_state(int id, int step, int done, const unsigned char* data, int size) {
+  app::train_worker::state_arrived(id, step, done != 0, data, size > 0 ? static_cast<std::size_t>(size) : 0);
+  if (g_app) g_app->request_frame();
+}
+
+void attn_app_train_failed(int id, const char* message) {
+  app::train_worker::failed(id, message ? message : "");
+  if (g_app) g_app->request_frame();
 }
 
 const char* attn_app_load_model(const char* name, const char* panel, const unsigned char* data, int size) {

@@ -37,6 +37,11 @@ ATTN_EXPORT void attn_app_request_frame();
 ATTN_EXPORT void attn_app_checkpoint_loaded(const char* url, const unsigned char* data, int size);
 /// The fetch of `url` failed with `message` (HTTP status, network error).
 ATTN_EXPORT void attn_app_checkpoint_failed(const char* url, const char* message);
+/// The training Worker's state after a slice of run `id` (at `step`; `done` 1 when it is the
+/// run's last), `size` bytes copied by the page into the wasm heap (panels/train_worker.hpp).
+ATTN_EXPORT void attn_app_train_state(int id, int step, int done, const unsigned char* data, int size);
+/// The training Worker failed for run `id` with `message`: runs go back to the page's frames.
+ATTN_EXPORT void attn_app_train_failed(int id, const char* message);
 /// A model file the user brought (`name`: its file name or URL; `panel`: the panel it was brought
 /// to, or ""): `size` bytes at `data`, or data null when the page did not copy a file over its
 /// limit (app::model_arrived). {ok, panel, [error]}.

@@ -215,6 +215,57 @@
       try { Module['_attn_app_checkpoint_loaded'](pu, pd, bytes.length); } finally { _free(pu); _free(pd); }
     }).catch(function (e) { report(String(e && e.message || e)); });
   };
+  // The training Worker (web/worker/, web/panels/train_worker.hpp): a trained panel's steps run
+  // there while this thread draws. Created when a run first starts; ?train_worker=0 keeps every
+  // run in the page's frames. The state bytes go back into the wasm heap for the panel to take.
+  let trainWorker = null;
+  const trainRuns = new Set();
+  Module['attnTrainWorkerAllowed'] = function () {
+    if (typeof Worker === 'undefined') return 0;
+    try { return new URLSearchParams(location.search).get('train_worker') === '0' ? 0 : 1; } catch (e) { return 1; }
+  };
+  const trainFailed = function (id, message) {
+    const m = lengthBytesUTF8(message) + 1, pm = _malloc(m);
+    stringToUTF8(message, pm, m);
+    try { Module['_attn_app_train_failed'](id, pm); } finally { _free(pm); }
+  };
+  Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery) {
+    const state = HEAPU8.slice(ptr, ptr + size).buffer;
+    if (!trainWorker) {
+      try {
+        trainWorker = new Worker(new URL('attention-lab-train-worker.js', document.baseURI));
+      } catch (e) {
+        return setTimeout(function () { trainFailed(id, 'the training worker could not start: ' + (e && e.message || e)); });
+      }
+      trainWorker.onmessage = function (e) {
+        const d = e.data || {};
+        if (!trainRuns.has(d.id)) return;
+        if (d.type === 'failed') {
+          trainRuns.delete(d.id);
+          return trainFailed(d.id, d.message || 'the training worker failed');
+        }
+        if (d.type !== 'state') return;
+        if (d.done) trainRuns.delete(d.id);
+        const bytes = new Uint8Array(d.state), p = _malloc(Math.max(1, bytes.length));
+        HEAPU8.set(bytes, p);
+        try { Module['_attn_app_train_state'](d.id, d.step, d.done ? 1 : 0, p, bytes.length); } finally { _free(p); }
+      };
+      trainWorker.onerror = function (e) {
+        e.preventDefault();
+        const why = 'the training worker failed to load: ' + (e.message || 'attention-lab-train-worker.js');
+        for (const r of trainRuns) trainFailed(r, why);
+        trainRuns.clear();
+        trainWorker.terminate();
+        trainWorker = null;
+      };
+    }
+    trainRuns.add(id);
+    trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery }, [state]);
+  };
+  Module['attnTrainWorkerStop'] = function (id) {
+    trainRuns.delete(id);
+    if (trainWorker) trainWorker.postMessage({ type: 'stop', id: id });
+  };
   Module['attnFatal'] = function (message) { rejectReady(new Error(message)); };
   const previousAbort = Module['onAbort'];
   Module['onAbort'] = function (what) {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "app_state.hpp"
 #include "attn/error.hpp"
 #include "learn/checkpoint.hpp"
 #include "lesson_ui.hpp"
+#include "panels/train_worker.hpp"
 #include "panels/ui.hpp"
 #include "platform/emscripten_shim.hpp"
 #include "learn/json_obj.hpp"
@@ -53,11 +55,14 @@ void run_measure_rate(TrainedRun& r, int step) {
 bool run_paused(TrainedRun& r, bool past_last_step) {
   if (!r.running || past_last_step) return false;
   r.running = false;
+  train_worker::stop(std::exchange(r.worker_run, 0));
   return true;
 }
 
 void run_start_over(TrainedRun& r) {
   r.running = false;
+  train_worker::stop(std::exchange(r.worker_run, 0));
+  r.steps_in.clear();
   r.from_checkpoint = false;
   r.steps_per_second = 0.0;
 }
@@ -81,6 +86,7 @@ void run_state_json(Json& out, const TrainedRun& r, const RunProgress& p, const 
   out["total"] = p.total;
   out["progress"] = p.total > 0 ? static_cast<double>(p.step) / p.total : 0.0;
   out["steps_per_second"] = r.steps_per_second;
+  out["steps_in"] = r.steps_in;
   if (r.model)
     out["source"] = p.step > 0 ? "file, trained here" : "file";
   else

@@ -96,6 +96,9 @@ RunProgress progress_of(const Trainer* trainer, int input_steps) {
 /// over 50 ms (1.8–2.0% against 3.3–3.7%); 22 ms gave two steps a frame (30 s). The frames over
 /// 50 ms that remain come from outside the page's frame (its other tasks, the GPU process).
 constexpr double kTrainSliceSeconds = 0.030;
+/// Seconds of each of the training Worker's slices: after each, its state comes back to the page
+/// (a few hundred kB to decode and copy), so the progress a reader sees moves 20 times a second.
+constexpr double kWorkerSliceSeconds = 0.050;
 
 /// The run's bookkeeping (one per trained panel, a member of its state).
 struct TrainedRun {
@@ -107,6 +110,11 @@ struct TrainedRun {
   /// back to it); absent: the lab's own seeded model.
   std::optional<LoadedModel> model;
   std::string model_message;  ///< why the last file brought was refused ("" after a good one)
+  /// The training Worker's run taking this run's steps (panels/train_worker.hpp); 0: none, the
+  /// steps run in the page's frames.
+  int worker_run = 0;
+  /// Where the last steps ran: "worker", "page" ("" before any).
+  std::string steps_in;
   double steps_per_second = 0.0;  ///< wall-clock rate over the last second of training
   double rate_t0 = 0.0;           ///< steady-clock seconds where the rate window starts
   int rate_step0 = 0;
@@ -125,11 +133,11 @@ void run_started(TrainedRun& r);
 void run_resumed(TrainedRun& r, int step);
 /// After a slice: the steps/s over the last second (or over what ran so far, at first).
 void run_measure_rate(TrainedRun& r, int step);
-/// Pause: true when the run was running (it stops); false when there was nothing to pause, or
+/// Pause: true when the run was running (it stops, and so does its Worker run); false when there was nothing to pause, or
 /// when the run is `past_last_step`: then only its end-of-run measurement is left, and it
 /// finishes (a paused run could not be continued past its last step).
 bool run_paused(TrainedRun& r, bool past_last_step);
-/// Back to step 0: not running, not from the checkpoint, no rate.
+/// Back to step 0: not running (its Worker run stopped), not from the checkpoint, no rate.
 void run_start_over(TrainedRun& r);
 
 /// One frame's slice: `step_once()` (returns false when nothing advanced), at least once, until

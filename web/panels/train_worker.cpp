@@ -1,0 +1,122 @@
+#include "panels/train_worker.hpp"
+
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "platform/emscripten_shim.hpp"
+#include "worker/train_runner.hpp"
+
+namespace app::train_worker {
+
+namespace {
+struct Run {
+  std::vector<Message> queue;
+#ifndef __EMSCRIPTEN__
+  std::string start_state;  // natively, what run_posted_natively begins from
+  double budget = 0.0;
+  int sync_every = 0;
+  std::shared_ptr<TrainRunner> runner;  // begun
+#endif
+};
+std::map<int, Run> g_runs;  // the runs not stopped
+int g_next_id = 1;
+#ifdef __EMSCRIPTEN__
+bool g_available = true;
+#else
+bool g_available = false;
+#endif
+std::string g_failure;
+}  // namespace
+
+bool available() {
+#ifdef __EMSCRIPTEN__
+  static const bool page_allows = EM_ASM_INT({ return Module["attnTrainWorkerAllowed"] ? Module["attnTrainWorkerAllowed"]() : 0; }) != 0;
+  return g_available && page_allows;
+#else
+  return g_available;
+#endif
+}
+
+void set_available(bool on) {
+  g_available = on;
+  if (on) g_failure.clear();
+}
+
+const std::string& failure() { return g_failure; }
+
+int start(const std::string& state, double budget_seconds, int sync_every) {
+  const int id = g_next_id++;
+  Run& r = g_runs[id];
+#ifdef __EMSCRIPTEN__
+  (void)r;
+  EM_ASM({ Module["attnTrainWorkerRun"]($0, $1, $2, $3, $4); }, id, state.data(), static_cast<int>(state.size()),
+         budget_seconds * 1000.0, sync_every);
+#else
+  r.start_state = state;
+  r.budget = budget_seconds;
+  r.sync_every = sync_every;
+#endif
+  return id;
+}
+
+void stop(int id) {
+  if (id == 0 || g_runs.erase(id) == 0) return;
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module["attnTrainWorkerStop"]) Module["attnTrainWorkerStop"]($0); }, id);
+#endif
+}
+
+std::vector<Message> take(int id) {
+  auto it = g_runs.find(id);
+  if (it == g_runs.end()) return {};
+  return std::exchange(it->second.queue, {});
+}
+
+void state_arrived(int id, int step, bool done, const std::uint8_t* data, std::size_t size) {
+  auto it = g_runs.find(id);
+  if (it == g_runs.end()) return;  // stopped: a late slice
+  Message m;
+  m.step = step;
+  m.done = done;
+  m.state.assign(reinterpret_cast<const char*>(data), size);
+  it->second.queue.push_back(std::move(m));
+}
+
+void failed(int id, const std::string& message) {
+  g_available = false;
+  g_failure = message;
+  auto it = g_runs.find(id);
+  if (it == g_runs.end()) return;
+  Message m;
+  m.error = message.empty() ? "the training worker failed" : message;
+  it->second.queue.push_back(std::move(m));
+}
+
+int run_posted_natively(int max_slices) {
+  int slices = 0;
+#ifndef __EMSCRIPTEN__
+  for (auto& [id, r] : g_runs) {
+    if (!r.runner) {
+      r.runner = std::make_shared<TrainRunner>();
+      try {
+        r.runner->begin(reinterpret_cast<const std::uint8_t*>(r.start_state.data()), r.start_state.size());
+      } catch (const std::exception& e) {
+        failed(id, e.what());
+        continue;
+      }
+    }
+    TrainRunner& runner = *r.runner;
+    while (!runner.done() && slices < max_slices) {
+      const std::string s = runner.slice(r.budget, r.sync_every);
+      ++slices;
+      state_arrived(id, runner.step(), runner.done(), reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+    }
+  }
+#else
+  (void)max_slices;
+#endif
+  return slices;
+}
+
+}  // namespace app::train_worker

@@ -1,0 +1,50 @@
+// web/panels/train_worker.hpp — the page's side of the training Worker: a trained panel hands its
+// run's state to the Worker (web/worker/), which steps it while the page's thread only draws, and
+// takes back the state after each of the Worker's slices (load_state: the same bits as stepping
+// here). In the browser the bytes travel by postMessage (web/page/attention_lab_api.js); natively
+// there is no Worker unless a test plays one (run_posted_natively). When the Worker fails (its
+// script or wasm did not load, a step threw), runs go back to the page's frames.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace app::train_worker {
+
+/// True when a run's steps go to the Worker: in the browser (unless the page was opened with
+/// ?train_worker=0) until the Worker failed once; natively, only after set_available(true).
+bool available();
+/// Turns the Worker on or off (a test; the page's ?train_worker=0).
+void set_available(bool on);
+/// Why the Worker was turned off after a failure ("" while it works).
+const std::string& failure();
+
+/// Starts a run in the Worker from `state` (trainer state bytes): slices of `budget_seconds`,
+/// stopping at every multiple of `sync_every`. Returns the run's id (never 0).
+int start(const std::string& state, double budget_seconds, int sync_every);
+/// Forgets run `id` (0: none): the Worker stops it, its queued and later messages are dropped.
+void stop(int id);
+
+/// What the Worker sent for a run: the state bytes after a slice, or why it failed.
+struct Message {
+  int step = 0;
+  bool done = false;
+  std::string state;
+  std::string error;  ///< non-empty: the run failed (the Worker is then turned off)
+};
+/// The messages run `id` has received, oldest first (the queue is emptied).
+std::vector<Message> take(int id);
+
+/// The Worker sent run `id`'s state after a slice (called from the page's message handler).
+void state_arrived(int id, int step, bool done, const std::uint8_t* data, std::size_t size);
+/// The Worker (or its loading) failed for run `id` with `message`: the Worker is turned off.
+void failed(int id, const std::string& message);
+
+/// Natively: plays the Worker for every run started and not stopped, with the TrainRunner the
+/// Worker's wasm runs, until each is done (every slice's state delivered as in the browser).
+/// Returns the slices run.
+int run_posted_natively(int max_slices = 1 << 30);
+
+}  // namespace app::train_worker

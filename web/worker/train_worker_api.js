@@ -1,0 +1,56 @@
+// web/worker/train_worker_api.js — appended after the training Worker's emscripten module
+// (--extern-post-js): in a Worker, it answers the page's messages.
+//
+//   page → Worker  {type: 'run', id, state: ArrayBuffer, budget_ms, sync_every}
+//                  {type: 'stop', id}
+//   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer}   after every slice
+//                  {type: 'failed', id, message}
+//
+// Between slices the Worker yields to its message queue (a MessageChannel, not setTimeout, whose
+// nested calls are clamped to 4 ms), so a 'stop' or a newer 'run' is seen within one slice.
+(function () {
+  'use strict';
+  if (typeof self === 'undefined' || typeof importScripts !== 'function' || typeof AttentionLabTrainer !== 'function') return;
+  var ready = AttentionLabTrainer();
+  var current = null;  // the run being stepped: {id, budget, sync}
+  var channel = new MessageChannel();
+  channel.port1.onmessage = function () { if (current) ready.then(slice); };
+
+  function fail(id, message) {
+    if (current && current.id === id) current = null;
+    self.postMessage({ type: 'failed', id: id, message: String(message) });
+  }
+
+  function slice(M) {
+    var r = current;
+    if (!r) return;
+    var step = M._attn_train_slice(r.budget, r.sync);
+    if (step < 0) return fail(r.id, M.UTF8ToString(M._attn_train_error()));
+    var ptr = M._attn_train_data(), n = M._attn_train_size();
+    var bytes = M.HEAPU8.slice(ptr, ptr + n);
+    var done = M._attn_train_done() === 1;
+    if (done) current = null;
+    self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer }, [bytes.buffer]);
+    if (!done) channel.port2.postMessage(null);
+  }
+
+  self.onmessage = function (e) {
+    var d = e.data || {};
+    if (d.type === 'stop') {
+      if (current && current.id === d.id) current = null;
+      return;
+    }
+    if (d.type !== 'run') return;
+    current = null;
+    ready.then(function (M) {
+      var bytes = new Uint8Array(d.state);
+      var p = M._malloc(Math.max(1, bytes.length));
+      M.HEAPU8.set(bytes, p);
+      var ok = M._attn_train_begin(p, bytes.length);
+      M._free(p);
+      if (!ok) return fail(d.id, M.UTF8ToString(M._attn_train_error()));
+      current = { id: d.id, budget: d.budget_ms, sync: d.sync_every };
+      slice(M);
+    }, function (err) { fail(d.id, 'the training module did not load: ' + (err && err.message || err)); });
+  };
+})();
