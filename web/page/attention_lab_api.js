@@ -218,7 +218,7 @@
   // The training Worker (web/worker/, web/panels/train_worker.hpp): a trained panel's steps run
   // there while this thread draws. Created when a run first starts; ?train_worker=0 keeps every
   // run in the page's frames. The state bytes go back into the wasm heap for the panel to take.
-  let trainWorker = null;
+  let trainWorker = null, trainWorkerError = '';
   const trainRuns = new Set();
   Module['attnTrainWorkerAllowed'] = function () {
     if (typeof Worker === 'undefined') return 0;
@@ -229,36 +229,42 @@
     stringToUTF8(message, pm, m);
     try { Module['_attn_app_train_failed'](id, pm); } finally { _free(pm); }
   };
+  // Creates the Worker once (false when it cannot be: the page then trains in its frames).
+  const ensureTrainWorker = function () {
+    if (trainWorker) return true;
+    try {
+      trainWorker = new Worker(new URL('attention-lab-train-worker.js', document.baseURI));
+    } catch (e) {
+      trainWorkerError = 'the training worker could not start: ' + (e && e.message || e);
+      return false;
+    }
+    trainWorker.onmessage = function (e) {
+      const d = e.data || {};
+      if (!trainRuns.has(d.id)) return;
+      if (d.type === 'failed') {
+        trainRuns.delete(d.id);
+        return trainFailed(d.id, d.message || 'the training worker failed');
+      }
+      if (d.type !== 'state') return;
+      if (d.done) trainRuns.delete(d.id);
+      const bytes = new Uint8Array(d.state), p = _malloc(Math.max(1, bytes.length));
+      HEAPU8.set(bytes, p);
+      try { Module['_attn_app_train_state'](d.id, d.step, d.done ? 1 : 0, p, bytes.length); } finally { _free(p); }
+    };
+    trainWorker.onerror = function (e) {
+      e.preventDefault();
+      const why = 'the training worker failed to load: ' + (e.message || 'attention-lab-train-worker.js');
+      for (const r of trainRuns) trainFailed(r, why);
+      trainRuns.clear();
+      trainWorker.terminate();
+      trainWorker = null;
+    };
+    return true;
+  };
+  Module['attnTrainWorkerWarm'] = function () { ensureTrainWorker(); };
   Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery) {
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
-    if (!trainWorker) {
-      try {
-        trainWorker = new Worker(new URL('attention-lab-train-worker.js', document.baseURI));
-      } catch (e) {
-        return setTimeout(function () { trainFailed(id, 'the training worker could not start: ' + (e && e.message || e)); });
-      }
-      trainWorker.onmessage = function (e) {
-        const d = e.data || {};
-        if (!trainRuns.has(d.id)) return;
-        if (d.type === 'failed') {
-          trainRuns.delete(d.id);
-          return trainFailed(d.id, d.message || 'the training worker failed');
-        }
-        if (d.type !== 'state') return;
-        if (d.done) trainRuns.delete(d.id);
-        const bytes = new Uint8Array(d.state), p = _malloc(Math.max(1, bytes.length));
-        HEAPU8.set(bytes, p);
-        try { Module['_attn_app_train_state'](d.id, d.step, d.done ? 1 : 0, p, bytes.length); } finally { _free(p); }
-      };
-      trainWorker.onerror = function (e) {
-        e.preventDefault();
-        const why = 'the training worker failed to load: ' + (e.message || 'attention-lab-train-worker.js');
-        for (const r of trainRuns) trainFailed(r, why);
-        trainRuns.clear();
-        trainWorker.terminate();
-        trainWorker = null;
-      };
-    }
+    if (!ensureTrainWorker()) return setTimeout(function () { trainFailed(id, trainWorkerError); });
     trainRuns.add(id);
     trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery }, [state]);
   };

@@ -616,7 +616,11 @@ constexpr PanelDef kPanel = {"learned_heads", "Learned heads", "trained here: ma
     learned_heads_state_json, apply_learned_heads_json, error_of<&AppState::learned_heads>,
     [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
     draw_learned_heads_panel, nullptr,
-    [](AppState& s, bool) { tick_learned_heads(s); },  // the training slice, before anything is drawn
+    [](AppState& s, bool shown) {
+      // The Worker's script and wasm load while the panel is read, not when Train is pressed.
+      if (shown) train_worker::warm();
+      tick_learned_heads(s);  // the training slice, before anything is drawn
+    },
     [](const AppState& s) {
       const LearnedHeadsState& h = s.learned_heads;
       return h.run.running || h.extrapolation_running || h.intervention_study != nullptr;

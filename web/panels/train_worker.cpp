@@ -45,6 +45,15 @@ void set_available(bool on) {
 
 const std::string& failure() { return g_failure; }
 
+void warm() {
+#ifdef __EMSCRIPTEN__
+  static bool warmed = false;
+  if (warmed || !available()) return;
+  warmed = true;
+  EM_ASM({ if (Module["attnTrainWorkerWarm"]) Module["attnTrainWorkerWarm"](); });
+#endif
+}
+
 int start(const std::string& state, double budget_seconds, int sync_every) {
   const int id = g_next_id++;
   Run& r = g_runs[id];

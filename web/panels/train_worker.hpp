@@ -21,6 +21,9 @@ void set_available(bool on);
 /// Why the Worker was turned off after a failure ("" while it works).
 const std::string& failure();
 
+/// Creates the Worker (its script and wasm load in the background) when available() and not yet
+/// done: a panel that trains calls it when it opens, so that Train does not wait for them.
+void warm();
 /// Starts a run in the Worker from `state` (trainer state bytes): slices of `budget_seconds`,
 /// stopping at every multiple of `sync_every`. Returns the run's id (never 0).
 int start(const std::string& state, double budget_seconds, int sync_every);
