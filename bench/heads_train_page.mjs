@@ -10,7 +10,8 @@
 // The wall time runs, on the page's clock, from the set({learned_heads: {train: true}}) call to the
 // page's "trained" event (±1 frame; it includes the interventions the run measures after its last
 // step). state() is sampled every 2 s only: it costs the page a few ms.
-// Training runs in slices inside frames, so the figure is what a reader waits for, drawing included.
+// The steps run in the page's training Web Worker (or, with --site of a page opened with
+// ?train_worker=0, in slices inside frames); the figure is what a reader waits for, drawing included.
 // Needs the built page (cmake --build --preset web) and scripts/setup.sh's playwright-core.
 import path from 'node:path';
 
@@ -65,6 +66,7 @@ const result = await inChromium(site, async (browser, server) => {
     inputs: start.inputs,
     before: { status: start.status, source: start.source ?? null, checkpoint: start.checkpoint ?? null },
     source: h.source ?? null,
+    steps_in: h.steps_in ?? null,
     status: h.status,
     timed_out: timedOut,
     step: h.step,
@@ -95,7 +97,7 @@ console.log(`configuration      seed ${c.seed}, ${c.steps} steps, lr ${c.lr}, ${
   `positions ${c.positions}, MLP ${c.mlp || 'none'}`);
 if (R.timed_out) console.log(`TIMEOUT            after ${R.wall_s.toFixed(1)} s at step ${R.step} of ${R.total} (cap ${timeoutMs / 60000} min)`);
 console.log(`before training    ${R.before.status}${R.before.checkpoint ? ` (shipped checkpoint ${R.before.checkpoint}; train starts over at step 0)` : ''}`);
-console.log(`total steps        ${R.step} of ${R.total} (${R.status})`);
+console.log(`total steps        ${R.step} of ${R.total} (${R.status}), steps in the ${R.steps_in === 'worker' ? 'Web Worker' : 'page\'s frames'}`);
 console.log(`wall time          ${R.wall_s.toFixed(1)} s from set({train: true}) to the "trained" event`);
 console.log(`steps/s            mean ${R.steps_per_second_mean.toFixed(1)} (${R.samples.length} samples of the page's rate); ` +
   `overall ${R.steps_per_second_overall.toFixed(1)}; ${R.frames_per_second} frames/s drawn meanwhile`);

@@ -39,8 +39,11 @@ if (failed || !fs.existsSync(input)) {
   push('`bench/heads_train_page.mjs`: the built page in headless ' + `${r.engine} at ${r.viewport.join('×')}, panel ` +
     '`learned_heads` at its default configuration, trained with `set({learned_heads: {train: true}})`. Wall time ' +
     'from that call to the page\'s "trained" event (on the page\'s clock; it includes the ' +
-    'interventions the run measures after its last step; `state()` is sampled every 2 s). Training runs in slices of about 30 ms per frame (at least one ' +
-    'step), so the rate is what a reader sees, drawing included. steps/s: the mean of the page\'s own rate sampled ' +
+    'interventions the run measures after its last step; `state()` is sampled every 2 s). ' +
+    (r.steps_in === 'worker'
+      ? 'The steps ran in the training Web Worker (`steps_in` "worker"): the page\'s frames take its state after each 50 ms slice and at every snapshot step, and draw; the interventions after the last step are measured in the page\'s frames, in slices of about 30 ms. '
+      : 'Training runs in slices of about 30 ms per frame (at least one step), in the page\'s thread (`steps_in` "' + (r.steps_in ?? 'page') + '"). ') +
+    'The rate is what a reader sees, drawing included. steps/s: the mean of the page\'s own rate sampled ' +
     'while training, and steps over wall time. Accuracy: held-out, on the predictable positions of the last ' +
     `snapshot; head scores from that snapshot. Targets: trained in ≤ ${r.target_s} s, and no frame over 50 ms meanwhile ` +
     '(the verdict needs both).' +

@@ -265,6 +265,198 @@ TranslateTrainer::TranslateTrainer(const TranslateConfig& cfg, const learn::Seq2
   if (validation == StartValidation::now) record_validation();
 }
 
+namespace {
+Json model_config_json(const learn::Seq2SeqConfig& c) {
+  return ::attn::obj({{"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"embed", c.embed}, {"hidden", c.hidden},
+                      {"attention", c.attention}, {"attn_dim", c.attn_dim}, {"bidirectional", c.bidirectional}});
+}
+
+learn::Seq2SeqConfig model_config_from_json(const Json& j) {
+  auto num = [&](const char* k) {
+    if (!j.is_object() || !j.contains(k) || !j[k].is_number_integer()) bad(std::string("trainer state: model '") + k + "' missing");
+    return j[k].get<int>();
+  };
+  auto flag = [&](const char* k) {
+    if (!j.contains(k) || !j[k].is_boolean()) bad(std::string("trainer state: model '") + k + "' missing");
+    return j[k].get<bool>();
+  };
+  learn::Seq2SeqConfig c;
+  c.src_vocab = num("src_vocab");
+  c.tgt_vocab = num("tgt_vocab");
+  c.embed = num("embed");
+  c.hidden = num("hidden");
+  c.attn_dim = num("attn_dim");
+  c.attention = flag("attention");
+  c.bidirectional = flag("bidirectional");
+  return c;
+}
+
+void require_translate_state_meta(const Json& m) {
+  if (!m.is_object() || m.value("model", "") != "seq2seq pair" || m.value("task", "") != "translate" ||
+      m.value("kind", "") != "trainer_state")
+    bad("trainer state: not the state of the translation pair");
+  for (const char* k : {"step", "cursor", "none_adam_step", "additive_adam_step"})
+    if (!m.contains(k) || !m[k].is_number_integer()) bad(std::string("trainer state: '") + k + "' missing");
+  for (const char* k : {"config", "none_model", "additive_model", "pending"})
+    if (!m.contains(k)) bad(std::string("trainer state: '") + k + "' missing");
+  if (!m.contains("order_rng") || !m["order_rng"].is_string()) bad("trainer state: 'order_rng' missing");
+}
+}  // namespace
+
+learn::Checkpoint TranslateTrainer::state_checkpoint() const {
+  learn::Checkpoint c;
+  Json pending = nullptr;
+  std::vector<double> pending_total;
+  if (pending_) {
+    pending = ::attn::obj({{"attention", pending_->attention}, {"start", pending_->start},
+                           {"counted", Json::array({pending_->counted[0], pending_->counted[1]})}});
+    pending_total = {pending_->total[0], pending_->total[1]};
+  }
+  c.meta = ::attn::obj({{"model", "seq2seq pair"},
+                        {"task", "translate"},
+                        {"kind", "trainer_state"},
+                        {"config", translate_config_json(cfg_)},
+                        {"none_model", model_config_json(none_.config)},
+                        {"additive_model", model_config_json(additive_.config)},
+                        {"step", step_},
+                        {"cursor", cursor_},
+                        {"none_adam_step", none_adam_.step},
+                        {"additive_adam_step", additive_adam_.step},
+                        {"order_rng", order_rng_.state()},
+                        {"pending", pending}});
+  std::vector<double> batches, sizes, val_steps;
+  for (const std::vector<int>& b : batches_) {
+    sizes.push_back(static_cast<double>(b.size()));
+    for (int i : b) batches.push_back(i);
+  }
+  for (int v : val_steps_) val_steps.push_back(v);
+  c.add("none_params", none_.params);
+  c.add("additive_params", additive_.params);
+  c.add("none_adam_m", none_adam_.m);
+  c.add("none_adam_v", none_adam_.v);
+  c.add("additive_adam_m", additive_adam_.m);
+  c.add("additive_adam_v", additive_adam_.v);
+  c.add("batches", batches);
+  c.add("batch_sizes", sizes);
+  c.add("none_losses", none_losses_);
+  c.add("additive_losses", additive_losses_);
+  c.add("validation_steps", val_steps);
+  c.add("none_validation", none_val_);
+  c.add("additive_validation", additive_val_);
+  c.add("pending_total", pending_total);
+  return c;
+}
+
+TranslateTrainer TranslateTrainer::from_state(const learn::Checkpoint& ck) {
+  require_translate_state_meta(ck.meta);
+  const TranslateConfig cfg = translate_config_from_json(ck.meta["config"]);
+  const learn::Seq2SeqConfig none = model_config_from_json(ck.meta["none_model"]);
+  const learn::Seq2SeqConfig additive = model_config_from_json(ck.meta["additive_model"]);
+  if (none.attention || !additive.attention) bad("trainer state: the pair is a fixed-summary model and an attention model");
+  const bool none_seeded = model_config_json(none) == model_config_json(translate_model_config(cfg, false));
+  const bool additive_seeded = model_config_json(additive) == model_config_json(translate_model_config(cfg, true));
+  if (!none_seeded && !additive_seeded) bad("trainer state: at most one model of the pair can be one read from a file");
+  const learn::Seq2SeqConfig& loaded = none_seeded ? additive : none;
+  TranslateTrainer t = none_seeded && additive_seeded
+                           ? TranslateTrainer(cfg, StartValidation::pending)
+                           : TranslateTrainer(cfg, loaded, std::vector<double>(learn::seq2seq_layout(loaded).total(), 0.0),
+                                              StartValidation::pending);
+  t.load_state(ck);
+  return t;
+}
+
+void TranslateTrainer::load_state(const learn::Checkpoint& ck) {
+  const Json& m = ck.meta;
+  require_translate_state_meta(m);
+  if (m["config"] != translate_config_json(cfg_) || m["none_model"] != model_config_json(none_.config) ||
+      m["additive_model"] != model_config_json(additive_.config))
+    bad("trainer state: of another run (configuration or models)");
+  const int step = m["step"].get<int>();
+  if (step < 0 || step > cfg_.steps) bad("trainer state: step " + std::to_string(step) + " is outside 0.." + std::to_string(cfg_.steps));
+  const std::vector<double>& np = ck.array("none_params");
+  const std::vector<double>& ap = ck.array("additive_params");
+  learn::require_param_count("the state's fixed-summary params", np.size(), none_.layout.total());
+  learn::require_param_count("the state's attention params", ap.size(), additive_.layout.total());
+  auto adam = [&](const char* m_name, const char* v_name, const char* step_name, std::size_t n) {
+    learn::AdamState a;
+    a.m = ck.array(m_name);
+    a.v = ck.array(v_name);
+    a.step = m[step_name].get<long>();
+    const std::size_t moments = a.step == 0 ? 0 : n;
+    if (a.step < 0 || a.m.size() != moments || a.v.size() != moments)
+      bad(std::string("trainer state: ") + m_name + " does not fit " + std::to_string(n) + " parameters at Adam step " +
+          std::to_string(a.step));
+    return a;
+  };
+  learn::AdamState none_adam = adam("none_adam_m", "none_adam_v", "none_adam_step", np.size());
+  learn::AdamState additive_adam = adam("additive_adam_m", "additive_adam_v", "additive_adam_step", ap.size());
+  const std::vector<double>& flat = ck.array("batches");
+  const std::vector<double>& sizes = ck.array("batch_sizes");
+  std::vector<std::vector<int>> batches;
+  std::size_t at = 0;
+  for (double sz : sizes) {
+    if (!(sz >= 1 && sz <= 4096) || at + static_cast<std::size_t>(sz) > flat.size()) bad("trainer state: the batches do not fit their sizes");
+    std::vector<int> b;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(sz); ++i, ++at) {
+      const double x = flat[at];
+      if (!(x >= 0 && x < static_cast<double>(data_.train.size())) || x != std::floor(x))
+        bad("trainer state: a batch names a pair outside the training set");
+      b.push_back(static_cast<int>(x));
+    }
+    batches.push_back(std::move(b));
+  }
+  if (at != flat.size()) bad("trainer state: the batches do not fit their sizes");
+  const long cursor = m["cursor"].get<long>();
+  if (cursor < 0 || static_cast<std::size_t>(cursor) > batches.size()) bad("trainer state: the batch cursor is outside the epoch");
+  const std::vector<double>& nl = ck.array("none_losses");
+  const std::vector<double>& al = ck.array("additive_losses");
+  if (nl.size() != static_cast<std::size_t>(step) || al.size() != nl.size()) bad("trainer state: one loss per step needed (" + std::to_string(step) + ")");
+  const std::vector<double>& vs = ck.array("validation_steps");
+  const std::vector<double>& nv = ck.array("none_validation");
+  const std::vector<double>& av = ck.array("additive_validation");
+  if (nv.size() != vs.size() || av.size() != vs.size()) bad("trainer state: one validation loss per validation step needed");
+  std::vector<int> val_steps;
+  for (double v : vs) {
+    if (!(v >= 0 && v <= step) || v != std::floor(v)) bad("trainer state: a validation step is outside 0..step");
+    val_steps.push_back(static_cast<int>(v));
+  }
+  std::optional<PendingValidation> pending;
+  const Json& p = m["pending"];
+  if (!p.is_null()) {
+    const std::vector<double>& total = ck.array("pending_total");
+    if (!p.is_object() || !p.contains("attention") || !p["attention"].is_boolean() || !p.contains("start") ||
+        !p["start"].is_number_integer() || !p.contains("counted") || !p["counted"].is_array() || p["counted"].size() != 2 ||
+        !p["counted"][0].is_number_integer() || !p["counted"][1].is_number_integer() || total.size() != 2)
+      bad("trainer state: the validation under way is malformed");
+    PendingValidation v;
+    v.attention = p["attention"].get<bool>();
+    const long start = p["start"].get<long>();
+    if (start < 0 || static_cast<std::size_t>(start) > data_.validation.size()) bad("trainer state: the validation under way is past the validation set");
+    v.start = static_cast<std::size_t>(start);
+    v.total[0] = total[0];
+    v.total[1] = total[1];
+    v.counted[0] = p["counted"][0].get<long>();
+    v.counted[1] = p["counted"][1].get<long>();
+    pending = v;
+  }
+  Rng rng(0);
+  rng.set_state(m["order_rng"].get<std::string>());
+  none_.params = np;
+  additive_.params = ap;
+  none_adam_ = std::move(none_adam);
+  additive_adam_ = std::move(additive_adam);
+  order_rng_ = rng;
+  batches_ = std::move(batches);
+  cursor_ = static_cast<std::size_t>(cursor);
+  step_ = step;
+  none_losses_ = nl;
+  additive_losses_ = al;
+  val_steps_ = std::move(val_steps);
+  none_val_ = nv;
+  additive_val_ = av;
+  pending_ = pending;
+}
+
 // ---------------------------------------------------------------- decoding
 
 EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source) {

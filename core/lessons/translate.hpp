@@ -118,6 +118,18 @@ class TranslateTrainer {
   const std::vector<int>& validation_steps() const { return val_steps_; }
   const std::vector<double>& validation_losses(bool attention) const { return attention ? additive_val_ : none_val_; }
 
+  /// The run's whole state — configuration, both models (configuration and parameters), both
+  /// Adam states, the batch order (generator, the epoch's batches, cursor), step, losses,
+  /// validations and a validation part-way — as a checkpoint (meta {model: "seq2seq pair", task:
+  /// "translate", kind: "trainer_state", ...}). A trainer restored from it and advanced gives the
+  /// bits this one would have: how a run moves to a Web Worker and back.
+  learn::Checkpoint state_checkpoint() const;
+  /// A trainer at the state `ckpt` records. Throws Error(invalid_field) naming what does not fit.
+  static TranslateTrainer from_state(const learn::Checkpoint& ckpt);
+  /// Takes over the state `ckpt` records, which must be of this run (the same configuration and
+  /// models): the same checks as from_state, the trainer unchanged when one fails.
+  void load_state(const learn::Checkpoint& ckpt);
+
  private:
   static constexpr size_t kChunk = 8;
   // A validation measurement under way (advance_part): the model measured and the next pair, and

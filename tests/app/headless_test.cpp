@@ -306,19 +306,19 @@ int expect_train_pause_refuse(Driver& d, const char* panel, const Json& inputs, 
   return paused_at;
 }
 
-// The Learned heads panel's state without what differs between two runs of the same steps in
+// A trained panel's state without what differs between two runs of the same steps in
 // different places (where they ran, the rate, the count of Train presses).
-Json heads_run_state() {
-  Json st = api_state()["learned_heads"];
+Json run_state(const char* panel = "learned_heads") {
+  Json st = api_state()[panel];
   for (const char* k : {"steps_in", "steps_per_second", "runs"}) st.erase(k);
   return st;
 }
 
 // Runs the panel's run to its end, frame by frame, playing the Worker natively when `worker`
 // (every slice it sends taken by the next frame); the frames it took.
-int heads_run_to_end(Driver& d, bool worker) {
+int run_to_end(Driver& d, bool worker, const char* panel = "learned_heads") {
   int frames = 0;
-  for (; api_state()["learned_heads"]["running"] == true && frames < 4000; ++frames) {
+  for (; api_state()[panel]["running"] == true && frames < 4000; ++frames) {
     if (worker) app::train_worker::run_posted_natively(1);
     d.frames(1);
   }
@@ -335,8 +335,8 @@ void check_train_worker(Driver& d, app::App& a) {
   app::train_worker::set_available(false);
   expect_accepted({{"learned_heads", inputs}});
   expect_accepted({{"learned_heads", {{"train", true}}}});
-  heads_run_to_end(d, false);
-  const Json in_page = heads_run_state();
+  run_to_end(d, false);
+  const Json in_page = run_state();
   expect(api_state()["learned_heads"]["steps_in"] == "page", "without the Worker the steps run in the page's frames");
   expect(in_page["step"] == 230 && in_page["snapshot_steps"].size() == 4, "the page's run: 230 steps, snapshots 0, 100, 200, 230");
 
@@ -355,8 +355,8 @@ void check_train_worker(Driver& d, app::App& a) {
   expect(api_state()["learned_heads"]["step"] == at && api_state()["learned_heads"]["status"] == "paused",
          "paused: the step stays at the Worker's last state taken");
   expect_accepted({{"learned_heads", {{"continue", true}}}});
-  heads_run_to_end(d, true);
-  Json in_worker = heads_run_state();
+  run_to_end(d, true);
+  Json in_worker = run_state();
   expect(api_state()["learned_heads"]["steps_in"] == "worker", "the run's steps ran in the Worker");
   // The one thing the pause adds: the snapshot of the step it stopped at (unless a snapshot step).
   Json& steps = in_worker["snapshot_steps"];
@@ -379,9 +379,25 @@ void check_train_worker(Driver& d, app::App& a) {
   attn_app_train_failed(id, "the worker crashed (a test)");
   expect(!app::train_worker::available() && app::train_worker::failure() == "the worker crashed (a test)",
          "a failure turns the Worker off, saying why");
-  heads_run_to_end(d, false);
-  expect(api_state()["learned_heads"]["steps_in"] == "page" && heads_run_state() == in_page,
+  run_to_end(d, false);
+  expect(api_state()["learned_heads"]["steps_in"] == "page" && run_state() == in_page,
          "after the Worker failed, the page's frames finish the run from its last state, with the same bits");
+
+  // The Translate pair: its parts (steps and validation passes) in the Worker, no sync step.
+  const Json pair = {{"steps", 30}, {"seed", 4}};
+  attn_app_show_panel("translate");
+  d.frames(2);
+  app::train_worker::set_available(false);
+  expect_accepted({{"translate", pair}});
+  expect_accepted({{"translate", {{"train", true}}}});
+  run_to_end(d, false, "translate");
+  const Json pair_in_page = run_state("translate");
+  app::train_worker::set_available(true);
+  expect_accepted({{"translate", {{"train", true}}}});
+  run_to_end(d, true, "translate");
+  expect(api_state()["translate"]["steps_in"] == "worker" && api_state()["translate"]["step"] == 30,
+         "the Translate pair's steps ran in the Worker");
+  expect(run_state("translate") == pair_in_page, "the pair trained in the Worker shows the page's run, bit for bit");
   app::train_worker::set_available(false);
 }
 

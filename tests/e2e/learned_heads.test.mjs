@@ -146,12 +146,35 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
     await sleep(500);
   }
   assert.equal(s.source, 'trained here');
+  assert.equal(s.steps_in, 'worker', 'the steps ran in the training Web Worker');
   assert.equal(s.params_fnv1a, c.params_fnv1a, 'Train reproduced the checkpoint to the bit');
   assert.deepEqual(s.losses, shipped.losses, 'every loss of the run');
   assert.deepEqual(s.latest, shipped.latest, 'the held-out figures of step 1800');
   assert.deepEqual(s.interventions, shipped.interventions, 'ablation and patching figures');
   console.log(`# trained the default run in the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }));
+
+test('learned heads: the training Worker and the page's own frames give the same run, bit for bit', async () => {
+  // ?train_worker=0 keeps the steps in the page's frames (what a page without the Worker does).
+  const runs = {};
+  for (const [where, suffix] of [['page', '&train_worker=0'], ['worker', '']]) {
+    await site.check(`?panel=learned_heads&learned_heads.steps=230&learned_heads.seed=4${suffix}`, async ({ page }) => {
+      const h = api(page);
+      const r = await h.set({ train: true });
+      assert.equal(r.ok, true, JSON.stringify(r));
+      let s;
+      for (const t0 = Date.now(); ; await sleep(200)) {
+        s = await h.state();
+        if (s.status === 'done') break;
+        assert.ok(s.running && Date.now() - t0 < 120000, `${where}: training stopped at step ${s.step}`);
+      }
+      assert.equal(s.steps_in, where);
+      runs[where] = { fnv: s.params_fnv1a, losses: s.losses, snapshot_steps: s.snapshot_steps, latest: s.latest, interventions: s.interventions };
+    });
+  }
+  assert.deepEqual(runs.worker.snapshot_steps, [0, 100, 200, 230], 'the Worker stopped at every snapshot step');
+  assert.deepEqual(runs.worker, runs.page);
+});
 
 test('learned heads: the extrapolation study runs in slices, pauses and continues', () => site.check('?panel=learned_heads&learned_heads.seed=3', async ({ page }) => {
   const h = api(page);

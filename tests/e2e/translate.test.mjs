@@ -140,6 +140,7 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
   await h.frames(8);
   assert.equal((await h.state()).step, pausedAt, 'paused: the step stays');
 
+  assert.equal(s.steps_in, 'worker', 'the steps ran in the training Web Worker');
   r = await h.set({ continue: true });
   assert.equal(r.ok, true);
   await h.waitStep(pausedAt + 5);

@@ -226,6 +226,74 @@ TEST_CASE("translate: a run in parts (steps, then each validation pass apart) gi
                     std::vector<double>{parts.validation_losses(att)[1]}));
 }
 
+TEST_CASE("translate: a run moved through its state bytes after every part continues with the same bits", "[lesson][translate]") {
+  // What a Web Worker does with the pair: restore it from bytes, run parts, hand the bytes back —
+  // here after every part, so states inside a validation pass and across epochs are among them.
+  TranslateConfig c = small_config();
+  c.data.validation_per_bucket = 22;  // two passes of 64 per model
+  c.steps = 20;                       // 64 pairs in batches of 8: the order is drawn again at steps 9 and 17
+  TranslateTrainer whole(c);
+  whole.advance(100);
+  auto move = [](const TranslateTrainer& t) {
+    const std::string bytes = learn::encode_checkpoint(t.state_checkpoint());
+    return TranslateTrainer::from_state(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  };
+  TranslateTrainer moved = move(TranslateTrainer(c, TranslateTrainer::StartValidation::pending));
+  int parts = 0;
+  while (moved.advance_part() != 0) {
+    moved = move(moved);
+    ++parts;
+  }
+  CHECK(parts == c.steps + 11 * 2 * 2);  // validations at 0, 2, ..., 20: 2 models × 2 passes each
+  CHECK(moved.validation_steps() == whole.validation_steps());
+  for (bool att : {false, true}) {
+    CHECK(same_bits(whole.model(att).params, moved.model(att).params));
+    CHECK(same_bits(whole.losses(att), moved.losses(att)));
+    CHECK(same_bits(whole.validation_losses(att), moved.validation_losses(att)));
+  }
+  // load_state in place: the page's pair takes the Worker's state.
+  TranslateTrainer page(c), worker(c);
+  worker.advance(11);
+  page.load_state(worker.state_checkpoint());
+  page.advance(100);
+  CHECK(same_bits(whole.model(true).params, page.model(true).params));
+
+  // Refused with what is wrong, the trainer unchanged.
+  const learn::Checkpoint st = worker.state_checkpoint();
+  TranslateConfig other = c;
+  other.seed = c.seed + 1;
+  TranslateTrainer stranger(other);
+  CHECK_THROWS_WITH(stranger.load_state(st), Catch::Contains("another run"));
+  CHECK(stranger.step() == 0);
+  learn::Checkpoint bad = st;
+  for (auto& [name, values] : bad.arrays)
+    if (name == "batches") values[0] = 1e6;
+  CHECK_THROWS_WITH(TranslateTrainer::from_state(bad), Catch::Contains("outside the training set"));
+  bad = st;
+  bad.meta["cursor"] = 999;
+  CHECK_THROWS_WITH(TranslateTrainer::from_state(bad), Catch::Contains("cursor"));
+  bad = st;
+  for (auto& [name, values] : bad.arrays)
+    if (name == "none_losses") values.pop_back();
+  CHECK_THROWS_WITH(TranslateTrainer::from_state(bad), Catch::Contains("one loss per step"));
+  CHECK_THROWS_WITH(TranslateTrainer::from_state(translate_run_checkpoint(record_translate_run(small_config()))),
+                    Catch::Contains("not the state"));
+
+  // A pair whose attention model was read from a file (its own width) keeps it through the state.
+  learn::Seq2SeqConfig file = translate_model_config(c, true);
+  file.hidden = 6;
+  const std::vector<double> start = learn::init_params(learn::seq2seq_layout(file), 99);
+  TranslateTrainer a(c, file, start), b(c, file, start);
+  a.advance(100);
+  b.advance(7);
+  TranslateTrainer b2 = move(b);
+  CHECK(b2.model(true).config.hidden == 6);
+  b2.advance(100);
+  CHECK(same_bits(a.model(true).params, b2.model(true).params));
+  CHECK(same_bits(a.model(false).params, b2.model(false).params));
+  CHECK(same_bits(a.validation_losses(true), b2.validation_losses(true)));
+}
+
 TEST_CASE("translate: training in slices gives the same bits, and both models see the same batches", "[lesson][translate]") {
   const TranslateConfig c = small_config();
   TranslateTrainer whole(c), sliced(c);

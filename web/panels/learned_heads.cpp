@@ -408,56 +408,16 @@ void tick_run_end(AppState& s, double budget_seconds) {
 }
 }  // namespace
 
-namespace {
-// One frame of a run whose steps the training Worker takes: the run handed to it (its state as
-// bytes), then each frame the states it sent back since the last, in order — every snapshot step
-// is one of them (the Worker stops there), so the snapshots are the ones taken in the page's
-// frames. A Worker that failed leaves the run where its last state put it: the next frames go on
-// in the page (train_worker::available() is false from then on).
-void tick_worker(AppState& s) {
-  LearnedHeadsState& h = s.learned_heads;
-  TrainedRun& r = h.run;
-  lh::HeadsTrainer& tr = *h.trainer;
-  r.steps_in = "worker";
-  if (r.worker_run == 0) {
-    std::string state;
-    if (!computed(h.error, [&] { state = attn::learn::encode_checkpoint(tr.state_checkpoint()); })) {
-      r.running = false;
-      return;
-    }
-    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, kSnapshotEvery);
-    return;
-  }
-  bool took = false;
-  for (const train_worker::Message& m : train_worker::take(r.worker_run)) {
-    if (!m.error.empty()) {
-      r.worker_run = 0;
-      break;
-    }
-    const bool ok = computed(h.error, [&] {
-      tr.load_state(attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(m.state.data()), m.state.size()));
-      if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
-    });
-    if (!ok) {  // a state that does not fit this run: stop, the error on show
-      train_worker::stop(std::exchange(r.worker_run, 0));
-      r.running = false;
-      return;
-    }
-    took = true;
-  }
-  if (tr.done()) train_worker::stop(std::exchange(r.worker_run, 0));
-  if (!took) return;
-  rebuild_curve(h);
-  run_measure_rate(r, tr.step());
-}
-}  // namespace
-
 bool tick_learned_heads(AppState& s, double budget_seconds) {
   LearnedHeadsState& h = s.learned_heads;
   if (!h.run.running || !h.trainer) return tick_interventions(s, budget_seconds) || tick_extrapolation(s, budget_seconds);
   lh::HeadsTrainer& tr = *h.trainer;
-  if (!tr.done() && (h.run.worker_run != 0 || train_worker::available())) {
-    tick_worker(s);
+  if (run_in_worker(h.run, tr.done())) {
+    // Every snapshot step is one of the states (the Worker stops there): the snapshots are the
+    // ones the page's own steps take.
+    run_worker_tick(h.error, h.run, tr, kSnapshotEvery, [&] {
+      if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
+    }, [&] { rebuild_curve(h); });
     ++s.generation;
     return true;
   }

@@ -25,6 +25,7 @@
 #include "error_info.hpp"
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
+#include "panels/train_worker.hpp"
 
 namespace app {
 
@@ -204,6 +205,55 @@ bool run_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, doubl
   if (!run_slice(error, budget_seconds, step_once, [&] { return tr.done(); })) r.running = false;
   run_measure_rate(r, tr.step());
   return true;
+}
+
+/// True when this frame's steps of a running run go to the training Worker: steps remain, and a
+/// Worker run is under way or the Worker is there (train_worker::available()).
+inline bool run_in_worker(const TrainedRun& r, bool done) {
+  return !done && (r.worker_run != 0 || train_worker::available());
+}
+
+/// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it
+/// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none), the
+/// next take the states it sent since the last, in order, into `tr` (load_state: the bits the
+/// page's own steps would give), calling `on_state()` after each, then `after()` once when any
+/// came. A Worker that failed leaves the run where its last state put it and the next frames step
+/// it in the page (train_worker::available() is false from then on); a state that does not fit
+/// stops the run with its error on show.
+template <typename Trainer, typename OnState, typename After>
+void run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, OnState&& on_state,
+                     After&& after) {
+  r.steps_in = "worker";
+  if (r.worker_run == 0) {
+    std::string state;
+    if (!computed(error, [&] { state = attn::learn::encode_checkpoint(tr.state_checkpoint()); })) {
+      r.running = false;
+      return;
+    }
+    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every);
+    return;
+  }
+  bool took = false;
+  for (const train_worker::Message& m : train_worker::take(r.worker_run)) {
+    if (!m.error.empty()) {
+      r.worker_run = 0;
+      break;
+    }
+    const bool ok = computed(error, [&] {
+      tr.load_state(attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(m.state.data()), m.state.size()));
+      on_state();
+    });
+    if (!ok) {
+      train_worker::stop(std::exchange(r.worker_run, 0));
+      r.running = false;
+      return;
+    }
+    took = true;
+  }
+  if (tr.done()) train_worker::stop(std::exchange(r.worker_run, 0));
+  if (!took) return;
+  after();
+  run_measure_rate(r, tr.step());
 }
 
 /// True when the panel is on screen, its checkpoint was never asked for, and its run is the

@@ -544,6 +544,12 @@ bool tick_translate(AppState& s, double budget_seconds) {
   }
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
+  if (run_in_worker(t.run, tr.done())) {
+    run_worker_tick(t.error, t.run, tr, 0, [] {}, [&] { rebuild_curve(t); });
+    ++s.generation;
+    return true;
+  }
+  if (!tr.done()) t.run.steps_in = "page";
   if (run_tick(t.error, t.run, tr, budget_seconds, [&] { return tr.advance_part() != 0; },
                [&] { tick_run_end(s, budget_seconds); }))
     rebuild_curve(t);
@@ -651,6 +657,7 @@ const CheckpointHooks kCheckpoint = {kTranslateCheckpointUrl, translate_wants_ch
 // anything is drawn.
 void translate_tick(AppState& s, bool shown) {
   if (shown) ensure_translate(s);
+  if (shown) train_worker::warm();  // its script and wasm load while the panel is read
   tick_translate(s);
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include "attn/error.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads.hpp"
+#include "lessons/translate.hpp"
 
 namespace app {
 
@@ -19,23 +20,36 @@ TrainRunner::~TrainRunner() = default;
 
 void TrainRunner::begin(const std::uint8_t* data, std::size_t size) {
   heads_.reset();
+  translate_.reset();
   const attn::learn::Checkpoint c = attn::learn::decode_checkpoint(data, size);
-  heads_ = std::make_unique<attn::lessons::HeadsTrainer>(attn::lessons::HeadsTrainer::from_state(c));
+  if (c.meta.is_object() && c.meta.value("task", "") == "translate")
+    translate_ = std::make_unique<attn::lessons::TranslateTrainer>(attn::lessons::TranslateTrainer::from_state(c));
+  else
+    heads_ = std::make_unique<attn::lessons::HeadsTrainer>(attn::lessons::HeadsTrainer::from_state(c));
 }
 
-std::string TrainRunner::slice(double budget_seconds, int sync_every) {
-  if (!heads_) throw attn::Error(attn::ErrorCode::invalid_field, "the training worker has no run");
-  attn::lessons::HeadsTrainer& t = *heads_;
+namespace {
+// Parts (`part()` runs one) until the budget, the run's end or a step that is a multiple of
+// sync_every.
+template <typename Trainer, typename Part>
+std::string run_slice(Trainer& t, double budget_seconds, int sync_every, Part&& part) {
   const double t0 = now_seconds();
   while (!t.done()) {
-    t.advance(1);
+    part();
     if (sync_every > 0 && t.step() % sync_every == 0) break;
     if (now_seconds() - t0 >= budget_seconds) break;
   }
   return attn::learn::encode_checkpoint(t.state_checkpoint());
 }
+}  // namespace
 
-bool TrainRunner::done() const { return heads_ && heads_->done(); }
-int TrainRunner::step() const { return heads_ ? heads_->step() : 0; }
+std::string TrainRunner::slice(double budget_seconds, int sync_every) {
+  if (heads_) return run_slice(*heads_, budget_seconds, sync_every, [&] { heads_->advance(1); });
+  if (translate_) return run_slice(*translate_, budget_seconds, sync_every, [&] { translate_->advance_part(); });
+  throw attn::Error(attn::ErrorCode::invalid_field, "the training worker has no run");
+}
+
+bool TrainRunner::done() const { return heads_ ? heads_->done() : translate_ && translate_->done(); }
+int TrainRunner::step() const { return heads_ ? heads_->step() : translate_ ? translate_->step() : 0; }
 
 }  // namespace app

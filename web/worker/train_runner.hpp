@@ -1,5 +1,5 @@
 // web/worker/train_runner.hpp — what the training Worker runs: a trainer restored from its state
-// bytes (lessons::HeadsTrainer::state_checkpoint), advanced in slices, its state handed back as
+// bytes (the state_checkpoint of lessons::HeadsTrainer or TranslateTrainer), advanced in slices, its state handed back as
 // bytes after each. The page's thread draws while the steps run here; the same code runs in the
 // Worker's wasm (train_worker.cpp) and natively, where the headless test plays the Worker.
 #pragma once
@@ -11,6 +11,7 @@
 
 namespace attn::lessons {
 class HeadsTrainer;
+class TranslateTrainer;
 }
 
 namespace app {
@@ -20,10 +21,12 @@ class TrainRunner {
   TrainRunner();
   ~TrainRunner();
   /// Takes over the run whose state is `size` bytes at `data` (learn::encode_checkpoint of a
-  /// trainer's state_checkpoint). Throws attn::Error naming what is wrong with them.
+  /// trainer's state_checkpoint: the Learned heads decoder or the Translate pair, told apart by
+  /// its meta's "model"). Throws attn::Error naming what is wrong with them.
   void begin(const std::uint8_t* data, std::size_t size);
-  /// Steps until `budget_seconds` have passed (at least one step), the run is done, or its step
-  /// is a multiple of `sync_every` (the panel's snapshot steps, which it must see). Returns the
+  /// Steps until `budget_seconds` have passed (at least one step; the pair: one part, a step or a
+  /// validation pass), the run is done, or its step is a multiple of `sync_every` (> 0: the
+  /// panel's snapshot steps, which it must see). Returns the
   /// state bytes after them. Throws attn::Error when no run was begun or a step threw.
   std::string slice(double budget_seconds, int sync_every);
   bool done() const;
@@ -31,6 +34,7 @@ class TrainRunner {
 
  private:
   std::unique_ptr<attn::lessons::HeadsTrainer> heads_;
+  std::unique_ptr<attn::lessons::TranslateTrainer> translate_;
 };
 
 }  // namespace app
