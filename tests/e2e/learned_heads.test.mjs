@@ -154,7 +154,7 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
   console.log(`# trained the default run in the page: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }));
 
-test('learned heads: the training Worker and the page's own frames give the same run, bit for bit', async () => {
+test('learned heads: the training Worker and the page\'s own frames give the same run, bit for bit', async () => {
   // ?train_worker=0 keeps the steps in the page's frames (what a page without the Worker does).
   const runs = {};
   for (const [where, suffix] of [['page', '&train_worker=0'], ['worker', '']]) {
