@@ -415,10 +415,11 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
   if (run_in_worker(h.run, tr.done())) {
     // Every snapshot step is one of the states (the Worker stops there): the snapshots are the
     // ones the page's own steps take.
-    run_worker_tick(h.error, h.run, tr, kSnapshotEvery, [&] {
-      if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
-    }, [&] { rebuild_curve(h); });
-    ++s.generation;
+    // The frame changes only when a state came: otherwise nothing is redrawn (platform/damage.hpp).
+    if (run_worker_tick(h.error, h.run, tr, kSnapshotEvery, [&] {
+          if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
+        }, [&] { rebuild_curve(h); }))
+      ++s.generation;
     return true;
   }
   h.run.steps_in = tr.done() ? h.run.steps_in : "page";

@@ -219,24 +219,26 @@ inline bool run_in_worker(const TrainedRun& r, bool done) {
 /// page's own steps would give), calling `on_state()` after each, then `after()` once when any
 /// came. A Worker that failed leaves the run where its last state put it and the next frames step
 /// it in the page (train_worker::available() is false from then on); a state that does not fit
-/// stops the run with its error on show.
+/// stops the run with its error on show. True when the frame changed what the panel shows (a
+/// state taken, the run handed over or stopped); false when the Worker sent nothing since.
 template <typename Trainer, typename OnState, typename After>
-void run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, OnState&& on_state,
+bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, OnState&& on_state,
                      After&& after) {
   r.steps_in = "worker";
   if (r.worker_run == 0) {
     std::string state;
     if (!computed(error, [&] { state = attn::learn::encode_checkpoint(tr.state_checkpoint()); })) {
       r.running = false;
-      return;
+      return true;
     }
     r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every);
-    return;
+    return true;
   }
   bool took = false;
   for (const train_worker::Message& m : train_worker::take(r.worker_run)) {
     if (!m.error.empty()) {
       r.worker_run = 0;
+      took = true;  // the next frames step in the page
       break;
     }
     const bool ok = computed(error, [&] {
@@ -246,14 +248,15 @@ void run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr
     if (!ok) {
       train_worker::stop(std::exchange(r.worker_run, 0));
       r.running = false;
-      return;
+      return true;
     }
     took = true;
   }
   if (tr.done()) train_worker::stop(std::exchange(r.worker_run, 0));
-  if (!took) return;
+  if (!took) return false;
   after();
   run_measure_rate(r, tr.step());
+  return true;
 }
 
 /// True when the panel is on screen, its checkpoint was never asked for, and its run is the

@@ -545,8 +545,7 @@ bool tick_translate(AppState& s, double budget_seconds) {
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
   if (run_in_worker(t.run, tr.done())) {
-    run_worker_tick(t.error, t.run, tr, 0, [] {}, [&] { rebuild_curve(t); });
-    ++s.generation;
+    if (run_worker_tick(t.error, t.run, tr, 0, [] {}, [&] { rebuild_curve(t); })) ++s.generation;
     return true;
   }
   if (!tr.done()) t.run.steps_in = "page";
