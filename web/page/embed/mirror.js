@@ -122,6 +122,12 @@
   // While the panel is busy: the heading and checks follow it (another panel, a new title), its
   // tables stay as they were, and another panel's go.
   function writeWaiting(view) {
+    // Tables still being written are of the view the run replaces: stop (their slices would share
+    // the run's first frames), and write the tables afresh when it stops.
+    if (mirrorPending) {
+      mirrorPending = null;
+      lastViewKey = '';
+    }
     if (headKey(view) !== lastHeadKey) {
       lastViewKey = '';  // the heading no longer matches the tables' view: rewrite both after
       writeMirrorText(view);
