@@ -3,12 +3,9 @@
 // messages (the page's side: web/page/attention_lab_api.js and panels/train_worker.hpp).
 #include <emscripten.h>
 
-#include <chrono>
 #include <exception>
 #include <string>
 
-#include "lessons/learned_heads.hpp"
-#include "lessons/translate.hpp"
 #include "worker/train_runner.hpp"
 
 namespace {
@@ -40,35 +37,6 @@ EMSCRIPTEN_KEEPALIVE int attn_train_slice(double budget_ms, int sync_every) {
     g_error = e.what();
     return -1;
   }
-}
-
-/// Trains throw-away models of both trained panels for about `budget_ms` (half each; the results
-/// are dropped), so that the engine has compiled its optimised code for the steps before a
-/// learner's first run: wasm engines compile a function's fast tier only once it has run a while,
-/// in background threads, and on a 2-core machine that compilation otherwise shares the CPU with
-/// the first half-second of the first run (frames of 60–200 ms then). Returns the steps run.
-EMSCRIPTEN_KEEPALIVE int attn_train_warm(double budget_ms) {
-  using clock = std::chrono::steady_clock;
-  const auto until = [](clock::time_point t0, double ms) {
-    return std::chrono::duration<double, std::milli>(clock::now() - t0).count() >= ms;
-  };
-  int steps = 0;
-  try {
-    attn::lessons::HeadsTrainingConfig h;  // the panel's default model and batch
-    h.steps = 100000;
-    attn::lessons::HeadsTrainer heads(h);
-    for (const auto t0 = clock::now(); !until(t0, budget_ms / 2); ++steps) heads.advance(1);
-    attn::lessons::TranslateConfig c;  // the panel's default widths, a small dataset
-    c.data.train = 64;
-    c.data.validation_per_bucket = 2;
-    c.data.test_per_bucket = 2;
-    c.steps = 100000;
-    attn::lessons::TranslateTrainer pair(c, attn::lessons::TranslateTrainer::StartValidation::pending);
-    for (const auto t0 = clock::now(); !until(t0, budget_ms / 2); ++steps) pair.advance_part();
-  } catch (const std::exception& e) {
-    g_error = e.what();
-  }
-  return steps;
 }
 
 EMSCRIPTEN_KEEPALIVE const unsigned char* attn_train_data() { return reinterpret_cast<const unsigned char*>(g_state.data()); }

@@ -11,12 +11,7 @@
 (function () {
   'use strict';
   if (typeof self === 'undefined' || typeof importScripts !== 'function' || typeof AttentionLabTrainer !== 'function') return;
-  // Warmed once loaded (attn_train_warm: the engine compiles the steps' fast code now, while the
-  // page is read, not during the first run); a run asked for meanwhile starts right after.
-  var ready = AttentionLabTrainer().then(function (M) {
-    M._attn_train_warm(400);
-    return M;
-  });
+  var ready = AttentionLabTrainer();
   var current = null;  // the run being stepped: {id, budget, sync}
   var channel = new MessageChannel();
   channel.port1.onmessage = function () { if (current) ready.then(slice); };
