@@ -459,8 +459,9 @@ void check_run_end_slice() {
     expect(!r.running, "run_end_slice stops the run");
     return o;
   };
-  Outcome ok = run(-1, true);  // one frame begins, the next measures all 3 units (a budget of 1e9 s)
-  expect(ok.frames == 2 && ok.begun == 1 && ok.installed == 1 && ok.ended == 1 && !ok.error,
+  // One frame begins, the next measures all 3 units (a budget of 1e9 s), the third installs them.
+  Outcome ok = run(-1, true);
+  expect(ok.frames == 3 && ok.begun == 1 && ok.installed == 1 && ok.ended == 1 && !ok.error,
          "a measured run end: begun once, installed once, then its end");
   Outcome at_once = run(-1, false);
   expect(at_once.frames == 1 && at_once.installed == 0 && at_once.ended == 1, "nothing to slice: the run ends at once");

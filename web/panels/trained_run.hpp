@@ -174,7 +174,8 @@ bool run_study_slice(std::optional<ErrorInfo>& error, double budget_seconds, std
 /// that step (`study`, begun at `study_step`) in slices of `budget_seconds`, like the training
 /// before it, so that no frame carries it whole. `begin()` starts it: true when a study is under
 /// way, false when nothing is left to slice (measured at once, or refused with the error shown).
-/// `install()` installs the study's figures once all are in. The run stops when they are in, when
+/// `install()` installs the study's figures once all are in, in the frame after the last unit's.
+/// The run stops when they are in, when
 /// nothing was left to slice, or when a unit threw (the error recorded, the study dropped); in
 /// every case `ended()` follows, so that the run's end (its event, the views of the last step)
 /// never depends on the measurement succeeding.
@@ -183,8 +184,10 @@ void run_end_slice(std::optional<ErrorInfo>& error, TrainedRun& r, std::shared_p
                    double budget_seconds, Begin&& begin, Install&& install, Ended&& ended) {
   if (!study || study_step != step) {
     if (begin()) return;
-  } else if (run_study_slice(error, budget_seconds, study)) {
-    if (!study->done()) return;
+  } else if (!study->done()) {
+    // The last unit and the install are frames of their own, so that no frame carries both.
+    if (run_study_slice(error, budget_seconds, study)) return;
+  } else {
     r.running = false;  // the figures are those of a stopped run (what install() may read)
     install();
   }
