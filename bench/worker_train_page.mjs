@@ -45,7 +45,7 @@ self.onmessage = (e) => {
 
 const loadBefore = load();
 const result = await inChromium(dir, async (browser, server) => {
-  const { page, context, problems } = await openLab(browser, server.url + '?panel=learned_heads', { width: 1280, height: 800 });
+  const { page, context, problems } = await openLab(browser, server.url + '?panel=learned_heads&train_worker=0', { width: 1280, height: 800 });  // the panel's own steps in the page's thread (phase 4)
   for (let i = 0; i < 120; ++i) {  // the shipped checkpoint installs first: the panel at rest
     const st = await page.evaluate(() => window.attentionLab.state().learned_heads.checkpoint.status);
     if (['installed', 'declined', 'failed'].includes(st)) break;
