@@ -13,8 +13,10 @@
   if (typeof self === 'undefined' || typeof importScripts !== 'function' || typeof AttentionLabTrainer !== 'function') return;
   var ready = AttentionLabTrainer();
   var current = null;  // the run being stepped: {id, budget, sync}
+  // Each yield carries its run's id: a yield left over from a stopped or replaced run starts no
+  // second chain of slices for the next one.
   var channel = new MessageChannel();
-  channel.port1.onmessage = function () { if (current) ready.then(slice); };
+  channel.port1.onmessage = function (e) { if (current && current.id === e.data) ready.then(slice); };
 
   function fail(id, message) {
     if (current && current.id === id) current = null;
@@ -31,7 +33,7 @@
     var done = M._attn_train_done() === 1;
     if (done) current = null;
     self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer }, [bytes.buffer]);
-    if (!done) channel.port2.postMessage(null);
+    if (!done) channel.port2.postMessage(r.id);
   }
 
   self.onmessage = function (e) {
