@@ -47,6 +47,18 @@ void score_targets(const learn::DecoderActivations& a, const std::vector<int>& t
   *counted = n;
 }
 
+// The decoding comparison's parts (defined with compare_decoding below).
+namespace decode_parts {
+void teacher(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+             const InductionBatch& heldout, DecodeComparison& d, std::vector<double>& teacher_logits);
+void dependency(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+                const InductionBatch& heldout, DecodeComparison& d);
+void batch(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+           const InductionBatch& heldout, int b0, int b1, DecodeComparison& d);
+void edits(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+           const std::vector<double>& teacher_logits, DecodeComparison& d);
+}  // namespace decode_parts
+
 }  // namespace
 
 void validate_task(const InductionTask& t) {
@@ -172,7 +184,12 @@ HeadsInterventionStudy::HeadsInterventionStudy(const learn::DecoderConfig& cfg, 
     plan_.push_back({Unit::corrupt, 0});
     for (int id = 0; id < heads; ++id) plan_.push_back({Unit::patch, id});
   }
-  if (parts.decoding) plan_.push_back({Unit::decode, 0});
+  if (parts.decoding) {  // compare_decoding's parts; greedy continuations a few sequences per unit
+    plan_.push_back({Unit::decode_teacher, 0});
+    plan_.push_back({Unit::decode_dependency, 0});
+    for (int b = 0; b < clean.batch.batch; b += kDecodeSequencesPerUnit) plan_.push_back({Unit::decode_batch, b});
+    plan_.push_back({Unit::decode_edits, 0});
+  }
 }
 
 const char* HeadsInterventionStudy::phase() const {
@@ -183,7 +200,7 @@ const char* HeadsInterventionStudy::phase() const {
     case Unit::ablate_mean: return "ablation";
     case Unit::corrupt:
     case Unit::patch: return "patching";
-    case Unit::decode: break;
+    default: break;
   }
   return "decoding";
 }
@@ -212,20 +229,27 @@ int HeadsInterventionStudy::advance(int max_units) {
       iv.means = ablation_.head_means;
       const bool zero = kind == Unit::ablate_zero;
       iv.mode[static_cast<size_t>(id)] = zero ? learn::HeadIntervention::zero : learn::HeadIntervention::mean_of_batch;
-      (zero ? ablation_.zero : ablation_.mean).push_back(evaluate(cfg_, layout_, params_, clean_, &iv));
+      (zero ? ablation_.zero : ablation_.mean).push_back(evaluate(cfg_, layout_, params_, clean_, &iv, &scratch_));
     } else if (kind == Unit::corrupt) {
-      patching_.corrupt_loss = evaluate(cfg_, layout_, params_, corrupt_).loss;
+      patching_.corrupt_loss = evaluate(cfg_, layout_, params_, corrupt_, nullptr, &scratch_).loss;
     } else if (kind == Unit::patch) {  // the corrupted run with one head patched from the clean run
       learn::HeadIntervention iv;
       iv.mode.assign(lh, learn::HeadIntervention::keep);
       iv.mode[static_cast<size_t>(id)] = learn::HeadIntervention::patch;
       iv.source = &clean_acts_;
-      const double lp = evaluate(cfg_, layout_, params_, corrupt_, &iv).loss;
+      const double lp = evaluate(cfg_, layout_, params_, corrupt_, &iv, &scratch_).loss;
       patching_.patched_loss.push_back(lp);
       const double gap = patching_.corrupt_loss - patching_.clean_loss;
       patching_.recovered.push_back(gap != 0.0 ? (patching_.corrupt_loss - lp) / gap : 0.0);
+    } else if (kind == Unit::decode_teacher) {
+      decode_parts::teacher(cfg_, layout_, params_, clean_, decoding_, teacher_logits_);
+    } else if (kind == Unit::decode_dependency) {
+      decode_parts::dependency(cfg_, layout_, params_, clean_, decoding_);
+    } else if (kind == Unit::decode_batch) {
+      decode_parts::batch(cfg_, layout_, params_, clean_, id, std::min(id + kDecodeSequencesPerUnit, clean_.batch.batch),
+                          decoding_);
     } else {
-      decoding_ = compare_decoding(cfg_, layout_, params_, clean_);
+      decode_parts::edits(cfg_, layout_, params_, teacher_logits_, decoding_);
     }
   }
   return ran;
@@ -426,25 +450,38 @@ void measure_generation_dependency(const learn::DecoderConfig& cfg, const learn:
     }
   }
 }
-}  // namespace
+namespace decode_parts {
+// compare_decoding in parts, in its order: the study runs one part per unit, so that no unit is
+// much longer than one evaluation of the held-out batch.
 
-DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
-                                  const std::vector<double>& params, const InductionBatch& heldout) {
-  DecodeComparison d;
-  const int T = heldout.batch.t;
-  d.tokens.assign(heldout.batch.tokens.begin(), heldout.batch.tokens.begin() + T);
+// The display sequence as a batch of one, teacher-forced.
+learn::DecoderBatch display_batch(const std::vector<int>& tokens) {
   learn::DecoderBatch one;
   one.batch = 1;
-  one.t = T;
-  one.tokens = d.tokens;
-  one.targets.assign(static_cast<size_t>(T), learn::kIgnoreIndex);
-  one.targets[0] = d.tokens[1 % T];
+  one.t = static_cast<int>(tokens.size());
+  one.tokens = tokens;
+  one.targets.assign(tokens.size(), learn::kIgnoreIndex);
+  one.targets[0] = tokens[1 % tokens.size()];
+  return one;
+}
+
+// The teacher-forced forward of the display sequence (its logits kept for the edits) against the
+// K/V-cached pass.
+void teacher(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+             const InductionBatch& heldout, DecodeComparison& d, std::vector<double>& teacher_logits) {
+  const int T = heldout.batch.t;
+  d.tokens.assign(heldout.batch.tokens.begin(), heldout.batch.tokens.begin() + T);
   learn::DecoderActivations a;
-  learn::decoder_forward(cfg, layout, params.data(), one, a);
-  const int V = cfg.vocab;
-  d.teacher_forced_positions = static_cast<int>(a.logits.size() / static_cast<size_t>(V));
+  learn::decoder_forward(cfg, layout, params.data(), display_batch(d.tokens), a);
+  d.teacher_forced_positions = static_cast<int>(a.logits.size() / static_cast<size_t>(cfg.vocab));
   const std::vector<double> inc = decoder_incremental_logits(cfg, layout, params, d.tokens);
   for (size_t i = 0; i < inc.size(); ++i) d.max_logit_diff = std::max(d.max_logit_diff, std::fabs(inc[i] - a.logits[i]));
+  teacher_logits = std::move(a.logits);
+}
+
+// Generation's dependency, and the display sequence's greedy continuation.
+void dependency(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+                const InductionBatch& heldout, DecodeComparison& d) {
   measure_generation_dependency(cfg, layout, params, d);
   const InductionLayout& lay = heldout.layouts[0];
   d.prompt.assign(d.tokens.begin(), d.tokens.begin() + lay.repeat_start() + 1);
@@ -453,7 +490,13 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
       decoder_greedy(cfg, layout, params, d.prompt, static_cast<int>(d.expected.size()));
   d.generated.assign(out.begin() + static_cast<long>(d.prompt.size()), out.end());
   for (size_t i = 0; i < d.generated.size() && i < d.expected.size(); ++i) d.correct += d.generated[i] == d.expected[i];
-  for (int b = 0; b < heldout.batch.batch; ++b) {
+}
+
+// The greedy continuation of held-out sequences [b0, b1).
+void batch(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+           const InductionBatch& heldout, int b0, int b1, DecodeComparison& d) {
+  const int T = heldout.batch.t;
+  for (int b = b0; b < b1; ++b) {
     const InductionLayout& L = heldout.layouts[static_cast<size_t>(b)];
     const int* tok = heldout.batch.tokens.data() + static_cast<size_t>(b) * T;
     const std::vector<int> prompt(tok, tok + L.repeat_start() + 1);
@@ -466,19 +509,37 @@ DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::
     d.batch_complete += right == static_cast<int>(expected.size());
     ++d.batch_sequences;
   }
-  // Shifted targets: position i is trained on token i + 1. Edit every token after position c
-  // (the targets of positions c.. and beyond) and compare the logits of positions 0..c.
+}
+
+// Shifted targets: position i is trained on token i + 1. Edit every token after position c
+// (the targets of positions c.. and beyond) and compare the logits of positions 0..c.
+void edits(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
+           const std::vector<double>& teacher_logits, DecodeComparison& d) {
+  const int T = static_cast<int>(d.tokens.size()), V = cfg.vocab;
+  const learn::DecoderBatch one = display_batch(d.tokens);
   for (int c = 0; c + 1 < T; ++c) {
     learn::DecoderBatch edited = one;
     for (int j = c + 1; j < T; ++j) edited.tokens[static_cast<size_t>(j)] = (edited.tokens[static_cast<size_t>(j)] + 1) % V;
     learn::DecoderActivations e;
     learn::decoder_forward(cfg, layout, params.data(), edited, e);
     for (size_t i = 0; i < static_cast<size_t>(c + 1) * V; ++i)
-      d.future_edit_max_diff = std::max(d.future_edit_max_diff, std::fabs(e.logits[i] - a.logits[i]));
+      d.future_edit_max_diff = std::max(d.future_edit_max_diff, std::fabs(e.logits[i] - teacher_logits[i]));
     for (size_t i = static_cast<size_t>(c + 1) * V; i < static_cast<size_t>(c + 2) * V; ++i)
-      d.target_edit_max_diff = std::max(d.target_edit_max_diff, std::fabs(e.logits[i] - a.logits[i]));
+      d.target_edit_max_diff = std::max(d.target_edit_max_diff, std::fabs(e.logits[i] - teacher_logits[i]));
     ++d.future_edits;
   }
+}
+}  // namespace decode_parts
+}  // namespace
+
+DecodeComparison compare_decoding(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
+                                  const std::vector<double>& params, const InductionBatch& heldout) {
+  DecodeComparison d;
+  std::vector<double> teacher_logits;
+  decode_parts::teacher(cfg, layout, params, heldout, d, teacher_logits);
+  decode_parts::dependency(cfg, layout, params, heldout, d);
+  decode_parts::batch(cfg, layout, params, heldout, 0, heldout.batch.batch, d);
+  decode_parts::edits(cfg, layout, params, teacher_logits, d);
   return d;
 }
 

@@ -325,7 +325,10 @@ class HeadsInterventionStudy {
   /// clean: the held-out batch; corrupt: the same batch with its first copies corrupted
   /// (corrupt_first_copy). The clean run is always the first unit; then, as `parts` asks, two
   /// units per head (layers·heads: zero, then mean ablation), the corrupted run and one unit per
-  /// head of patching, and the decoding comparison. advance() throws as evaluate does.
+  /// head of patching, and the decoding comparison in parts (the teacher-forced and cached passes;
+  /// generation's dependency with the display sequence's continuation; the held-out sequences'
+  /// greedy continuations, kDecodeSequencesPerUnit per unit; the edited futures), each about one
+  /// evaluation of the batch or less. advance() throws as evaluate does.
   HeadsInterventionStudy(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout,
                          const std::vector<double>& params, const InductionBatch& clean, const InductionBatch& corrupt,
                          Parts parts);
@@ -345,10 +348,15 @@ class HeadsInterventionStudy {
   std::vector<double> params_;
   InductionBatch clean_, corrupt_;
   learn::DecoderActivations clean_acts_;
+  /// The other passes' activations, reused: a pass then allocates and clears nothing (its buffers
+  /// already have the batch's sizes), which was most of its time.
+  learn::DecoderActivations scratch_;
   AblationStudy ablation_;
   PatchingStudy patching_;
   DecodeComparison decoding_;
-  enum class Unit { clean, ablate_zero, ablate_mean, corrupt, patch, decode };
+  enum class Unit { clean, ablate_zero, ablate_mean, corrupt, patch, decode_teacher, decode_dependency, decode_batch, decode_edits };
+  static constexpr int kDecodeSequencesPerUnit = 4;
+  std::vector<double> teacher_logits_;  ///< the display sequence's teacher-forced logits (the edits compare to them)
   std::vector<std::pair<Unit, int>> plan_;  ///< each unit and its head (layer-major)
   int unit_ = 0;
 };

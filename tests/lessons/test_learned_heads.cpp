@@ -580,7 +580,10 @@ TEST_CASE("learned heads: the interventions measured in slices are the ones meas
   const auto same = [](double a, double b) { return same_bits(std::vector<double>{a}, std::vector<double>{b}); };
   const int heads = trained.model().layers * trained.model().heads;  // 2 × 4
   HeadsInterventionStudy sliced(trained.model(), trained.layout(), trained.params(), held, corrupt, {});
-  REQUIRE(sliced.units_total() == 3 * heads + 3);  // clean, 8 × 2 ablations, corrupted, 8 patches, decoding
+  // Decoding: teacher-forced and cached passes, dependency, 4 held-out sequences a unit, edits.
+  const int decode_units = 3 + (held.batch.batch + 3) / 4;
+  REQUIRE(held.batch.batch == 32);
+  REQUIRE(sliced.units_total() == 3 * heads + 2 + decode_units);  // clean, 8 × 2 ablations, corrupted, 8 patches
   std::vector<std::string> phases;
   while (!sliced.done()) {
     phases.push_back(sliced.phase());
@@ -590,6 +593,7 @@ TEST_CASE("learned heads: the interventions measured in slices are the ones meas
   CHECK(std::string(sliced.phase()) == "done");
   CHECK(std::count(phases.begin(), phases.end(), "ablation") == 1 + 2 * heads);
   CHECK(std::count(phases.begin(), phases.end(), "patching") == 1 + heads);
+  CHECK(std::count(phases.begin(), phases.end(), "decoding") == decode_units);
   CHECK(phases.back() == "decoding");
 
   // The functions run at once, and each head's figure worked out directly with evaluate().
@@ -618,9 +622,32 @@ TEST_CASE("learned heads: the interventions measured in slices are the ones meas
     CHECK(same(sliced.patching().patched_loss[i], evaluate(trained.model(), trained.layout(), trained.params(), corrupt, &patch).loss));
     CHECK(same(sliced.patching().recovered[i], pa.recovered[i]));
   }
-  CHECK(sliced.decoding().batch_correct == de.batch_correct);
-  CHECK(same(sliced.decoding().max_logit_diff, de.max_logit_diff));
-  CHECK(sliced.decoding().dependent_steps == de.dependent_steps);
+  // Every field of the decoding comparison, measured in parts, is the one measured at once.
+  const DecodeComparison& sd = sliced.decoding();
+  CHECK(sd.tokens == de.tokens);
+  CHECK(same(sd.max_logit_diff, de.max_logit_diff));
+  CHECK(sd.teacher_forced_positions == de.teacher_forced_positions);
+  CHECK(sd.generation == de.generation);
+  CHECK(sd.dependent_steps == de.dependent_steps);
+  CHECK(sd.sequential_steps == de.sequential_steps);
+  CHECK(same(sd.forced_earlier_max_diff, de.forced_earlier_max_diff));
+  CHECK(same(sd.forced_step_min_diff, de.forced_step_min_diff));
+  CHECK(sd.forced_at == de.forced_at);
+  CHECK(sd.later_steps == de.later_steps);
+  CHECK(sd.later_moved == de.later_moved);
+  CHECK(sd.prompt == de.prompt);
+  CHECK(sd.generated == de.generated);
+  CHECK(sd.expected == de.expected);
+  CHECK(sd.correct == de.correct);
+  CHECK(sd.batch_correct == de.batch_correct);
+  CHECK(sd.batch_expected == de.batch_expected);
+  CHECK(sd.batch_complete == de.batch_complete);
+  CHECK(sd.batch_sequences == 32);
+  CHECK(sd.batch_sequences == de.batch_sequences);
+  CHECK(same(sd.future_edit_max_diff, de.future_edit_max_diff));
+  CHECK(same(sd.target_edit_max_diff, de.target_edit_max_diff));
+  CHECK(sd.future_edits == de.future_edits);
+  CHECK(sd.future_edits == 31);
 
   // The study keeps its own copy of the parameters: a later change does not reach it.
   std::vector<double> params = trained.params();

@@ -19,7 +19,8 @@
 //   view(maxCells)            what the last frame showed: {panel, title, busy, heatmaps:[{name, row_labels,
 //                             col_labels, values, allowed, vmin, vmax, rect, cursor}], active, checks,
 //                             errors}; maxCells > 0 cuts bigger matrices to their top-left 50×50;
-//                             maxCells < 0: no heatmaps (the outline); busy: a run is training;
+//                             maxCells < 0: the outline (no values; of the heatmaps only the one the
+//                             keyboard is on, for its cursor); busy: a run is training;
 //                             working: busy or a study under way (its figures come by themselves)
 //   linkInputs()              {panel, <panel>: {inputs}}: what a link needs to reproduce this view
 //   setEmbed(on)              the panel alone, without navigation (index.html?embed=1)

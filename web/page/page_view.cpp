@@ -159,14 +159,17 @@ attn::Json view_json(long max_cells) {
   Recorder& r = rec();
   Json maps = Json::array();
   std::string active;
+  const bool outline = max_cells < 0;
   for (ImGuiID id : r.order) {
-    if (max_cells < 0) break;  // the outline
     const HeatmapView& h = r.heatmaps[id];
-    if (id == r.hovered) active = h.name;
+    const bool has_cursor = h.cursor_row >= 0 && h.cursor_row < h.values.rows() && h.cursor_col >= 0 && h.cursor_col < h.values.cols();
+    // The outline: only the heatmap the keyboard is on (its cursor's cell), without its values.
+    if (outline && !h.focused && !has_cursor) continue;
+    if (!outline && id == r.hovered) active = h.name;
     // Large matrices: the top-left 50×50 corner when a cell budget is given.
     const bool cut = max_cells > 0 && h.values.size() > max_cells;
-    const attn::Index rows = cut ? std::min<attn::Index>(h.values.rows(), 50) : h.values.rows();
-    const attn::Index cols = cut ? std::min<attn::Index>(h.values.cols(), 50) : h.values.cols();
+    const attn::Index rows = outline ? 0 : cut ? std::min<attn::Index>(h.values.rows(), 50) : h.values.rows();
+    const attn::Index cols = outline ? 0 : cut ? std::min<attn::Index>(h.values.cols(), 50) : h.values.cols();
     Json values = Json::array();
     for (attn::Index i = 0; i < rows; ++i) {
       Json row = Json::array();
@@ -174,7 +177,7 @@ attn::Json view_json(long max_cells) {
       values.push_back(std::move(row));
     }
     Json allowed = nullptr;
-    if (h.allowed.size()) {
+    if (h.allowed.size() && !outline) {
       allowed = Json::array();
       for (attn::Index i = 0; i < rows; ++i) {
         Json row = Json::array();
@@ -183,12 +186,12 @@ attn::Json view_json(long max_cells) {
       }
     }
     Json sums = nullptr;
-    if (!h.row_sums.empty()) {
+    if (!h.row_sums.empty() && !outline) {
       sums = Json::array();
       for (double v : h.row_sums) sums.push_back(number(v));
     }
     Json cursor = nullptr;
-    if (h.cursor_row >= 0 && h.cursor_row < h.values.rows() && h.cursor_col >= 0 && h.cursor_col < h.values.cols())
+    if (has_cursor)
       cursor = ::attn::obj({{"row", h.cursor_row}, {"col", h.cursor_col}, {"value", number(h.values(h.cursor_row, h.cursor_col))},
                     {"allowed", h.allowed.size() ? static_cast<bool>(h.allowed(h.cursor_row, h.cursor_col)) : true}});
     Json hovered = nullptr;
@@ -215,7 +218,7 @@ attn::Json view_json(long max_cells) {
     // Viridis is the default and goes unsaid; a signed map names itself (exports, the text mirror).
     if (h.map != ColorMap::viridis) maps.back()["colormap"] = cmap::name(h.map);
   }
-  if (active.empty() && !maps.empty()) active = maps[0]["name"].get<std::string>();
+  if (active.empty() && !maps.empty() && !outline) active = maps[0]["name"].get<std::string>();
   Json checks = Json::array();
   for (const attn::Check& c : r.checks)
     checks.push_back(::attn::obj({{"claim", c.claim}, {"measured", number(c.measured)}, {"limit", number(c.limit)},

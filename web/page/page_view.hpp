@@ -83,8 +83,10 @@ void record_error(const ErrorInfo& error);
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),
 ///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}]}
 /// `max_cells` > 0: a heatmap with more cells carries only its top-left 50×50 values
-/// ("truncated": true; labels stay complete). 0: everything (exports). < 0: the outline only,
-/// with no heatmaps (an empty list, "active" null): cheap enough to ask while a run trains.
+/// ("truncated": true; labels stay complete). 0: everything (exports). < 0: the outline, cheap
+/// enough to ask every few frames while a run trains: of the heatmaps only the one with the
+/// keyboard focus or cursor (its labels, cursor and hover; "values" empty, "allowed" and
+/// "row_sums" null), usually none; "active" null.
 attn::Json view_json(long max_cells = 0);
 /// Heatmaps of the last frame (for tests).
 std::vector<const HeatmapView*> heatmaps();

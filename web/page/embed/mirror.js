@@ -84,8 +84,10 @@
   // under the keyboard cursor stay in step, and tables of another panel are dropped. While the
   // panel works (busy, or a study whose figures come by themselves) sync() keeps asking: between
   // inputs an outline of the view (no values) says cheaply whether the work goes on, so the end
-  // reaches the mirror with or without an event. The headings, errors, checks and the status line
-  // are written at once; a forced sync (attentionLabPage.sync) does everything.
+  // reaches the mirror with or without an event; every sync asks the outline first, and a busy
+  // panel's whole view is never built. The headings, errors, checks and the status line (the cell
+  // under the keyboard cursor: the outline carries it) are written at once; a forced sync
+  // (attentionLabPage.sync) does everything.
   const MIRROR_SLICE_MS = 4;
   let mirrorHead = null, mirrorTablesBox = null, mirrorChecks = null;
   const tableKeys = new WeakMap();  // a table shown → the JSON of its heatmap
@@ -97,10 +99,15 @@
 
   function updateMirror(force) {
     if (!mirror || !lab) return;
-    if (mirrorWatching && !force && performance.now() > busyUntil) {
+    if (!force) {
+      // The outline first: a run's first second is full of syncs (the Train press is an input), and
+      // the whole view of a trained panel (thousands of cells as JSON) costs a frame its budget.
       const outline = lab.view(-1);
-      if (outline.busy) return writeWaiting(outline);
-      if (outline.working) return;  // a study: its figures come when it ends
+      if (outline.busy) {
+        mirrorWatching = true;
+        return writeWaiting(outline);
+      }
+      if (mirrorWatching && performance.now() > busyUntil && outline.working) return;  // a study: its figures come when it ends
     }
     const view = lab.view(MIRROR_CELLS);
     mirrorWatching = view.working;
