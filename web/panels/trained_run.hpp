@@ -97,6 +97,11 @@ RunProgress progress_of(const Trainer* trainer, int input_steps) {
 /// over 50 ms (1.8–2.0% against 3.3–3.7%); 22 ms gave two steps a frame (30 s). The frames over
 /// 50 ms that remain come from outside the page's frame (its other tasks, the GPU process).
 constexpr double kTrainSliceSeconds = 0.030;
+/// At most this many seconds per frame of a run's end-of-run measurement (run_end_slice): its units
+/// run in the page's thread (the Worker only trains), 7–15 ms each in headless Chromium (one
+/// evaluation of the held-out batch; a few test sentences decoded), so with a training slice's
+/// budget two or three shared a frame and took it past 50 ms; at this budget a frame holds one.
+constexpr double kEndSliceSeconds = 0.012;
 /// Seconds of each of the training Worker's slices: after each, its state comes back to the page
 /// (a few hundred kB to decode and copy), so the progress a reader sees moves 20 times a second.
 constexpr double kWorkerSliceSeconds = 0.050;
@@ -171,8 +176,8 @@ bool run_study_slice(std::optional<ErrorInfo>& error, double budget_seconds, std
 }
 
 /// One frame of a running panel's run, after its last step `step`: its end-of-run measurement at
-/// that step (`study`, begun at `study_step`) in slices of `budget_seconds`, like the training
-/// before it, so that no frame carries it whole. `begin()` starts it: true when a study is under
+/// that step (`study`, begun at `study_step`) in slices of `budget_seconds` or kEndSliceSeconds,
+/// the shorter, so that no frame carries it whole. `begin()` starts it: true when a study is under
 /// way, false when nothing is left to slice (measured at once, or refused with the error shown).
 /// `install()` installs the study's figures once all are in, in the frame after the last unit's.
 /// The run stops when they are in, when
@@ -186,7 +191,7 @@ void run_end_slice(std::optional<ErrorInfo>& error, TrainedRun& r, std::shared_p
     if (begin()) return;
   } else if (!study->done()) {
     // The last unit and the install are frames of their own, so that no frame carries both.
-    if (run_study_slice(error, budget_seconds, study)) return;
+    if (run_study_slice(error, std::min(budget_seconds, kEndSliceSeconds), study)) return;
   } else {
     r.running = false;  // the figures are those of a stopped run (what install() may read)
     install();
