@@ -228,6 +228,13 @@ test('heatmap cells are reachable by keyboard: a cell cursor moves with the arro
   assert.equal((await page.evaluate(() => window.attentionLab.inputState())).cell_mode, true);
   await page.screenshot({ path: shot('cell-cursor') });
   await page.waitForFunction(() => /row 2, key "black" column 1: weight 0\.8/.test(document.getElementById('mirror-status').textContent));
+  // The outline (what the mirror asks while a run trains) keeps the heatmap under the cursor, without values.
+  const outline = await page.evaluate(() => window.attentionLab.view(-1));
+  assert.deepEqual(outline.heatmaps.map((x) => x.name), ['alignment_weights']);
+  assert.deepEqual(outline.heatmaps[0].values, []);
+  assert.deepEqual(outline.heatmaps[0].cursor, cur);
+  assert.equal(outline.heatmaps[0].row_labels[2], v.heatmaps.find((x) => x.name === 'alignment_weights').row_labels[2]);
+  assert.equal(outline.active, null);
   // Keys faster than frames: presses that all arrive before the next frame each count (ImGui
   // 1.86 reads key state once per frame; the platform layer splits such bursts over frames).
   const burst = (keys) => page.evaluate((keys) => {
