@@ -368,7 +368,8 @@ test('models: a decoder over training\'s parameter limit is measured in slices, 
   }
   assert.equal(s.error, null, JSON.stringify(s.error));
   assert.equal(s.model.params_fnv1a, info.params_fnv1a);
-  assert.equal(total, 3 * 8 + 3, 'one unit per pass: clean run, 8 zero and 8 mean ablations, corrupted run, 8 patches, decoding');
+  assert.equal(total, 3 * 8 + 2 + 3 + 32 / 4, 'one unit per pass: clean run, 8 zero and 8 mean ablations, corrupted run, 8 patches; ' +
+               'decoding in parts: teacher-forced and cached, dependency, 4 of the 32 held-out sequences a unit, edits');
   assert.ok(seen.size >= 3, `progress seen between frames: ${[...seen].join(', ')}`);
   assert.equal(s.interventions_progress, undefined, 'gone once measured');
   assert.equal(s.interventions.step, 0);
