@@ -94,7 +94,7 @@ lines.push('');
 lines.push(`Panel \`translate\` at its defaults (seed ${R.inputs.seed}, ${R.inputs.steps} steps, ${R.sizes}), both models ` +
   `trained from step 0 with \`set({translate: {train: true}})\`; wall time until the run is done, the test set's ` +
   'greedy decoding included. ' + (R.steps_in === 'worker'
-    ? 'The steps and validation passes ran in the training Web Worker (`steps_in` "worker"), the page\'s frames taking its state after each 50 ms slice; the test set\'s decoding after the last step runs in the page\'s frames, in slices.'
+    ? 'The steps and validation passes ran in the training Web Worker (`steps_in` "worker"), the page\'s frames taking its state after each 50 ms slice; the test set\'s decoding after the last step runs in the page\'s frames, at most 12 ms of it per frame.'
     : 'Training ran in slices of about 30 ms per frame in the page\'s thread.'));
 lines.push('');
 lines.push('| figure | value |');
