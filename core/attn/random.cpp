@@ -23,7 +23,11 @@ void Rng::set_state(const std::string& text) {
   int spare = 0;
   std::uint64_t bits = 0;
   is >> engine >> spare >> bits;
-  if (is.fail() || (spare != 0 && spare != 1))
+  const bool parsed = !is.fail();
+  // Nothing may follow: another library's engine text has another count of numbers.
+  std::string rest;
+  const bool trailing = parsed && static_cast<bool>(is >> rest);
+  if (!parsed || trailing || (spare != 0 && spare != 1))
     throw Error(ErrorCode::invalid_field, "the random generator's state does not parse");
   engine_ = engine;
   has_spare_ = spare == 1;

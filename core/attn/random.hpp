@@ -28,8 +28,9 @@ class Rng {
   double normal();
   /// Uniform integer in [0, n) by rejection (no modulo bias). n >= 1.
   std::uint64_t below(std::uint64_t n);
-  /// The generator's whole state as text (the engine's standard textual form, then the normal
-  /// spare): set_state of it continues the same sequence, on every platform.
+  /// The generator's whole state as text (the engine's textual form, then the normal spare):
+  /// set_state of it continues the same sequence with the same C++ library. libstdc++ (native)
+  /// and libc++ (wasm) write the engine differently, and a text of one is refused by the other.
   std::string state() const;
   /// Restores a state() text. Throws Error(invalid_field) when it does not parse.
   void set_state(const std::string& text);

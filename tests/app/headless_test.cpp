@@ -383,6 +383,24 @@ void check_train_worker(Driver& d, app::App& a) {
   expect(api_state()["learned_heads"]["steps_in"] == "page" && run_state() == in_page,
          "after the Worker failed, the page's frames finish the run from its last state, with the same bits");
 
+  // A hidden tab: every slice of the run comes before the page draws a frame. Of the states only
+  // the snapshot steps' and the last are kept as they come; the run shows the same bits.
+  app::train_worker::set_available(true);
+  expect_accepted({{"learned_heads", {{"train", true}}}});
+  d.frames(1);  // the run handed over
+  const int hidden = a.state().learned_heads.run.worker_run;
+  const int slices = app::train_worker::run_posted_natively();
+  expect(slices > 4, "the Worker ran the whole run in slices (" + std::to_string(slices) + ")");
+  std::vector<app::train_worker::Message> queued = app::train_worker::take(hidden);
+  std::vector<int> queued_steps;
+  for (const auto& m : queued) queued_steps.push_back(m.step);
+  expect(queued_steps == std::vector<int>{100, 200, 230} && queued.back().done,
+         "the queue keeps the snapshot steps' states and the last, not one per slice");
+  for (const auto& m : queued)  // given back as they came
+    app::train_worker::state_arrived(hidden, m.step, m.done, reinterpret_cast<const std::uint8_t*>(m.state.data()), m.state.size());
+  run_to_end(d, false);
+  expect(run_state() == in_page, "the run that trained while no frame was drawn shows the page's run, bit for bit");
+
   // The Translate pair: its parts (steps and validation passes) in the Worker, no sync step.
   const Json pair = {{"steps", 30}, {"seed", 4}};
   attn_app_show_panel("translate");

@@ -4,6 +4,7 @@
 // 5 standard errors of the statistic so that a correct sampler passes for any seed.
 #include <attn/random.hpp>
 
+#include <cstring>
 #include <random>
 
 #include "support/support.hpp"
@@ -104,4 +105,25 @@ TEST_CASE("random: embedding_init and normal follow N(0 1)", "[random]") {
   const double tail = static_cast<double>((e.array().abs() > 2.0).count());
   INFO("tail count " << tail);
   CHECK(std::fabs(tail - 186.4) < 67);
+}
+
+TEST_CASE("random: state() and set_state continue the sequence, other texts are refused", "[random]") {
+  attn::Rng a(23);
+  for (int i = 0; i < 7; ++i) a.uniform01();
+  a.normal();  // leaves the spare normal pending: part of the state
+  const std::string saved = a.state();
+  attn::Rng b(99);
+  b.set_state(saved);
+  for (int i = 0; i < 5; ++i) {
+    const double x = a.normal(), y = b.normal();
+    CHECK(std::memcmp(&x, &y, sizeof x) == 0);
+    CHECK(a.below(1000) == b.below(1000));
+  }
+  attn::Rng c(5);
+  const std::string before = c.state();
+  // One number more (libstdc++'s engine text read by libc++, or a copy with junk after it).
+  CHECK_THROWS_AS(c.set_state(saved + " 7"), attn::Error);
+  CHECK_THROWS_AS(c.set_state(saved.substr(0, saved.size() / 2)), attn::Error);
+  CHECK_THROWS_AS(c.set_state(""), attn::Error);
+  CHECK(c.state() == before);  // a refused text changes nothing
 }

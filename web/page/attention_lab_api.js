@@ -249,6 +249,10 @@
       if (d.type !== 'state') return;
       if (d.done) trainRuns.delete(d.id);
       const bytes = new Uint8Array(d.state), p = _malloc(Math.max(1, bytes.length));
+      if (!p) {
+        trainRuns.delete(d.id);
+        return trainFailed(d.id, 'no memory for the training state (' + bytes.length + ' bytes)');
+      }
       HEAPU8.set(bytes, p);
       try { Module['_attn_app_train_state'](d.id, d.step, d.done ? 1 : 0, p, bytes.length); } finally { _free(p); }
     };

@@ -12,10 +12,10 @@ namespace app::train_worker {
 namespace {
 struct Run {
   std::vector<Message> queue;
+  int sync_every = 0;
 #ifndef __EMSCRIPTEN__
   std::string start_state;  // natively, what run_posted_natively begins from
   double budget = 0.0;
-  int sync_every = 0;
   std::shared_ptr<TrainRunner> runner;  // begun
 #endif
 };
@@ -57,14 +57,13 @@ void warm() {
 int start(const std::string& state, double budget_seconds, int sync_every) {
   const int id = g_next_id++;
   Run& r = g_runs[id];
+  r.sync_every = sync_every;
 #ifdef __EMSCRIPTEN__
-  (void)r;
   EM_ASM({ Module["attnTrainWorkerRun"]($0, $1, $2, $3, $4); }, id, state.data(), static_cast<int>(state.size()),
          budget_seconds * 1000.0, sync_every);
 #else
   r.start_state = state;
   r.budget = budget_seconds;
-  r.sync_every = sync_every;
 #endif
   return id;
 }
@@ -85,11 +84,17 @@ std::vector<Message> take(int id) {
 void state_arrived(int id, int step, bool done, const std::uint8_t* data, std::size_t size) {
   auto it = g_runs.find(id);
   if (it == g_runs.end()) return;  // stopped: a late slice
+  // A state replaces the whole run: the one queued last goes when this one comes, unless a
+  // snapshot needs it (a multiple of sync_every) or it ends the run. The Worker goes on while the
+  // page draws no frames (a hidden tab), and the queue stays this short.
+  std::vector<Message>& q = it->second.queue;
+  const int sync = it->second.sync_every;
+  if (!q.empty() && q.back().error.empty() && !q.back().done && !(sync > 0 && q.back().step % sync == 0)) q.pop_back();
   Message m;
   m.step = step;
   m.done = done;
   m.state.assign(reinterpret_cast<const char*>(data), size);
-  it->second.queue.push_back(std::move(m));
+  q.push_back(std::move(m));
 }
 
 void failed(int id, const std::string& message) {

@@ -37,7 +37,9 @@ struct Message {
   std::string state;
   std::string error;  ///< non-empty: the run failed (the Worker is then turned off)
 };
-/// The messages run `id` has received, oldest first (the queue is emptied).
+/// The messages run `id` has received since the last take, oldest first (the queue is emptied):
+/// of its states only those at a multiple of sync_every, the run's last and the newest are kept
+/// (state_arrived drops the others as the next comes).
 std::vector<Message> take(int id);
 
 /// The Worker sent run `id`'s state after a slice (called from the page's message handler).

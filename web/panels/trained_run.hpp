@@ -224,10 +224,9 @@ inline bool run_in_worker(const TrainedRun& r, bool done) {
 /// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it
 /// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none), the
 /// next take the states it sent since the last into `tr` (load_state: the bits the page's own
-/// steps would give), calling `on_state()` after each. Of several states in one frame only those
-/// at a multiple of `sync_every`, the run's last and the newest are loaded: a state replaces the
-/// whole run, so one in between would change nothing the next does not (and decoding it costs the
-/// frame). `after()` follows once when any came. A Worker that failed leaves the run where its
+/// steps would give), calling `on_state()` after each: those at a multiple of `sync_every`, the
+/// run's last and the newest (a state replaces the whole run; train_worker::take drops the ones in
+/// between, which would change nothing the next does not). `after()` follows once when any came. A Worker that failed leaves the run where its
 /// last state put it and the next frames step it in the page (train_worker::available() is false
 /// from then on); a state that does not fit stops the run with its error on show. True when the
 /// frame changed what the panel shows (a state taken, the run handed over or stopped); false when
@@ -250,7 +249,6 @@ bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr
   while (states < messages.size() && messages[states].error.empty()) ++states;
   for (std::size_t i = 0; i < states; ++i) {
     const train_worker::Message& m = messages[i];
-    if (i + 1 < states && !m.done && !(sync_every > 0 && m.step % sync_every == 0)) continue;
     const bool ok = computed(error, [&] {
       tr.load_state(attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(m.state.data()), m.state.size()));
       on_state();
@@ -263,7 +261,7 @@ bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr
   }
   bool took = states > 0;
   if (states < messages.size()) {
-    r.worker_run = 0;
+    train_worker::stop(std::exchange(r.worker_run, 0));
     took = true;  // the next frames step in the page
   }
   if (tr.done()) train_worker::stop(std::exchange(r.worker_run, 0));

@@ -130,10 +130,12 @@
   // tables stay as they were, and another panel's go.
   function writeWaiting(view) {
     // Tables still being written are of the view the run replaces: stop (their slices would share
-    // the run's first frames), and write the tables afresh when it stops.
+    // the run's first frames), drop the ones written (a reader would get two views' tables mixed),
+    // and write them afresh when it stops.
     if (mirrorPending) {
       mirrorPending = null;
       lastViewKey = '';
+      mirrorTablesBox.replaceChildren();
     }
     if (headKey(view) !== lastHeadKey) {
       lastViewKey = '';  // the heading no longer matches the tables' view: rewrite both after
