@@ -41,7 +41,7 @@ if (failed || !fs.existsSync(input)) {
     'from that call to the page\'s "trained" event (on the page\'s clock; it includes the ' +
     'interventions the run measures after its last step; `state()` is sampled every 2 s). ' +
     (r.steps_in === 'worker'
-      ? 'The steps ran in the training Web Worker (`steps_in` "worker"): the page\'s frames take its state after each 50 ms slice and at every snapshot step (of several states come in one frame only those and the newest are decoded), and draw; the interventions after the last step are measured in the page\'s frames, at most 12 ms of them per frame (one pass over the held-out batch). '
+      ? 'The steps ran in the training Web Worker (`steps_in` "worker"): the page\'s frames take its newest state (one after each 50 ms slice; a state a newer one replaces before a frame comes is dropped) and every snapshot step\'s, and draw; the interventions after the last step are measured in the page\'s frames, at most 12 ms of them per frame (one pass over the held-out batch). '
       : 'Training runs in slices of about 30 ms per frame (at least one step), in the page\'s thread (`steps_in` "' + (r.steps_in ?? 'page') + '"). ') +
     'The rate is what a reader sees, drawing included. steps/s: the mean of the page\'s own rate sampled ' +
     'while training, and steps over wall time. Accuracy: held-out, on the predictable positions of the last ' +
