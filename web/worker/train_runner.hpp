@@ -18,8 +18,9 @@ namespace app {
 
 class TrainRunner {
  public:
+  /// No run yet: slice() throws until begin().
   TrainRunner();
-  ~TrainRunner();
+  ~TrainRunner();  ///< defined where the trainers are complete types
   /// Takes over the run whose state is `size` bytes at `data` (learn::encode_checkpoint of a
   /// trainer's state_checkpoint: the Learned heads decoder or the Translate pair, told apart by
   /// its meta's "model"). Throws attn::Error naming what is wrong with them.
@@ -29,7 +30,9 @@ class TrainRunner {
   /// panel's snapshot steps, which it must see). Returns the
   /// state bytes after them. Throws attn::Error when no run was begun or a step threw.
   std::string slice(double budget_seconds, int sync_every);
+  /// True when the run begun has taken its last step (false before begin()).
   bool done() const;
+  /// The run's step (its trainer's step()); 0 before begin().
   int step() const;
 
  private:

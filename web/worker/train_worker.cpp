@@ -39,9 +39,13 @@ EMSCRIPTEN_KEEPALIVE int attn_train_slice(double budget_ms, int sync_every) {
   }
 }
 
+/// The last slice's state bytes: valid until the next attn_train_begin or attn_train_slice.
 EMSCRIPTEN_KEEPALIVE const unsigned char* attn_train_data() { return reinterpret_cast<const unsigned char*>(g_state.data()); }
+/// How many bytes attn_train_data() points to.
 EMSCRIPTEN_KEEPALIVE int attn_train_size() { return static_cast<int>(g_state.size()); }
+/// 1 when the run has taken its last step, else 0.
 EMSCRIPTEN_KEEPALIVE int attn_train_done() { return g_runner.done() ? 1 : 0; }
+/// Why the last begin or slice failed (UTF-8, valid until the next failure).
 EMSCRIPTEN_KEEPALIVE const char* attn_train_error() { return g_error.c_str(); }
 
 }  // extern "C"
