@@ -345,8 +345,11 @@ void check_train_worker(Driver& d, app::App& a) {
   d.frames(2);
   expect(api_state()["learned_heads"]["steps_in"] == "worker" && api_state()["learned_heads"]["step"] == 0,
          "with the Worker, the page's frames hand the run over and step nothing");
+  expect(!app::panels_busy(a.state()), "waiting on the Worker with no state come: the run asks for no frame");
   app::train_worker::run_posted_natively(1);
+  expect(app::panels_busy(a.state()), "a state came from the Worker: the run asks for a frame to show it");
   d.frames(1);
+  expect(!app::panels_busy(a.state()), "that frame took the state: waiting again");
   const int at = api_state()["learned_heads"]["step"].get<int>();
   expect(at > 0, "the Worker's slices reach the page");
   expect_accepted({{"learned_heads", {{"pause", true}}}});

@@ -584,7 +584,7 @@ constexpr PanelDef kPanel = {"learned_heads", "Learned heads", "trained here: ma
     },
     [](const AppState& s) {
       const LearnedHeadsState& h = s.learned_heads;
-      return h.run.running || h.extrapolation_running || h.intervention_study != nullptr;
+      return run_needs_frames(h.run) || h.extrapolation_running || h.intervention_study != nullptr;
     },
     &kCheckpoint, &kModel, [](const AppState& s) { return s.learned_heads.run.running; }};
 const PanelDef& learned_heads_panel() { return kPanel; }

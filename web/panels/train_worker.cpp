@@ -81,6 +81,11 @@ std::vector<Message> take(int id) {
   return std::exchange(it->second.queue, {});
 }
 
+bool waiting(int id) {
+  auto it = g_runs.find(id);
+  return it != g_runs.end() && it->second.queue.empty();
+}
+
 void state_arrived(int id, int step, bool done, const std::uint8_t* data, std::size_t size) {
   auto it = g_runs.find(id);
   if (it == g_runs.end()) return;  // stopped: a late slice

@@ -41,6 +41,9 @@ struct Message {
 /// of its states only those at a multiple of sync_every, the run's last and the newest are kept
 /// (state_arrived drops the others as the next comes).
 std::vector<Message> take(int id);
+/// True while run `id` is in the Worker's hands with nothing received since the last take: a
+/// frame would show the same state (the page then skips it). False for 0 or a stopped run.
+bool waiting(int id);
 
 /// The Worker sent run `id`'s state after a slice (called from the page's message handler).
 void state_arrived(int id, int step, bool done, const std::uint8_t* data, std::size_t size);

@@ -221,6 +221,11 @@ inline bool run_in_worker(const TrainedRun& r, bool done) {
   return !done && (r.worker_run != 0 || train_worker::available());
 }
 
+/// True while a run needs frames (PanelDef::busy): it runs, and not only waiting on its Worker run
+/// with no state come since the last frame (that frame would draw the same picture; the
+/// Worker's next state makes the next frame draw it).
+inline bool run_needs_frames(const TrainedRun& r) { return r.running && !train_worker::waiting(r.worker_run); }
+
 /// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it
 /// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none), the
 /// next take the states it sent since the last into `tr` (load_state: the bits the page's own

@@ -666,7 +666,7 @@ constexpr PanelDef kPanel = {"translate", "Translate", "fixed summary vs attenti
     translate_state_json, apply_translate_json, error_of<&AppState::translate>,
     [](const AppState& s) { return translate_inputs_json(s.translate.input); },  // never the run
     draw_translate_panel, [](AppState& s, bool) { ensure_translate(s); }, translate_tick,
-    [](const AppState& s) { return s.translate.run.running || s.translate.scores_study != nullptr; }, &kCheckpoint, &kModel,
+    [](const AppState& s) { return run_needs_frames(s.translate.run) || s.translate.scores_study != nullptr; }, &kCheckpoint, &kModel,
     [](const AppState& s) { return s.translate.run.running; }};
 const PanelDef& translate_panel() { return kPanel; }
 
