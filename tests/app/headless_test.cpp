@@ -589,6 +589,14 @@ void check_damage(Driver& d, app::App& a) {
   expect(missed == 0, "every pixel a changed triangle can colour is damaged (" + std::to_string(missed) + " missed)");
   expect(area * 10 < static_cast<long long>(w) * h, "a hover damages a small part of the frame, not all of it");
   expect(r.size() <= static_cast<size_t>(app::DamageTracker::kMaxRects), "at most kMaxRects rectangles");
+  const auto disjoint = [](const std::vector<app::PixelRect>& rs) {
+    for (size_t i = 0; i < rs.size(); ++i)
+      for (size_t j = i + 1; j < rs.size(); ++j)
+        if (std::max(rs[i].x0, rs[j].x0) < std::min(rs[i].x1, rs[j].x1) && std::max(rs[i].y0, rs[j].y0) < std::min(rs[i].y1, rs[j].y1))
+          return false;
+    return true;
+  };
+  expect(disjoint(r), "the damaged rectangles are disjoint (each pixel is cleared and drawn once)");
 
   // A panel switch: far more changes, still all of them inside the damage.
   before = after;
@@ -597,6 +605,7 @@ void check_damage(Driver& d, app::App& a) {
   r = t.update(*frame(), w, h, bg);
   const auto [missed2, changed2] = undamaged_changes(before, drawn_triangles(*frame()), r, w, h);
   expect(changed2 > 100 && missed2 == 0, "a panel switch: every changed triangle's pixels damaged");
+  expect(disjoint(r), "a panel switch's damaged rectangles are disjoint");
   d.frame();
   expect(t.update(*frame(), w, h, bg).empty(), "...and the next frame damages nothing again");
 
@@ -686,6 +695,19 @@ void check_damage(Driver& d, app::App& a) {
   r = damage_of(hand, {{70, 40, 130, 60, blue}, {40, 40, 100, 60, red}});
   expect(covers(r, 80, 45) && !covers(r, 20, 45) && !covers(r, 140, 45),
          "hand-made: two overlapping rectangles drawn in the other order damage where they overlap, not beside them");
+  // Five damaged regions (tiles): A (0,0), B (0,2), X row 1 across tiles 0-4, D (7,0), E (7,7). The
+  // cheapest pair to merge down to kMaxRects is A and B, whose box covers part of X: X joins them.
+  const std::vector<Fill> five = {{4, 4, 28, 28, red}, {4, 68, 28, 92, red}, {4, 36, 156, 60, red}, {228, 4, 252, 28, red},
+                                  {228, 228, 252, 252, red}};
+  std::vector<Fill> five_blue = five;
+  for (Fill& f : five_blue) f.col = blue;
+  damage_of(hand, five);
+  r = damage_of(hand, five_blue);
+  bool all_covered = true;
+  for (const Fill& f : five) all_covered = all_covered && covers(r, static_cast<int>(f.x0), static_cast<int>(f.y0));
+  expect(all_covered && r.size() == 3 && disjoint(r),
+         "hand-made: a merged box that overlaps another damaged rectangle takes it in (3 disjoint rectangles, " +
+             std::to_string(r.size()) + " given)");
 
   ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   app::show_panel(a.state(), "alignment");

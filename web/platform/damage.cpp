@@ -214,6 +214,18 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData& dd, int fb_w, int
     done[bi] = bound(done[bi], done[bj]);
     done.erase(done.begin() + static_cast<std::ptrdiff_t>(bj));
   }
+  // Bounding boxes may overlap other rectangles: merge those too, so that every pixel is in one
+  // rectangle (the platform clears them all, then draws each command once per rectangle).
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t i = 0; i < done.size() && !merged; ++i)
+      for (size_t j = i + 1; j < done.size() && !merged; ++j)
+        if (!intersect(done[i], done[j]).empty()) {
+          done[i] = bound(done[i], done[j]);
+          done.erase(done.begin() + static_cast<std::ptrdiff_t>(j));
+          merged = true;
+        }
+  }
   for (const PixelRect& t : done)
     out.push_back(PixelRect{t.x0 * kTile, t.y0 * kTile, std::min(fb_w, t.x1 * kTile), std::min(fb_h, t.y1 * kTile)});
   return out;

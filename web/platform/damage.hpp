@@ -45,7 +45,7 @@ class DamageTracker {
 
   /// Hash `dd` (a rendered ImGui frame: ImGui::GetDrawData()) over a fb_w × fb_h framebuffer
   /// and return the damaged rectangles since the last call (framebuffer pixels, tile-aligned,
-  /// clamped to the framebuffer; at most kMaxRects, which may overlap). Everything is damaged on the
+  /// clamped to the framebuffer; at most kMaxRects, pairwise disjoint). Everything is damaged on the
   /// first call, after invalidate(), or when the framebuffer size or `background` changed.
   /// `describe` tells what a draw callback paints (ImDrawCallback_ResetRenderState is skipped).
   std::vector<PixelRect> update(const ImDrawData& dd, int fb_w, int fb_h, const ImVec4& background,

@@ -222,8 +222,10 @@ void Platform::render(const ImVec4& clear) {
     glClear(GL_COLOR_BUFFER_BIT);
     if (dd) ImGui_ImplOpenGL3_RenderDrawData(dd);
   } else {
-    // Only what changed: each damaged rectangle is cleared and drawn again, every command
-    // clipped to it (the backend scissors each command to its clip rectangle).
+    // Only what changed: the damaged rectangles (disjoint) are cleared, then the draw data is
+    // drawn once with each command repeated per rectangle, clipped to it (the backend scissors each
+    // command to its clip rectangle). One pass, not one per rectangle: each list's vertices
+    // go to the GPU once (with the browser's GPU process behind, every upload could wait for it).
     snap_clip_rects(*dd);
     const std::vector<PixelRect> rects = damage_.update(*dd, fb_w_, fb_h_, clear, describe_);
     last_drawn_pixels_ = 0;
@@ -231,28 +233,38 @@ void Platform::render(const ImVec4& clear) {
     if (rects.empty() && screenshot_path_.empty()) return;
     glViewport(0, 0, fb_w_, fb_h_);
     glClearColor(clear.x, clear.y, clear.z, clear.w);
-    std::vector<ImVec4> clips;
-    for (int n = 0; n < dd->CmdListsCount; ++n)
-      for (const ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) clips.push_back(cmd.ClipRect);
-    const ImVec2 pos = dd->DisplayPos, scale = dd->FramebufferScale;
+    glEnable(GL_SCISSOR_TEST);
     for (const PixelRect& r : rects) {
       last_drawn_pixels_ += r.area();
-      glEnable(GL_SCISSOR_TEST);
       glScissor(r.x0, fb_h_ - r.y1, r.x1 - r.x0, r.y1 - r.y0);
       glClear(GL_COLOR_BUFFER_BIT);
-      glDisable(GL_SCISSOR_TEST);
-      const ImVec4 d(pos.x + r.x0 / scale.x, pos.y + r.y0 / scale.y, pos.x + r.x1 / scale.x, pos.y + r.y1 / scale.y);
-      size_t k = 0;
-      for (int n = 0; n < dd->CmdListsCount; ++n)
-        for (ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) {
-          const ImVec4& c = clips[k++];
-          cmd.ClipRect = ImVec4(std::max(c.x, d.x), std::max(c.y, d.y), std::min(c.z, d.z), std::min(c.w, d.w));
-        }
-      ImGui_ImplOpenGL3_RenderDrawData(dd);
     }
-    size_t k = 0;
-    for (int n = 0; n < dd->CmdListsCount; ++n)
-      for (ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) cmd.ClipRect = clips[k++];
+    glDisable(GL_SCISSOR_TEST);
+    const ImVec2 pos = dd->DisplayPos, scale = dd->FramebufferScale;
+    std::vector<ImVec4> display;  // the rectangles in display coordinates
+    for (const PixelRect& r : rects)
+      display.emplace_back(pos.x + r.x0 / scale.x, pos.y + r.y0 / scale.y, pos.x + r.x1 / scale.x, pos.y + r.y1 / scale.y);
+    std::vector<ImVector<ImDrawCmd>> kept(static_cast<size_t>(dd->CmdListsCount));
+    for (int n = 0; n < dd->CmdListsCount; ++n) {
+      ImVector<ImDrawCmd>& cmds = dd->CmdLists[n]->CmdBuffer;
+      ImVector<ImDrawCmd> per_rect;
+      for (const ImDrawCmd& cmd : cmds) {
+        if (cmd.UserCallback == ImDrawCallback_ResetRenderState) {
+          per_rect.push_back(cmd);
+          continue;
+        }
+        for (const ImVec4& d : display) {
+          ImDrawCmd c = cmd;
+          c.ClipRect = ImVec4(std::max(cmd.ClipRect.x, d.x), std::max(cmd.ClipRect.y, d.y), std::min(cmd.ClipRect.z, d.z),
+                              std::min(cmd.ClipRect.w, d.w));
+          if (c.ClipRect.z > c.ClipRect.x && c.ClipRect.w > c.ClipRect.y) per_rect.push_back(c);  // else it paints nothing here
+        }
+      }
+      kept[static_cast<size_t>(n)].swap(cmds);
+      cmds.swap(per_rect);
+    }
+    ImGui_ImplOpenGL3_RenderDrawData(dd);
+    for (int n = 0; n < dd->CmdListsCount; ++n) dd->CmdLists[n]->CmdBuffer.swap(kept[static_cast<size_t>(n)]);
   }
   if (!screenshot_path_.empty()) {
     std::string err;
