@@ -244,27 +244,26 @@ void Platform::render(const ImVec4& clear) {
     std::vector<ImVec4> display;  // the rectangles in display coordinates
     for (const PixelRect& r : rects)
       display.emplace_back(pos.x + r.x0 / scale.x, pos.y + r.y0 / scale.y, pos.x + r.x1 / scale.x, pos.y + r.y1 / scale.y);
-    std::vector<ImVector<ImDrawCmd>> kept(static_cast<size_t>(dd->CmdListsCount));
+    per_rect_.resize(static_cast<size_t>(dd->CmdListsCount));
     for (int n = 0; n < dd->CmdListsCount; ++n) {
-      ImVector<ImDrawCmd>& cmds = dd->CmdLists[n]->CmdBuffer;
-      ImVector<ImDrawCmd> per_rect;
-      for (const ImDrawCmd& cmd : cmds) {
+      ImVector<ImDrawCmd>& cmds = per_rect_[static_cast<size_t>(n)];
+      cmds.resize(0);
+      for (const ImDrawCmd& cmd : dd->CmdLists[n]->CmdBuffer) {
         if (cmd.UserCallback == ImDrawCallback_ResetRenderState) {
-          per_rect.push_back(cmd);
+          cmds.push_back(cmd);
           continue;
         }
         for (const ImVec4& d : display) {
           ImDrawCmd c = cmd;
           c.ClipRect = ImVec4(std::max(cmd.ClipRect.x, d.x), std::max(cmd.ClipRect.y, d.y), std::min(cmd.ClipRect.z, d.z),
                               std::min(cmd.ClipRect.w, d.w));
-          if (c.ClipRect.z > c.ClipRect.x && c.ClipRect.w > c.ClipRect.y) per_rect.push_back(c);  // else it paints nothing here
+          if (c.ClipRect.z > c.ClipRect.x && c.ClipRect.w > c.ClipRect.y) cmds.push_back(c);  // else it paints nothing here
         }
       }
-      kept[static_cast<size_t>(n)].swap(cmds);
-      cmds.swap(per_rect);
     }
+    for (int n = 0; n < dd->CmdListsCount; ++n) dd->CmdLists[n]->CmdBuffer.swap(per_rect_[static_cast<size_t>(n)]);
     ImGui_ImplOpenGL3_RenderDrawData(dd);
-    for (int n = 0; n < dd->CmdListsCount; ++n) dd->CmdLists[n]->CmdBuffer.swap(kept[static_cast<size_t>(n)]);
+    for (int n = 0; n < dd->CmdListsCount; ++n) dd->CmdLists[n]->CmdBuffer.swap(per_rect_[static_cast<size_t>(n)]);
   }
   if (!screenshot_path_.empty()) {
     std::string err;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "imgui.h"
 #include "platform/damage.hpp"
@@ -81,6 +82,9 @@ class Platform {
   /// is created with preserveDrawingBuffer), so render() may draw only what changed.
   bool keeps_picture_ = false;
   DamageTracker damage_;
+  /// Per draw list, its commands repeated per damaged rectangle; swapped into the draw data for
+  /// the one drawing pass and back (kept here so their storage serves every frame).
+  std::vector<ImVector<ImDrawCmd>> per_rect_;
   CallbackDescriber describe_;
   long long last_drawn_pixels_ = 0;
 };
