@@ -2,22 +2,14 @@
 #include "panels/random_heads.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <limits>
 #include <string>
 #include <utility>
 
-#include "attn/error.hpp"
 #include "json/lesson_json.hpp"
 #include "attn/linalg.hpp"
-#include "attn/masks.hpp"
-#include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
-#include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
-#include "imgui_stdlib.h"
+#include "panels/ui.hpp"
 #include "lesson_ui.hpp"
 #include "registry.hpp"
 #include "learn/json_obj.hpp"
