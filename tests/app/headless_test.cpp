@@ -35,6 +35,7 @@
 #include "panels/trained_run.hpp"
 #include "panels/translate.hpp"
 #include "platform/damage.hpp"
+#include "worker/train_runner.hpp"
 #include "widgets/ui_style.hpp"
 #include "throwaway_panel.hpp"
 #include "imgui.h"
@@ -404,10 +405,30 @@ void check_train_worker(Driver& d, app::App& a) {
   run_to_end(d, false);
   expect(run_state() == in_page, "the run that trained while no frame was drawn shows the page's run, bit for bit");
 
+  // The rehearsal the panel asked for when it first opened with the Worker on (the frame Train
+  // handed the run over): step 0 of the run Train starts, so stepped to 100 it gives the bytes
+  // of the Worker's state at step 100.
+  const std::string& rehearsed = app::train_worker::rehearsed_state("learned_heads");
+  expect(!rehearsed.empty(), "the panel had the Worker rehearse its run");
+  if (!rehearsed.empty()) {
+    app::TrainRunner runner;
+    runner.begin(reinterpret_cast<const std::uint8_t*>(rehearsed.data()), rehearsed.size());
+    expect(runner.step() == 0, "the rehearsal starts at step 0");
+    const std::string at100 = runner.slice(1e9, 100);
+    expect(runner.step() == 100 && !queued.empty() && queued.front().step == 100 && at100 == queued.front().state,
+           "the rehearsal is of the run Train starts: its state at step 100 is the Worker's, byte for byte");
+  }
+
   // The Translate pair: its parts (steps and validation passes) in the Worker, no sync step.
   const Json pair = {{"steps", 30}, {"seed", 4}};
   attn_app_show_panel("translate");
   d.frames(2);
+  {  // opened with the Worker on: it rehearses the default pair's step 0
+    const std::string& rehearsed = app::train_worker::rehearsed_state("translate");
+    app::TrainRunner runner;
+    if (!rehearsed.empty()) runner.begin(reinterpret_cast<const std::uint8_t*>(rehearsed.data()), rehearsed.size());
+    expect(!rehearsed.empty() && runner.step() == 0 && !runner.done(), "Translate had the Worker rehearse its step 0");
+  }
   app::train_worker::set_available(false);
   expect_accepted({{"translate", pair}});
   expect_accepted({{"translate", {{"train", true}}}});

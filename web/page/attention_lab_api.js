@@ -35,6 +35,10 @@
 //                             0 when nothing did
 //   redrawAll()               tests only: the next frame draws the whole canvas (to compare with frames
 //                             drawn by damage)
+//   trainWorker()             the training Worker: {created, rehearsals: [{steps, ms, ended}]}, one
+//                             per rehearsal it finished (a trained panel's step 0 stepped and thrown
+//                             away when the panel opens, web/worker/train_worker_api.js); ended:
+//                             "steps", "time", "run" (a run took over) or why it failed
 //   takeEvents()              the host events queued since the last call, oldest first (and empties the
 //                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
 //                             when a "check yourself" question is answered, {type: "trained", panel,
@@ -135,6 +139,7 @@
     fitProbe: function (px) { Module['_attn_app_fit_probe'](px | 0); },
     drawnPixels: function () { return Module['_attn_app_drawn_pixels'](); },
     redrawAll: function () { Module['_attn_app_redraw_all'](); },
+    trainWorker: function () { return { created: !!trainWorker, rehearsals: trainRehearsals.slice() }; },
     locate: function (label) {
       Module['_attn_app_locate_begin']();
       return api.nextFrame().then(function () { return api.nextFrame(); }).then(function () {
@@ -217,10 +222,12 @@
     }).catch(function (e) { report(String(e && e.message || e)); });
   };
   // The training Worker (web/worker/, web/panels/train_worker.hpp): a trained panel's steps run
-  // there while this thread draws. Created when a run first starts; ?train_worker=0 keeps every
-  // run in the page's frames. The state bytes go back into the wasm heap for the panel to take.
+  // there while this thread draws. Created when a trained panel first opens (it then rehearses
+  // that panel's step 0); ?train_worker=0 keeps every run in the page's frames. The state bytes
+  // go back into the wasm heap for the panel to take.
   let trainWorker = null, trainWorkerError = '';
   const trainRuns = new Set();
+  const trainRehearsals = [];
   Module['attnTrainWorkerAllowed'] = function () {
     if (typeof Worker === 'undefined') return 0;
     try { return new URLSearchParams(location.search).get('train_worker') === '0' ? 0 : 1; } catch (e) { return 1; }
@@ -241,6 +248,7 @@
     }
     trainWorker.onmessage = function (e) {
       const d = e.data || {};
+      if (d.type === 'rehearsed') return void trainRehearsals.push({ steps: d.steps, ms: d.ms, ended: d.ended });
       if (!trainRuns.has(d.id)) return;
       if (d.type === 'failed') {
         trainRuns.delete(d.id);
@@ -267,6 +275,11 @@
     return true;
   };
   Module['attnTrainWorkerWarm'] = function () { ensureTrainWorker(); };
+  Module['attnTrainWorkerRehearse'] = function (ptr, size, steps, maxMs) {
+    if (!ensureTrainWorker()) return;
+    const state = HEAPU8.slice(ptr, ptr + size).buffer;
+    trainWorker.postMessage({ type: 'rehearse', state: state, steps: steps, max_ms: maxMs }, [state]);
+  };
   Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery) {
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
     if (!ensureTrainWorker()) return setTimeout(function () { trainFailed(id, trainWorkerError); });

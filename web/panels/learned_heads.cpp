@@ -578,8 +578,13 @@ constexpr PanelDef kPanel = {"learned_heads", "Learned heads", "trained here: ma
     [](const AppState& s) { return learned_heads_inputs_json(s.learned_heads.input); },  // never the run
     draw_learned_heads_panel, nullptr,
     [](AppState& s, bool shown) {
-      // The Worker's script and wasm load while the panel is read, not when Train is pressed.
-      if (shown) train_worker::warm();
+      // The Worker's script and wasm load, and it rehearses the run, while the panel is read,
+      // not when Train is pressed.
+      if (shown)
+        train_worker::warm("learned_heads", [&s] {
+          const LearnedHeadsState& h = s.learned_heads;
+          return attn::learn::encode_checkpoint(make_trainer(h.input, h.loaded.get())->state_checkpoint());
+        });
       tick_learned_heads(s);  // the training slice, before anything is drawn
     },
     [](const AppState& s) {

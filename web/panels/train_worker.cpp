@@ -1,5 +1,6 @@
 #include "panels/train_worker.hpp"
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <utility>
@@ -27,6 +28,7 @@ bool g_available = true;
 bool g_available = false;
 #endif
 std::string g_failure;
+std::map<std::string, std::string> g_rehearsed;  // per panel: the state bytes rehearsed ("" none)
 }  // namespace
 
 bool available() {
@@ -45,13 +47,30 @@ void set_available(bool on) {
 
 const std::string& failure() { return g_failure; }
 
-void warm() {
+void warm(const char* kind, const std::function<std::string()>& state) {
+  if (!available() || g_rehearsed.count(kind)) return;
+  std::string& bytes = g_rehearsed[kind];  // asked once, even when state() throws
 #ifdef __EMSCRIPTEN__
-  static bool warmed = false;
-  if (warmed || !available()) return;
-  warmed = true;
   EM_ASM({ if (Module["attnTrainWorkerWarm"]) Module["attnTrainWorkerWarm"](); });
 #endif
+  if (!g_runs.empty()) return;  // the Worker is busy: no rehearsal
+  try {
+    bytes = state();
+  } catch (const std::exception&) {
+    bytes.clear();
+    return;
+  }
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module["attnTrainWorkerRehearse"]) Module["attnTrainWorkerRehearse"]($0, $1, $2, $3); }, bytes.data(),
+         static_cast<int>(bytes.size()), kRehearsalSteps, kRehearsalMs);
+  std::string().swap(bytes);  // the Worker has its copy; only a native test reads them back
+#endif
+}
+
+const std::string& rehearsed_state(const std::string& kind) {
+  static const std::string none;
+  auto it = g_rehearsed.find(kind);
+  return it == g_rehearsed.end() ? none : it->second;
 }
 
 int start(const std::string& state, double budget_seconds, int sync_every) {

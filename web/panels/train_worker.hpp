@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,22 @@ void set_available(bool on);
 const std::string& failure();
 
 /// Creates the Worker (its script and wasm load in the background) when available() and not yet
-/// done: a panel that trains calls it when it opens, so that Train does not wait for them.
-void warm();
+/// done, and the first time it is called for `kind` (a panel's name) has the Worker rehearse:
+/// `state()` — the bytes of a trainer state at the step 0 Train would start from — is stepped
+/// there for kRehearsalSteps steps (at most kRehearsalMs) and thrown away. A panel that trains
+/// calls it when it opens, so that Train waits neither for the Worker's loading nor for the
+/// engine's optimising compiler, which compiles the hot training code only after it has run a
+/// while (measured in headless Chromium on 2 cores: about a core's second of compiling in a
+/// run's first 800 ms, beside the page's frames). A state() that throws leaves the Worker
+/// unrehearsed (the run is then only slower to start). Does nothing while a run is in the Worker.
+void warm(const char* kind, const std::function<std::string()>& state);
+/// Steps and milliseconds of a rehearsal: enough for the hot code to be compiled again with the
+/// optimising tier (traced: no such compiling left at the start of the run that followed).
+constexpr int kRehearsalSteps = 40;
+constexpr double kRehearsalMs = 2000.0;
+/// Natively, the state bytes warm() had rehearsed for `kind` ("" when none was, and in the
+/// browser, where they went to the Worker): what a test checks.
+const std::string& rehearsed_state(const std::string& kind);
 /// Starts a run in the Worker from `state` (trainer state bytes): slices of `budget_seconds`,
 /// stopping at every multiple of `sync_every`. Returns the run's id (never 0).
 int start(const std::string& state, double budget_seconds, int sync_every);

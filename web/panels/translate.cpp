@@ -16,6 +16,7 @@
 #include "attn/error.hpp"
 #include "attn/linalg.hpp"
 #include "lesson_ui.hpp"
+#include "learn/checkpoint.hpp"
 #include "learn/model.hpp"
 #include "lessons/alignment.hpp"
 #include "lessons/model_export.hpp"
@@ -656,7 +657,12 @@ const CheckpointHooks kCheckpoint = {kTranslateCheckpointUrl, translate_wants_ch
 // anything is drawn.
 void translate_tick(AppState& s, bool shown) {
   if (shown) ensure_translate(s);
-  if (shown) train_worker::warm();  // its script and wasm load while the panel is read
+  // The Worker's script and wasm load, and it rehearses the run, while the panel is read.
+  if (shown)
+    train_worker::warm("translate", [&s] {
+      const TranslateState& t = s.translate;
+      return attn::learn::encode_checkpoint(make_trainer(t.input, t.loaded.get(), StartValidation::pending)->state_checkpoint());
+    });
   tick_translate(s);
 }
 }  // namespace

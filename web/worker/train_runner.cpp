@@ -19,8 +19,7 @@ TrainRunner::TrainRunner() = default;
 TrainRunner::~TrainRunner() = default;
 
 void TrainRunner::begin(const std::uint8_t* data, std::size_t size) {
-  heads_.reset();
-  translate_.reset();
+  end();
   const attn::learn::Checkpoint c = attn::learn::decode_checkpoint(data, size);
   if (c.meta.is_object() && c.meta.value("task", "") == "translate")
     translate_ = std::make_unique<attn::lessons::TranslateTrainer>(attn::lessons::TranslateTrainer::from_state(c));
@@ -51,5 +50,10 @@ std::string TrainRunner::slice(double budget_seconds, int sync_every) {
 
 bool TrainRunner::done() const { return heads_ ? heads_->done() : translate_ && translate_->done(); }
 int TrainRunner::step() const { return heads_ ? heads_->step() : translate_ ? translate_->step() : 0; }
+
+void TrainRunner::end() {
+  heads_.reset();
+  translate_.reset();
+}
 
 }  // namespace app

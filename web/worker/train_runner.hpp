@@ -34,6 +34,8 @@ class TrainRunner {
   bool done() const;
   /// The run's step (its trainer's step()); 0 before begin().
   int step() const;
+  /// Forgets the run (its memory goes back): as before begin().
+  void end();
 
  private:
   std::unique_ptr<attn::lessons::HeadsTrainer> heads_;

@@ -3,21 +3,35 @@
 //
 //   page → Worker  {type: 'run', id, state: ArrayBuffer, budget_ms, sync_every}
 //                  {type: 'stop', id}
+//                  {type: 'rehearse', state: ArrayBuffer, steps, max_ms}
 //   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer}   after every slice
 //                  {type: 'failed', id, message}
+//                  {type: 'rehearsed', steps, ms, ended}   ended: "steps", "time", "run" or the error
 //
 // Between slices the Worker yields to its message queue (a MessageChannel, not setTimeout, whose
 // nested calls are clamped to 4 ms), so a 'stop' or a newer 'run' is seen within one slice.
+//
+// A rehearsal steps a throwaway copy of a run (slot 1 of train_worker.cpp) while nothing trains:
+// the engine compiles the hot training code with its optimising tier only once that code has run
+// a while, and doing it during a real run took more than a core for the run's first half second,
+// beside the page's frames. It gives way to any run at once (its slices are short), and its
+// results go nowhere.
 (function () {
   'use strict';
   if (typeof self === 'undefined' || typeof importScripts !== 'function' || typeof AttentionLabTrainer !== 'function') return;
   var ready = AttentionLabTrainer();
-  var current = null;  // the run being stepped: {id, budget, sync}
-  var wanted = 0;      // the run last asked for and not stopped (it may wait for the module)
-  // Each yield carries its run's id: a yield left over from a stopped or replaced run starts no
-  // second chain of slices for the next one.
+  var RUN = 0, REHEARSAL = 1;  // train_worker.cpp's slots
+  var REHEARSAL_SLICE_MS = 20;
+  var current = null;    // the run being stepped: {id, budget, sync}
+  var wanted = 0;        // the run last asked for and not stopped (it may wait for the module)
+  var rehearsal = null;  // {steps, t0, maxMs}
+  // Each yield carries its run's id (0: the rehearsal's): a yield left over from a stopped or
+  // replaced run starts no second chain of slices for the next one.
   var channel = new MessageChannel();
-  channel.port1.onmessage = function (e) { if (current && current.id === e.data) ready.then(slice); };
+  channel.port1.onmessage = function (e) {
+    if (e.data === 0) return ready.then(rehearse);
+    if (current && current.id === e.data) ready.then(slice);
+  };
 
   function fail(id, message) {
     if (current && current.id === id) current = null;
@@ -37,14 +51,61 @@
   }
 
   function sliceOf(M, r) {
-    var step = M._attn_train_slice(r.budget, r.sync);
+    var step = M._attn_train_slice(RUN, r.budget, r.sync);
     if (step < 0) return fail(r.id, M.UTF8ToString(M._attn_train_error()));
     var ptr = M._attn_train_data(), n = M._attn_train_size();
     var bytes = M.HEAPU8.slice(ptr, ptr + n);
-    var done = M._attn_train_done() === 1;
-    if (done) current = null;
+    var done = M._attn_train_done(RUN) === 1;
+    if (done) {
+      current = null;
+      if (wanted === r.id) wanted = 0;
+    }
     self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer }, [bytes.buffer]);
     if (!done) channel.port2.postMessage(r.id);
+  }
+
+  // The rehearsal ends (its runner's memory goes back) and the page hears how far it got.
+  function endRehearsal(M, ended, steps) {
+    var h = rehearsal;
+    rehearsal = null;
+    try { M._attn_train_end(REHEARSAL); } catch (err) { /* nothing of it is kept */ }
+    self.postMessage({ type: 'rehearsed', steps: steps, ms: Math.round(performance.now() - h.t0), ended: String(ended) });
+  }
+
+  function rehearse(M) {
+    var h = rehearsal;
+    if (!h) return;
+    if (current || wanted) return endRehearsal(M, 'run', -1);
+    var step;
+    try {
+      step = M._attn_train_slice(REHEARSAL, REHEARSAL_SLICE_MS, 0);
+    } catch (err) {
+      return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err), -1);
+    }
+    if (step < 0) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()), -1);
+    if (step >= h.steps || M._attn_train_done(REHEARSAL) === 1) return endRehearsal(M, 'steps', step);
+    if (performance.now() - h.t0 >= h.maxMs) return endRehearsal(M, 'time', step);
+    channel.port2.postMessage(0);
+  }
+
+  function startRehearsal(d) {
+    ready.then(function (M) {
+      if (current || wanted || rehearsal) return;  // a run has the Worker, or one is rehearsing
+      rehearsal = { steps: Math.max(1, d.steps | 0), t0: performance.now(), maxMs: +d.max_ms || 0 };
+      var ok = false;
+      try {
+        var bytes = new Uint8Array(d.state);
+        var p = M._malloc(Math.max(1, bytes.length));
+        if (!p) return endRehearsal(M, 'no memory for the state', -1);
+        M.HEAPU8.set(bytes, p);
+        ok = M._attn_train_begin(REHEARSAL, p, bytes.length) === 1;
+        M._free(p);
+      } catch (err) {
+        return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err), -1);
+      }
+      if (!ok) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()), -1);
+      channel.port2.postMessage(0);
+    }, function () { /* a run asked for will report the module's failure */ });
   }
 
   self.onmessage = function (e) {
@@ -54,17 +115,19 @@
       if (wanted === d.id) wanted = 0;  // also a run still waiting for the module
       return;
     }
+    if (d.type === 'rehearse') return startRehearsal(d);
     if (d.type !== 'run') return;
     current = null;
     wanted = d.id;
     ready.then(function (M) {
       if (wanted !== d.id) return;  // stopped or replaced while the module loaded
+      if (rehearsal) endRehearsal(M, 'run', -1);
       try {
         var bytes = new Uint8Array(d.state);
         var p = M._malloc(Math.max(1, bytes.length));
         if (!p) return fail(d.id, 'no memory for the training state (' + bytes.length + ' bytes)');
         M.HEAPU8.set(bytes, p);
-        var ok = M._attn_train_begin(p, bytes.length);
+        var ok = M._attn_train_begin(RUN, p, bytes.length);
         M._free(p);
         if (!ok) return fail(d.id, M.UTF8ToString(M._attn_train_error()));
       } catch (err) {
