@@ -47,6 +47,26 @@ export async function inChromium(site, fn) {
   }
 }
 
+/** Wait (at most `timeoutMs`) until the training Worker has finished rehearsing the panel just
+ *  opened (attentionLab.trainWorker(); web/worker/train_worker_api.js), as a reader who opens the
+ *  panel and reads before pressing Train gives it time to. Returns the last rehearsal {steps, ms,
+ *  ended}, or null when there was none (no Worker, or none within the time). */
+export async function awaitRehearsal(page, timeoutMs = 15000) {
+  const t0 = performance.now();
+  for (;;) {
+    const w = await page.evaluate(() => (window.attentionLab.trainWorker ? window.attentionLab.trainWorker() : null));
+    if (w && w.rehearsals.length) return w.rehearsals[w.rehearsals.length - 1];
+    if (!w || performance.now() - t0 > timeoutMs) return null;
+    await sleep(POLL_MS);
+  }
+}
+
+/** One line on the rehearsal (awaitRehearsal's result) for a bench's report. */
+export function rehearsalLine(r) {
+  return r ? `the Worker rehearsed ${r.steps} steps of the run in ${r.ms} ms before Train (ended: ${r.ended})`
+    : 'no rehearsal by the Worker before Train';
+}
+
 /**
  * Start the panel `key` training with set({key: {train: true}}) and wait until the page's
  * "trained" event for `key` (embed.js dispatches it on window as an `attention-lab` CustomEvent),

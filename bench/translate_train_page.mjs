@@ -19,7 +19,7 @@ import path from 'node:path';
 
 import { openLab } from '../tests/e2e/lib.mjs';
 import {
-  benchOptions, inChromium, load, POLL_MS, resultHead, resultTail, sleep, timeTraining, writeResult,
+  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, rehearsalLine, resultHead, resultTail, sleep, timeTraining, writeResult,
 } from './train_page_lib.mjs';
 
 const HEADING = '### Translate: time to train in the page';
@@ -42,6 +42,7 @@ const result = await inChromium(site, async (browser, server) => {
     if (performance.now() - settle0 > 30000) break;
     await sleep(POLL_MS);
   }
+  const rehearsal = await awaitRehearsal(page);
   const { s, samples, wallS, endedBy, frames } = await timeTraining(page, 'translate', {
     poll: () => page.evaluate(() => {
       const h = window.attentionLab.state().translate;
@@ -65,6 +66,7 @@ const result = await inChromium(site, async (browser, server) => {
     inputs: h.inputs,
     sizes: `E = H = A = ${h.inputs.hidden}, batch 16, Adam lr ${h.inputs.lr}, clip 1`,
     before: { source: start.source, checkpoint: start.checkpoint.status },
+    rehearsal,
     steps_in: h.steps_in ?? null,
     timed_out: timedOut,
     step: h.step,
@@ -94,12 +96,13 @@ lines.push('');
 lines.push(`Panel \`translate\` at its defaults (seed ${R.inputs.seed}, ${R.inputs.steps} steps, ${R.sizes}), both models ` +
   `trained from step 0 with \`set({translate: {train: true}})\`; wall time until the run is done, the test set's ` +
   'greedy decoding included. ' + (R.steps_in === 'worker'
-    ? 'The steps and validation passes ran in the training Web Worker (`steps_in` "worker"), the page\'s frames taking its state after each 50 ms slice; the test set\'s decoding after the last step runs in the page\'s frames, at most 12 ms of it per frame.'
+    ? 'The steps and validation passes ran in the training Web Worker (`steps_in` "worker"), the page\'s frames taking its state after each 50 ms slice; the test set\'s decoding after the last step runs in the page\'s frames, at most 12 ms of it per frame. The bench waits until the Worker has rehearsed the run (as it does while a reader reads the panel) before pressing Train.'
     : 'Training ran in slices of about 30 ms per frame in the page\'s thread.'));
 lines.push('');
 lines.push('| figure | value |');
 lines.push('|---|---|');
 lines.push(`| wall time | ${R.timed_out ? 'timed out after ' : ''}${R.wall_s.toFixed(1)} s (target ≤ ${R.target_s} s: ${R.time_verdict}) |`);
+lines.push(`| before Train | ${rehearsalLine(R.rehearsal)} |`);
 lines.push(`| steps | ${R.step} of ${R.total}, ${R.steps_per_second_overall.toFixed(1)} steps/s overall (both models) |`);
 lines.push(`| frame time while training | median ${R.frames.median_ms} ms, 95th percentile ${R.frames.p95_ms} ms, largest ` +
   `${R.frames.max_ms} ms; ${R.frames.over_budget} of ${R.frames.count} frames over ${R.frames.budget_ms} ms ` +
