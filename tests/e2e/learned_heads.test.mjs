@@ -134,6 +134,18 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
   await frames(page, 3);
   await scrolled(page, 'e2e-learned-heads-checkpoint-1280', 6);
 
+  // Opening the panel had the training Worker rehearse the run (step 0 stepped there and thrown
+  // away); the run below must not feel it: it still gives the checkpoint's bits.
+  let worker;
+  for (const w0 = Date.now(); ; await sleep(100)) {
+    worker = await page.evaluate(() => window.attentionLab.trainWorker());
+    if (worker.rehearsals.length || Date.now() - w0 > 30000) break;
+  }
+  assert.equal(worker.created, true, 'the panel created the training Worker');
+  assert.equal(worker.rehearsals.length, 1, 'one rehearsal: ' + JSON.stringify(worker));
+  assert.ok(['steps', 'time'].includes(worker.rehearsals[0].ended) && worker.rehearsals[0].steps > 0,
+    'the rehearsal stepped the run: ' + JSON.stringify(worker.rehearsals[0]));
+
   // Train: the same seed here, in slices, gives the checkpoint's bits.
   const t0 = Date.now();
   r = await h.set({ train: true });
