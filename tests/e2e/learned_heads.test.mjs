@@ -182,6 +182,14 @@ test('learned heads: the training Worker and the page\'s own frames give the sam
       }
       assert.equal(s.steps_in, where);
       runs[where] = { fnv: s.params_fnv1a, losses: s.losses, snapshot_steps: s.snapshot_steps, latest: s.latest, interventions: s.interventions };
+      if (where === 'worker') {
+        // Train came as the panel opened: the rehearsal it asked for was cut short by the run, or
+        // found the Worker busy with it; either way it is reported, and the bits below are the page's.
+        const w = await page.evaluate(() => window.attentionLab.trainWorker());
+        assert.equal(w.rehearsals.length, 1, JSON.stringify(w));
+        assert.ok(['run', 'busy', 'steps', 'time'].includes(w.rehearsals[0].ended), JSON.stringify(w));
+        console.log(`# the rehearsal ended: ${w.rehearsals[0].ended} after ${w.rehearsals[0].steps} steps`);
+      }
     });
   }
   assert.deepEqual(runs.worker.snapshot_steps, [0, 100, 200, 230], 'the Worker stopped at every snapshot step');

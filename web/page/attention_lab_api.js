@@ -36,9 +36,10 @@
 //   redrawAll()               tests only: the next frame draws the whole canvas (to compare with frames
 //                             drawn by damage)
 //   trainWorker()             the training Worker: {created, rehearsals: [{steps, ms, ended}]}, one
-//                             per rehearsal it finished (a trained panel's step 0 stepped and thrown
-//                             away when the panel opens, web/worker/train_worker_api.js); ended:
-//                             "steps", "time", "run" (a run took over) or why it failed
+//                             per rehearsal asked for (a trained panel's step 0 stepped and thrown
+//                             away when the panel opens, web/worker/train_worker_api.js), once it
+//                             ended: "steps", "time", "run" (a run took over), "busy" (none: the
+//                             Worker was busy) or why it failed
 //   takeEvents()              the host events queued since the last call, oldest first (and empties the
 //                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
 //                             when a "check yourself" question is answered, {type: "trained", panel,

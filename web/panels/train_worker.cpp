@@ -49,11 +49,11 @@ const std::string& failure() { return g_failure; }
 
 void warm(const char* kind, const std::function<std::string()>& state) {
   if (!available() || g_rehearsed.count(kind)) return;
-  std::string& bytes = g_rehearsed[kind];  // asked once, even when state() throws
 #ifdef __EMSCRIPTEN__
   EM_ASM({ if (Module["attnTrainWorkerWarm"]) Module["attnTrainWorkerWarm"](); });
 #endif
-  if (!g_runs.empty()) return;  // the Worker is busy: no rehearsal
+  if (!g_runs.empty()) return;  // the Worker is busy: asked again when it is not
+  std::string& bytes = g_rehearsed[kind];  // asked once, even when state() throws
   try {
     bytes = state();
   } catch (const std::exception&) {

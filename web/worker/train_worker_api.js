@@ -6,7 +6,8 @@
 //                  {type: 'rehearse', state: ArrayBuffer, steps, max_ms}
 //   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer}   after every slice
 //                  {type: 'failed', id, message}
-//                  {type: 'rehearsed', steps, ms, ended}   ended: "steps", "time", "run" or the error
+//                  {type: 'rehearsed', steps, ms, ended}   ended: "steps", "time", "run" (one took
+//                  over), "busy" (a run or another rehearsal had the Worker: none) or the error
 //
 // Between slices the Worker yields to its message queue (a MessageChannel, not setTimeout, whose
 // nested calls are clamped to 4 ms), so a 'stop' or a newer 'run' is seen within one slice.
@@ -14,8 +15,9 @@
 // A rehearsal steps a throwaway copy of a run (slot 1 of train_worker.cpp) while nothing trains:
 // the engine compiles the hot training code with its optimising tier only once that code has run
 // a while, and doing it during a real run took more than a core for the run's first half second,
-// beside the page's frames. It gives way to any run at once (its slices are short), and its
-// results go nowhere.
+// beside the page's frames. A run takes over after the rehearsal's current slice (20 ms, or one
+// step if that is longer). Its slices end as a run's do, encoding the state (the run does that
+// after every slice too); the state goes nowhere.
 (function () {
   'use strict';
   if (typeof self === 'undefined' || typeof importScripts !== 'function' || typeof AttentionLabTrainer !== 'function') return;
@@ -24,12 +26,16 @@
   var REHEARSAL_SLICE_MS = 20;
   var current = null;    // the run being stepped: {id, budget, sync}
   var wanted = 0;        // the run last asked for and not stopped (it may wait for the module)
-  var rehearsal = null;  // {steps, t0, maxMs}
-  // Each yield carries its run's id (0: the rehearsal's): a yield left over from a stopped or
-  // replaced run starts no second chain of slices for the next one.
+  var rehearsal = null;  // {id (< 0), steps (to reach), step (reached), t0, maxMs}
+  var rehearsals = 0;
+  // Each yield carries its run's id (a rehearsal's: negative): a yield left over from a stopped
+  // or replaced run or rehearsal starts no second chain of slices for the next one.
   var channel = new MessageChannel();
   channel.port1.onmessage = function (e) {
-    if (e.data === 0) return ready.then(rehearse);
+    if (e.data < 0) {
+      if (rehearsal && rehearsal.id === e.data) ready.then(rehearse);
+      return;
+    }
     if (current && current.id === e.data) ready.then(slice);
   };
 
@@ -65,46 +71,50 @@
   }
 
   // The rehearsal ends (its runner's memory goes back) and the page hears how far it got.
-  function endRehearsal(M, ended, steps) {
+  function endRehearsal(M, ended) {
     var h = rehearsal;
     rehearsal = null;
     try { M._attn_train_end(REHEARSAL); } catch (err) { /* nothing of it is kept */ }
-    self.postMessage({ type: 'rehearsed', steps: steps, ms: Math.round(performance.now() - h.t0), ended: String(ended) });
+    self.postMessage({ type: 'rehearsed', steps: h.step, ms: Math.round(performance.now() - h.t0), ended: String(ended) });
   }
 
   function rehearse(M) {
     var h = rehearsal;
     if (!h) return;
-    if (current || wanted) return endRehearsal(M, 'run', -1);
+    if (current || wanted) return endRehearsal(M, 'run');
     var step;
     try {
       step = M._attn_train_slice(REHEARSAL, REHEARSAL_SLICE_MS, 0);
     } catch (err) {
-      return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err), -1);
+      return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err));
     }
-    if (step < 0) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()), -1);
-    if (step >= h.steps || M._attn_train_done(REHEARSAL) === 1) return endRehearsal(M, 'steps', step);
-    if (performance.now() - h.t0 >= h.maxMs) return endRehearsal(M, 'time', step);
-    channel.port2.postMessage(0);
+    if (step < 0) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()));
+    h.step = step;
+    if (step >= h.steps || M._attn_train_done(REHEARSAL) === 1) return endRehearsal(M, 'steps');
+    if (performance.now() - h.t0 >= h.maxMs) return endRehearsal(M, 'time');
+    channel.port2.postMessage(h.id);
   }
 
   function startRehearsal(d) {
     ready.then(function (M) {
-      if (current || wanted || rehearsal) return;  // a run has the Worker, or one is rehearsing
-      rehearsal = { steps: Math.max(1, d.steps | 0), t0: performance.now(), maxMs: +d.max_ms || 0 };
+      if (current || wanted || rehearsal) {  // a run has the Worker, or another rehearsal
+        self.postMessage({ type: 'rehearsed', steps: 0, ms: 0, ended: 'busy' });
+        return;
+      }
+      rehearsal = { id: -(++rehearsals), steps: Math.max(1, d.steps | 0), step: 0, t0: performance.now(), maxMs: +d.max_ms || 0 };
       var ok = false;
       try {
         var bytes = new Uint8Array(d.state);
         var p = M._malloc(Math.max(1, bytes.length));
-        if (!p) return endRehearsal(M, 'no memory for the state', -1);
+        if (!p) return endRehearsal(M, 'no memory for the state');
         M.HEAPU8.set(bytes, p);
         ok = M._attn_train_begin(REHEARSAL, p, bytes.length) === 1;
         M._free(p);
       } catch (err) {
-        return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err), -1);
+        return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err));
       }
-      if (!ok) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()), -1);
-      channel.port2.postMessage(0);
+      if (!ok) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()));
+      channel.port2.postMessage(rehearsal.id);
     }, function () { /* a run asked for will report the module's failure */ });
   }
 
@@ -121,7 +131,7 @@
     wanted = d.id;
     ready.then(function (M) {
       if (wanted !== d.id) return;  // stopped or replaced while the module loaded
-      if (rehearsal) endRehearsal(M, 'run', -1);
+      if (rehearsal) endRehearsal(M, 'run');
       try {
         var bytes = new Uint8Array(d.state);
         var p = M._malloc(Math.max(1, bytes.length));
