@@ -21,6 +21,11 @@ std::string g_state;  // the last slice's state bytes, until the next call
 std::string g_error;
 
 app::TrainRunner* runner(int slot) { return slot >= 0 && slot < kSlots ? &g_runners[slot] : nullptr; }
+// Slot `slot`'s runner, or std::invalid_argument naming the slot.
+app::TrainRunner& runner_at(int slot) {
+  if (app::TrainRunner* r = runner(slot)) return *r;
+  throw std::invalid_argument("no training slot " + std::to_string(slot));
+}
 }  // namespace
 
 extern "C" {
@@ -29,9 +34,7 @@ extern "C" {
 /// 1, or 0 with attn_train_error() saying why.
 EMSCRIPTEN_KEEPALIVE int attn_train_begin(int slot, const unsigned char* data, int size) {
   try {
-    app::TrainRunner* r = runner(slot);
-    if (!r) throw std::invalid_argument("no training slot " + std::to_string(slot));
-    r->begin(data, size > 0 ? static_cast<std::size_t>(size) : 0);
+    runner_at(slot).begin(data, size > 0 ? static_cast<std::size_t>(size) : 0);
     return 1;
   } catch (const std::exception& e) {
     g_error = e.what();
@@ -44,10 +47,9 @@ EMSCRIPTEN_KEEPALIVE int attn_train_begin(int slot, const unsigned char* data, i
 /// when it threw.
 EMSCRIPTEN_KEEPALIVE int attn_train_slice(int slot, double budget_ms, int sync_every) {
   try {
-    app::TrainRunner* r = runner(slot);
-    if (!r) throw std::invalid_argument("no training slot " + std::to_string(slot));
-    g_state = r->slice(budget_ms / 1000.0, sync_every);
-    return r->step();
+    app::TrainRunner& r = runner_at(slot);
+    g_state = r.slice(budget_ms / 1000.0, sync_every);
+    return r.step();
   } catch (const std::exception& e) {
     g_error = e.what();
     return -1;

@@ -70,6 +70,18 @@
     if (!done) channel.port2.postMessage(r.id);
   }
 
+  // The state bytes `buffer` into the module's heap for slot `slot` to begin from: '' when it
+  // began, else why not (a trap in the module propagates to the caller).
+  function beginOn(M, slot, buffer) {
+    var bytes = new Uint8Array(buffer);
+    var p = M._malloc(Math.max(1, bytes.length));
+    if (!p) return 'no memory for the training state (' + bytes.length + ' bytes)';
+    M.HEAPU8.set(bytes, p);
+    var ok = M._attn_train_begin(slot, p, bytes.length) === 1;
+    M._free(p);
+    return ok ? '' : M.UTF8ToString(M._attn_train_error());
+  }
+
   // The rehearsal ends (its runner's memory goes back) and the page hears how far it got.
   function endRehearsal(M, ended) {
     var h = rehearsal;
@@ -102,18 +114,13 @@
         return;
       }
       rehearsal = { id: -(++rehearsals), steps: Math.max(1, d.steps | 0), step: 0, t0: performance.now(), maxMs: +d.max_ms || 0 };
-      var ok = false;
+      var why;
       try {
-        var bytes = new Uint8Array(d.state);
-        var p = M._malloc(Math.max(1, bytes.length));
-        if (!p) return endRehearsal(M, 'no memory for the state');
-        M.HEAPU8.set(bytes, p);
-        ok = M._attn_train_begin(REHEARSAL, p, bytes.length) === 1;
-        M._free(p);
+        why = beginOn(M, REHEARSAL, d.state);
       } catch (err) {
-        return endRehearsal(M, 'the training module stopped: ' + (err && err.message || err));
+        why = 'the training module stopped: ' + (err && err.message || err);
       }
-      if (!ok) return endRehearsal(M, M.UTF8ToString(M._attn_train_error()));
+      if (why) return endRehearsal(M, why);
       channel.port2.postMessage(rehearsal.id);
     }, function () { /* a run asked for will report the module's failure */ });
   }
@@ -133,13 +140,8 @@
       if (wanted !== d.id) return;  // stopped or replaced while the module loaded
       if (rehearsal) endRehearsal(M, 'run');
       try {
-        var bytes = new Uint8Array(d.state);
-        var p = M._malloc(Math.max(1, bytes.length));
-        if (!p) return fail(d.id, 'no memory for the training state (' + bytes.length + ' bytes)');
-        M.HEAPU8.set(bytes, p);
-        var ok = M._attn_train_begin(RUN, p, bytes.length);
-        M._free(p);
-        if (!ok) return fail(d.id, M.UTF8ToString(M._attn_train_error()));
+        var why = beginOn(M, RUN, d.state);
+        if (why) return fail(d.id, why);
       } catch (err) {
         return fail(d.id, 'the training module stopped: ' + (err && err.message || err));
       }
