@@ -30,9 +30,12 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
 
   let r = await h.set({ train: true });
   assert.equal(r.ok, true, JSON.stringify(r));
-  // The page keeps drawing while it trains (frames are presented between slices).
+  // The page keeps drawing while it trains (a frame for each state the Worker sends, about 20 a
+  // second): counted over at least a second, as a rehearsed Worker can reach step 50 in a third.
   const f0 = await page.evaluate(() => window.attentionLab.state().frames);
+  const trainedAt = Date.now();
   await h.waitStep(50);
+  await sleep(Math.max(0, 1000 - (Date.now() - trainedAt)));
   const f1 = await page.evaluate(() => window.attentionLab.state().frames);
   assert.ok(f1 - f0 >= 10, `frames drawn while training: ${f1 - f0}`);
   s = await h.state();
