@@ -9,7 +9,7 @@
 // "## Training" section, else at the end of the file; it is also printed. --failed writes a note
 // instead of figures (the benchmark did not run), so stale figures do not stand for a new run.
 import fs from 'node:fs';
-import { rehearsalLine } from './train_page_lib.mjs';
+import { rehearsalLine, restLine } from './train_page_lib.mjs';
 
 // bench/train_report.mjs keeps a subsection with this heading when it rewrites the Training section.
 const HEADS_PAGE_HEADING = '### Learned heads: time to train in the page';
@@ -50,7 +50,8 @@ if (failed || !fs.existsSync(input)) {
     '(the verdict needs both).' +
     (r.before?.checkpoint ? ` The panel opened with the shipped checkpoint ${r.before.checkpoint} (status "${r.before.status}"); ` +
       'training starts over at step 0 from the same initial weights.' : '') +
-    (r.rehearsal !== undefined ? ` Before Train, ${rehearsalLine(r.rehearsal)} (the bench waits for it, as a reader reading the panel gives it time).` : ''));
+    (r.rehearsal !== undefined ? ` Before Train, ${rehearsalLine(r.rehearsal)} (the bench waits for it, as a reader reading the panel gives it time).` : '') +
+    (r.worker_rest_ms !== undefined ? ` The Worker's rest between slices: ${restLine(r.worker_rest_ms, r.cpus)}.` : ''));
   push();
   push(`| configuration | steps | wall s | steps/s (mean) | steps/s (overall) | frames drawn/s | held-out accuracy | best induction | best previous-token | ≤ ${r.target_s} s |`);
   push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');

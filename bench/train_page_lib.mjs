@@ -67,6 +67,12 @@ export function rehearsalLine(r) {
     : 'no rehearsal by the Worker before Train';
 }
 
+/** One line on the Worker's wait between slices (timeTraining's restMs) for a bench's report. */
+export function restLine(ms, cpus) {
+  return ms === null || ms === undefined ? 'no run in the Worker'
+    : `${ms} ms after each slice (${cpus} logical cores; the page asks for a rest on at most 2)`;
+}
+
 /**
  * Start the panel `key` training with set({key: {train: true}}) and wait until the page's
  * "trained" event for `key` (embed.js dispatches it on window as an `attention-lab` CustomEvent),
@@ -76,7 +82,8 @@ export function rehearsalLine(r) {
  * wallS runs, on the page's clock, from the set() call to the event (±1 frame). Without it
  * (events turned off), to the first POLL_MS check that found the run over: view(-1).busy (the
  * view's outline, cheap) false after it was true; endedBy says which. Returns {s: the last poll,
- * samples, wallS, endedBy ("event", "not busy", "poll" or "timeout"), frames}.
+ * samples, wallS, endedBy ("event", "not busy", "poll" or "timeout"), frames, restMs (the Worker's
+ * wait between slices, attentionLab.trainWorker().rest_ms; null without a Worker run)}.
  */
 export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
   // Frame times while training: the intervals between requestAnimationFrame callbacks, which the
@@ -129,10 +136,11 @@ export async function timeTraining(page, key, { poll, finished, check = () => {}
   const rec = await page.evaluate(() => {
     const f = window.__trainFrames;
     f.on = false;
-    return { times: f.times, t0: f.t0, now: performance.now() };
+    const w = window.attentionLab.trainWorker ? window.attentionLab.trainWorker() : null;
+    return { times: f.times, t0: f.t0, now: performance.now(), restMs: w ? w.rest_ms : null };
   });
   const wallS = ((endedAt !== null ? endedAt : rec.now) - rec.t0) / 1000;
-  return { s, samples, wallS, endedBy, frames: frameStats(rec.times) };
+  return { s, samples, wallS, endedBy, frames: frameStats(rec.times), restMs: rec.restMs ?? null };
 }
 
 /** Frame-time figures (ms) of a list of frame intervals: count, median, 95th percentile, largest,

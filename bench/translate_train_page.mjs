@@ -19,7 +19,7 @@ import path from 'node:path';
 
 import { openLab } from '../tests/e2e/lib.mjs';
 import {
-  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, rehearsalLine, resultHead, resultTail, sleep, timeTraining, writeResult,
+  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, rehearsalLine, restLine, resultHead, resultTail, sleep, timeTraining, writeResult,
 } from './train_page_lib.mjs';
 
 const HEADING = '### Translate: time to train in the page';
@@ -43,7 +43,7 @@ const result = await inChromium(site, async (browser, server) => {
     await sleep(POLL_MS);
   }
   const rehearsal = await awaitRehearsal(page);
-  const { s, samples, wallS, endedBy, frames } = await timeTraining(page, 'translate', {
+  const { s, samples, wallS, endedBy, frames, restMs } = await timeTraining(page, 'translate', {
     poll: () => page.evaluate(() => {
       const h = window.attentionLab.state().translate;
       return { step: h.step, total: h.total, running: h.running, sps: h.steps_per_second, frames: window.attentionLab.frames(), error: h.error };
@@ -67,6 +67,7 @@ const result = await inChromium(site, async (browser, server) => {
     sizes: `E = H = A = ${h.inputs.hidden}, batch 16, Adam lr ${h.inputs.lr}, clip 1`,
     before: { source: start.source, checkpoint: start.checkpoint.status },
     rehearsal,
+    worker_rest_ms: restMs,
     steps_in: h.steps_in ?? null,
     timed_out: timedOut,
     step: h.step,
@@ -103,6 +104,7 @@ lines.push('| figure | value |');
 lines.push('|---|---|');
 lines.push(`| wall time | ${R.timed_out ? 'timed out after ' : ''}${R.wall_s.toFixed(1)} s (target ≤ ${R.target_s} s: ${R.time_verdict}) |`);
 lines.push(`| before Train | ${rehearsalLine(R.rehearsal)} |`);
+lines.push(`| Worker's rest between slices | ${restLine(R.worker_rest_ms, R.cpus)} |`);
 lines.push(`| steps | ${R.step} of ${R.total}, ${R.steps_per_second_overall.toFixed(1)} steps/s overall (both models) |`);
 lines.push(`| frame time while training | median ${R.frames.median_ms} ms, 95th percentile ${R.frames.p95_ms} ms, largest ` +
   `${R.frames.max_ms} ms; ${R.frames.over_budget} of ${R.frames.count} frames over ${R.frames.budget_ms} ms ` +

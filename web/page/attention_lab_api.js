@@ -39,7 +39,8 @@
 //                             per rehearsal asked for (a trained panel's step 0 stepped and thrown
 //                             away when the panel opens, web/worker/train_worker_api.js), once it
 //                             ended: "steps", "time", "run" (a run took over), "busy" (none: the
-//                             Worker was busy) or why it failed
+//                             Worker was busy) or why it failed; rest_ms, the wait between the
+//                             last run's slices (0 on more than two cores; null before any run)
 //   takeEvents()              the host events queued since the last call, oldest first (and empties the
 //                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
 //                             when a "check yourself" question is answered, {type: "trained", panel,
@@ -140,7 +141,7 @@
     fitProbe: function (px) { Module['_attn_app_fit_probe'](px | 0); },
     drawnPixels: function () { return Module['_attn_app_drawn_pixels'](); },
     redrawAll: function () { Module['_attn_app_redraw_all'](); },
-    trainWorker: function () { return { created: !!trainWorker, rehearsals: trainRehearsals.slice() }; },
+    trainWorker: function () { return { created: !!trainWorker, rehearsals: trainRehearsals.slice(), rest_ms: trainRestMs }; },
     locate: function (label) {
       Module['_attn_app_locate_begin']();
       return api.nextFrame().then(function () { return api.nextFrame(); }).then(function () {
@@ -229,6 +230,7 @@
   let trainWorker = null, trainWorkerError = '';
   const trainRuns = new Set();
   const trainRehearsals = [];
+  let trainRestMs = null;  // the last run's rest between slices (ms); null before any
   Module['attnTrainWorkerAllowed'] = function () {
     if (typeof Worker === 'undefined') return 0;
     try { return new URLSearchParams(location.search).get('train_worker') === '0' ? 0 : 1; } catch (e) { return 1; }
@@ -281,11 +283,20 @@
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
     trainWorker.postMessage({ type: 'rehearse', state: state, steps: steps, max_ms: maxMs }, [state]);
   };
-  Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery) {
+  // The Worker rests restMs between slices only where its core is half the machine (at most two
+  // logical cores, or a browser that does not say): there the page's frames and the GPU process
+  // share the other core (kWorkerRestSeconds in web/panels/trained_run.hpp).
+  const fewCores = function () {
+    const n = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) : NaN;
+    return !(n > 2);
+  };
+  Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery, restMs) {
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
     if (!ensureTrainWorker()) return setTimeout(function () { trainFailed(id, trainWorkerError); });
     trainRuns.add(id);
-    trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery }, [state]);
+    trainRestMs = fewCores() ? Math.max(0, Number(restMs) || 0) : 0;
+    trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery,
+                              rest_ms: trainRestMs }, [state]);
   };
   Module['attnTrainWorkerStop'] = function (id) {
     trainRuns.delete(id);

@@ -73,14 +73,15 @@ const std::string& rehearsed_state(const std::string& kind) {
   return it == g_rehearsed.end() ? none : it->second;
 }
 
-int start(const std::string& state, double budget_seconds, int sync_every) {
+int start(const std::string& state, double budget_seconds, int sync_every, double rest_seconds) {
   const int id = g_next_id++;
   Run& r = g_runs[id];
   r.sync_every = sync_every;
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ Module["attnTrainWorkerRun"]($0, $1, $2, $3, $4); }, id, state.data(), static_cast<int>(state.size()),
-         budget_seconds * 1000.0, sync_every);
+  EM_ASM({ Module["attnTrainWorkerRun"]($0, $1, $2, $3, $4, $5); }, id, state.data(), static_cast<int>(state.size()),
+         budget_seconds * 1000.0, sync_every, rest_seconds * 1000.0);
 #else
+  (void)rest_seconds;  // the native stand-in delivers every slice at once
   r.start_state = state;
   r.budget = budget_seconds;
 #endif

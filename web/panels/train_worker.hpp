@@ -43,8 +43,10 @@ constexpr double kRehearsalMs = 2000.0;
 /// browser, where they went to the Worker): what a test checks.
 const std::string& rehearsed_state(const std::string& kind);
 /// Starts a run in the Worker from `state` (trainer state bytes): slices of `budget_seconds`,
-/// stopping at every multiple of `sync_every`. Returns the run's id (never 0).
-int start(const std::string& state, double budget_seconds, int sync_every);
+/// stopping at every multiple of `sync_every`, with `rest_seconds` between slices on a machine of
+/// at most two logical cores (the page's glue decides; natively no Worker waits). Returns the
+/// run's id (never 0). The rest delays steps, never changes them: the bits are the same.
+int start(const std::string& state, double budget_seconds, int sync_every, double rest_seconds = 0.0);
 /// Forgets run `id` (0: none): the Worker stops it, its queued and later messages are dropped.
 void stop(int id);
 

@@ -105,6 +105,15 @@ constexpr double kEndSliceSeconds = 0.012;
 /// Seconds of each of the training Worker's slices: after each, its state comes back to the page
 /// (a few hundred kB to decode and copy), so the progress a reader sees moves 20 times a second.
 constexpr double kWorkerSliceSeconds = 0.050;
+/// Seconds the training Worker waits after each slice before the next, on a machine with at most
+/// two logical cores (navigator.hardwareConcurrency; none elsewhere: web/page/attention_lab_api.js).
+/// There the Worker's core is half the machine, and the page's frame, the GPU process's present
+/// (40 ms each with SwiftShader) and the engine compiling the page's own code with its optimising
+/// tier share the other. Measured in headless Chromium on 2 cores, the Learned heads default run,
+/// ten fresh browsers each, alternated: 24 frames over 50 ms without the wait (one run of ten with
+/// none), 12 with it (four with none); wall time 10.1–17.2 s against 10.8–15.7 s. Translate's
+/// run: 15.8 s without, 15.2 s with, no frame over 50 ms either way. 15 ms was slower (13.2–14.7 s).
+constexpr double kWorkerRestSeconds = 0.010;
 
 /// The run's bookkeeping (one per trained panel, a member of its state).
 struct TrainedRun {
@@ -246,7 +255,7 @@ bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr
       r.running = false;
       return true;
     }
-    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every);
+    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every, kWorkerRestSeconds);
     return true;
   }
   const std::vector<train_worker::Message> messages = train_worker::take(r.worker_run);

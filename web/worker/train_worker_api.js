@@ -1,7 +1,7 @@
 // web/worker/train_worker_api.js — appended after the training Worker's emscripten module
 // (--extern-post-js): in a Worker, it answers the page's messages.
 //
-//   page → Worker  {type: 'run', id, state: ArrayBuffer, budget_ms, sync_every}
+//   page → Worker  {type: 'run', id, state: ArrayBuffer, budget_ms, sync_every, rest_ms}
 //                  {type: 'stop', id}
 //                  {type: 'rehearse', state: ArrayBuffer, steps, max_ms}
 //   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer}   after every slice
@@ -10,7 +10,9 @@
 //                  over), "busy" (a run or another rehearsal had the Worker: none) or the error
 //
 // Between slices the Worker yields to its message queue (a MessageChannel, not setTimeout, whose
-// nested calls are clamped to 4 ms), so a 'stop' or a newer 'run' is seen within one slice.
+// nested calls are clamped to 4 ms), so a 'stop' or a newer 'run' is seen within one slice. With
+// rest_ms > 0 (the page asks for it on machines of two cores) the next slice waits that long first,
+// leaving part of the Worker's core to the page's frames; a 'stop' meanwhile ends the run.
 //
 // A rehearsal steps a throwaway copy of a run (slot 1 of train_worker.cpp) while nothing trains:
 // the engine compiles the hot training code with its optimising tier only once that code has run
@@ -67,7 +69,9 @@
       if (wanted === r.id) wanted = 0;
     }
     self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer }, [bytes.buffer]);
-    if (!done) channel.port2.postMessage(r.id);
+    if (done) return;
+    if (r.rest > 0) setTimeout(function () { channel.port2.postMessage(r.id); }, r.rest);
+    else channel.port2.postMessage(r.id);
   }
 
   // The state bytes `buffer` into the module's heap for slot `slot` to begin from: '' when it
@@ -145,7 +149,7 @@
       } catch (err) {
         return fail(d.id, 'the training module stopped: ' + (err && err.message || err));
       }
-      current = { id: d.id, budget: d.budget_ms, sync: d.sync_every };
+      current = { id: d.id, budget: d.budget_ms, sync: d.sync_every, rest: Math.max(0, +d.rest_ms || 0) };
       slice(M);
     }, function (err) { fail(d.id, 'the training module did not load: ' + (err && err.message || err)); });
   };
