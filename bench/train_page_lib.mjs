@@ -70,7 +70,7 @@ export function rehearsalLine(r) {
 /** One line on the Worker's wait between slices (timeTraining's restMs) for a bench's report. */
 export function restLine(ms, cpus) {
   return ms === null || ms === undefined ? 'no run in the Worker'
-    : `${ms} ms after each slice (${cpus} logical cores; the page asks for a rest on at most 2)`;
+    : `${ms} ms after each slice, on this machine of ${cpus} logical cores (a panel's rest applies on at most 2)`;
 }
 
 /**

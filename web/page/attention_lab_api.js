@@ -285,7 +285,7 @@
   };
   // The Worker rests restMs between slices only where its core is half the machine (at most two
   // logical cores, or a browser that does not say): there the page's frames and the GPU process
-  // share the other core (kWorkerRestSeconds in web/panels/trained_run.hpp).
+  // share the other core (kHeadsWorkerRestSeconds in web/panels/trained_run.hpp).
   const fewCores = function () {
     const n = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) : NaN;
     return !(n > 2);

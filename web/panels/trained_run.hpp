@@ -105,15 +105,16 @@ constexpr double kEndSliceSeconds = 0.012;
 /// Seconds of each of the training Worker's slices: after each, its state comes back to the page
 /// (a few hundred kB to decode and copy), so the progress a reader sees moves 20 times a second.
 constexpr double kWorkerSliceSeconds = 0.050;
-/// Seconds the training Worker waits after each slice before the next, on a machine with at most
-/// two logical cores (navigator.hardwareConcurrency; none elsewhere: web/page/attention_lab_api.js).
-/// There the Worker's core is half the machine, and the page's frame, the GPU process's present
-/// (40 ms each with SwiftShader) and the engine compiling the page's own code with its optimising
-/// tier share the other. Measured in headless Chromium on 2 cores, the Learned heads default run,
-/// ten fresh browsers each, alternated: 24 frames over 50 ms without the wait (one run of ten with
-/// none), 12 with it (four with none); wall time 10.1–17.2 s against 10.8–15.7 s. Translate's
-/// run: 15.8 s without, 15.2 s with, no frame over 50 ms either way. 15 ms was slower (13.2–14.7 s).
-constexpr double kWorkerRestSeconds = 0.010;
+/// Seconds the training Worker waits after each slice of a Learned heads run before the next, on a
+/// machine of at most two logical cores (navigator.hardwareConcurrency; none elsewhere:
+/// web/page/attention_lab_api.js). There the Worker's core is half the machine, and the page's
+/// frame, the GPU process's present (about 40 ms each with SwiftShader) and the engine compiling
+/// the page's own code with its optimising tier share the other. Measured in headless Chromium on
+/// 2 cores, the default run, ten fresh browsers each, alternated: 24 frames over 50 ms without the
+/// wait (one run of ten with none), 12 with it (four with none); median wall time 11.5 s against
+/// 12.5 s. 15 ms was slower (13.2–14.7 s) and no better. Translate's run does not wait
+/// (kTranslateWorkerRestSeconds, its panel).
+constexpr double kHeadsWorkerRestSeconds = 0.010;
 
 /// The run's bookkeeping (one per trained panel, a member of its state).
 struct TrainedRun {
@@ -236,7 +237,8 @@ inline bool run_in_worker(const TrainedRun& r, bool done) {
 inline bool run_needs_frames(const TrainedRun& r) { return r.running && !train_worker::waiting(r.worker_run); }
 
 /// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it
-/// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none), the
+/// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none; the
+/// Worker waits `rest_seconds` after each on a machine of two cores, train_worker::start), the
 /// next take the states it sent since the last into `tr` (load_state: the bits the page's own
 /// steps would give), calling `on_state()` after each: those at a multiple of `sync_every`, the
 /// run's last and the newest (a state replaces the whole run; train_worker::take drops the ones in
@@ -246,8 +248,8 @@ inline bool run_needs_frames(const TrainedRun& r) { return r.running && !train_w
 /// frame changed what the panel shows (a state taken, the run handed over or stopped); false when
 /// the Worker sent nothing since.
 template <typename Trainer, typename OnState, typename After>
-bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, OnState&& on_state,
-                     After&& after) {
+bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, double rest_seconds,
+                     OnState&& on_state, After&& after) {
   r.steps_in = "worker";
   if (r.worker_run == 0) {
     std::string state;
@@ -255,7 +257,7 @@ bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr
       r.running = false;
       return true;
     }
-    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every, kWorkerRestSeconds);
+    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every, rest_seconds);
     return true;
   }
   const std::vector<train_worker::Message> messages = train_worker::take(r.worker_run);
