@@ -83,7 +83,7 @@ export function restLine(ms, cpus) {
  * (events turned off), to the first POLL_MS check that found the run over: view(-1).busy (the
  * view's outline, cheap) false after it was true; endedBy says which. Returns {s: the last poll,
  * samples, wallS, endedBy ("event", "not busy", "poll" or "timeout"), frames, restMs (the Worker's
- * wait between slices, attentionLab.trainWorker().rest_ms; null without a Worker run)}.
+ * wait between slices as it reported, attentionLab.trainWorker().rest_ms; null without a Worker run)}.
  */
 export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
   // Frame times while training: the intervals between requestAnimationFrame callbacks, which the

@@ -39,8 +39,9 @@
 //                             per rehearsal asked for (a trained panel's step 0 stepped and thrown
 //                             away when the panel opens, web/worker/train_worker_api.js), once it
 //                             ended: "steps", "time", "run" (a run took over), "busy" (none: the
-//                             Worker was busy) or why it failed; rest_ms, the wait between the
-//                             last run's slices (0 on more than two cores; null before any run)
+//                             Worker was busy) or why it failed; rest_ms, the wait between slices
+//                             the Worker reported with the last run's states (0 on more than two
+//                             cores; null before any state came)
 //   takeEvents()              the host events queued since the last call, oldest first (and empties the
 //                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
 //                             when a "check yourself" question is answered, {type: "trained", panel,
@@ -230,7 +231,7 @@
   let trainWorker = null, trainWorkerError = '';
   const trainRuns = new Set();
   const trainRehearsals = [];
-  let trainRestMs = null;  // the last run's rest between slices (ms); null before any
+  let trainRestMs = null;  // the rest between slices (ms) the Worker reported with the last state; null before any
   Module['attnTrainWorkerAllowed'] = function () {
     if (typeof Worker === 'undefined') return 0;
     try { return new URLSearchParams(location.search).get('train_worker') === '0' ? 0 : 1; } catch (e) { return 1; }
@@ -259,6 +260,7 @@
       }
       if (d.type !== 'state') return;
       if (d.done) trainRuns.delete(d.id);
+      if (typeof d.rest_ms === 'number') trainRestMs = d.rest_ms;
       const bytes = new Uint8Array(d.state), p = _malloc(Math.max(1, bytes.length));
       if (!p) {
         trainRuns.delete(d.id);
@@ -294,9 +296,9 @@
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
     if (!ensureTrainWorker()) return setTimeout(function () { trainFailed(id, trainWorkerError); });
     trainRuns.add(id);
-    trainRestMs = fewCores() ? Math.max(0, Number(restMs) || 0) : 0;
+    const rest = fewCores() ? Math.max(0, Number(restMs) || 0) : 0;
     trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery,
-                              rest_ms: trainRestMs }, [state]);
+                              rest_ms: rest }, [state]);
   };
   Module['attnTrainWorkerStop'] = function (id) {
     trainRuns.delete(id);

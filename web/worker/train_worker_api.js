@@ -4,7 +4,8 @@
 //   page → Worker  {type: 'run', id, state: ArrayBuffer, budget_ms, sync_every, rest_ms}
 //                  {type: 'stop', id}
 //                  {type: 'rehearse', state: ArrayBuffer, steps, max_ms}
-//   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer}   after every slice
+//   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer, rest_ms}   after every slice
+//                  (rest_ms: the wait it keeps before the next slice)
 //                  {type: 'failed', id, message}
 //                  {type: 'rehearsed', steps, ms, ended}   ended: "steps", "time", "run" (one took
 //                  over), "busy" (a run or another rehearsal had the Worker: none) or the error
@@ -26,7 +27,7 @@
   var ready = AttentionLabTrainer();
   var RUN = 0, REHEARSAL = 1;  // train_worker.cpp's slots
   var REHEARSAL_SLICE_MS = 20;
-  var current = null;    // the run being stepped: {id, budget, sync}
+  var current = null;    // the run being stepped: {id, budget, sync, rest (ms after each slice)}
   var wanted = 0;        // the run last asked for and not stopped (it may wait for the module)
   var rehearsal = null;  // {id (< 0), steps (to reach), step (reached), t0, maxMs}
   var rehearsals = 0;
@@ -68,7 +69,7 @@
       current = null;
       if (wanted === r.id) wanted = 0;
     }
-    self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer }, [bytes.buffer]);
+    self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer, rest_ms: r.rest }, [bytes.buffer]);
     if (done) return;
     if (r.rest > 0) setTimeout(function () { channel.port2.postMessage(r.id); }, r.rest);
     else channel.port2.postMessage(r.id);
