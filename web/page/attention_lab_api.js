@@ -288,17 +288,14 @@
   // The Worker rests restMs between slices only where its core is half the machine (at most two
   // logical cores, or a browser that does not say): there the page's frames and the GPU process
   // share the other core (kHeadsWorkerRestSeconds in web/panels/trained_run.hpp).
-  const fewCores = function () {
-    const n = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) : NaN;
-    return !(n > 2);
-  };
+  const fewCores = !(Number(navigator.hardwareConcurrency) > 2);
   Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery, restMs) {
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
     if (!ensureTrainWorker()) return setTimeout(function () { trainFailed(id, trainWorkerError); });
     trainRuns.add(id);
-    const rest = fewCores() ? Math.max(0, Number(restMs) || 0) : 0;
+    // The Worker checks rest_ms (a number >= 0) as it checks the rest of the message.
     trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery,
-                              rest_ms: rest }, [state]);
+                              rest_ms: fewCores ? restMs : 0 }, [state]);
   };
   Module['attnTrainWorkerStop'] = function (id) {
     trainRuns.delete(id);
