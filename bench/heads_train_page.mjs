@@ -17,7 +17,7 @@ import path from 'node:path';
 
 import { openLab } from '../tests/e2e/lib.mjs';
 import {
-  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, rehearsalLine, restLine, resultHead, resultTail, sleep, timeTraining, writeResult,
+  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, rehearsalLine, paceLine, resultHead, resultTail, sleep, timeTraining, writeResult,
 } from './train_page_lib.mjs';
 
 const { site, out, timeoutMs, targetS } = benchOptions('heads_train_page');
@@ -50,7 +50,7 @@ const result = await inChromium(site, async (browser, server) => {
   if (start.status === 'training') throw new Error('the panel is training before set({train: true})');
   const rehearsal = await awaitRehearsal(page);
 
-  const { s, samples, wallS, endedBy, frames, restMs } = await timeTraining(page, 'learned_heads', {
+  const { s, samples, wallS, endedBy, frames, sliceMs, restMs } = await timeTraining(page, 'learned_heads', {
     poll, finished: (x) => x.status === 'done' || x.status !== 'training', timeoutMs,
   });
   const timedOut = s.status !== 'done' && wallS * 1000 > timeoutMs;
@@ -67,6 +67,7 @@ const result = await inChromium(site, async (browser, server) => {
     inputs: start.inputs,
     before: { status: start.status, source: start.source ?? null, checkpoint: start.checkpoint ?? null },
     rehearsal,
+    worker_slice_ms: sliceMs,
     worker_rest_ms: restMs,
     source: h.source ?? null,
     steps_in: h.steps_in ?? null,
@@ -101,7 +102,7 @@ console.log(`configuration      seed ${c.seed}, ${c.steps} steps, lr ${c.lr}, ${
 if (R.timed_out) console.log(`TIMEOUT            after ${R.wall_s.toFixed(1)} s at step ${R.step} of ${R.total} (cap ${timeoutMs / 60000} min)`);
 console.log(`before training    ${R.before.status}${R.before.checkpoint ? ` (shipped checkpoint ${R.before.checkpoint}; train starts over at step 0)` : ''}`);
 console.log(`rehearsal          ${rehearsalLine(R.rehearsal)}`);
-console.log(`Worker's rest      ${restLine(R.worker_rest_ms, R.cpus)}`);
+console.log(`Worker's pace      ${paceLine(R.worker_slice_ms, R.worker_rest_ms, R.cpus)}`);
 console.log(`total steps        ${R.step} of ${R.total} (${R.status}), steps in the ${R.steps_in === 'worker' ? 'Web Worker' : 'page\'s frames'}`);
 console.log(`wall time          ${R.wall_s.toFixed(1)} s from set({train: true}) to the "trained" event`);
 console.log(`steps/s            mean ${R.steps_per_second_mean.toFixed(1)} (${R.samples.length} samples of the page's rate); ` +

@@ -9,7 +9,7 @@
 // "## Training" section, else at the end of the file; it is also printed. --failed writes a note
 // instead of figures (the benchmark did not run), so stale figures do not stand for a new run.
 import fs from 'node:fs';
-import { rehearsalLine, restLine } from './train_page_lib.mjs';
+import { afterSlice, rehearsalLine, paceLine } from './train_page_lib.mjs';
 
 // bench/train_report.mjs keeps a subsection with this heading when it rewrites the Training section.
 const HEADS_PAGE_HEADING = '### Learned heads: time to train in the page';
@@ -42,7 +42,7 @@ if (failed || !fs.existsSync(input)) {
     'from that call to the page\'s "trained" event (on the page\'s clock; it includes the ' +
     'interventions the run measures after its last step; `state()` is sampled every 2 s). ' +
     (r.steps_in === 'worker'
-      ? 'The steps ran in the training Web Worker (`steps_in` "worker"): the page\'s frames take its newest state (one after each 50 ms slice; a state a newer one replaces before a frame comes is dropped) and every snapshot step\'s, and draw; an animation frame in which no state came draws nothing (it would draw the same picture), so frames drawn/s is about the Worker\'s slice rate; the interventions after the last step are measured in the page\'s frames, at most 12 ms of them per frame (one pass over the held-out batch). '
+      ? 'The steps ran in the training Web Worker (`steps_in` "worker"): the page\'s frames take its newest state (one ' + afterSlice(r.worker_slice_ms) + '; a state a newer one replaces before a frame comes is dropped) and every snapshot step\'s, and draw; an animation frame in which no state came draws nothing (it would draw the same picture), so frames drawn/s is about the Worker\'s slice rate; the interventions after the last step are measured in the page\'s frames, at most 12 ms of them per frame (one pass over the held-out batch). '
       : 'Training runs in slices of about 30 ms per frame (at least one step), in the page\'s thread (`steps_in` "' + (r.steps_in ?? 'page') + '"). ') +
     'The rate is what a reader sees, drawing included. steps/s: the mean of the page\'s own rate sampled ' +
     'while training, and steps over wall time. Accuracy: held-out, on the predictable positions of the last ' +
@@ -51,7 +51,7 @@ if (failed || !fs.existsSync(input)) {
     (r.before?.checkpoint ? ` The panel opened with the shipped checkpoint ${r.before.checkpoint} (status "${r.before.status}"); ` +
       'training starts over at step 0 from the same initial weights.' : '') +
     (r.rehearsal !== undefined ? ` Before Train, ${rehearsalLine(r.rehearsal)} (the bench waits for it, as a reader reading the panel gives it time).` : '') +
-    (r.worker_rest_ms !== undefined ? ` The Worker's rest between slices: ${restLine(r.worker_rest_ms, r.cpus)}.` : ''));
+    (r.worker_rest_ms !== undefined ? ` The Worker's slices and rest: ${paceLine(r.worker_slice_ms, r.worker_rest_ms, r.cpus)}.` : ''));
   push();
   push(`| configuration | steps | wall s | steps/s (mean) | steps/s (overall) | frames drawn/s | held-out accuracy | best induction | best previous-token | ≤ ${r.target_s} s |`);
   push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');

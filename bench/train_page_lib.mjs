@@ -67,10 +67,16 @@ export function rehearsalLine(r) {
     : 'no rehearsal by the Worker before Train';
 }
 
-/** One line on the Worker's wait between slices (timeTraining's restMs) for a bench's report. */
-export function restLine(ms, cpus) {
-  return ms === null || ms === undefined ? 'no run in the Worker'
-    : `${ms} ms after each slice, on this machine of ${cpus} logical cores (a panel's rest applies on at most 2)`;
+/** One line on the Worker's slices and its wait after each (timeTraining's sliceMs, restMs) for a bench's report. */
+export function paceLine(sliceMs, restMs, cpus) {
+  return restMs === null || restMs === undefined ? 'no run in the Worker'
+    : `${sliceMs === null || sliceMs === undefined ? 'slices' : `slices of ${sliceMs} ms`}, ${restMs} ms of rest after each, ` +
+      `on this machine of ${cpus} logical cores (a panel's rest applies on at most 2)`;
+}
+
+/** "after each N ms slice" (timeTraining's sliceMs), or "after each slice" when no Worker reported one. */
+export function afterSlice(ms) {
+  return ms === null || ms === undefined ? 'after each slice' : `after each ${ms} ms slice`;
 }
 
 /**
@@ -82,8 +88,9 @@ export function restLine(ms, cpus) {
  * wallS runs, on the page's clock, from the set() call to the event (±1 frame). Without it
  * (events turned off), to the first POLL_MS check that found the run over: view(-1).busy (the
  * view's outline, cheap) false after it was true; endedBy says which. Returns {s: the last poll,
- * samples, wallS, endedBy ("event", "not busy", "poll" or "timeout"), frames, restMs (the Worker's
- * wait between slices as it reported, attentionLab.trainWorker().rest_ms; null without a Worker run)}.
+ * samples, wallS, endedBy ("event", "not busy", "poll" or "timeout"), frames, sliceMs and restMs (the
+ * Worker's slices and its wait between them as it reported them, attentionLab.trainWorker()'s
+ * slice_ms and rest_ms; null without a Worker run)}.
  */
 export async function timeTraining(page, key, { poll, finished, check = () => {}, timeoutMs }) {
   // Frame times while training: the intervals between requestAnimationFrame callbacks, which the
@@ -137,10 +144,11 @@ export async function timeTraining(page, key, { poll, finished, check = () => {}
     const f = window.__trainFrames;
     f.on = false;
     const w = window.attentionLab.trainWorker ? window.attentionLab.trainWorker() : null;
-    return { times: f.times, t0: f.t0, now: performance.now(), restMs: w ? w.rest_ms : null };
+    return { times: f.times, t0: f.t0, now: performance.now(), sliceMs: w ? w.slice_ms : null, restMs: w ? w.rest_ms : null };
   });
   const wallS = ((endedAt !== null ? endedAt : rec.now) - rec.t0) / 1000;
-  return { s, samples, wallS, endedBy, frames: frameStats(rec.times), restMs: rec.restMs ?? null };
+  return { s, samples, wallS, endedBy, frames: frameStats(rec.times), sliceMs: rec.sliceMs ?? null,
+           restMs: rec.restMs ?? null };
 }
 
 /** Frame-time figures (ms) of a list of frame intervals: count, median, 95th percentile, largest,

@@ -19,7 +19,7 @@ import path from 'node:path';
 
 import { openLab } from '../tests/e2e/lib.mjs';
 import {
-  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, rehearsalLine, restLine, resultHead, resultTail, sleep, timeTraining, writeResult,
+  awaitRehearsal, benchOptions, inChromium, load, POLL_MS, afterSlice, rehearsalLine, paceLine, resultHead, resultTail, sleep, timeTraining, writeResult,
 } from './train_page_lib.mjs';
 
 const HEADING = '### Translate: time to train in the page';
@@ -43,7 +43,7 @@ const result = await inChromium(site, async (browser, server) => {
     await sleep(POLL_MS);
   }
   const rehearsal = await awaitRehearsal(page);
-  const { s, samples, wallS, endedBy, frames, restMs } = await timeTraining(page, 'translate', {
+  const { s, samples, wallS, endedBy, frames, sliceMs, restMs } = await timeTraining(page, 'translate', {
     poll: () => page.evaluate(() => {
       const h = window.attentionLab.state().translate;
       return { step: h.step, total: h.total, running: h.running, sps: h.steps_per_second, frames: window.attentionLab.frames(), error: h.error };
@@ -67,6 +67,7 @@ const result = await inChromium(site, async (browser, server) => {
     sizes: `E = H = A = ${h.inputs.hidden}, batch 16, Adam lr ${h.inputs.lr}, clip 1`,
     before: { source: start.source, checkpoint: start.checkpoint.status },
     rehearsal,
+    worker_slice_ms: sliceMs,
     worker_rest_ms: restMs,
     steps_in: h.steps_in ?? null,
     timed_out: timedOut,
@@ -97,14 +98,14 @@ lines.push('');
 lines.push(`Panel \`translate\` at its defaults (seed ${R.inputs.seed}, ${R.inputs.steps} steps, ${R.sizes}), both models ` +
   `trained from step 0 with \`set({translate: {train: true}})\`; wall time until the run is done, the test set's ` +
   'greedy decoding included. ' + (R.steps_in === 'worker'
-    ? 'The steps and validation passes ran in the training Web Worker (`steps_in` "worker"), the page\'s frames taking its state after each 50 ms slice; the test set\'s decoding after the last step runs in the page\'s frames, at most 12 ms of it per frame. The bench waits until the Worker has rehearsed the run (as it does while a reader reads the panel) before pressing Train.'
+    ? 'The steps and validation passes ran in the training Web Worker (`steps_in` "worker"), the page\'s frames taking its state ' + afterSlice(R.worker_slice_ms) + '; the test set\'s decoding after the last step runs in the page\'s frames, at most 12 ms of it per frame. The bench waits until the Worker has rehearsed the run (as it does while a reader reads the panel) before pressing Train.'
     : 'Training ran in slices of about 30 ms per frame in the page\'s thread.'));
 lines.push('');
 lines.push('| figure | value |');
 lines.push('|---|---|');
 lines.push(`| wall time | ${R.timed_out ? 'timed out after ' : ''}${R.wall_s.toFixed(1)} s (target ≤ ${R.target_s} s: ${R.time_verdict}) |`);
 lines.push(`| before Train | ${rehearsalLine(R.rehearsal)} |`);
-lines.push(`| Worker's rest between slices | ${restLine(R.worker_rest_ms, R.cpus)} |`);
+lines.push(`| Worker's slices and rest | ${paceLine(R.worker_slice_ms, R.worker_rest_ms, R.cpus)} |`);
 lines.push(`| steps | ${R.step} of ${R.total}, ${R.steps_per_second_overall.toFixed(1)} steps/s overall (both models) |`);
 lines.push(`| frame time while training | median ${R.frames.median_ms} ms, 95th percentile ${R.frames.p95_ms} ms, largest ` +
   `${R.frames.max_ms} ms; ${R.frames.over_budget} of ${R.frames.count} frames over ${R.frames.budget_ms} ms ` +

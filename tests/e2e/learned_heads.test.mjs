@@ -167,11 +167,14 @@ test('learned heads: opens trained from the checkpoint fetched with the panel, a
   assert.deepEqual(s.latest, shipped.latest, 'the held-out figures of step 1800');
   assert.deepEqual(s.interventions, shipped.interventions, 'ablation and patching figures');
   // On a machine of two cores the Worker rested between its slices (the bits above are still the
-  // checkpoint's); with more cores it does not. rest_ms is what the Worker sent with its states.
-  const rest = await page.evaluate(() => ({ ms: window.attentionLab.trainWorker().rest_ms, cores: navigator.hardwareConcurrency }));
-  assert.equal(rest.ms, rest.cores > 2 ? 0 : 10, 'the Worker\'s rest between slices: ' + JSON.stringify(rest));
+  // checkpoint's); with more cores it does not. slice_ms and rest_ms are what the Worker sent with
+  // its states (kHeadsWorkerPace: 100 ms slices, 20 ms of rest).
+  const rest = await page.evaluate(() => { const w = window.attentionLab.trainWorker();
+    return { ms: w.rest_ms, slice: w.slice_ms, cores: navigator.hardwareConcurrency }; });
+  assert.equal(rest.slice, 100, 'the Worker\'s slices: ' + JSON.stringify(rest));
+  assert.equal(rest.ms, rest.cores > 2 ? 0 : 20, 'the Worker\'s rest between slices: ' + JSON.stringify(rest));
   console.log(`# trained the default run in the page: ${((Date.now() - t0) / 1000).toFixed(1)} s (the Worker rested ${rest.ms} ms ` +
-    `between slices on ${rest.cores} cores)`);
+    `after each ${rest.slice} ms slice on ${rest.cores} cores)`);
 }));
 
 test('learned heads: the training Worker and the page\'s own frames give the same run, bit for bit', async () => {

@@ -141,8 +141,11 @@ test('translate: train from step 0, pause, continue, refuse bad inputs, a link',
   assert.equal((await h.state()).step, pausedAt, 'paused: the step stays');
 
   assert.equal(s.steps_in, 'worker', 'the steps ran in the training Web Worker');
-  // Unlike Learned heads' run, this one does not rest between its slices, on any machine.
-  assert.equal((await page.evaluate(() => window.attentionLab.trainWorker())).rest_ms, 0, 'no rest between the slices');
+  // Unlike Learned heads' run, this one does not rest between its slices, on any machine
+  // (kTranslateWorkerPace).
+  const pace = await page.evaluate(() => window.attentionLab.trainWorker());
+  assert.equal(pace.rest_ms, 0, 'no rest between the slices');
+  assert.equal(pace.slice_ms, 100, 'the Worker\'s slices');
   r = await h.set({ continue: true });
   assert.equal(r.ok, true);
   await h.waitStep(pausedAt + 5);

@@ -39,9 +39,10 @@
 //                             per rehearsal asked for (a trained panel's step 0 stepped and thrown
 //                             away when the panel opens, web/worker/train_worker_api.js), once it
 //                             ended: "steps", "time", "run" (a run took over), "busy" (none: the
-//                             Worker was busy) or why it failed; rest_ms, the wait between slices
-//                             the Worker reported with the last run's states (0 on more than two
-//                             cores; null before any state came)
+//                             Worker was busy) or why it failed; slice_ms and rest_ms, the length of
+//                             the Worker's slices and its wait between them, as it reported them
+//                             with the last run's states (rest_ms 0 on more than two cores; both
+//                             null before any state came)
 //   takeEvents()              the host events queued since the last call, oldest first (and empties the
 //                             queue): {type: "answered", panel, question, prompt, choice, answer, correct}
 //                             when a "check yourself" question is answered, {type: "trained", panel,
@@ -142,7 +143,7 @@
     fitProbe: function (px) { Module['_attn_app_fit_probe'](px | 0); },
     drawnPixels: function () { return Module['_attn_app_drawn_pixels'](); },
     redrawAll: function () { Module['_attn_app_redraw_all'](); },
-    trainWorker: function () { return { created: !!trainWorker, rehearsals: trainRehearsals.slice(), rest_ms: trainRestMs }; },
+    trainWorker: function () { return { created: !!trainWorker, rehearsals: trainRehearsals.slice(), slice_ms: trainSliceMs, rest_ms: trainRestMs }; },
     locate: function (label) {
       Module['_attn_app_locate_begin']();
       return api.nextFrame().then(function () { return api.nextFrame(); }).then(function () {
@@ -231,7 +232,8 @@
   let trainWorker = null, trainWorkerError = '';
   const trainRuns = new Set();
   const trainRehearsals = [];
-  let trainRestMs = null;  // the rest between slices (ms) the Worker reported with the last state; null before any
+  // The slices' length and the rest between them (ms) the Worker reported with the last state; null before any.
+  let trainSliceMs = null, trainRestMs = null;
   Module['attnTrainWorkerAllowed'] = function () {
     if (typeof Worker === 'undefined') return 0;
     try { return new URLSearchParams(location.search).get('train_worker') === '0' ? 0 : 1; } catch (e) { return 1; }
@@ -260,6 +262,7 @@
       }
       if (d.type !== 'state') return;
       if (d.done) trainRuns.delete(d.id);
+      if (typeof d.slice_ms === 'number') trainSliceMs = d.slice_ms;
       if (typeof d.rest_ms === 'number') trainRestMs = d.rest_ms;
       const bytes = new Uint8Array(d.state), p = _malloc(Math.max(1, bytes.length));
       if (!p) {
@@ -287,13 +290,13 @@
   };
   // The Worker rests restMs between slices only where its core is half the machine (at most two
   // logical cores, or a browser that does not say): there the page's frames and the GPU process
-  // share the other core (kHeadsWorkerRestSeconds in web/panels/trained_run.hpp).
+  // share the other core (WorkerPace in web/panels/trained_run.hpp).
   const fewCores = !(Number(navigator.hardwareConcurrency) > 2);
   Module['attnTrainWorkerRun'] = function (id, ptr, size, budgetMs, syncEvery, restMs) {
     const state = HEAPU8.slice(ptr, ptr + size).buffer;
     if (!ensureTrainWorker()) return setTimeout(function () { trainFailed(id, trainWorkerError); });
     trainRuns.add(id);
-    // The Worker checks rest_ms (a number >= 0) as it checks the rest of the message.
+    // The Worker checks budget_ms and rest_ms (numbers >= 0) as it checks the rest of the message.
     trainWorker.postMessage({ type: 'run', id: id, state: state, budget_ms: budgetMs, sync_every: syncEvery,
                               rest_ms: fewCores ? restMs : 0 }, [state]);
   };

@@ -416,7 +416,7 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
     // Every snapshot step is one of the states (the Worker stops there): the snapshots are the
     // ones the page's own steps take.
     // The frame changes only when a state came: otherwise nothing is redrawn (platform/damage.hpp).
-    if (run_worker_tick(h.error, h.run, tr, kSnapshotEvery, kHeadsWorkerRestSeconds, [&] {
+    if (run_worker_tick(h.error, h.run, tr, kSnapshotEvery, kHeadsWorkerPace, [&] {
           if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
         }, [&] { rebuild_curve(h); }))
       ++s.generation;

@@ -102,19 +102,25 @@ constexpr double kTrainSliceSeconds = 0.030;
 /// evaluation of the held-out batch; a few test sentences decoded), so with a training slice's
 /// budget two or three shared a frame and took it past 50 ms; at this budget a frame holds one.
 constexpr double kEndSliceSeconds = 0.012;
-/// Seconds of each of the training Worker's slices: after each, its state comes back to the page
-/// (a few hundred kB to decode and copy), so the progress a reader sees moves 20 times a second.
-constexpr double kWorkerSliceSeconds = 0.050;
-/// Seconds the training Worker waits after each slice of a Learned heads run before the next, on a
-/// machine of at most two logical cores (navigator.hardwareConcurrency; none elsewhere:
-/// web/page/attention_lab_api.js). There the Worker's core is half the machine, and the page's
-/// frame, the GPU process's present (about 40 ms each with SwiftShader) and the engine compiling
-/// the page's own code with its optimising tier share the other. Measured in headless Chromium on
-/// 2 cores, the default run, ten fresh browsers each, alternated: 24 frames over 50 ms without the
-/// wait (one run of ten with none), 12 with it (four with none); median wall time 11.5 s against
-/// 12.5 s. 15 ms was slower (13.2–14.7 s) and no better. Translate's run does not wait
-/// (kTranslateWorkerRestSeconds, its panel).
-constexpr double kHeadsWorkerRestSeconds = 0.010;
+/// How the training Worker paces a panel's run: it steps for `slice_seconds`, sends its state back
+/// to the page (0.3 MB for Learned heads, 1.6 MB for the Translate pair, to encode, copy and
+/// decode; the page then draws a frame), and on a machine of at
+/// most two logical cores (navigator.hardwareConcurrency; never elsewhere:
+/// web/page/attention_lab_api.js) waits `rest_seconds` before the next slice. There the Worker's
+/// core is half the machine, and the page's frame, the GPU process's present (about 40 ms each with
+/// SwiftShader) and the engine compiling the page's own code with its optimising tier share the
+/// other. Measured, the more of its time the Worker rests, the fewer frames pass 50 ms and the
+/// slower the run; longer slices cost fewer encodes, decodes and drawn frames.
+struct WorkerPace {
+  double slice_seconds;
+  double rest_seconds;
+};
+/// The Learned heads run's pace. Measured in headless Chromium on 2 cores, the default run, eight
+/// fresh browsers each, alternated: 50 ms slices with a 10 ms rest took 10.1–15.5 s (median 13.3)
+/// with 8 frames over 50 ms; 100 ms with 20 ms (the same share of rest) 10.1–14.9 s (median
+/// 11.2) with 10; 100 ms with 10 ms 8.6–13.5 s (median 10.9) but 24. Earlier, at 50 ms slices:
+/// no rest gave 24 frames over 50 ms in ten runs against 12 with 10 ms.
+constexpr WorkerPace kHeadsWorkerPace{0.100, 0.020};
 
 /// The run's bookkeeping (one per trained panel, a member of its state).
 struct TrainedRun {
@@ -238,7 +244,7 @@ inline bool run_needs_frames(const TrainedRun& r) { return r.running && !train_w
 
 /// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it
 /// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none; the
-/// Worker waits `rest_seconds` after each on a machine of two cores, train_worker::start), the
+/// Worker paces it as `pace` says, train_worker::start), the
 /// next take the states it sent since the last into `tr` (load_state: the bits the page's own
 /// steps would give), calling `on_state()` after each: those at a multiple of `sync_every`, the
 /// run's last and the newest (a state replaces the whole run; train_worker::take drops the ones in
@@ -248,7 +254,7 @@ inline bool run_needs_frames(const TrainedRun& r) { return r.running && !train_w
 /// frame changed what the panel shows (a state taken, the run handed over or stopped); false when
 /// the Worker sent nothing since.
 template <typename Trainer, typename OnState, typename After>
-bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, double rest_seconds,
+bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr, int sync_every, const WorkerPace& pace,
                      OnState&& on_state, After&& after) {
   r.steps_in = "worker";
   if (r.worker_run == 0) {
@@ -257,7 +263,7 @@ bool run_worker_tick(std::optional<ErrorInfo>& error, TrainedRun& r, Trainer& tr
       r.running = false;
       return true;
     }
-    r.worker_run = train_worker::start(state, kWorkerSliceSeconds, sync_every, rest_seconds);
+    r.worker_run = train_worker::start(state, pace.slice_seconds, sync_every, pace.rest_seconds);
     return true;
   }
   const std::vector<train_worker::Message> messages = train_worker::take(r.worker_run);

@@ -32,10 +32,13 @@ namespace {
 
 constexpr int kCurvePoints = 300;
 constexpr int kMaxSteps = 5000;  // ~100 s of wasm per 1000 steps at H 64: more would not finish in a visit
-// The Worker does not wait between this run's slices (kHeadsWorkerRestSeconds does for Learned
-// heads): alternated in headless Chromium on 2 cores, three runs each, a 10 ms wait gave 17.5–23.4 s
-// against 15.6–21.6 s, near the 20 s target, with no fewer frames over 50 ms (4 against 2).
-constexpr double kTranslateWorkerRestSeconds = 0.0;
+// The Worker's pace for this run (WorkerPace): 100 ms slices and no rest between them, on any
+// machine. Alternated in headless Chromium on 2 cores, the default pair, 14 fresh browsers each
+// (the machine ran slow): 50 ms slices took 12.6–22.1 s (median 17.2, three runs over the 20 s
+// target) against 12.2–19.6 s (median 14.6, none over) at 100 ms, for 6 frames over 50 ms in all
+// against 10. A 10 ms rest after each 100 ms slice: 14.1–19.6 s and 6 frames in 6 runs; after
+// each 50 ms slice, earlier, 17.5–23.4 s in 3 runs.
+constexpr WorkerPace kTranslateWorkerPace{0.100, 0.0};
 
 [[noreturn]] void invalid(const std::string& message) { run_invalid(message); }
 
@@ -550,7 +553,7 @@ bool tick_translate(AppState& s, double budget_seconds) {
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
   if (run_in_worker(t.run, tr.done())) {
-    if (run_worker_tick(t.error, t.run, tr, 0, kTranslateWorkerRestSeconds, [] {}, [&] { rebuild_curve(t); })) ++s.generation;
+    if (run_worker_tick(t.error, t.run, tr, 0, kTranslateWorkerPace, [] {}, [&] { rebuild_curve(t); })) ++s.generation;
     return true;
   }
   if (!tr.done()) t.run.steps_in = "page";

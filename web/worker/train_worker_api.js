@@ -4,8 +4,9 @@
 //   page → Worker  {type: 'run', id, state: ArrayBuffer, budget_ms, sync_every, rest_ms}
 //                  {type: 'stop', id}
 //                  {type: 'rehearse', state: ArrayBuffer, steps, max_ms}
-//   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer, rest_ms}   after every slice
-//                  (rest_ms: the wait it keeps before the next slice)
+//   Worker → page  {type: 'state', id, step, done, state: ArrayBuffer, slice_ms, rest_ms}   after
+//                  every slice (slice_ms: its slices' length; rest_ms: the wait it keeps before the
+//                  next slice)
 //                  {type: 'failed', id, message}
 //                  {type: 'rehearsed', steps, ms, ended}   ended: "steps", "time", "run" (one took
 //                  over), "busy" (a run or another rehearsal had the Worker: none) or the error
@@ -69,7 +70,7 @@
       current = null;
       if (wanted === r.id) wanted = 0;
     }
-    self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer, rest_ms: r.rest }, [bytes.buffer]);
+    self.postMessage({ type: 'state', id: r.id, step: step, done: done, state: bytes.buffer, slice_ms: r.budget, rest_ms: r.rest }, [bytes.buffer]);
     if (done) return;
     if (r.rest > 0) setTimeout(function () { channel.port2.postMessage(r.id); }, r.rest);
     else channel.port2.postMessage(r.id);
@@ -150,7 +151,7 @@
       } catch (err) {
         return fail(d.id, 'the training module stopped: ' + (err && err.message || err));
       }
-      current = { id: d.id, budget: d.budget_ms, sync: d.sync_every, rest: Math.max(0, +d.rest_ms || 0) };
+      current = { id: d.id, budget: Math.max(0, +d.budget_ms || 0), sync: d.sync_every | 0, rest: Math.max(0, +d.rest_ms || 0) };
       slice(M);
     }, function (err) { fail(d.id, 'the training module did not load: ' + (err && err.message || err)); });
   };
