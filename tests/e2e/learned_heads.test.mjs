@@ -30,14 +30,18 @@ test('learned heads: train, pause, continue, refuse a bad input, interventions',
 
   let r = await h.set({ train: true });
   assert.equal(r.ok, true, JSON.stringify(r));
-  // The page keeps drawing while it trains (a frame for each state the Worker sends, about 20 a
-  // second): counted over at least a second, as a rehearsed Worker can reach step 50 in a third.
+  // The page keeps drawing while it trains (a frame for each state the Worker sends, one per slice
+  // and its rest: about 8 a second): counted over at least a second, as a rehearsed Worker can
+  // reach step 50 in a third, against half the states the Worker's pace allows in that time.
   const f0 = await page.evaluate(() => window.attentionLab.state().frames);
   const trainedAt = Date.now();
   await h.waitStep(50);
   await sleep(Math.max(0, 1000 - (Date.now() - trainedAt)));
   const f1 = await page.evaluate(() => window.attentionLab.state().frames);
-  assert.ok(f1 - f0 >= 10, `frames drawn while training: ${f1 - f0}`);
+  const elapsed = Date.now() - trainedAt;
+  const pace = await page.evaluate(() => window.attentionLab.trainWorker());
+  const states = elapsed / (pace.slice_ms + pace.rest_ms);
+  assert.ok(f1 - f0 >= Math.floor(states / 2), `frames drawn while training: ${f1 - f0} in ${elapsed} ms (${JSON.stringify(pace)})`);
   s = await h.state();
   assert.equal(s.losses.stride, 1);
   const tr = s.losses.train;
