@@ -394,7 +394,8 @@ void check_train_worker(Driver& d, app::App& a) {
   d.frames(1);  // the run handed over
   const int hidden = a.state().learned_heads.run.worker_run;
   const int slices = app::train_worker::run_posted_natively();
-  expect(slices > 4, "the Worker ran the whole run in slices (" + std::to_string(slices) + ")");
+  // At least one slice per snapshot interval (steps 0–100, 100–200, 200–230): slices stop there.
+  expect(slices >= 3, "the Worker ran the whole run in slices (" + std::to_string(slices) + ")");
   std::vector<app::train_worker::Message> queued = app::train_worker::take(hidden);
   std::vector<int> queued_steps;
   for (const auto& m : queued) queued_steps.push_back(m.step);

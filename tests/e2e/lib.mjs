@@ -190,8 +190,8 @@ export async function scrolledScreenshots(page, dir, name, stops) {
 
 /**
  * A trained panel's part of window.attentionLab (key: 'learned_heads', 'translate'): state(),
- * set(patch), frames(n) and waitStep(min), which polls every `pollMs` until the training reaches
- * step `min` and throws if it stops first or takes longer than `timeoutMs`.
+ * set(patch), frames(n), waitStep(min), which polls every `pollMs` until the training reaches
+ * step `min` and throws if it stops first or takes longer than `timeoutMs`, and framesWhileWorkerTrains.
  */
 export function trainingPanel(page, key, { timeoutMs, pollMs }) {
   return {
@@ -207,6 +207,26 @@ export function trainingPanel(page, key, { timeoutMs, pollMs }) {
         if (Date.now() - t0 > waitMs) throw new Error(`step ${s.step} after ${waitMs} ms, waiting for ${min}`);
         await sleep(pollMs);
       }
+    },
+    /**
+     * Frames the page drew while its run trained in the Worker: from the first state taken (step
+     * > 0, so the Worker's start-up is not counted) until step `min` and at least `atLeastMs`.
+     * Returns {drawn, ms, pace: trainWorker() ({slice_ms, rest_ms} as the Worker reported),
+     * states: the states its slices and rests allow in that time}. The page draws a frame for each
+     * state it takes (one per slice, more at sync steps, fewer when two come between frames).
+     */
+    async framesWhileWorkerTrains(min, atLeastMs = 1000) {
+      await this.waitStep(1);
+      const f0 = await page.evaluate(() => window.attentionLab.state().frames);
+      const t0 = Date.now();
+      await this.waitStep(min);
+      await sleep(Math.max(0, atLeastMs - (Date.now() - t0)));
+      const f1 = await page.evaluate(() => window.attentionLab.state().frames);
+      const ms = Date.now() - t0;
+      const pace = await page.evaluate(() => window.attentionLab.trainWorker());
+      if (typeof pace.slice_ms !== 'number' || typeof pace.rest_ms !== 'number')
+        throw new Error('no Worker run reported its pace: ' + JSON.stringify(pace));
+      return { drawn: f1 - f0, ms, pace, states: ms / (pace.slice_ms + pace.rest_ms) };
     },
   };
 }

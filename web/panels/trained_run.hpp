@@ -102,15 +102,15 @@ constexpr double kTrainSliceSeconds = 0.030;
 /// evaluation of the held-out batch; a few test sentences decoded), so with a training slice's
 /// budget two or three shared a frame and took it past 50 ms; at this budget a frame holds one.
 constexpr double kEndSliceSeconds = 0.012;
-/// How the training Worker paces a panel's run: it steps for `slice_seconds`, sends its state back
-/// to the page (0.3 MB for Learned heads, 1.6 MB for the Translate pair, to encode, copy and
-/// decode; the page then draws a frame), and on a machine of at
-/// most two logical cores (navigator.hardwareConcurrency; never elsewhere:
-/// web/page/attention_lab_api.js) waits `rest_seconds` before the next slice. There the Worker's
-/// core is half the machine, and the page's frame, the GPU process's present (about 40 ms each with
-/// SwiftShader) and the engine compiling the page's own code with its optimising tier share the
-/// other. Measured, the more of its time the Worker rests, the fewer frames pass 50 ms and the
-/// slower the run; longer slices cost fewer encodes, decodes and drawn frames.
+/// How the training Worker paces a panel's run: it steps for `slice_seconds` (a Learned heads slice
+/// also ends at each snapshot step), sends its state back to the page (0.3 MB for Learned heads,
+/// 1.6 MB for the Translate pair, to encode, copy and decode; the page draws a frame with the
+/// newest it took), and on a machine of at most two logical cores (navigator.hardwareConcurrency,
+/// or a browser that does not say; never elsewhere: web/page/attention_lab_api.js) waits
+/// `rest_seconds` before the next slice. There the Worker's core is half the machine, and the
+/// page's frame, the GPU process's present (about 40 ms each with SwiftShader) and the engine
+/// compiling the page's own code with its optimising tier share the other. Each panel's figures
+/// were measured for its own run (below, and translate.cpp).
 struct WorkerPace {
   double slice_seconds;
   double rest_seconds;

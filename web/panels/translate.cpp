@@ -33,7 +33,7 @@ namespace {
 constexpr int kCurvePoints = 300;
 constexpr int kMaxSteps = 5000;  // ~100 s of wasm per 1000 steps at H 64: more would not finish in a visit
 // The Worker's pace for this run (WorkerPace): 100 ms slices and no rest between them, on any
-// machine. Alternated in headless Chromium on 2 cores, the default pair, 14 fresh browsers each
+// machine. Alternated in headless Chromium on 2 cores, the default pair, 12 fresh browsers each
 // (the machine ran slow): 50 ms slices took 12.6–22.1 s (median 17.2, three runs over the 20 s
 // target) against 12.2–19.6 s (median 14.6, none over) at 100 ms, for 6 frames over 50 ms in all
 // against 10. A 10 ms rest after each 100 ms slice: 14.1–19.6 s and 6 frames in 6 runs; after
