@@ -135,17 +135,17 @@ test('numbers typed into fields: NaN, infinity, huge values, huge d_model and he
   await page.keyboard.up('Control');
   // The slider turns into a text field once the page's frames have taken the click in (on a
   // loaded machine that can take more than two frames; ImGui reports it a frame later).
-  let typing = false;
-  for (let i = 0; i < 60 && !typing; ++i) {
-    await frames(page, 1);
-    typing = (await page.evaluate(() => window.attentionLab.inputState())).want_text;
-  }
+  await frames(page, 1);
+  const typing = await page.evaluate(async () => {
+    const lab = window.attentionLab;
+    for (let i = 0; i < 60 && !lab.inputState().want_text; ++i) await lab.nextFrame();
+    return lab.inputState().want_text;
+  });
   assert.ok(typing, 'Ctrl+click turned the heads slider into a text field');
   await page.evaluate((t) => navigator.clipboard.writeText(t), '1000000');
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Control+V');
-  await frames(page, 2);
-  for (let i = 0; i < 60 && (await page.evaluate(() => window.attentionLab.inputState())).pending_input > 0; ++i) await frames(page, 1);
+  await frames(page, 2);  // frames() also waits until the pasted input is taken
   await page.keyboard.press('Enter');
   await frames(page, 3);
   h = await heads(page);

@@ -1,7 +1,7 @@
 // Browser test of the Learned heads panel: opened by ?panel=learned_heads (a link parameter sets
 // an input), training started through set({learned_heads: {train: true}}) runs in the training
-// Worker's slices while the page keeps drawing; the loss of steps 41–50 is below that of steps 1–10;
-// pausing holds the step, continuing resumes from the same step with the same losses; a bad input
+// Worker's slices while the page keeps drawing; the loss of steps 41–50 is below that of steps
+// 1–10; pausing holds the step, continuing resumes from the same step with the same losses; a bad input
 // (heads 3) is refused with the last good state kept; the interventions run on demand when
 // paused. The default run opens trained from its checkpoint, fetched only when the panel opens,
 // and Train reproduces it to the bit; the extrapolation study runs in slices and pauses.

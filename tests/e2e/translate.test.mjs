@@ -1,8 +1,8 @@
 // Browser test of the Translate panel: the shipped pair opens from its checkpoint, fetched only
 // when the panel opens, with the accuracy table by source length in state() and in the text
 // mirror (view()); training from step 0 in the training Worker's slices lowers the loss of steps
-// 41–50 below steps 1–10 for both models; pausing holds the step and continuing resumes it with the same
-// losses; bad inputs are refused with a message and the last good state kept; a link reproduces
+// 41–50 below steps 1–10 for both models; pausing holds the step and continuing resumes it with
+// the same losses; bad inputs are refused with a message and the last good state kept; a link reproduces
 // the view. Screenshots at 1280 and 390 CSS pixels wide: test-artifacts/e2e-translate-*.png.
 // Run: node --test tests/e2e/translate.test.mjs  (CTest does, in the web build).
 import assert from 'node:assert/strict';

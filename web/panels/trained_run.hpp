@@ -242,13 +242,13 @@ inline bool run_in_worker(const TrainedRun& r, bool done) {
 /// Worker's next state makes the next frame draw it).
 inline bool run_needs_frames(const TrainedRun& r) { return r.running && !train_worker::waiting(r.worker_run); }
 
-/// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it
-/// the run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none; the
-/// Worker paces it as `pace` says, train_worker::start), the
-/// next take the states it sent since the last into `tr` (load_state: the bits the page's own
-/// steps would give), calling `on_state()` after each: those at a multiple of `sync_every`, the
-/// run's last and the newest (a state replaces the whole run; train_worker::take drops the ones in
-/// between, which would change nothing the next does not). `after()` follows once when any came. A Worker that failed leaves the run where its
+/// One frame of a run whose steps the training Worker takes (run_in_worker): the first hands it the
+/// run (`tr`'s state as bytes; slices stop at each multiple of `sync_every`, 0: none; the Worker
+/// paces it as `pace` says, train_worker::start), the next take the states it sent since the last
+/// into `tr` (load_state: the bits the page's own steps would give), calling `on_state()` after
+/// each: those at a multiple of `sync_every`, the run's last and the newest (a state replaces the
+/// whole run; train_worker::take drops the ones in between, which would change nothing the next
+/// does not). `after()` follows once when any came. A Worker that failed leaves the run where its
 /// last state put it and the next frames step it in the page (train_worker::available() is false
 /// from then on); a state that does not fit stops the run with its error on show. True when the
 /// frame changed what the panel shows (a state taken, the run handed over or stopped); false when
