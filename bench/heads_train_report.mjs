@@ -53,15 +53,16 @@ if (failed || !fs.existsSync(input)) {
     (r.rehearsal !== undefined ? ` Before Train, ${rehearsalLine(r.rehearsal)} (the bench waits for it, as a reader reading the panel gives it time).` : '') +
     (r.worker_rest_ms !== undefined ? ` The Worker's slices and rest: ${paceLine(r.worker_slice_ms, r.worker_rest_ms, r.cpus)}.` : ''));
   push();
-  push(`| configuration | steps | wall s | steps/s (mean) | steps/s (overall) | frames drawn/s | held-out accuracy | best induction | best previous-token | ≤ ${r.target_s} s |`);
-  push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');
+  push(`| configuration | steps | wall s | steps/s (mean) | steps/s (overall) | frames drawn/s | held-out accuracy | best induction | best previous-token | ≤ ${r.target_s} s | frames ≤ ${r.frames?.budget_ms ?? 50} ms |`);
+  push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- |');
   const cfg = `seed ${c.seed}, ${c.steps} steps, lr ${c.lr}, ${c.layers} layers × ${c.heads} heads, ` +
     `${c.positions} positions, ${c.mlp ? `MLP ${c.mlp}` : 'no MLP'}`;
   const steps = r.timed_out ? `${r.step} of ${r.total} (timed out)` : `${r.step}`;
   push(`| ${cfg} | ${steps} | ${r.wall_s.toFixed(1)} | ${r.steps_per_second_mean.toFixed(1)} | ` +
     `${r.steps_per_second_overall.toFixed(1)} | ${r.frames_per_second.toFixed(1)} | ` +
     `${(100 * r.latest.heldout.accuracy).toFixed(1)}% of ${r.latest.heldout.counted} (loss ${r.latest.heldout.loss.toFixed(3)}) | ` +
-    `${where(r.best_induction, 'induction')} | ${where(r.best_previous_token, 'previous-token')} | **${r.verdict}** |`);
+    `${where(r.best_induction, 'induction')} | ${where(r.best_previous_token, 'previous-token')} | ` +
+    `**${r.time_verdict ?? r.verdict}** | ${r.frames_verdict ? `**${r.frames_verdict}** (${r.frames.over_budget} of ${r.frames.count})` : '—'} |`);
   push();
   // About 1 means each slice ran its minimum of one step: the frame rate, not the slice budget, sets the pace.
   push(`Steps per drawn frame: ${(r.steps_per_second_overall / r.frames_per_second).toFixed(2)}.` +
