@@ -47,7 +47,7 @@ if (failed || !fs.existsSync(input)) {
     'The rate is what a reader sees, drawing included. steps/s: the mean of the page\'s own rate sampled ' +
     'while training, and steps over wall time. Accuracy: held-out, on the predictable positions of the last ' +
     `snapshot; head scores from that snapshot. Targets: trained in ≤ ${r.target_s} s, and no frame over 50 ms meanwhile ` +
-    '(the verdict needs both).' +
+    '(a column for each).' +
     (r.before?.checkpoint ? ` The panel opened with the shipped checkpoint ${r.before.checkpoint} (status "${r.before.status}"); ` +
       'training starts over at step 0 from the same initial weights.' : '') +
     (r.rehearsal !== undefined ? ` Before Train, ${rehearsalLine(r.rehearsal)} (the bench waits for it, as a reader reading the panel gives it time).` : '') +
