@@ -64,7 +64,8 @@ if (failed || !fs.existsSync(input)) {
     `${where(r.best_induction, 'induction')} | ${where(r.best_previous_token, 'previous-token')} | ` +
     `**${r.time_verdict ?? r.verdict}** | ${r.frames_verdict ? `**${r.frames_verdict}** (${r.frames.over_budget} of ${r.frames.count})` : '—'} |`);
   push();
-  // About 1 means each slice ran its minimum of one step: the frame rate, not the slice budget, sets the pace.
+  // In the page's frames (no Worker), about 1 means each slice ran its minimum of one step: the frame
+  // rate, not the slice budget, set the pace. In the Worker it is the steps of a slice and its rest.
   push(`Steps per drawn frame: ${(r.steps_per_second_overall / r.frames_per_second).toFixed(2)}.` +
     (r.frames ? ` Frame time while training (intervals between animation frames): median ${r.frames.median_ms} ms, ` +
       `95th percentile ${r.frames.p95_ms} ms, largest ${r.frames.max_ms} ms; ${r.frames.over_budget} of ` +

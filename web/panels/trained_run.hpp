@@ -108,9 +108,9 @@ constexpr double kEndSliceSeconds = 0.012;
 /// newest it took), and on a machine of at most two logical cores (navigator.hardwareConcurrency,
 /// or a browser that does not say; never elsewhere: web/page/attention_lab_api.js) waits
 /// `rest_seconds` before the next slice. There the Worker's core is half the machine, and the
-/// page's frame, the GPU process's present (about 40 ms each with SwiftShader) and the engine
-/// compiling the page's own code with its optimising tier share the other. Each panel's figures
-/// were measured for its own run (below, and translate.cpp).
+/// page's frame, the GPU process's present (waiting on SwiftShader's rendering: docs/ARCHITECTURE.md)
+/// and the engine compiling the page's own code with its optimising tier share the other. Each
+/// panel's figures were measured for its own run (below, and translate.cpp).
 struct WorkerPace {
   double slice_seconds;
   double rest_seconds;
