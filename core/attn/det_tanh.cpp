@@ -34,4 +34,20 @@ double sigmoid(double x) {
   return 1.0 / (1.0 + exp(-x));
 }
 
+double erf(double x) {
+  if (x != x) return x;
+  const double a = x < 0.0 ? -x : x;
+  if (a >= 6.0) return x < 0.0 ? -1.0 : 1.0;
+  const double two_a2 = 2.0 * a * a;
+  double term = a, sum = a;
+  for (int n = 1; n < 400; ++n) {
+    term = term * two_a2 / static_cast<double>(2 * n + 1);
+    const double next = sum + term;
+    if (next == sum) break;
+    sum = next;
+  }
+  const double r = 1.1283791670955126 * exp(-(a * a)) * sum;  // 2/sqrt(π)
+  return x < 0.0 ? -r : r;
+}
+
 }  // namespace attn::det

@@ -289,7 +289,9 @@ Model model_from_json(const Json& j) {
   DecoderConfig dec;
   Seq2SeqConfig s2s;
   if (kind == "decoder") {
-    reject_unknown(j, {"kind", "vocab", "context", "d_model", "heads", "layers", "mlp", "positions", "layer_norm"}, "model");
+    reject_unknown(j, {"kind", "vocab", "context", "d_model", "heads", "layers", "mlp", "positions", "layer_norm", "bias",
+                       "activation", "layer_norm_eps", "tied_head", "scale_attn_weights", "scale_attn_by_inverse_layer_idx"},
+                   "model");
     dec.vocab = int_field(j, "vocab", "model.");
     dec.context = int_field(j, "context", "model.");
     dec.d_model = int_field(j, "d_model", "model.");
@@ -307,6 +309,26 @@ Model model_from_json(const Json& j) {
     if (has(j, "layer_norm")) {
       if (!j["layer_norm"].is_boolean()) fail(ErrorCode::invalid_field, "model.layer_norm must be true or false");
       dec.layer_norm = j["layer_norm"].get<bool>();
+    }
+    // GPT-2's options (decoder.hpp), each optional with the lab's default.
+    const auto flag = [&](const char* name, bool& out) {
+      if (!has(j, name)) return;
+      if (!j[name].is_boolean()) fail(ErrorCode::invalid_field, std::string("model.") + name + " must be true or false");
+      out = j[name].get<bool>();
+    };
+    flag("bias", dec.bias);
+    flag("tied_head", dec.tied_head);
+    flag("scale_attn_weights", dec.scale_attn_weights);
+    flag("scale_attn_by_inverse_layer_idx", dec.scale_attn_by_inverse_layer_idx);
+    if (has(j, "activation")) {
+      if (!j["activation"].is_string())
+        fail(ErrorCode::invalid_field, "model.activation must be \"relu\", \"gelu\" or \"gelu_new\"");
+      dec.activation = activation_of(j["activation"].get<std::string>(), "model.activation");
+    }
+    if (has(j, "layer_norm_eps")) {
+      if (!j["layer_norm_eps"].is_number())
+        fail(ErrorCode::invalid_field, "model.layer_norm_eps must be a number in (0, 1]");
+      dec.layer_norm_eps = j["layer_norm_eps"].get<double>();
     }
     return make_model(ModelKind::decoder, dec, s2s);
   }

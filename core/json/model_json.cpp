@@ -17,6 +17,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+/// model_logits answers at most this many logits, and as many attention weights (2^23).
+constexpr size_t kMaxAnswerNumbers = size_t{1} << 23;
+
 [[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
 
 learn::ModelFile load(const Fields& f) {
@@ -29,6 +32,11 @@ learn::ModelFile load(const Fields& f) {
   if (f.has("encoder")) opt.encoder = f.text("encoder", "");
   if (f.has("heads")) opt.heads = static_cast<int>(f.integer("heads", 0, 1, 64));
   if (f.has("context")) opt.context = static_cast<int>(f.integer("context", 0, 1, 1024));
+  if (f.has("config")) {
+    const Json& config = f.required("config");
+    if (!config.is_string()) fail(ErrorCode::invalid_field, "config must be the path of a config.json file");
+    opt.config = read_named_file(config.get<std::string>(), "config");
+  }
   const std::string bytes = read_named_file(path.get<std::string>(), "model");
   return learn::load_model_file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), opt);
 }
@@ -40,6 +48,7 @@ Json info_op(const Fields& f) {
     for (const learn::SafeTensor& t : m.file.tensors)
       if (t.name == p.name) tensors.push_back(::attn::obj({{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}}));
   return ::attn::obj({{"kind", m.model.kind == learn::ModelKind::decoder ? "decoder" : "seq2seq"},
+              {"layout", m.layout},
               {"config", model_config_json(m.model)},
               {"tensors", tensors},
               {"params", m.model.layout.total()},
@@ -55,7 +64,7 @@ Json rows_json(const double* x, size_t rows, size_t cols) {
 }
 
 Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
-  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "encoder", "tokens"});
+  f.check_known({"op", "model", "config", "kind", "heads", "positions", "context", "attention", "encoder", "tokens"});
   // The forward computes a loss too: the tokens stand in as targets (every one counted, none read back).
   const Json& tokens = f.required("tokens");
   const learn::Batch b = learn::batch_from_json(m.model, ::attn::obj({{"tokens", tokens}, {"targets", tokens}}));
@@ -64,6 +73,12 @@ Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
   learn::decoder_forward(c, m.model.layout, m.params.data(), b.decoder, acts);
   const size_t B = static_cast<size_t>(b.decoder.batch), T = static_cast<size_t>(b.decoder.t);
   const size_t V = static_cast<size_t>(c.vocab), H = static_cast<size_t>(c.heads);
+  // The answer's size, not the forward's: a JSON of more numbers is not something to print.
+  if (B * T * V > kMaxAnswerNumbers || static_cast<size_t>(c.layers) * B * H * T * T > kMaxAnswerNumbers)
+    fail(ErrorCode::too_large, "the answer would hold " + std::to_string(B * T * V) + " logits and " +
+                                   std::to_string(static_cast<size_t>(c.layers) * B * H * T * T) +
+                                   " attention weights; model_logits answers at most " + std::to_string(kMaxAnswerNumbers) +
+                                   " of each (fewer tokens)");
   Json logits = Json::array(), weights = Json::array();
   for (size_t i = 0; i < B; ++i) logits.push_back(rows_json(acts.logits.data() + i * T * V, T, V));
   for (const learn::DecoderActivations::Layer& l : acts.layers) {
@@ -121,6 +136,27 @@ Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
   return out;
 }
 
+Json generate_op(const Fields& f) {
+  const learn::ModelFile m = load(f);
+  if (m.model.kind != learn::ModelKind::decoder)
+    fail(ErrorCode::invalid_field, "generate runs a decoder; this file is a seq2seq model");
+  const Json& tokens = f.required("tokens");
+  if (!tokens.is_array() || tokens.empty() || tokens.size() > 4096)
+    fail(ErrorCode::invalid_field, "tokens must be one sequence: a list of 1 to n_positions token ids");
+  std::vector<int> prompt;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (!tokens[i].is_number_integer() || tokens[i].get<long long>() < 0 || tokens[i].get<long long>() > (1LL << 30))
+      fail(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] must be a token id (an integer >= 0)");
+    prompt.push_back(static_cast<int>(tokens[i].get<long long>()));
+  }
+  const int steps = static_cast<int>(f.required_integer("steps", 0, 4096));
+  const double temperature = f.has("temperature") ? f.number("temperature", 0.0) : 0.0;
+  const std::uint64_t seed = f.has("seed") ? static_cast<std::uint64_t>(f.integer("seed", 0, 0, (1LL << 53))) : 0;
+  const std::vector<int> out =
+      learn::decoder_generate(m.model.decoder, m.model.layout, m.params, prompt, steps, temperature, seed);
+  return ::attn::obj({{"tokens", out}});
+}
+
 Json logits_op(const Fields& f) {
   const learn::ModelFile m = load(f);
   return m.model.kind == learn::ModelKind::decoder ? decoder_logits(m, f) : seq2seq_logits(m, f);
@@ -133,7 +169,11 @@ Json model_config_json(const learn::Model& m) {
     const learn::DecoderConfig& c = m.decoder;
     return ::attn::obj({{"kind", "decoder"}, {"vocab", c.vocab},   {"context", c.context},
                 {"d_model", c.d_model}, {"heads", c.heads}, {"layers", c.layers},
-                {"mlp", c.mlp}, {"positions", learn::decoder_positions_name(c.positions)}, {"layer_norm", c.layer_norm}});
+                {"mlp", c.mlp}, {"positions", learn::decoder_positions_name(c.positions)}, {"layer_norm", c.layer_norm},
+                {"bias", c.bias}, {"activation", learn::activation_name(c.activation)},
+                {"layer_norm_eps", c.layer_norm_eps}, {"tied_head", c.tied_head},
+                {"scale_attn_weights", c.scale_attn_weights},
+                {"scale_attn_by_inverse_layer_idx", c.scale_attn_by_inverse_layer_idx}});
   }
   const learn::Seq2SeqConfig& c = m.seq2seq;
   Json j{{"kind", "seq2seq"}, {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab},
@@ -145,10 +185,12 @@ Json model_config_json(const learn::Model& m) {
 
 const std::vector<OpSpec>& model_file_ops() {
   static const std::vector<OpSpec> ops = {
-      {"model_info", {"model", "kind", "heads", "positions", "context", "attention", "encoder"}, info_op},
+      {"model_info", {"model", "config", "kind", "heads", "positions", "context", "attention", "encoder"}, info_op},
       // The batch fields follow the file's kind: the op checks its fields once it has read the model.
-      {"model_logits", {"model", "kind", "heads", "positions", "context", "attention", "encoder", "tokens", "source", "target_in"},
+      {"model_logits",
+       {"model", "config", "kind", "heads", "positions", "context", "attention", "encoder", "tokens", "source", "target_in"},
        logits_op, true},
+      {"generate", {"model", "config", "heads", "tokens", "steps", "temperature", "seed"}, generate_op},
   };
   return ops;
 }

@@ -26,13 +26,28 @@ std::vector<unsigned char> causal_allowed(int t) {
 
 namespace rows {
 
-AttentionShape head_shape(int t, int d, int dk) {
+const char* head_weight_name(const DecoderConfig& c) { return c.tied_head ? "embed.weight" : "unembed.weight"; }
+
+void activation_forward(Activation a, double* out, const double* inp, int n) {
+  if (a == Activation::gelu) gelu_forward(out, inp, n);
+  else if (a == Activation::gelu_new) gelu_new_forward(out, inp, n);
+  else relu_forward(out, inp, n);
+}
+
+void activation_backward(Activation a, double* dinp, const double* dout, const double* inp, int n) {
+  if (a == Activation::gelu) gelu_backward(dinp, dout, inp, n);
+  else if (a == Activation::gelu_new) gelu_new_backward(dinp, dout, inp, n);
+  else relu_backward(dinp, dout, inp, n);
+}
+
+AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
+  const int d = c.d_model, dk = d / c.heads;
   AttentionShape s;
   s.tq = s.tk = t;
   s.dk = s.dv = dk;
   s.q_stride = s.k_stride = s.v_stride = 3 * d;
   s.out_stride = d;
-  s.scale = 1.0 / std::sqrt(static_cast<double>(dk));
+  s.scale = decoder_attention_scale(c, l);
   return s;
 }
 
@@ -51,12 +66,12 @@ AttentionShape head_shape(int t, int d, int dk) {
 
 [[gnu::noinline]] const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
                              const ParamLayout& layout, const double* P, const std::string& name, const double* x,
-                             int n, int d) {
+                             int n, int d, double eps) {
   out.resize(static_cast<size_t>(n) * d);
   mean.resize(static_cast<size_t>(n));
   rstd.resize(static_cast<size_t>(n));
   layernorm_forward(out.data(), mean.data(), rstd.data(), x, tensor_in(layout, P, name + ".weight"),
-                    tensor_in(layout, P, name + ".bias"), n, d);
+                    tensor_in(layout, P, name + ".bias"), n, d, eps);
   return out.data();
 }
 
@@ -64,9 +79,12 @@ AttentionShape head_shape(int t, int d, int dk) {
               DecoderActivations::Layer& L) {
   const int d = c.d_model;
   const double* attn_in =
-      c.layer_norm ? layernorm_rows(L.ln1, L.ln1_mean, L.ln1_rstd, layout, P, decoder_param_name(l, "ln1"), x, n, d) : x;
+      c.layer_norm ? layernorm_rows(L.ln1, L.ln1_mean, L.ln1_rstd, layout, P, decoder_param_name(l, "ln1"), x, n, d,
+                                    c.layer_norm_eps)
+                   : x;
   L.qkv.resize(static_cast<size_t>(n) * 3 * d);
-  linear_forward(L.qkv.data(), attn_in, tensor_in(layout, P, decoder_param_name(l, "attn.in_proj_weight")), nullptr, n, d, 3 * d);
+  linear_forward(L.qkv.data(), attn_in, tensor_in(layout, P, decoder_param_name(l, "attn.in_proj_weight")),
+                 c.bias ? tensor_in(layout, P, decoder_param_name(l, "attn.in_proj_bias")) : nullptr, n, d, 3 * d);
 }
 
 [[gnu::noinline]] void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first) {
@@ -82,7 +100,8 @@ AttentionShape head_shape(int t, int d, int dk) {
                    int n, double* x, std::vector<double>& scratch) {
   const int d = c.d_model;
   scratch.resize(static_cast<size_t>(n) * d);
-  linear_forward(scratch.data(), heads_out, tensor_in(layout, P, decoder_param_name(l, "attn.out_proj.weight")), nullptr, n, d, d);
+  linear_forward(scratch.data(), heads_out, tensor_in(layout, P, decoder_param_name(l, "attn.out_proj.weight")),
+                 c.bias ? tensor_in(layout, P, decoder_param_name(l, "attn.out_proj.bias")) : nullptr, n, d, d);
   residual_forward(x, scratch.data(), n * d);
 }
 
@@ -91,12 +110,14 @@ AttentionShape head_shape(int t, int d, int dk) {
   const int d = c.d_model, m = c.mlp;
   if (m <= 0) return;
   const double* mlp_in =
-      c.layer_norm ? layernorm_rows(L.ln2, L.ln2_mean, L.ln2_rstd, layout, P, decoder_param_name(l, "ln2"), x, n, d) : x;
+      c.layer_norm ? layernorm_rows(L.ln2, L.ln2_mean, L.ln2_rstd, layout, P, decoder_param_name(l, "ln2"), x, n, d,
+                                    c.layer_norm_eps)
+                   : x;
   L.mlp_pre.resize(static_cast<size_t>(n) * m);
   L.mlp_act.resize(static_cast<size_t>(n) * m);
   linear_forward(L.mlp_pre.data(), mlp_in, tensor_in(layout, P, decoder_param_name(l, "mlp.0.weight")),
                  tensor_in(layout, P, decoder_param_name(l, "mlp.0.bias")), n, d, m);
-  relu_forward(L.mlp_act.data(), L.mlp_pre.data(), n * m);
+  activation_forward(c.activation, L.mlp_act.data(), L.mlp_pre.data(), n * m);
   scratch.resize(static_cast<size_t>(n) * d);
   linear_forward(scratch.data(), L.mlp_act.data(), tensor_in(layout, P, decoder_param_name(l, "mlp.2.weight")),
                  tensor_in(layout, P, decoder_param_name(l, "mlp.2.bias")), n, m, d);
@@ -106,8 +127,9 @@ AttentionShape head_shape(int t, int d, int dk) {
 [[gnu::noinline]] void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
                DecoderActivations& a, double* logits) {
   const int d = c.d_model;
-  const double* head_in = c.layer_norm ? layernorm_rows(a.lnf, a.lnf_mean, a.lnf_rstd, layout, P, "ln_f", x, n, d) : x;
-  linear_forward(logits, head_in, tensor_in(layout, P, "unembed.weight"), nullptr, n, d, c.vocab);
+  const double* head_in =
+      c.layer_norm ? layernorm_rows(a.lnf, a.lnf_mean, a.lnf_rstd, layout, P, "ln_f", x, n, d, c.layer_norm_eps) : x;
+  linear_forward(logits, head_in, tensor_in(layout, P, head_weight_name(c)), nullptr, n, d, c.vocab);
 }
 
 }  // namespace rows
@@ -170,10 +192,10 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
                x.data() + static_cast<size_t>(b) * T * d);
   const std::vector<unsigned char> allowed = causal_allowed(T);
   const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
-  const AttentionShape hs = head_shape(T, d, dk);
 
   for (int l = 0; l < c.layers; ++l) {
     DecoderActivations::Layer& L = a.layers[static_cast<size_t>(l)];
+    const AttentionShape hs = head_shape(c, T, l);
     L.x_in = x;
     qkv_rows(c, layout, params, l, x.data(), N, L);
     L.weights.resize(static_cast<size_t>(B) * h * T * T);
@@ -210,28 +232,28 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
   std::vector<double> dx(nd, 0.0);  // ∂loss/∂(residual stream), walked back layer by layer
   if (c.layer_norm) {
     std::vector<double> dlnf(nd, 0.0);
-    linear_backward(dlnf.data(), tensor_in(layout, grads, "unembed.weight"), nullptr, dlogits.data(), a.lnf.data(),
-                    tensor_in(layout, params, "unembed.weight"), N, d, V);
+    linear_backward(dlnf.data(), tensor_in(layout, grads, head_weight_name(c)), nullptr, dlogits.data(), a.lnf.data(),
+                    tensor_in(layout, params, head_weight_name(c)), N, d, V);
     layernorm_backward(dx.data(), tensor_in(layout, grads, "ln_f.weight"), tensor_in(layout, grads, "ln_f.bias"),
                        dlnf.data(), a.x_final.data(), tensor_in(layout, params, "ln_f.weight"), a.lnf_mean.data(),
                        a.lnf_rstd.data(), N, d);
   } else {
-    linear_backward(dx.data(), tensor_in(layout, grads, "unembed.weight"), nullptr, dlogits.data(), a.x_final.data(),
-                    tensor_in(layout, params, "unembed.weight"), N, d, V);
+    linear_backward(dx.data(), tensor_in(layout, grads, head_weight_name(c)), nullptr, dlogits.data(), a.x_final.data(),
+                    tensor_in(layout, params, head_weight_name(c)), N, d, V);
   }
 
   const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
-  const AttentionShape hs = head_shape(T, d, dk);
   std::vector<double> tmp(nd);
   for (int l = c.layers - 1; l >= 0; --l) {
     const DecoderActivations::Layer& L = a.layers[static_cast<size_t>(l)];
+    const AttentionShape hs = head_shape(c, T, l);
     if (m > 0) {
       // x_out = x_mid + mlp(in), in = ln2(x_mid) or x_mid
       std::vector<double> dact(static_cast<size_t>(N) * m, 0.0), dpre(static_cast<size_t>(N) * m, 0.0);
       linear_backward(dact.data(), tensor_in(layout, grads, decoder_param_name(l, "mlp.2.weight")),
                       tensor_in(layout, grads, decoder_param_name(l, "mlp.2.bias")), dx.data(), L.mlp_act.data(),
                       tensor_in(layout, params, decoder_param_name(l, "mlp.2.weight")), N, m, d);
-      relu_backward(dpre.data(), dact.data(), L.mlp_pre.data(), N * m);
+      activation_backward(c.activation, dpre.data(), dact.data(), L.mlp_pre.data(), N * m);
       std::fill(tmp.begin(), tmp.end(), 0.0);
       const double* mlp_in = c.layer_norm ? L.ln2.data() : L.x_mid.data();
       linear_backward(tmp.data(), tensor_in(layout, grads, decoder_param_name(l, "mlp.0.weight")),
@@ -247,7 +269,8 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
     }
     // x_mid = x_in + out_proj(heads(in_proj(in))), in = ln1(x_in) or x_in
     std::vector<double> dheads(nd, 0.0), dqkv(static_cast<size_t>(N) * 3 * d, 0.0);
-    linear_backward(dheads.data(), tensor_in(layout, grads, decoder_param_name(l, "attn.out_proj.weight")), nullptr, dx.data(),
+    linear_backward(dheads.data(), tensor_in(layout, grads, decoder_param_name(l, "attn.out_proj.weight")),
+                    c.bias ? tensor_in(layout, grads, decoder_param_name(l, "attn.out_proj.bias")) : nullptr, dx.data(),
                     L.heads_out.data(), tensor_in(layout, params, decoder_param_name(l, "attn.out_proj.weight")), N, d, d);
     for (int b = 0; b < B; ++b) {
       const double* qkv = L.qkv.data() + static_cast<size_t>(b) * T * 3 * d;
@@ -265,7 +288,8 @@ void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const d
     }
     std::fill(tmp.begin(), tmp.end(), 0.0);
     const double* attn_in = c.layer_norm ? L.ln1.data() : L.x_in.data();
-    linear_backward(tmp.data(), tensor_in(layout, grads, decoder_param_name(l, "attn.in_proj_weight")), nullptr, dqkv.data(),
+    linear_backward(tmp.data(), tensor_in(layout, grads, decoder_param_name(l, "attn.in_proj_weight")),
+                    c.bias ? tensor_in(layout, grads, decoder_param_name(l, "attn.in_proj_bias")) : nullptr, dqkv.data(),
                     attn_in, tensor_in(layout, params, decoder_param_name(l, "attn.in_proj_weight")), N, d, 3 * d);
     if (c.layer_norm)
       layernorm_backward(dx.data(), tensor_in(layout, grads, decoder_param_name(l, "ln1.weight")),

@@ -1,10 +1,13 @@
 // K/V-cache decoding: generation's one-row-at-a-time pass. It runs per edit on one short
 // sequence, so in wasm it is compiled for size (core/CMakeLists.txt); the pieces it calls keep -O3.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "attn/detmath.hpp"
 #include "attn/error.hpp"
+#include "attn/random.hpp"
 #include "attn/positions.hpp"
 #include "learn/decoder.hpp"
 #include "learn/decoder_rows.hpp"
@@ -18,9 +21,54 @@ namespace {
 
 using namespace rows;
 
+DecoderCache::DecoderCache(const DecoderConfig& c, const ParamLayout& layout, const std::vector<double>& params)
+    : c_(c), layout_(layout), params_(params) {
+  if (params.size() != layout.total())
+    bad(ErrorCode::shape_mismatch, "the parameters do not fit the model's layout");
+  const int d = c.d_model, dk = d / c.heads;
+  if (c.positions == DecoderPositions::sinusoidal) pe_ = sinusoidal_positions(c.context, d);
+  if (c.positions == DecoderPositions::rope) rope_ = rope_table(c.context, dk);
+  kcache_.assign(static_cast<size_t>(c.layers), {});
+  vcache_.assign(static_cast<size_t>(c.layers), {});
+}
+
+std::vector<double> DecoderCache::step(int token) {
+  const int t = length_, d = c_.d_model, h = c_.heads, dk = d / h, V = c_.vocab;
+  if (t >= c_.context)
+    bad(ErrorCode::invalid_field, "the sequence would pass the model's context of " + std::to_string(c_.context) + " tokens");
+  if (token < 0 || token >= V)
+    bad(ErrorCode::invalid_field, "token " + std::to_string(token) + " at position " + std::to_string(t) +
+                                      " is outside the vocabulary 0.." + std::to_string(V - 1));
+  const double* P = params_.data();
+  std::vector<double> logits(static_cast<size_t>(V)), x(static_cast<size_t>(d)), heads(static_cast<size_t>(d)),
+      w(static_cast<size_t>(t + 1)), scratch;
+  DecoderActivations one;  // the head's saved statistics, unused
+  DecoderActivations::Layer L;
+  embed_rows(c_, layout_, P, &token, 1, t, pe_, x.data());
+  for (int l = 0; l < c_.layers; ++l) {
+    std::vector<double>& kc = kcache_[static_cast<size_t>(l)];
+    std::vector<double>& vc = vcache_[static_cast<size_t>(l)];
+    qkv_rows(c_, layout_, P, l, x.data(), 1, L);
+    rope_rows(c_, rope_, L.qkv.data(), 1, t);
+    kc.insert(kc.end(), L.qkv.begin() + d, L.qkv.begin() + 2 * d);
+    vc.insert(vc.end(), L.qkv.begin() + 2 * d, L.qkv.end());
+    AttentionShape s = head_shape(c_, 1, l);  // one query over the t + 1 cached keys: nothing to mask
+    s.tk = t + 1;
+    s.k_stride = s.v_stride = d;
+    for (int hh = 0; hh < h; ++hh)
+      attention_forward(heads.data() + hh * dk, w.data(), L.qkv.data() + hh * dk, kc.data() + hh * dk, vc.data() + hh * dk,
+                        nullptr, s);
+    attn_out_rows(c_, layout_, P, l, heads.data(), 1, x.data(), scratch);
+    mlp_rows(c_, layout_, P, l, x.data(), 1, L, scratch);
+  }
+  head_rows(c_, layout_, P, x.data(), 1, one, logits.data());
+  ++length_;
+  return logits;
+}
+
 std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const ParamLayout& layout,
                                                const std::vector<double>& params, const std::vector<int>& tokens) {
-  const int T = static_cast<int>(tokens.size()), d = c.d_model, h = c.heads, dk = d / h, V = c.vocab;
+  const int T = static_cast<int>(tokens.size()), V = c.vocab;
   if (T < 1 || T > c.context)
     bad(ErrorCode::invalid_field, "the sequence must have 1.." + std::to_string(c.context) + " tokens, got " +
                                       std::to_string(T));
@@ -28,41 +76,65 @@ std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const Par
     if (tokens[static_cast<size_t>(i)] < 0 || tokens[static_cast<size_t>(i)] >= V)
       bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[static_cast<size_t>(i)]) +
                                         " is outside the vocabulary 0.." + std::to_string(V - 1));
-  if (params.size() != layout.total())
-    bad(ErrorCode::shape_mismatch, "the parameters do not fit the model's layout");
-  const double* P = params.data();
-  const Matrix pe = c.positions == DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
-  const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
-  // Per layer, the keys and values of the positions so far (T×d each, heads side by side).
-  std::vector<std::vector<double>> kcache(static_cast<size_t>(c.layers)), vcache(static_cast<size_t>(c.layers));
-  for (int l = 0; l < c.layers; ++l) {
-    kcache[static_cast<size_t>(l)].assign(static_cast<size_t>(T) * d, 0.0);
-    vcache[static_cast<size_t>(l)].assign(static_cast<size_t>(T) * d, 0.0);
-  }
-  std::vector<double> logits(static_cast<size_t>(T) * V), x(static_cast<size_t>(d)), heads(static_cast<size_t>(d)),
-      w(static_cast<size_t>(T)), scratch;
-  DecoderActivations one;  // one row's activations, reused step after step
-  DecoderActivations::Layer L;
+  DecoderCache cache(c, layout, params);
+  std::vector<double> logits;
+  logits.reserve(static_cast<size_t>(T) * V);
   for (int t = 0; t < T; ++t) {
-    embed_rows(c, layout, P, &tokens[static_cast<size_t>(t)], 1, t, pe, x.data());
-    for (int l = 0; l < c.layers; ++l) {
-      qkv_rows(c, layout, P, l, x.data(), 1, L);
-      rope_rows(c, rope, L.qkv.data(), 1, t);
-      std::copy(L.qkv.begin() + d, L.qkv.begin() + 2 * d, kcache[static_cast<size_t>(l)].begin() + static_cast<long>(t) * d);
-      std::copy(L.qkv.begin() + 2 * d, L.qkv.end(), vcache[static_cast<size_t>(l)].begin() + static_cast<long>(t) * d);
-      AttentionShape s = head_shape(1, d, dk);  // one query over the t + 1 cached keys: nothing to mask
-      s.tk = t + 1;
-      s.k_stride = s.v_stride = d;
-      for (int hh = 0; hh < h; ++hh)
-        attention_forward(heads.data() + hh * dk, w.data(), L.qkv.data() + hh * dk,
-                          kcache[static_cast<size_t>(l)].data() + hh * dk, vcache[static_cast<size_t>(l)].data() + hh * dk,
-                          nullptr, s);
-      attn_out_rows(c, layout, P, l, heads.data(), 1, x.data(), scratch);
-      mlp_rows(c, layout, P, l, x.data(), 1, L, scratch);
-    }
-    head_rows(c, layout, P, x.data(), 1, one, logits.data() + static_cast<size_t>(t) * V);
+    const std::vector<double> row = cache.step(tokens[static_cast<size_t>(t)]);
+    logits.insert(logits.end(), row.begin(), row.end());
   }
   return logits;
+}
+
+int next_token(const std::vector<double>& logits, double temperature, Rng* rng) {
+  const int V = static_cast<int>(logits.size());
+  if (temperature <= 0.0) {  // greedy: the first maximum, as torch.argmax
+    int best = 0;
+    for (int j = 1; j < V; ++j)
+      if (logits[static_cast<size_t>(j)] > logits[static_cast<size_t>(best)]) best = j;
+    return best;
+  }
+  // softmax(logits / τ) by its largest term, then the inverse CDF of one uniform draw.
+  double mx = logits[0] / temperature;
+  for (int j = 1; j < V; ++j) mx = std::max(mx, logits[static_cast<size_t>(j)] / temperature);
+  std::vector<double> p(static_cast<size_t>(V));
+  double total = 0.0;
+  for (int j = 0; j < V; ++j) total += (p[static_cast<size_t>(j)] = det::exp(logits[static_cast<size_t>(j)] / temperature - mx));
+  const double u = rng->uniform01() * total;
+  double acc = 0.0;
+  for (int j = 0; j < V; ++j) {
+    acc += p[static_cast<size_t>(j)];
+    if (u < acc) return j;
+  }
+  int last = V - 1;  // rounding left u at the total: the last token with any mass
+  while (last > 0 && p[static_cast<size_t>(last)] == 0.0) --last;
+  return last;
+}
+
+std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& layout, const std::vector<double>& params,
+                                  const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed) {
+  if (prompt.empty()) bad(ErrorCode::empty_sequence, "tokens: the prompt needs at least one token");
+  if (steps < 0) bad(ErrorCode::invalid_field, "steps must be >= 0, got " + std::to_string(steps));
+  if (static_cast<long>(prompt.size()) + steps > c.context)
+    bad(ErrorCode::invalid_field, "the prompt's " + std::to_string(prompt.size()) + " tokens plus " + std::to_string(steps) +
+                                      " steps pass the model's context of " + std::to_string(c.context) + " positions");
+  if (!(temperature >= 0.0) || !std::isfinite(temperature))
+    bad(ErrorCode::invalid_field, "temperature must be a finite number >= 0 (0 is greedy)");
+  for (size_t i = 0; i < prompt.size(); ++i)
+    if (prompt[i] < 0 || prompt[i] >= c.vocab)
+      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(prompt[i]) +
+                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
+  DecoderCache cache(c, layout, params);
+  Rng rng(seed);
+  std::vector<double> logits;
+  for (int tok : prompt) logits = cache.step(tok);
+  std::vector<int> out;
+  for (int s = 0; s < steps; ++s) {
+    const int next = next_token(logits, temperature, &rng);
+    out.push_back(next);
+    if (s + 1 < steps) logits = cache.step(next);
+  }
+  return out;
 }
 
 }  // namespace attn::learn

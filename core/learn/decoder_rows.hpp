@@ -15,8 +15,16 @@
 namespace attn::learn::rows {
 
 /// One head's shape over t rows of a packed qkv buffer (3·d wide) into an output d wide, d_k
-/// features a head, scale 1/sqrt(d_k) (Vaswani et al. 2017, eq. 1).
-AttentionShape head_shape(int t, int d, int dk);
+/// features a head, layer l's scale (decoder_attention_scale: 1/sqrt(d_k), Vaswani et al. 2017, eq. 1,
+/// with GPT-2's options).
+AttentionShape head_shape(const DecoderConfig& c, int t, int l);
+
+/// "embed.weight" with a tied head, else "unembed.weight": the weight the logits read.
+const char* head_weight_name(const DecoderConfig& c);
+
+/// The MLP's nonlinearity over n numbers, forward and backward (layers.hpp's relu / gelu / gelu_new).
+void activation_forward(Activation a, double* out, const double* inp, int n);
+void activation_backward(Activation a, double* dinp, const double* dout, const double* inp, int n);
 
 /// x (n×d) = embed[tokens] + the positions first..first+n−1 of one sequence (learned or
 /// sinusoidal; pe holds the sinusoidal table).
@@ -27,9 +35,9 @@ void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double*
 /// (Ba et al. 2016); returns out.data().
 const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
                              const ParamLayout& layout, const double* P, const std::string& name, const double* x,
-                             int n, int d);
+                             int n, int d, double eps);
 
-/// The attention sublayer's input: L.ln1 (pre-norm) and L.qkv = in·in_proj_weightᵀ (n×3d).
+/// The attention sublayer's input: L.ln1 (pre-norm) and L.qkv = in·in_proj_weightᵀ (+ in_proj_bias) (n×3d).
 void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
               DecoderActivations::Layer& L);
 
@@ -37,7 +45,7 @@ void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P
 /// Su et al. 2021, eq. 34). Nothing unless the model uses RoPE.
 void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first);
 
-/// x (n×d) += heads_out·out_projᵀ (scratch is resized and overwritten).
+/// x (n×d) += heads_out·out_projᵀ (+ out_proj.bias) (scratch is resized and overwritten).
 void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
                    int n, double* x, std::vector<double>& scratch);
 
@@ -46,7 +54,8 @@ void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const doub
 void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
               DecoderActivations::Layer& L, std::vector<double>& scratch);
 
-/// logits (n×V) = ln_f(x)·unembedᵀ (or x·unembedᵀ), saving ln_f's output and statistics in a.
+/// logits (n×V) = ln_f(x)·unembedᵀ (or x·unembedᵀ; embed.weight for a tied head), saving ln_f's output
+/// and statistics in a.
 void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
                DecoderActivations& a, double* logits);
 

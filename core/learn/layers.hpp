@@ -40,15 +40,24 @@ void linear_forward_t(double* out, const double* inp, const double* wt, const do
 void linear_backward(double* dinp, double* dweight, double* dbias, const double* dout, const double* inp,
                      const double* weight, int n, int ic, int oc);
 
-// ---------------------------------------------------------------- ReLU and residual add
+// ---------------------------------------------------------------- activations and residual add
 /// out[N] = max(0, inp). Backward: dinp += dout where inp > 0 (the kink at 0 gets gradient 0, as torch).
 void relu_forward(double* out, const double* inp, int n);
 void relu_backward(double* dinp, const double* dout, const double* inp, int n);
+/// GELU, exact (Hendrycks & Gimpel 2016; torch's nn.GELU(), nanoGPT): out[N] = x·Φ(x),
+/// Φ(x) = (1 + erf(x/√2))/2 (attn::det::erf). Backward: dinp += dout·(Φ(x) + x·φ(x)), φ(x) = e^{−x²/2}/√(2π).
+void gelu_forward(double* out, const double* inp, int n);
+void gelu_backward(double* dinp, const double* dout, const double* inp, int n);
+/// GELU's tanh approximation, GPT-2's "gelu_new" (transformers' NewGELUActivation):
+/// out[N] = 0.5·x·(1 + tanh(u)), u = sqrt(2/π)·(x + 0.044715·x³). Backward: dinp += dout·
+/// (0.5·(1 + t) + 0.5·x·(1 − t²)·sqrt(2/π)·(1 + 3·0.044715·x²)), t = tanh(u).
+void gelu_new_forward(double* out, const double* inp, int n);
+void gelu_new_backward(double* dinp, const double* dout, const double* inp, int n);
 /// x[N] += y. Backward: the residual stream's gradient flows to both: dy += dx (dx unchanged).
 void residual_forward(double* x, const double* y, int n);
 void residual_backward(double* dy, const double* dx, int n);
 
-// ---------------------------------------------------------------- LayerNorm (nn.LayerNorm, eps 1e-5)
+// ---------------------------------------------------------------- LayerNorm (nn.LayerNorm, eps 1e-5 unless given)
 /// Ba, Kiros & Hinton 2016: out[N×C] = (x − mean)·rstd·weight + bias, rstd = 1/sqrt(var + eps) with the
 /// biased variance (divide by C, as torch). Saves mean[N] and rstd[N].
 void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* weight,

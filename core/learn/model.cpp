@@ -6,11 +6,13 @@
 
 namespace attn::learn {
 
-Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s, std::size_t max_params) {
+Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s, std::size_t max_params,
+                 const DecoderLimits& limits) {
   Model m;
   m.kind = kind;
+  m.decoder_limits = limits;
   if (kind == ModelKind::decoder) {
-    validate_decoder_config(dec);
+    validate_decoder_config(dec, limits);
     m.decoder = dec;
     m.layout = decoder_layout(dec);
   } else {
@@ -25,7 +27,7 @@ Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& 
 }
 
 void validate_batch(const Model& model, const Batch& batch) {
-  if (model.kind == ModelKind::decoder) validate_decoder_batch(model.decoder, batch.decoder);
+  if (model.kind == ModelKind::decoder) validate_decoder_batch(model.decoder, batch.decoder, model.decoder_limits);
   else validate_seq2seq_batch(model.seq2seq, batch.seq2seq);
 }
 

@@ -23,6 +23,7 @@ struct Model {
   ModelKind kind = ModelKind::decoder;
   DecoderConfig decoder;
   Seq2SeqConfig seq2seq;
+  DecoderLimits decoder_limits;  ///< what the configuration and a batch were checked against
   ParamLayout layout;  ///< filled by make_model()
 };
 
@@ -31,9 +32,10 @@ inline constexpr std::size_t kMaxParams = std::size_t{1} << 18;
 
 /// Validates the configuration and builds its layout. Throws Error(invalid_field), or
 /// Error(too_large) beyond max_params (training's kMaxParams unless a caller, such as the model-file
-/// loader, sets its own limit).
+/// loader, sets its own limit). A decoder is checked against `limits` (the lab's, or the GPT-2
+/// family's for a model read from such a file), and so are its batches (validate_batch).
 Model make_model(ModelKind kind, const DecoderConfig& dec, const Seq2SeqConfig& s2s,
-                 std::size_t max_params = kMaxParams);
+                 std::size_t max_params = kMaxParams, const DecoderLimits& limits = {});
 
 /// One batch of either kind (only the member matching the model's kind is read).
 struct Batch {

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "attn/error.hpp"
+#include "learn/gpt2_file.hpp"
 
 namespace attn::learn {
 namespace {
@@ -121,7 +122,15 @@ std::vector<std::uint64_t> torch_shape(const ParamInfo& p) {
 
 ModelFile load_model_file(const std::uint8_t* data, std::size_t size, const ModelFileOptions& opt) {
   ModelFile out;
-  out.file = read_safetensors_header(data, size);
+  out.file = read_safetensors_header(data, size, true);
+  if (is_gpt2_family(out.file)) return load_gpt2_family(data, size, std::move(out.file), opt);
+  for (const SafeTensor& t : out.file.tensors)
+    if (!safe_dtype_is_float(t.dtype))
+      fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\" has dtype \"" + safe_dtype_name(t.dtype) +
+                                         "\"; the core reads F64, F32, F16, BF16");
+  if (opt.config)
+    fail(ErrorCode::invalid_field, "config: a config.json is for GPT-2-family files (wte.weight, h.N.…); this file "
+                                   "has the lab's names, whose configuration is in the shapes and __metadata__");
   const Header h(out.file);
   std::string kind;
   if (const std::optional<std::string> k = h.text("kind", opt.kind)) kind = *k;

@@ -36,6 +36,8 @@ namespace attn::learn {
 struct ModelFileOptions {
   std::optional<std::string> kind, positions, attention, encoder;
   std::optional<int> heads, context;
+  /// The text of a GPT-2-family file's config.json (gpt2_file.hpp); refused for the lab's layout.
+  std::optional<std::string> config;
 };
 
 /// A model read from a file: the model, its parameters in layout order, and the file's header
@@ -44,13 +46,15 @@ struct ModelFile {
   Model model;
   std::vector<double> params;
   Safetensors file;
+  std::string layout = "lab";  ///< the names it was read under: "lab", "transformers" or "nanogpt"
 };
 
 /// Parameters of a model read from a file: 2^22 = 4,194,304 (32 MiB of doubles), separate from
 /// training's kMaxParams.
 inline constexpr std::size_t kMaxFileParams = std::size_t{1} << 22;
 
-/// Reads a model from safetensors bytes. Throws the reader's errors (safetensors.hpp), then:
+/// Reads a model from safetensors bytes: a GPT-2-family file (gpt2_file.hpp, is_gpt2_family) or one
+/// under the lab's names. Throws the reader's errors (safetensors.hpp), then:
 ///   missing_field   no embed.weight or src_embed.weight to tell the kind; a metadata value the
 ///                   shapes cannot supply (heads; positions without pos.weight); a tensor the
 ///                   configuration's layout needs, naming it and its shape;

@@ -32,19 +32,44 @@ const char* decoder_positions_name(DecoderPositions p) {
   }
 }
 
-void validate_decoder_config(const DecoderConfig& c) {
-  require_model_range("vocab", c.vocab, 1, 4096);
-  require_model_range("context", c.context, 1, 1024);
-  require_model_range("d_model", c.d_model, 1, 512);
-  require_model_range("heads", c.heads, 1, 64);
-  require_model_range("layers", c.layers, 0, 8);
-  require_model_range("mlp", c.mlp, 0, 2048);
+const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::gelu: return "gelu";
+    case Activation::gelu_new: return "gelu_new";
+    default: return "relu";
+  }
+}
+
+Activation activation_of(const std::string& s, const std::string& field) {
+  if (s == "relu") return Activation::relu;
+  if (s == "gelu") return Activation::gelu;
+  // transformers' "gelu_pytorch_tanh" is the same tanh formula as "gelu_new".
+  if (s == "gelu_new" || s == "gelu_pytorch_tanh") return Activation::gelu_new;
+  bad(ErrorCode::invalid_field, field + " must be \"relu\", \"gelu\" or \"gelu_new\", got \"" + s + "\"");
+}
+
+double decoder_attention_scale(const DecoderConfig& c, int layer) {
+  const int dk = c.d_model / c.heads;
+  double s = c.scale_attn_weights ? 1.0 / std::sqrt(static_cast<double>(dk)) : 1.0;
+  if (c.scale_attn_by_inverse_layer_idx) s /= static_cast<double>(layer + 1);
+  return s;
+}
+
+void validate_decoder_config(const DecoderConfig& c, const DecoderLimits& lim) {
+  require_model_range("vocab", c.vocab, 1, lim.vocab);
+  require_model_range("context", c.context, 1, lim.context);
+  require_model_range("d_model", c.d_model, 1, lim.d_model);
+  require_model_range("heads", c.heads, 1, lim.heads);
+  require_model_range("layers", c.layers, 0, lim.layers);
+  require_model_range("mlp", c.mlp, 0, lim.mlp);
   if (c.d_model % c.heads != 0)
     bad(ErrorCode::invalid_field, "model.heads = " + std::to_string(c.heads) + " must divide model.d_model = " +
                                       std::to_string(c.d_model));
+  if (!(c.layer_norm_eps > 0.0 && c.layer_norm_eps <= 1.0))
+    bad(ErrorCode::invalid_field, "model.layer_norm_eps must be a number in (0, 1], got " + std::to_string(c.layer_norm_eps));
 }
 
-void validate_decoder_batch(const DecoderConfig& c, const DecoderBatch& b) {
+void validate_decoder_batch(const DecoderConfig& c, const DecoderBatch& b, const DecoderLimits& lim) {
   if (b.batch < 1 || b.t < 1) bad(ErrorCode::empty_sequence, "tokens must have at least one row and one column");
   if (b.batch > 512) bad(ErrorCode::too_large, "at most 512 sequences per batch, got " + std::to_string(b.batch));
   if (b.t > c.context)
@@ -54,9 +79,9 @@ void validate_decoder_batch(const DecoderConfig& c, const DecoderBatch& b) {
     bad(ErrorCode::too_large, "at most 65536 tokens per batch (B·T), got " + std::to_string(long(b.batch) * b.t));
   // Memory bound: the saved weights (B·h·T'²) and the widest activation (B·T'·max(3d, m, V)).
   const long widest = std::max({3L * c.d_model, long(c.mlp), long(c.vocab)});
-  if (long(b.batch) * c.heads * b.t * b.t > (1L << 22) || long(b.batch) * b.t * widest > (1L << 22))
+  if (long(b.batch) * c.heads * b.t * b.t > lim.batch_numbers || long(b.batch) * b.t * widest > lim.batch_numbers)
     bad(ErrorCode::too_large, "batch too large for this model: B·heads·T'² and B·T'·max(3·d_model, mlp, vocab) must "
-                              "each stay within 4194304 numbers");
+                              "each stay within " + std::to_string(lim.batch_numbers) + " numbers");
   const size_t n = static_cast<size_t>(b.batch) * b.t;
   if (b.tokens.size() != n || b.targets.size() != n)
     bad(ErrorCode::shape_mismatch, "tokens and targets must both be " + std::to_string(b.batch) + "x" +
@@ -92,7 +117,10 @@ ParamLayout decoder_layout(const DecoderConfig& c) {
     // xavier_uniform_ on the 3d×d in_proj_weight: fan_in d, fan_out 3d.
     p.add_matrix(decoder_param_name(l, "attn.in_proj_weight"), 3 * d, d,
                  InitLaw::symmetric(std::sqrt(6.0 / static_cast<double>(d + 3 * d))));
+    // nn.MultiheadAttention(bias=True) zeroes in_proj_bias and out_proj.bias at init.
+    if (c.bias) p.add_vector(decoder_param_name(l, "attn.in_proj_bias"), 3 * d, InitLaw::zero());
     p.add_matrix(decoder_param_name(l, "attn.out_proj.weight"), d, d, InitLaw::symmetric(lin_d));
+    if (c.bias) p.add_vector(decoder_param_name(l, "attn.out_proj.bias"), d, InitLaw::zero());
     if (m > 0) {
       if (c.layer_norm) {
         p.add_vector(decoder_param_name(l, "ln2.weight"), d, InitLaw::one());
@@ -109,7 +137,7 @@ ParamLayout decoder_layout(const DecoderConfig& c) {
     p.add_vector("ln_f.weight", d, InitLaw::one());
     p.add_vector("ln_f.bias", d, InitLaw::zero());
   }
-  p.add_matrix("unembed.weight", c.vocab, d, InitLaw::symmetric(lin_d));
+  if (!c.tied_head) p.add_matrix("unembed.weight", c.vocab, d, InitLaw::symmetric(lin_d));
   return p;
 }
 

@@ -29,9 +29,11 @@ void put_le(std::string& out, std::uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-bool dtype_of(const std::string& s, SafeDtype& d) {
-  for (SafeDtype c : {SafeDtype::F64, SafeDtype::F32, SafeDtype::F16, SafeDtype::BF16})
-    if (s == safe_dtype_name(c)) {
+bool dtype_of(const std::string& s, SafeDtype& d, bool any_dtype) {
+  for (SafeDtype c : {SafeDtype::F64, SafeDtype::F32, SafeDtype::F16, SafeDtype::BF16, SafeDtype::BOOL, SafeDtype::U8,
+                      SafeDtype::I8, SafeDtype::I16, SafeDtype::U16, SafeDtype::I32, SafeDtype::U32, SafeDtype::I64,
+                      SafeDtype::U64, SafeDtype::F8_E4M3, SafeDtype::F8_E5M2})
+    if (s == safe_dtype_name(c) && (any_dtype || safe_dtype_is_float(c))) {
       d = c;
       return true;
     }
@@ -74,7 +76,7 @@ std::uint64_t offset_of(const Json& v, const std::string& name) {
   return v.get<std::uint64_t>();
 }
 
-SafeTensor tensor_entry(const std::string& name, const Json& e) {
+SafeTensor tensor_entry(const std::string& name, const Json& e, bool any_dtype) {
   const std::string where = "tensor \"" + name + "\"";
   if (!e.is_object()) fail(ErrorCode::invalid_field, where + " must be an object {dtype, shape, data_offsets}");
   for (auto it = e.begin(); it != e.end(); ++it)
@@ -84,7 +86,7 @@ SafeTensor tensor_entry(const std::string& name, const Json& e) {
   t.name = name;
   const auto dt = e.find("dtype");
   if (dt == e.end() || !dt->is_string()) fail(ErrorCode::invalid_field, where + ": dtype must be a string");
-  if (!dtype_of(dt->get<std::string>(), t.dtype))
+  if (!dtype_of(dt->get<std::string>(), t.dtype, any_dtype))
     fail(ErrorCode::invalid_field, where + " has dtype \"" + dt->get<std::string>() + "\"; the core reads F64, F32, F16, BF16");
   const auto sh = e.find("shape");
   if (sh == e.end() || !sh->is_array()) fail(ErrorCode::invalid_field, where + ": shape must be an array of integers >= 0");
@@ -127,6 +129,17 @@ const char* safe_dtype_name(SafeDtype d) {
     case SafeDtype::F32: return "F32";
     case SafeDtype::F16: return "F16";
     case SafeDtype::BF16: return "BF16";
+    case SafeDtype::BOOL: return "BOOL";
+    case SafeDtype::U8: return "U8";
+    case SafeDtype::I8: return "I8";
+    case SafeDtype::I16: return "I16";
+    case SafeDtype::U16: return "U16";
+    case SafeDtype::I32: return "I32";
+    case SafeDtype::U32: return "U32";
+    case SafeDtype::I64: return "I64";
+    case SafeDtype::U64: return "U64";
+    case SafeDtype::F8_E4M3: return "F8_E4M3";
+    case SafeDtype::F8_E5M2: return "F8_E5M2";
   }
   return "?";
 }
@@ -136,9 +149,24 @@ std::size_t safe_dtype_size(SafeDtype d) {
     case SafeDtype::F64: return 8;
     case SafeDtype::F32: return 4;
     case SafeDtype::F16:
-    case SafeDtype::BF16: return 2;
+    case SafeDtype::BF16:
+    case SafeDtype::I16:
+    case SafeDtype::U16: return 2;
+    case SafeDtype::BOOL:
+    case SafeDtype::U8:
+    case SafeDtype::I8:
+    case SafeDtype::F8_E4M3:
+    case SafeDtype::F8_E5M2: return 1;
+    case SafeDtype::I32:
+    case SafeDtype::U32: return 4;
+    case SafeDtype::I64:
+    case SafeDtype::U64: return 8;
   }
   return 0;
+}
+
+bool safe_dtype_is_float(SafeDtype d) {
+  return d == SafeDtype::F64 || d == SafeDtype::F32 || d == SafeDtype::F16 || d == SafeDtype::BF16;
 }
 
 std::uint64_t SafeTensor::elements() const {
@@ -163,7 +191,7 @@ double bfloat16_to_double(std::uint16_t bits) {
   return static_cast<double>(f);
 }
 
-Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size) {
+Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size, bool any_dtype) {
   if (size < 8) fail(ErrorCode::invalid_field, "the file has " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
   const std::uint64_t n = le_u64(data);
   if (n > kMaxSafetensorsHeader)
@@ -187,7 +215,7 @@ Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size) 
       }
       continue;
     }
-    out.tensors.push_back(tensor_entry(it.key(), *it));
+    out.tensors.push_back(tensor_entry(it.key(), *it, any_dtype));
   }
   std::stable_sort(out.tensors.begin(), out.tensors.end(), [](const SafeTensor& a, const SafeTensor& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
@@ -216,6 +244,9 @@ std::vector<double> read_tensor_values(const std::uint8_t* data, std::size_t siz
                                        const SafeTensor& t) {
   if (file.data_start > size || t.end > size - file.data_start || t.begin > t.end)
     fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\": bytes " + range(t.begin, t.end) + " are not in the file");
+  if (!safe_dtype_is_float(t.dtype))
+    fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\" has dtype \"" + safe_dtype_name(t.dtype) +
+                                       "\"; the core reads F64, F32, F16, BF16");
   const std::size_t width = safe_dtype_size(t.dtype);
   const std::size_t n = static_cast<std::size_t>((t.end - t.begin) / width);
   const std::uint8_t* p = data + file.data_start + t.begin;
@@ -234,6 +265,7 @@ std::vector<double> read_tensor_values(const std::uint8_t* data, std::size_t siz
       }
       case SafeDtype::F16: v[i] = half_to_double(static_cast<std::uint16_t>(u)); break;
       case SafeDtype::BF16: v[i] = bfloat16_to_double(static_cast<std::uint16_t>(u)); break;
+      default: break;  // refused above
     }
     if (!std::isfinite(v[i]))
       fail(ErrorCode::non_finite, "tensor \"" + t.name + "\" element " + std::to_string(i) + " is " +

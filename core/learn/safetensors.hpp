@@ -17,15 +17,19 @@
 
 namespace attn::learn {
 
-/// The element types the core reads (every one converts exactly to double); it writes F64 and F32.
-enum class SafeDtype { F64, F32, F16, BF16 };
+/// The element types the core reads as numbers (every one converts exactly to double; it writes F64
+/// and F32), then the format's other types, which a header may hold for buffers (GPT-2's attn.bias
+/// causal mask is BOOL or U8 in some uploads) but whose values the core never reads.
+enum class SafeDtype { F64, F32, F16, BF16, BOOL, U8, I8, I16, U16, I32, U32, I64, U64, F8_E4M3, F8_E5M2 };
+/// True for F64, F32, F16 and BF16: the types read_tensor_values converts.
+bool safe_dtype_is_float(SafeDtype d);
 
 /// "[2, 3]": a shape as messages print it.
 std::string shape_text(const std::vector<std::uint64_t>& shape);
 
-/// "F64", "F32", "F16", "BF16" (the format's names).
+/// "F64", "F32", "F16", "BF16", "BOOL", "I64", ... (the format's names).
 const char* safe_dtype_name(SafeDtype d);
-/// Bytes per element: 8, 4, 2, 2.
+/// Bytes per element (F64 8, F32 4, F16 and BF16 2, BOOL 1, ...).
 std::size_t safe_dtype_size(SafeDtype d);
 
 /// One tensor of a file: its name, element type, shape (row-major) and bytes [begin, end) of the
@@ -60,11 +64,14 @@ inline constexpr std::uint64_t kMaxSafetensorsHeader = 100000000;
 ///   too_large       a header length over kMaxSafetensorsHeader;
 ///   invalid_json    a header that does not start with '{' or is not one JSON object;
 ///   shape_mismatch  end − begin differs from the dtype's size × the product of the shape.
-Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size);
+/// With any_dtype, every dtype of the format is accepted in the header (a caller that skips buffers
+/// checks the parameters' dtypes itself: read_tensor_values refuses the non-float ones).
+Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size, bool any_dtype = false);
 
 /// The elements of tensor t of a checked file (file = read_safetensors_header(data, size)), each
 /// converted exactly to double (F32 by widening, F16 and BF16 by their bit layouts). Throws
-/// Error(non_finite) "tensor \"NAME\" element I is NaN/infinite" for the first such element.
+/// Error(non_finite) "tensor \"NAME\" element I is NaN/infinite" for the first such element,
+/// Error(invalid_field) for a dtype that is not F64, F32, F16 or BF16.
 std::vector<double> read_tensor_values(const std::uint8_t* data, std::size_t size, const Safetensors& file,
                                        const SafeTensor& t);
 

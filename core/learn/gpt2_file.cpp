@@ -1,0 +1,328 @@
+#include "learn/gpt2_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/error.hpp"
+
+namespace attn::learn {
+namespace {
+
+using Json = nlohmann::json;
+
+[[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, "model file: " + msg); }
+
+/// What config.json says (each key optional: absent keys take GPT2Config's defaults or the shapes).
+struct Gpt2Json {
+  std::map<std::string, long> ints;  // n_embd, n_head, n_layer, n_positions, vocab_size, n_inner
+  std::optional<std::string> activation;
+  double eps = 1e-5;
+  bool scale = true, inverse_layer = false, tie = true;
+};
+
+Gpt2Json parse_config(const std::string& text) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw Error(ErrorCode::invalid_json, std::string("config.json is not JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail(ErrorCode::invalid_field, "config.json must be one JSON object");
+  Gpt2Json c;
+  for (const char* key : {"n_embd", "n_head", "n_layer", "n_positions", "vocab_size", "n_inner"}) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) continue;  // n_inner: null means 4·n_embd
+    if (!it->is_number_integer() || it->get<long long>() < 0 || it->get<long long>() > (1LL << 30))
+      fail(ErrorCode::invalid_field, std::string("config.json: ") + key + " must be an integer >= 0, got " + it->dump());
+    c.ints[key] = static_cast<long>(it->get<long long>());
+  }
+  if (const auto it = j.find("activation_function"); it != j.end()) {
+    if (!it->is_string()) fail(ErrorCode::invalid_field, "config.json: activation_function must be a string, got " + it->dump());
+    c.activation = it->get<std::string>();
+  }
+  if (const auto it = j.find("layer_norm_epsilon"); it != j.end()) {
+    if (!it->is_number()) fail(ErrorCode::invalid_field, "config.json: layer_norm_epsilon must be a number, got " + it->dump());
+    c.eps = it->get<double>();
+  }
+  const auto flag = [&](const char* key, bool& out) {
+    const auto it = j.find(key);
+    if (it == j.end()) return;
+    if (!it->is_boolean()) fail(ErrorCode::invalid_field, std::string("config.json: ") + key + " must be true or false, got " + it->dump());
+    out = it->get<bool>();
+  };
+  flag("scale_attn_weights", c.scale);
+  flag("scale_attn_by_inverse_layer_idx", c.inverse_layer);
+  flag("tie_word_embeddings", c.tie);
+  return c;
+}
+
+class Names {
+ public:
+  explicit Names(const Safetensors& f) : f_(f) {
+    for (const SafeTensor& t : f.tensors)
+      if (t.name.compare(0, 12, "transformer.") == 0) prefix_ = "transformer.";
+  }
+  const std::string& prefix() const { return prefix_; }
+  const SafeTensor* find(const std::string& name) const {
+    for (const SafeTensor& t : f_.tensors)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+  const SafeTensor* body(const std::string& rest) const { return find(prefix_ + rest); }
+  /// 1 + the highest N of "<prefix>h.N.…".
+  int layers() const {
+    const std::string h = prefix_ + "h.";
+    long n = 0;
+    for (const SafeTensor& t : f_.tensors) {
+      if (t.name.compare(0, h.size(), h) != 0) continue;
+      size_t i = h.size(), digits = 0;
+      long v = 0;
+      while (i < t.name.size() && std::isdigit(static_cast<unsigned char>(t.name[i])) && digits < 6)
+        v = v * 10 + (t.name[i++] - '0'), ++digits;
+      if (digits > 0 && i < t.name.size() && t.name[i] == '.') n = std::max(n, v + 1);
+    }
+    return static_cast<int>(std::min(n, 1L << 20));
+  }
+
+ private:
+  const Safetensors& f_;
+  std::string prefix_;
+};
+
+std::uint64_t dim(const SafeTensor& t, size_t axis) { return axis < t.shape.size() ? t.shape[axis] : 0; }
+
+/// A dimension as the validators take it (large ones clamped, so that they report the range).
+int as_int(std::uint64_t v) { return static_cast<int>(std::min<std::uint64_t>(v, std::uint64_t{1} << 30)); }
+
+void check_config(const Gpt2Json& cj, const char* key, long from_shapes, const std::string& which) {
+  const auto it = cj.ints.find(key);
+  if (it != cj.ints.end() && it->second != from_shapes)
+    fail(ErrorCode::shape_mismatch, std::string("config.json says ") + key + " = " + std::to_string(it->second) + "; " +
+                                        which + " gives " + std::to_string(from_shapes));
+}
+
+/// One file tensor feeding one lab parameter (transposed when the file stores [in, out]).
+struct Source {
+  std::string file_name, lab_name;
+  std::vector<std::uint64_t> shape;  ///< as the file must store it
+  bool transpose = false;
+};
+
+}  // namespace
+
+bool is_gpt2_family(const Safetensors& f) {
+  const Names n(f);
+  const bool embed = n.body("wte.weight") || n.find("lm_head.weight");
+  const bool blocks = n.body("wpe.weight") || n.body("h.0.attn.c_attn.weight") || n.body("h.0.ln_1.weight");
+  return embed && blocks;
+}
+
+ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors header, const ModelFileOptions& opt) {
+  ModelFile out;
+  out.file = std::move(header);
+  const Names n(out.file);
+  const std::string& pre = n.prefix();
+  const std::optional<Gpt2Json> cj = opt.config ? std::optional<Gpt2Json>(parse_config(*opt.config)) : std::nullopt;
+
+  const SafeTensor* wte = n.body("wte.weight");
+  const SafeTensor* lm = n.find("lm_head.weight");
+  const SafeTensor* emb = wte ? wte : lm;
+  if (emb->shape.size() != 2)
+    fail(ErrorCode::shape_mismatch, "tensor \"" + emb->name + "\" has shape " + shape_text(emb->shape) + "; it must be [vocab, n_embd]");
+  const std::uint64_t V = emb->shape[0], C = emb->shape[1];
+  const SafeTensor* wpe = n.body("wpe.weight");
+  if (!wpe) fail(ErrorCode::missing_field, "the file has no tensor \"" + pre + "wpe.weight\" (GPT-2's learned positions)");
+  if (wpe->shape.size() != 2 || wpe->shape[1] != C)
+    fail(ErrorCode::shape_mismatch, "tensor \"" + wpe->name + "\" has shape " + shape_text(wpe->shape) +
+                                        "; it must be [n_positions, " + std::to_string(C) + "]");
+  const std::uint64_t P = wpe->shape[0];
+  const int L = n.layers();
+
+  // transformers' Conv1D stores c_attn [C, 3C]; nanoGPT's nn.Linear [3C, C].
+  bool conv1d = true;
+  if (L > 0) {
+    const SafeTensor* ca = n.body("h.0.attn.c_attn.weight");
+    if (!ca) fail(ErrorCode::missing_field, "the file has no tensor \"" + pre + "h.0.attn.c_attn.weight\"");
+    const std::vector<std::uint64_t> hf{C, 3 * C}, nano{3 * C, C};
+    if (ca->shape == hf) conv1d = true;
+    else if (ca->shape == nano) conv1d = false;
+    else
+      fail(ErrorCode::shape_mismatch, "tensor \"" + ca->name + "\" has shape " + shape_text(ca->shape) + "; with n_embd = " +
+                                          std::to_string(C) + " it must be " + shape_text(hf) + " (transformers' Conv1D) or " +
+                                          shape_text(nano) + " (nanoGPT's nn.Linear)");
+  } else {
+    conv1d = opt.config.has_value() || wte != nullptr;
+  }
+  out.layout = conv1d ? "transformers" : "nanogpt";
+
+  DecoderConfig c;
+  c.vocab = as_int(V);
+  c.d_model = as_int(C);
+  c.context = as_int(P);
+  c.layers = L;
+  c.positions = DecoderPositions::learned;
+  c.layer_norm = true;
+  c.activation = conv1d ? Activation::gelu_new : Activation::gelu;
+  if (cj) {
+    check_config(*cj, "n_embd", static_cast<long>(C), emb->name + " " + shape_text(emb->shape));
+    check_config(*cj, "vocab_size", static_cast<long>(V), emb->name + " " + shape_text(emb->shape));
+    check_config(*cj, "n_positions", static_cast<long>(P), wpe->name + " " + shape_text(wpe->shape));
+    check_config(*cj, "n_layer", L, "the file's blocks h.0.." + std::to_string(L - 1));
+    if (cj->activation) c.activation = activation_of(*cj->activation, "config.json: activation_function");
+    c.layer_norm_eps = cj->eps;
+    c.scale_attn_weights = cj->scale;
+    c.scale_attn_by_inverse_layer_idx = cj->inverse_layer;
+  }
+
+  // Heads: config.json, else the request, else __metadata__, else GPT-2's head width of 64.
+  std::optional<long> heads;
+  if (cj && cj->ints.count("n_head")) {
+    heads = cj->ints.at("n_head");
+    if (opt.heads && *opt.heads != *heads)
+      fail(ErrorCode::invalid_field, "heads = " + std::to_string(*opt.heads) + " contradicts config.json's n_head = " +
+                                         std::to_string(*heads));
+  } else if (opt.heads) {
+    heads = *opt.heads;
+  } else if (const auto it = out.file.metadata.find("heads"); it != out.file.metadata.end()) {
+    const std::string& s = it->second;
+    if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+      fail(ErrorCode::invalid_field, "__metadata__ heads must be a decimal integer, got \"" + s + "\"");
+    heads = std::stol(s);
+  } else if (C % 64 == 0 && C > 0) {
+    heads = static_cast<long>(C / 64);
+  } else {
+    fail(ErrorCode::missing_field, "heads: n_embd = " + std::to_string(C) + " is not a multiple of GPT-2's head width 64; "
+                                   "give n_head in config.json, \"heads\" in the request or the file's __metadata__");
+  }
+  if (*heads < 1 || *heads > kGpt2FamilyLimits.heads)
+    fail(ErrorCode::invalid_field, "n_head = " + std::to_string(*heads) + " must be between 1 and " +
+                                       std::to_string(kGpt2FamilyLimits.heads));
+  if (C % static_cast<std::uint64_t>(*heads) != 0)
+    fail(ErrorCode::invalid_field, "n_head = " + std::to_string(*heads) + " does not divide n_embd = " + std::to_string(C));
+  c.heads = static_cast<int>(*heads);
+
+  // The MLP's width from c_fc ([C, m] in Conv1D, [m, C] in nn.Linear); n_inner must agree.
+  std::uint64_t m = 4 * C;
+  if (L > 0) {
+    const SafeTensor* fc = n.body("h.0.mlp.c_fc.weight");
+    if (!fc) fail(ErrorCode::missing_field, "the file has no tensor \"" + pre + "h.0.mlp.c_fc.weight\"");
+    if (fc->shape.size() != 2 || fc->shape[conv1d ? 0 : 1] != C)
+      fail(ErrorCode::shape_mismatch, "tensor \"" + fc->name + "\" has shape " + shape_text(fc->shape) + "; it must be " +
+                                          (conv1d ? "[n_embd, n_inner]" : "[n_inner, n_embd]") + " with n_embd = " + std::to_string(C));
+    m = fc->shape[conv1d ? 1 : 0];
+    if (cj) check_config(*cj, "n_inner", static_cast<long>(m), fc->name + " " + shape_text(fc->shape));
+  }
+  c.mlp = as_int(m);
+
+  // Biases: all or none (nanoGPT's bias=False drops every one, LayerNorms' too).
+  const bool bias = L > 0 ? n.body("h.0.attn.c_attn.bias") != nullptr : n.body("ln_f.bias") != nullptr;
+  c.bias = bias;
+
+  // The head: lm_head.weight when present (and not wte's values bit for bit), else tied to wte.
+  bool tied = lm == nullptr || wte == nullptr;
+  if (lm && lm->shape != emb->shape)
+    fail(ErrorCode::shape_mismatch, "tensor \"lm_head.weight\" has shape " + shape_text(lm->shape) + "; it must be " +
+                                        shape_text(emb->shape) + " like " + emb->name);
+  if (lm && wte && lm->dtype == wte->dtype &&
+      std::memcmp(data + out.file.data_start + lm->begin, data + out.file.data_start + wte->begin,
+                  static_cast<size_t>(lm->end - lm->begin)) == 0)
+    tied = true;
+  if (!lm && cj && !cj->tie)
+    fail(ErrorCode::missing_field, "config.json says tie_word_embeddings = false, and the file has no lm_head.weight");
+  c.tied_head = tied;
+
+  out.model = make_model(ModelKind::decoder, c, {}, std::size_t{1} << 29, kGpt2FamilyLimits);
+  const ParamLayout& layout = out.model.layout;
+
+  // Where each lab parameter comes from.
+  std::vector<Source> src;
+  const auto lin = [&](const std::string& file, const std::string& lab, std::uint64_t in, std::uint64_t outs) {
+    src.push_back({pre + file, lab, conv1d ? std::vector<std::uint64_t>{in, outs} : std::vector<std::uint64_t>{outs, in}, conv1d});
+  };
+  const auto vec = [&](const std::string& file, const std::string& lab, std::uint64_t len) {
+    src.push_back({pre + file, lab, {len}, false});
+  };
+  src.push_back({emb->name, "embed.weight", {V, C}, false});
+  src.push_back({wpe->name, "pos.weight", {P, C}, false});
+  for (int l = 0; l < L; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    const auto lab = [&](const char* rest) { return decoder_param_name(l, rest); };
+    vec(h + "ln_1.weight", lab("ln1.weight"), C);
+    if (bias) vec(h + "ln_1.bias", lab("ln1.bias"), C);
+    lin(h + "attn.c_attn.weight", lab("attn.in_proj_weight"), C, 3 * C);
+    if (bias) vec(h + "attn.c_attn.bias", lab("attn.in_proj_bias"), 3 * C);
+    lin(h + "attn.c_proj.weight", lab("attn.out_proj.weight"), C, C);
+    if (bias) vec(h + "attn.c_proj.bias", lab("attn.out_proj.bias"), C);
+    vec(h + "ln_2.weight", lab("ln2.weight"), C);
+    if (bias) vec(h + "ln_2.bias", lab("ln2.bias"), C);
+    lin(h + "mlp.c_fc.weight", lab("mlp.0.weight"), C, m);
+    if (bias) vec(h + "mlp.c_fc.bias", lab("mlp.0.bias"), m);
+    lin(h + "mlp.c_proj.weight", lab("mlp.2.weight"), m, C);
+    if (bias) vec(h + "mlp.c_proj.bias", lab("mlp.2.bias"), C);
+  }
+  vec("ln_f.weight", "ln_f.weight", C);
+  if (bias) vec("ln_f.bias", "ln_f.bias", C);
+  if (!tied) src.push_back({"lm_head.weight", "unembed.weight", {V, C}, false});
+
+  std::set<std::string> used;
+  for (const Source& s : src) used.insert(s.file_name);
+  if (tied && lm && wte) used.insert(lm->name);  // the tied pair's second name, same values
+  // Every other tensor must be a causal-mask buffer of the right shape.
+  for (const SafeTensor& t : out.file.tensors) {
+    if (used.count(t.name)) continue;
+    const std::string h = pre + "h.";
+    bool buffer = false;
+    if (t.name.compare(0, h.size(), h) == 0) {
+      const size_t dot = t.name.find('.', h.size());
+      const std::string rest = dot == std::string::npos ? "" : t.name.substr(dot + 1);
+      const std::string layer = t.name.substr(h.size(), dot == std::string::npos ? 0 : dot - h.size());
+      const bool in_range = !layer.empty() && layer.size() < 7 &&
+                            std::all_of(layer.begin(), layer.end(), [](unsigned char ch) { return std::isdigit(ch); }) &&
+                            std::stol(layer) < L;
+      if (in_range && rest == "attn.bias") {
+        const std::vector<std::uint64_t> want{1, 1, P, P};
+        if (t.shape != want)
+          fail(ErrorCode::shape_mismatch, "buffer \"" + t.name + "\" (the causal mask) has shape " + shape_text(t.shape) +
+                                              "; it must be " + shape_text(want));
+        buffer = true;
+      } else if (in_range && rest == "attn.masked_bias") {
+        if (t.elements() != 1)
+          fail(ErrorCode::shape_mismatch, "buffer \"" + t.name + "\" has shape " + shape_text(t.shape) + "; it must be a scalar");
+        buffer = true;
+      }
+    }
+    if (!buffer)
+      fail(ErrorCode::invalid_field, "unexpected tensor \"" + t.name + "\" in a GPT-2-family file (" + out.layout +
+                                         " layout, " + (bias ? "with" : "without") + " biases, " + std::to_string(L) +
+                                         " blocks)");
+  }
+
+  out.params.assign(layout.total(), 0.0);  // absent LayerNorm and MLP biases stay 0
+  for (const Source& s : src) {
+    const SafeTensor* t = n.find(s.file_name);
+    if (!t) fail(ErrorCode::missing_field, "the file has no tensor \"" + s.file_name + "\" " + shape_text(s.shape));
+    if (t->shape != s.shape)
+      fail(ErrorCode::shape_mismatch, "tensor \"" + s.file_name + "\" has shape " + shape_text(t->shape) + "; it must be " +
+                                          shape_text(s.shape));
+    const std::vector<double> v = read_tensor_values(data, size, out.file, *t);
+    double* dst = tensor_in(layout, out.params.data(), s.lab_name);
+    if (!s.transpose) {
+      std::copy(v.begin(), v.end(), dst);
+    } else {  // file [in, out] → lab [out, in]
+      const size_t rows_in = static_cast<size_t>(s.shape[0]), cols_out = static_cast<size_t>(s.shape[1]);
+      for (size_t i = 0; i < rows_in; ++i)
+        for (size_t o = 0; o < cols_out; ++o) dst[o * rows_in + i] = v[i * cols_out + o];
+    }
+  }
+  return out;
+}
+
+}  // namespace attn::learn

@@ -1,0 +1,54 @@
+// learn/gpt2_file.hpp — GPT-2-family files as the ecosystem writes them, read into the lab's decoder.
+//
+// Two layouts (safetensors, F64/F32/F16/BF16 parameters):
+//   transformers  GPT2LMHeadModel: "transformer." before every name but lm_head, or the original
+//                 upload's names without it; Conv1D weights stored [in, out] (y = x·W + b); c_attn's
+//                 3C output columns are q | k | v, head h at columns h·d_k… within each; the
+//                 buffers h.N.attn.bias (causal mask [1, 1, P, P], any dtype) and
+//                 h.N.attn.masked_bias (a scalar) are checked for shape and skipped; lm_head.weight
+//                 is used when present, else the head is tied to wte.
+//   nanogpt       karpathy/nanoGPT's GPT: transformer.wte / wpe / h.N / ln_f, nn.Linear weights
+//                 [out, in], lm_head.weight stored (the tied pair may keep only it), optional biases
+//                 (bias=False drops them from the LayerNorms too), exact GELU.
+// Told apart by shapes: c_attn.weight [C, 3C] is transformers', [3C, C] nanoGPT's.
+//
+// They become the lab's decoder (decoder.hpp) with GPT-2's options: learned positions (context =
+// wpe's rows), pre-norm LayerNorm, an MLP of n_inner (4·C) units, bias when c_attn has one (a
+// missing LayerNorm or MLP bias becomes zeros, which is the same function), the activation, the
+// LayerNorm ε and the scaling options of config.json, a tied head when lm_head.weight is absent or
+// holds wte's values bit for bit. Parameters are transposed into the lab's [out, in] rows.
+//
+// config.json (transformers' GPT2Config), optional: n_embd, n_head, n_layer, n_positions,
+// vocab_size, n_inner, activation_function (default "gelu_new"; nanoGPT's files default to
+// "gelu"), layer_norm_epsilon (1e-5), scale_attn_weights (true), scale_attn_by_inverse_layer_idx
+// (false), tie_word_embeddings (true). Unknown keys are ignored; a known key of the wrong type is
+// refused. Heads: config.json's n_head, else the request's heads, else __metadata__ "heads", else
+// C / 64 when 64 divides C (GPT-2's head width).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "learn/model_file.hpp"
+
+namespace attn::learn {
+
+/// True when the header's names are the GPT-2 family's: wte.weight or lm_head.weight, with or
+/// without the "transformer." prefix, beside h.N.… blocks or wpe.weight.
+bool is_gpt2_family(const Safetensors& header);
+
+/// Reads a GPT-2-family model (header = read_safetensors_header(data, size, true)); the result's
+/// `layout` is "transformers" or "nanogpt". Throws attn::Error naming the tensor, field or value:
+///   invalid_json    options.config is not JSON;
+///   invalid_field   a config key of the wrong type or value (an activation it does not know,
+///                   n_head not dividing n_embd), a request's heads that contradicts config.json,
+///                   a tensor no layout has, a parameter of an integer dtype, limits (DecoderLimits
+///                   kGpt2FamilyLimits) exceeded;
+///   missing_field   a tensor the layout needs, or heads that nothing gives;
+///   shape_mismatch  a tensor (buffers included) whose shape differs from the one the others and
+///                   config.json imply, naming both;
+///   non_finite      a NaN or infinite parameter (naming the tensor and element).
+ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors header,
+                           const ModelFileOptions& options);
+
+}  // namespace attn::learn
