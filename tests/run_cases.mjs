@@ -12,7 +12,9 @@
 // A case file (tests/cases/README.md) holds `case` (the input object exactly as `attn run`
 // reads it), then `expect` (fields of the result with their values) and `tolerance` (largest
 // absolute difference per number), or `expect_error` (the error code; exit status 2).
-// The case object is written to a temporary file and run as `attn run TMPFILE`; the exit status
+// The case object is written to a temporary file and run as `attn run TMPFILE` from the case file's
+// own folder, so that a path the case names (a model, its config.json) resolves as it does for
+// someone running the handed cases from theirs; the exit status
 // must be 0 (expect) or 2 (expect_error). Every field in `expect` is compared recursively:
 // numbers within tolerance, null only with null, arrays by length and entry, strings and
 // booleans exactly. On failure it prints the first differing entries and the max difference
@@ -65,12 +67,14 @@ for (let i = 0; i < argv.length; ++i) {
   else files.push(a);
 }
 if (!attnCmd || attnCmd.length === 0) usage('--attn is required');
+// Cases run from their own folder: the tool's command words that name files here become absolute.
+attnCmd = attnCmd.map((w) => (!w.startsWith('-') && w.includes('/') && fs.existsSync(w) ? path.resolve(w) : w));
 if (!cliCheck && countTests === null && files.length === 0) usage('no case files given');
 
 // Run the tool with extra arguments and optional stdin text.
-function runAttn(args, input) {
+function runAttn(args, input, cwd) {
   const r = spawnSync(attnCmd[0], [...attnCmd.slice(1), ...args], {
-    input: input ?? '', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 120000,
+    input: input ?? '', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 120000, cwd,
   });
   if (r.error) throw new Error(`cannot run ${attnCmd.join(' ')}: ${r.error.message}`);
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
@@ -177,7 +181,7 @@ function runCaseFile(file) {
   const spec = JSON.parse(fs.readFileSync(file, 'utf8'));
   if (!spec.case || (spec.expect === undefined && spec.expect_error === undefined))
     throw new Error(`${name}: a case file needs "case" and "expect" or "expect_error"`);
-  const r = withTempFile(JSON.stringify(spec.case), (tmp) => runAttn(['run', tmp]));
+  const r = withTempFile(JSON.stringify(spec.case), (tmp) => runAttn(['run', tmp], '', path.dirname(path.resolve(file))));
   if (spec.expect_error !== undefined) {
     const problems = checkErrorAnswer(r, spec.expect_error);
     if (problems.length) return `FAIL ${name}: ${spec.about ?? ''}\n  ${problems.join('\n  ')}\n${describe(r)}`;

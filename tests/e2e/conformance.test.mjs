@@ -32,6 +32,9 @@ for (const dir of DIRS) {
   for (const name of fs.readdirSync(abs).filter((n) => n.endsWith('.json')).sort()) {
     const file = JSON.parse(fs.readFileSync(path.join(abs, name), 'utf8'));
     if (file.case === undefined) continue;
+    // A case that names a file (a model, its config.json, a tokenizer's vocabulary) needs a file
+    // system: the page has none, and its answer is the "no file access" error by design.
+    if (['model', 'config', 'tokenizer'].some((k) => file.case[k] !== undefined)) continue;
     cases.push({ name: `${dir}/${name}`, text: JSON.stringify(file.case), op: file.case && file.case.op });
   }
 }
