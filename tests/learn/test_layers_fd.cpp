@@ -1,11 +1,15 @@
 // Every layer's backward against central finite differences (double), with L = Σ r ⊙ out for a
 // fixed random r, so that dout = r.
 #include "learn/layers.hpp"
+#include "attn/det_tanh.hpp"
 #include "support/support.hpp"
 #include "attn/rope.hpp"
 #include "lessons/position_symmetry.hpp"
 
+#include <cmath>
 #include <numeric>
+#include <functional>
+#include <tuple>
 
 using namespace attn::learn;
 using attn_test::check_grads;
@@ -95,6 +99,42 @@ TEST_CASE("learn fd: relu away from the kink - and the residual add", "[learn][f
   std::vector<double> dy(3, 0.0);
   residual_backward(dy.data(), ra.data(), 3);
   LEARN_CHECK_GRADS(check_grads(g, y, dy, all(3), "dy"));
+}
+
+TEST_CASE("learn fd: gelu (erf) and gelu_new (tanh) - and erf against the C library", "[learn][fd]") {
+  // Both sides of 0, the tails where Φ saturates, and the region where the two GELUs differ most.
+  std::vector<double> x = {-4.5, -3.1, -1.7, -0.6, -0.05, 0.0, 0.3, 1.2, 2.4, 5.5}, out(10);
+  const std::vector<double> r = {0.3, -1.2, 0.8, 1.1, -0.4, 2.0, -0.9, 0.5, 1.7, -0.2};
+  using Fwd = void (*)(double*, const double*, int);
+  using Bwd = void (*)(double*, const double*, const double*, int);
+  const std::tuple<Fwd, Bwd, const char*> kinds[] = {{gelu_forward, gelu_backward, "gelu"},
+                                                     {gelu_new_forward, gelu_new_backward, "gelu_new"}};
+  for (const auto& [fwd, bwd, name] : kinds) {
+    INFO(name);
+    Fwd forward = fwd;
+    std::function<double()> f = [&] {
+      forward(out.data(), x.data(), 10);
+      return dot(out, r);
+    };
+    std::vector<double> dx(10, 0.0);
+    bwd(dx.data(), r.data(), x.data(), 10);
+    LEARN_CHECK_GRADS(check_grads(f, x, dx, all(10), "dx"));
+  }
+  // Values by hand: GELU(1) = Φ(1) = 0.8413447460685429; gelu_new(1) = 0.5(1 + tanh(sqrt(2/π)·1.044715)).
+  std::vector<double> one = {1.0}, y(1);
+  gelu_forward(y.data(), one.data(), 1);
+  CHECK(std::fabs(y[0] - 0.8413447460685429) < 1e-15);
+  gelu_new_forward(y.data(), one.data(), 1);
+  CHECK(std::fabs(y[0] - 0.5 * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * 1.044715))) < 1e-15);
+  // det::erf against glibc's erf, which is independent of it (a different algorithm), over [-7, 7].
+  double worst = 0.0;
+  for (int i = -7000; i <= 7000; ++i) {
+    const double v = i / 1000.0 + 1e-4;
+    worst = std::max(worst, std::fabs(attn::det::erf(v) - std::erf(v)));
+  }
+  CHECK(worst < 2e-15);
+  CHECK(attn::det::erf(0.0) == 0.0);
+  CHECK(std::isnan(attn::det::erf(std::nan(""))));
 }
 
 TEST_CASE("learn fd: layernorm", "[learn][fd]") {
