@@ -15,6 +15,10 @@
 //                     write a shipped checkpoint's model as safetensors (F64, with metadata;
 //                     lessons/model_export.hpp); --model picks one of the Translate pair
 //                     (default additive), the Learned heads checkpoint holds one model
+//   attn export IN OUT.safetensors --layout transformers
+//                     a decoder (a shipped checkpoint's, or a .safetensors file of ours) in
+//                     transformers' GPT-2 layout (F32), with OUT.config.json beside it
+//                     (learn/gpt2_file.hpp: transformers_export)
 //
 // Writes one JSON result on stdout. Exit 0 on success; on bad input exit 2
 // with {"error":{"code":...,"message":...}} on stdout and the message on
@@ -31,6 +35,7 @@
 #include "json/case_files.hpp"
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
+#include "learn/gpt2_file.hpp"
 #include "lessons/learned_heads.hpp"
 #include "lessons/model_export.hpp"
 #include "lessons/translate.hpp"
@@ -42,6 +47,8 @@ int usage() {
                "       attn checkpoint learned_heads|translate FILE   (train the shipped run, write its checkpoint)\n"
                "       attn table translate_widths FILE   (train the Translate pair at H 8, 16, 32, 64, write the scores)\n"
                "       attn export CHECKPOINT OUT.safetensors [--model none|additive]   (a shipped checkpoint's model)\n"
+               "       attn export CHECKPOINT|MODEL.safetensors OUT.safetensors --layout transformers   (GPT-2's layout,\n"
+               "                   with OUT.config.json beside it)\n"
                "Reads one JSON case, e.g. {\"op\":\"attention\",\"query\":[[1,0]],\"key\":[[1,0]],"
                "\"value\":[[2]]},\nand prints the result as JSON. Ops: attention, self_attention, "
                "multi_head.\n";
@@ -132,11 +139,39 @@ int export_model(const std::string& checkpoint, const std::string& out, const st
   });
 }
 
+int export_transformers(const std::string& in, const std::string& out) {
+  return reporting_errors([&] {
+    const std::string bytes = attn::read_case_file(in);
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    attn::learn::ModelFile m;
+    const bool is_model_file = in.size() > 12 && in.compare(in.size() - 12, 12, ".safetensors") == 0;
+    if (is_model_file) {
+      m = attn::learn::load_model_file(data, bytes.size());
+    } else {  // a checkpoint: its model through the same export the page uses, then read back
+      const std::string st = attn::lessons::checkpoint_to_safetensors(attn::learn::decode_checkpoint(data, bytes.size()));
+      m = attn::learn::load_model_file(reinterpret_cast<const std::uint8_t*>(st.data()), st.size());
+    }
+    const attn::learn::TransformersExport e = attn::learn::transformers_export(m.model, m.params);
+    const std::string stem = out.size() > 12 && out.compare(out.size() - 12, 12, ".safetensors") == 0
+                                 ? out.substr(0, out.size() - 12)
+                                 : out;
+    if (const int rc = write_reported(out, e.safetensors, " (transformers' GPT-2 layout, F32)")) return rc;
+    return write_reported(stem + ".config.json", e.config);
+  });
+}
+
 int main(int argc, char** argv) {
   attn::set_case_file_reader(attn::read_case_file);  // cases may name a checkpoint file
   if (argc >= 2 && std::string(argv[1]) == "export") {
     if (argc == 4) return export_model(argv[2], argv[3], "");
     if (argc == 6 && std::string(argv[4]) == "--model") return export_model(argv[2], argv[3], argv[5]);
+    if (argc == 6 && std::string(argv[4]) == "--layout") {
+      if (std::string(argv[5]) != "transformers") {
+        std::cerr << "attn: --layout must be transformers, got '" << argv[5] << "'\n";
+        return 64;
+      }
+      return export_transformers(argv[2], argv[3]);
+    }
     return usage();
   }
   if (argc == 4 && std::string(argv[1]) == "checkpoint") return write_checkpoint(argv[2], argv[3]);

@@ -325,4 +325,86 @@ ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetenso
   return out;
 }
 
+TransformersExport transformers_export(const Model& model, const std::vector<double>& params) {
+  if (model.kind != ModelKind::decoder) throw Error(ErrorCode::invalid_field, "export --layout transformers: a seq2seq model is not a GPT-2");
+  const DecoderConfig& c = model.decoder;
+  const auto refuse = [](const std::string& why) {
+    throw Error(ErrorCode::invalid_field, "export --layout transformers: GPT-2 " + why);
+  };
+  if (c.positions != DecoderPositions::learned)
+    refuse(std::string("has learned positions (wpe); this decoder's are ") + decoder_positions_name(c.positions));
+  if (!c.layer_norm) refuse("is pre-norm with LayerNorm (ln_1, ln_2, ln_f); this decoder has none");
+  if (c.mlp <= 0) refuse("has an MLP in every block (mlp.c_fc, mlp.c_proj); this decoder has none");
+  if (params.size() != model.layout.total())
+    throw Error(ErrorCode::shape_mismatch, "the model has " + std::to_string(model.layout.total()) + " parameters, got " +
+                                               std::to_string(params.size()));
+  const ParamLayout& lay = model.layout;
+  const double* P = params.data();
+  const auto u = [](std::uint64_t v) { return v; };
+  const std::uint64_t V = u(c.vocab), C = u(c.d_model), M = u(c.mlp), T = u(c.context);
+  Safetensors f;
+  const auto add = [&](const std::string& name, std::vector<std::uint64_t> shape, std::vector<double> values) {
+    SafeTensor t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.values = std::move(values);
+    f.tensors.push_back(std::move(t));
+  };
+  const auto copy = [&](const std::string& lab, size_t n) {
+    const double* p = tensor_in(lay, P, lab);
+    return std::vector<double>(p, p + n);
+  };
+  // lab [out, in] → Conv1D [in, out]
+  const auto conv = [&](const std::string& lab, std::uint64_t in, std::uint64_t outs) {
+    const double* p = tensor_in(lay, P, lab);
+    std::vector<double> v(static_cast<size_t>(in * outs));
+    for (size_t o = 0; o < outs; ++o)
+      for (size_t i = 0; i < in; ++i) v[i * outs + o] = p[o * in + i];
+    return v;
+  };
+  const auto bias_or_zero = [&](const std::string& lab, size_t n) {
+    return lay.find(lab) >= 0 ? copy(lab, n) : std::vector<double>(n, 0.0);
+  };
+  add("transformer.wte.weight", {V, C}, copy("embed.weight", V * C));
+  add("transformer.wpe.weight", {T, C}, copy("pos.weight", T * C));
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string h = "transformer.h." + std::to_string(l) + ".";
+    const auto lab = [&](const char* rest) { return decoder_param_name(l, rest); };
+    add(h + "ln_1.weight", {C}, copy(lab("ln1.weight"), C));
+    add(h + "ln_1.bias", {C}, copy(lab("ln1.bias"), C));
+    add(h + "attn.c_attn.weight", {C, 3 * C}, conv(lab("attn.in_proj_weight"), C, 3 * C));
+    add(h + "attn.c_attn.bias", {3 * C}, bias_or_zero(lab("attn.in_proj_bias"), 3 * C));
+    add(h + "attn.c_proj.weight", {C, C}, conv(lab("attn.out_proj.weight"), C, C));
+    add(h + "attn.c_proj.bias", {C}, bias_or_zero(lab("attn.out_proj.bias"), C));
+    add(h + "ln_2.weight", {C}, copy(lab("ln2.weight"), C));
+    add(h + "ln_2.bias", {C}, copy(lab("ln2.bias"), C));
+    add(h + "mlp.c_fc.weight", {C, M}, conv(lab("mlp.0.weight"), C, M));
+    add(h + "mlp.c_fc.bias", {M}, copy(lab("mlp.0.bias"), M));
+    add(h + "mlp.c_proj.weight", {M, C}, conv(lab("mlp.2.weight"), M, C));
+    add(h + "mlp.c_proj.bias", {C}, copy(lab("mlp.2.bias"), C));
+  }
+  add("transformer.ln_f.weight", {C}, copy("ln_f.weight", C));
+  add("transformer.ln_f.bias", {C}, copy("ln_f.bias", C));
+  add("lm_head.weight", {V, C}, copy(c.tied_head ? "embed.weight" : "unembed.weight", V * C));
+  f.metadata["format"] = "pt";
+  TransformersExport out;
+  out.safetensors = write_safetensors(f, SafeDtype::F32);
+  Json cfg = {{"model_type", "gpt2"},
+              {"architectures", {"GPT2LMHeadModel"}},
+              {"n_embd", c.d_model},
+              {"n_head", c.heads},
+              {"n_layer", c.layers},
+              {"n_positions", c.context},
+              {"n_ctx", c.context},
+              {"vocab_size", c.vocab},
+              {"n_inner", c.mlp},
+              {"activation_function", activation_name(c.activation)},
+              {"layer_norm_epsilon", c.layer_norm_eps},
+              {"scale_attn_weights", c.scale_attn_weights},
+              {"scale_attn_by_inverse_layer_idx", c.scale_attn_by_inverse_layer_idx},
+              {"tie_word_embeddings", c.tied_head}};
+  out.config = cfg.dump(2) + "\n";
+  return out;
+}
+
 }  // namespace attn::learn

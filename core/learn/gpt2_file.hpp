@@ -28,6 +28,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "learn/model_file.hpp"
 
@@ -50,5 +52,19 @@ bool is_gpt2_family(const Safetensors& header);
 ///   non_finite      a NaN or infinite parameter (naming the tensor and element).
 ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors header,
                            const ModelFileOptions& options);
+
+/// A decoder in transformers' GPT2LMHeadModel layout: `safetensors` holds F32 tensors under the
+/// "transformer." names (Conv1D weights [in, out], c_attn's columns q | k | v, lm_head.weight
+/// written too, since a tied module's state_dict lists both names; zero biases when the decoder has
+/// none, which is the same function), and `config` its config.json (model_type gpt2, n_embd, n_head,
+/// n_layer, n_positions, n_ctx, vocab_size, n_inner, activation_function, layer_norm_epsilon,
+/// scale_attn_weights, scale_attn_by_inverse_layer_idx, tie_word_embeddings). A torch module with
+/// transformers' names loads it with strict=True. Throws Error(invalid_field) naming the option
+/// when the decoder does not fit GPT-2's layout (positions other than learned, no LayerNorm, no
+/// MLP), Error(non_finite) for a parameter beyond float's range.
+struct TransformersExport {
+  std::string safetensors, config;
+};
+TransformersExport transformers_export(const Model& model, const std::vector<double>& params);
 
 }  // namespace attn::learn

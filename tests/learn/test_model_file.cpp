@@ -7,6 +7,7 @@
 #include <json/learn_json.hpp>
 #include <json/model_json.hpp>
 #include <learn/checkpoint.hpp>
+#include <learn/gpt2_file.hpp>
 #include <learn/model_file.hpp>
 #include <lessons/learned_heads.hpp>
 #include <lessons/model_export.hpp>
@@ -506,4 +507,49 @@ TEST_CASE("model file: a translator shown as it came exports to a file that load
   CHECK(back.file.metadata.at("params_fnv1a") == params_fnv1a(m.params));
   CHECK(lh::seq2seq_model_safetensors(back.model.seq2seq, back.params) == bytes);
   CHECK_ATTN_ERROR(lh::seq2seq_model_safetensors(m.config, std::vector<double>(2, 0.0)), ErrorCode::shape_mismatch);
+}
+
+TEST_CASE("model file: a decoder exported in transformers' layout reads back as GPT-2 with the same function",
+          "[learn][model_file][gpt2]") {
+  for (const bool bias : {false, true})
+    for (const bool tied : {false, true}) {
+      DecoderConfig c{11, 6, 8, 2, 2, 12, DecoderPositions::learned, true};
+      c.bias = bias;
+      c.tied_head = tied;
+      c.activation = Activation::gelu;
+      c.layer_norm_eps = 1e-3;
+      c.scale_attn_by_inverse_layer_idx = true;
+      const Model m = make_model(ModelKind::decoder, c, {});
+      std::vector<double> params = init_params(m.layout, 23);
+      for (double& x : params) x = static_cast<double>(static_cast<float>(x));  // F32 holds them exactly
+      const TransformersExport e = transformers_export(m, params);
+      ModelFileOptions opt;
+      opt.config = e.config;
+      const ModelFile back = load(e.safetensors, opt);
+      INFO("bias " << bias << ", tied " << tied);
+      CHECK(back.layout == "transformers");
+      CHECK(back.model.decoder.tied_head == tied);  // lm_head.weight holds wte's bits when tied
+      CHECK(back.model.decoder.activation == Activation::gelu);
+      CHECK(back.model.decoder.layer_norm_eps == 1e-3);
+      CHECK(back.model.decoder.scale_attn_by_inverse_layer_idx);
+      // GPT-2 always has biases: a decoder without them comes back with zeros there.
+      CHECK(back.model.decoder.bias);
+      DecoderBatch b;
+      b.batch = 1;
+      b.t = 6;
+      b.tokens = b.targets = {3, 1, 4, 1, 5, 9};
+      DecoderActivations a0, a1;
+      decoder_forward(c, m.layout, params.data(), b, a0);
+      decoder_forward(back.model.decoder, back.model.layout, back.params.data(), b, a1);
+      double worst = 0.0;
+      for (size_t i = 0; i < a0.logits.size(); ++i) worst = std::max(worst, std::fabs(a0.logits[i] - a1.logits[i]));
+      CHECK(worst < 1e-12);
+    }
+  // What GPT-2's layout cannot hold is refused, naming it.
+  const Model no_mlp = small_decoder(DecoderPositions::learned, 0, true);
+  CHECK_THROWS_WITH(transformers_export(no_mlp, init_params(no_mlp.layout, 1)), Catch::Contains("MLP"));
+  const Model rope = small_decoder(DecoderPositions::rope, 4, true);
+  CHECK_THROWS_WITH(transformers_export(rope, init_params(rope.layout, 1)), Catch::Contains("rope"));
+  const Model no_ln = small_decoder(DecoderPositions::learned, 4, false);
+  CHECK_THROWS_WITH(transformers_export(no_ln, init_params(no_ln.layout, 1)), Catch::Contains("LayerNorm"));
 }
