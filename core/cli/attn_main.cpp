@@ -162,6 +162,7 @@ int export_transformers(const std::string& in, const std::string& out) {
 
 int main(int argc, char** argv) {
   attn::set_case_file_reader(attn::read_case_file);  // cases may name a checkpoint file
+  attn::set_case_file_ranges({attn::case_file_size, attn::read_case_file_range});  // a model tensor by tensor
   if (argc >= 2 && std::string(argv[1]) == "export") {
     if (argc == 4) return export_model(argv[2], argv[3], "");
     if (argc == 6 && std::string(argv[4]) == "--model") return export_model(argv[2], argv[3], argv[5]);

@@ -20,6 +20,9 @@
 #include "lessons/translate.hpp"
 #include "lessons/translation_data.hpp"
 
+#include <cstring>
+#include <memory>
+
 namespace attn {
 
 namespace {
@@ -30,6 +33,45 @@ CaseFileReader& installed_reader() {
 }  // namespace
 
 void set_case_file_reader(CaseFileReader reader) { installed_reader() = std::move(reader); }
+
+namespace {
+CaseFileRanges& installed_ranges() {
+  static CaseFileRanges ranges;
+  return ranges;
+}
+}  // namespace
+
+void set_case_file_ranges(CaseFileRanges ranges) { installed_ranges() = std::move(ranges); }
+
+NamedFile open_named_file(const std::string& path, const char* field) {
+  NamedFile f;
+  const std::string what = field;
+  const CaseFileRanges r = installed_ranges();
+  if (r.size && r.read) {
+    try {
+      f.size = r.size(path);
+    } catch (const Error& e) {
+      throw Error(e.code(), what + ": " + e.what());
+    }
+    f.read = [r, path, what](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
+      try {
+        r.read(path, offset, length, dst);
+      } catch (const Error& e) {
+        throw Error(e.code(), what + ": " + e.what());
+      }
+    };
+    return f;
+  }
+  // Only a whole-file reader (or none, which read_named_file reports): the bytes in memory.
+  auto bytes = std::make_shared<std::string>(read_named_file(path, field));
+  f.size = bytes->size();
+  f.read = [bytes](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
+    if (offset > bytes->size() || length > bytes->size() - offset)
+      throw Error(ErrorCode::invalid_field, "bytes past the end of the file");
+    std::memcpy(dst, bytes->data() + offset, length);
+  };
+  return f;
+}
 
 std::string read_named_file(const std::string& path, const char* field) {
   if (!installed_reader())

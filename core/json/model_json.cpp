@@ -1,6 +1,8 @@
 #include "json/model_json.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "json/learn_json.hpp"
 #include "json/ops.hpp"
 #include "learn/checkpoint.hpp"
+#include "learn/gpt2_file.hpp"
 #include "learn/model_file.hpp"
 #include "learn/json_obj.hpp"
 
@@ -22,10 +25,19 @@ constexpr size_t kMaxAnswerNumbers = size_t{1} << 23;
 
 [[noreturn]] void fail(ErrorCode c, const std::string& msg) { throw Error(c, msg); }
 
-learn::ModelFile load(const Fields& f) {
+/// A model file opened for an op: the loader's options, the file (read by parts) and whether it
+/// is computed in float32 (a GPT-2-family file, unless "precision":"float64") or float64.
+struct Opened {
+  learn::ModelFileOptions opt;
+  NamedFile file;
+  bool gpt2 = false, f32 = false;
+};
+
+Opened open_model(const Fields& f) {
   const Json& path = f.required("model");
   if (!path.is_string()) fail(ErrorCode::invalid_field, "model must be the path of a .safetensors file");
-  learn::ModelFileOptions opt;
+  Opened o;
+  learn::ModelFileOptions& opt = o.opt;
   if (f.has("kind")) opt.kind = f.text("kind", "");
   if (f.has("positions")) opt.positions = f.text("positions", "");
   if (f.has("attention")) opt.attention = f.text("attention", "");
@@ -37,18 +49,55 @@ learn::ModelFile load(const Fields& f) {
     if (!config.is_string()) fail(ErrorCode::invalid_field, "config must be the path of a config.json file");
     opt.config = read_named_file(config.get<std::string>(), "config");
   }
-  const std::string bytes = read_named_file(path.get<std::string>(), "model");
-  return learn::load_model_file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), opt);
+  o.file = open_named_file(path.get<std::string>(), "model");
+  // The header decides the family: its first bytes (up to 1 MiB, or the whole header).
+  std::vector<std::uint8_t> head(static_cast<size_t>(std::min<std::uint64_t>(o.file.size, 8)));
+  o.file.read(0, head.size(), head.data());
+  if (head.size() == 8) {
+    std::uint64_t n = 0;
+    for (int b = 7; b >= 0; --b) n = (n << 8) | head[static_cast<size_t>(b)];
+    if (n <= learn::kMaxSafetensorsHeader && n <= o.file.size - 8) {
+      head.resize(static_cast<size_t>(8 + n));
+      o.file.read(0, head.size(), head.data());
+    }
+  }
+  o.gpt2 = learn::is_gpt2_family_file(head.data(), head.size(), o.file.size);
+  const std::string precision = f.has("precision") ? f.text("precision", "") : (o.gpt2 ? "float32" : "float64");
+  if (precision != "float32" && precision != "float64")
+    fail(ErrorCode::invalid_field, "precision must be \"float32\" or \"float64\", got \"" + precision + "\"");
+  if (precision == "float32" && !o.gpt2)
+    fail(ErrorCode::invalid_field, "precision \"float32\" is for GPT-2-family files; the lab's own models compute in float64");
+  o.f32 = precision == "float32";
+  return o;
 }
 
-Json info_op(const Fields& f) {
-  const learn::ModelFile m = load(f);
+/// A model in float64: a lab file read whole (its limits keep it small), a GPT-2-family file by parts.
+learn::ModelFile load_f64(const Opened& o) {
+  if (o.gpt2) return learn::read_gpt2_family<double>(o.file.size, o.file.read, o.opt);
+  if (o.file.size > (std::uint64_t{64} << 20))
+    fail(ErrorCode::too_large, "model: a file under the lab's names has at most 4,194,304 parameters (32 MiB of "
+                               "float64); this one has " + std::to_string(o.file.size) + " bytes");
+  std::string bytes(static_cast<size_t>(o.file.size), '\0');
+  o.file.read(0, bytes.size(), reinterpret_cast<std::uint8_t*>(bytes.data()));
+  return learn::load_model_file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), o.opt);
+}
+
+learn::ModelFileF32 load_f32(const Opened& o) { return learn::read_gpt2_family<float>(o.file.size, o.file.read, o.opt); }
+
+template <class S>
+Json info_json(const learn::ModelFileT<S>& m) {
   Json tensors = Json::array();
-  for (const learn::ParamInfo& p : m.model.layout.params())
+  if (m.layout == "lab") {
+    for (const learn::ParamInfo& p : m.model.layout.params())
+      for (const learn::SafeTensor& t : m.file.tensors)
+        if (t.name == p.name) tensors.push_back(::attn::obj({{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}}));
+  } else {  // a GPT-2-family file: its own tensors, buffers included, in data order
     for (const learn::SafeTensor& t : m.file.tensors)
-      if (t.name == p.name) tensors.push_back(::attn::obj({{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}}));
+      tensors.push_back(::attn::obj({{"name", t.name}, {"dtype", learn::safe_dtype_name(t.dtype)}, {"shape", t.shape}}));
+  }
   return ::attn::obj({{"kind", m.model.kind == learn::ModelKind::decoder ? "decoder" : "seq2seq"},
               {"layout", m.layout},
+              {"precision", std::is_same_v<S, float> ? "float32" : "float64"},
               {"config", model_config_json(m.model)},
               {"tensors", tensors},
               {"params", m.model.layout.total()},
@@ -56,32 +105,42 @@ Json info_op(const Fields& f) {
               {"metadata", m.file.metadata}});
 }
 
-/// rows×cols numbers from x as nested arrays.
-Json rows_json(const double* x, size_t rows, size_t cols) {
+Json info_op(const Fields& f) {
+  const Opened o = open_model(f);
+  return o.f32 ? info_json(load_f32(o)) : info_json(load_f64(o));
+}
+
+/// rows×cols numbers from x as nested arrays (float widened exactly).
+template <class S>
+Json rows_json(const S* x, size_t rows, size_t cols) {
   Json out = Json::array();
   for (size_t r = 0; r < rows; ++r) out.push_back(std::vector<double>(x + r * cols, x + (r + 1) * cols));
   return out;
 }
 
-Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
-  f.check_known({"op", "model", "config", "kind", "heads", "positions", "context", "attention", "encoder", "tokens"});
+template <class S>
+Json decoder_logits(const learn::ModelFileT<S>& m, const Fields& f) {
+  f.check_known({"op", "model", "config", "precision", "kind", "heads", "positions", "context", "attention", "encoder",
+                 "tokens", "last_only"});
   // The forward computes a loss too: the tokens stand in as targets (every one counted, none read back).
   const Json& tokens = f.required("tokens");
   const learn::Batch b = learn::batch_from_json(m.model, ::attn::obj({{"tokens", tokens}, {"targets", tokens}}));
   const learn::DecoderConfig& c = m.model.decoder;
-  learn::DecoderActivations acts;
-  learn::decoder_forward(c, m.model.layout, m.params.data(), b.decoder, acts);
   const size_t B = static_cast<size_t>(b.decoder.batch), T = static_cast<size_t>(b.decoder.t);
   const size_t V = static_cast<size_t>(c.vocab), H = static_cast<size_t>(c.heads);
+  const bool last_only = f.has("last_only") && f.boolean("last_only", false);
+  const size_t rows = last_only ? 1 : T;
   // The answer's size, not the forward's: a JSON of more numbers is not something to print.
-  if (B * T * V > kMaxAnswerNumbers || static_cast<size_t>(c.layers) * B * H * T * T > kMaxAnswerNumbers)
-    fail(ErrorCode::too_large, "the answer would hold " + std::to_string(B * T * V) + " logits and " +
+  if (B * rows * V > kMaxAnswerNumbers || static_cast<size_t>(c.layers) * B * H * T * T > kMaxAnswerNumbers)
+    fail(ErrorCode::too_large, "the answer would hold " + std::to_string(B * rows * V) + " logits and " +
                                    std::to_string(static_cast<size_t>(c.layers) * B * H * T * T) +
                                    " attention weights; model_logits answers at most " + std::to_string(kMaxAnswerNumbers) +
-                                   " of each (fewer tokens)");
+                                   " of each (fewer tokens, or last_only)");
+  learn::DecoderActivationsT<S> acts;
+  learn::decoder_forward(c, m.model.layout, m.params.data(), b.decoder, acts);
   Json logits = Json::array(), weights = Json::array();
-  for (size_t i = 0; i < B; ++i) logits.push_back(rows_json(acts.logits.data() + i * T * V, T, V));
-  for (const learn::DecoderActivations::Layer& l : acts.layers) {
+  for (size_t i = 0; i < B; ++i) logits.push_back(rows_json(acts.logits.data() + (i * T + (T - rows)) * V, rows, V));
+  for (const auto& l : acts.layers) {
     Json layer = Json::array();
     for (size_t i = 0; i < B; ++i) {
       Json heads = Json::array();
@@ -94,7 +153,8 @@ Json decoder_logits(const learn::ModelFile& m, const Fields& f) {
 }
 
 Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
-  f.check_known({"op", "model", "kind", "heads", "positions", "context", "attention", "encoder", "source", "target_in"});
+  f.check_known({"op", "model", "config", "precision", "kind", "heads", "positions", "context", "attention", "encoder",
+                 "source", "target_in"});
   const Json& src = f.required("source");
   if (!src.is_array() || src.empty() || src.size() > 512)
     fail(ErrorCode::invalid_field, "source must be a list of 1 to 512 token lists");
@@ -136,8 +196,8 @@ Json seq2seq_logits(const learn::ModelFile& m, const Fields& f) {
   return out;
 }
 
-Json generate_op(const Fields& f) {
-  const learn::ModelFile m = load(f);
+template <class S>
+Json generate_json(const learn::ModelFileT<S>& m, const Fields& f) {
   if (m.model.kind != learn::ModelKind::decoder)
     fail(ErrorCode::invalid_field, "generate runs a decoder; this file is a seq2seq model");
   const Json& tokens = f.required("tokens");
@@ -157,8 +217,15 @@ Json generate_op(const Fields& f) {
   return ::attn::obj({{"tokens", out}});
 }
 
+Json generate_op(const Fields& f) {
+  const Opened o = open_model(f);
+  return o.f32 ? generate_json(load_f32(o), f) : generate_json(load_f64(o), f);
+}
+
 Json logits_op(const Fields& f) {
-  const learn::ModelFile m = load(f);
+  const Opened o = open_model(f);
+  if (o.f32) return decoder_logits(load_f32(o), f);
+  const learn::ModelFile m = load_f64(o);
   return m.model.kind == learn::ModelKind::decoder ? decoder_logits(m, f) : seq2seq_logits(m, f);
 }
 
@@ -185,12 +252,13 @@ Json model_config_json(const learn::Model& m) {
 
 const std::vector<OpSpec>& model_file_ops() {
   static const std::vector<OpSpec> ops = {
-      {"model_info", {"model", "config", "kind", "heads", "positions", "context", "attention", "encoder"}, info_op},
+      {"model_info", {"model", "config", "precision", "kind", "heads", "positions", "context", "attention", "encoder"}, info_op},
       // The batch fields follow the file's kind: the op checks its fields once it has read the model.
       {"model_logits",
-       {"model", "config", "kind", "heads", "positions", "context", "attention", "encoder", "tokens", "source", "target_in"},
+       {"model", "config", "precision", "kind", "heads", "positions", "context", "attention", "encoder", "tokens", "last_only",
+        "source", "target_in"},
        logits_op, true},
-      {"generate", {"model", "config", "heads", "tokens", "steps", "temperature", "seed"}, generate_op},
+      {"generate", {"model", "config", "precision", "heads", "tokens", "steps", "temperature", "seed"}, generate_op},
   };
   return ops;
 }

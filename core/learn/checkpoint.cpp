@@ -140,4 +140,15 @@ std::string hex64(std::uint64_t v) {
 
 std::string params_fnv1a(const std::vector<double>& params) { return hex64(fnv1a_doubles(params)); }
 
+std::string params_fnv1a(const std::vector<float>& params) {
+  std::uint64_t h = kFnvOffset;
+  for (float f : params) {
+    std::uint8_t b[8];
+    const std::uint64_t u = bits_of(static_cast<double>(f));
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>((u >> (8 * i)) & 0xff);
+    h = fnv1a(b, 8, h);
+  }
+  return hex64(h);
+}
+
 }  // namespace attn::learn

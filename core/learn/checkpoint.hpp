@@ -50,6 +50,9 @@ std::string hex64(std::uint64_t v);
 
 /// hex64(fnv1a_doubles(params)): how state(), checkpoints and logs name a parameter vector.
 std::string params_fnv1a(const std::vector<double>& params);
+/// The same hash of float32 parameters, each widened to double (exact): a model read in float32
+/// and the same file read in float64 have one hash.
+std::string params_fnv1a(const std::vector<float>& params);
 
 /// A run restored from a checkpoint must be finished (step == steps): Adam's moments are not
 /// recorded, so it could not continue. Throws Error(invalid_field) giving both figures.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "attn/error.hpp"
 #include "attn/positions.hpp"
@@ -28,7 +29,8 @@ namespace rows {
 
 const char* head_weight_name(const DecoderConfig& c) { return c.tied_head ? "embed.weight" : "unembed.weight"; }
 
-void activation_forward(Activation a, double* out, const double* inp, int n) {
+template <class S>
+void activation_forward(Activation a, S* out, const S* inp, int n) {
   if (a == Activation::gelu) gelu_forward(out, inp, n);
   else if (a == Activation::gelu_new) gelu_new_forward(out, inp, n);
   else relu_forward(out, inp, n);
@@ -54,18 +56,24 @@ AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
 // The per-layer pieces (documented in decoder_rows.hpp). Out of line: each is a matrix product or
 // more, so a call costs nothing, and -O3 would otherwise copy them into every caller.
 
-[[gnu::noinline]] void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const int* tokens, int n,
-                int first, const Matrix& pe, double* x) {
+template <class S>
+[[gnu::noinline]] void embed_rows(const DecoderConfig& c, const ParamLayout& layout, const S* P, const int* tokens, int n,
+                int first, const Matrix& pe, S* x) {
   const int d = c.d_model;
   embedding_forward(x, tokens, tensor_in(layout, P, "embed.weight"), n, d);
-  if (c.positions == DecoderPositions::learned)
+  if (c.positions == DecoderPositions::learned) {
     residual_forward(x, tensor_in(layout, P, "pos.weight") + static_cast<size_t>(first) * d, n * d);
-  else if (c.positions == DecoderPositions::sinusoidal)
-    residual_forward(x, pe.data() + static_cast<size_t>(first) * d, n * d);
+  } else if (c.positions == DecoderPositions::sinusoidal) {
+    const double* table = pe.data() + static_cast<size_t>(first) * d;
+    if constexpr (std::is_same_v<S, double>) residual_forward(x, table, n * d);
+    else
+      for (int i = 0; i < n * d; ++i) x[i] += static_cast<S>(table[i]);
+  }
 }
 
-[[gnu::noinline]] const double* layernorm_rows(std::vector<double>& out, std::vector<double>& mean, std::vector<double>& rstd,
-                             const ParamLayout& layout, const double* P, const std::string& name, const double* x,
+template <class S>
+[[gnu::noinline]] const S* layernorm_rows(std::vector<S>& out, std::vector<S>& mean, std::vector<S>& rstd,
+                             const ParamLayout& layout, const S* P, const std::string& name, const S* x,
                              int n, int d, double eps) {
   out.resize(static_cast<size_t>(n) * d);
   mean.resize(static_cast<size_t>(n));
@@ -75,10 +83,11 @@ AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
   return out.data();
 }
 
-[[gnu::noinline]] void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* x, int n,
-              DecoderActivations::Layer& L) {
+template <class S>
+[[gnu::noinline]] void qkv_rows(const DecoderConfig& c, const ParamLayout& layout, const S* P, int l, const S* x, int n,
+              typename DecoderActivationsT<S>::Layer& L) {
   const int d = c.d_model;
-  const double* attn_in =
+  const S* attn_in =
       c.layer_norm ? layernorm_rows(L.ln1, L.ln1_mean, L.ln1_rstd, layout, P, decoder_param_name(l, "ln1"), x, n, d,
                                     c.layer_norm_eps)
                    : x;
@@ -87,7 +96,8 @@ AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
                  c.bias ? tensor_in(layout, P, decoder_param_name(l, "attn.in_proj_bias")) : nullptr, n, d, 3 * d);
 }
 
-[[gnu::noinline]] void rope_rows(const DecoderConfig& c, const RopeTable& rope, double* qkv, int n, int first) {
+template <class S>
+[[gnu::noinline]] void rope_rows(const DecoderConfig& c, const RopeTable& rope, S* qkv, int n, int first) {
   if (c.positions != DecoderPositions::rope) return;
   const int d = c.d_model, dk = d / c.heads;
   for (int hh = 0; hh < c.heads; ++hh) {
@@ -96,8 +106,9 @@ AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
   }
 }
 
-[[gnu::noinline]] void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, const double* heads_out,
-                   int n, double* x, std::vector<double>& scratch) {
+template <class S>
+[[gnu::noinline]] void attn_out_rows(const DecoderConfig& c, const ParamLayout& layout, const S* P, int l, const S* heads_out,
+                   int n, S* x, std::vector<S>& scratch) {
   const int d = c.d_model;
   scratch.resize(static_cast<size_t>(n) * d);
   linear_forward(scratch.data(), heads_out, tensor_in(layout, P, decoder_param_name(l, "attn.out_proj.weight")),
@@ -105,11 +116,12 @@ AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
   residual_forward(x, scratch.data(), n * d);
 }
 
-[[gnu::noinline]] void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, int l, double* x, int n,
-              DecoderActivations::Layer& L, std::vector<double>& scratch) {
+template <class S>
+[[gnu::noinline]] void mlp_rows(const DecoderConfig& c, const ParamLayout& layout, const S* P, int l, S* x, int n,
+              typename DecoderActivationsT<S>::Layer& L, std::vector<S>& scratch) {
   const int d = c.d_model, m = c.mlp;
   if (m <= 0) return;
-  const double* mlp_in =
+  const S* mlp_in =
       c.layer_norm ? layernorm_rows(L.ln2, L.ln2_mean, L.ln2_rstd, layout, P, decoder_param_name(l, "ln2"), x, n, d,
                                     c.layer_norm_eps)
                    : x;
@@ -124,29 +136,50 @@ AttentionShape head_shape(const DecoderConfig& c, int t, int l) {
   residual_forward(x, scratch.data(), n * d);
 }
 
-[[gnu::noinline]] void head_rows(const DecoderConfig& c, const ParamLayout& layout, const double* P, const double* x, int n,
-               DecoderActivations& a, double* logits) {
+template <class S>
+[[gnu::noinline]] void head_rows(const DecoderConfig& c, const ParamLayout& layout, const S* P, const S* x, int n,
+               DecoderActivationsT<S>& a, S* logits) {
   const int d = c.d_model;
-  const double* head_in =
+  const S* head_in =
       c.layer_norm ? layernorm_rows(a.lnf, a.lnf_mean, a.lnf_rstd, layout, P, "ln_f", x, n, d, c.layer_norm_eps) : x;
   linear_forward(logits, head_in, tensor_in(layout, P, head_weight_name(c)), nullptr, n, d, c.vocab);
 }
+
+#define ATTN_DECODER_ROWS(S)                                                                                          \
+  template void activation_forward<S>(Activation, S*, const S*, int);                                                 \
+  template void embed_rows<S>(const DecoderConfig&, const ParamLayout&, const S*, const int*, int, int, const Matrix&, \
+                              S*);                                                                                    \
+  template const S* layernorm_rows<S>(std::vector<S>&, std::vector<S>&, std::vector<S>&, const ParamLayout&, const S*, \
+                                      const std::string&, const S*, int, int, double);                                \
+  template void qkv_rows<S>(const DecoderConfig&, const ParamLayout&, const S*, int, const S*, int,                   \
+                            DecoderActivationsT<S>::Layer&);                                                          \
+  template void rope_rows<S>(const DecoderConfig&, const RopeTable&, S*, int, int);                                   \
+  template void attn_out_rows<S>(const DecoderConfig&, const ParamLayout&, const S*, int, const S*, int, S*,          \
+                                 std::vector<S>&);                                                                    \
+  template void mlp_rows<S>(const DecoderConfig&, const ParamLayout&, const S*, int, S*, int,                         \
+                            DecoderActivationsT<S>::Layer&, std::vector<S>&);                                         \
+  template void head_rows<S>(const DecoderConfig&, const ParamLayout&, const S*, const S*, int, DecoderActivationsT<S>&, \
+                             S*);
+ATTN_DECODER_ROWS(double)
+ATTN_DECODER_ROWS(float)
+#undef ATTN_DECODER_ROWS
 
 }  // namespace rows
 
 namespace {
 
-void check_intervention(const DecoderConfig& c, int B, int T, const HeadIntervention& iv) {
+template <class S>
+void check_intervention(const DecoderConfig& c, int B, int T, const HeadInterventionT<S>& iv) {
   const int dk = c.d_model / c.heads;
   const size_t lh = static_cast<size_t>(c.layers) * c.heads;
   if (iv.mode.size() != lh)
     bad(ErrorCode::shape_mismatch, "the intervention names " + std::to_string(iv.mode.size()) +
                                        " heads; the model has " + std::to_string(lh) + " (layers x heads)");
   for (size_t i = 0; i < lh; ++i) {
-    if (iv.mode[i] == HeadIntervention::mean_of_batch &&
+    if (iv.mode[i] == HeadInterventionT<S>::mean_of_batch &&
         (iv.means.size() != lh || iv.means[i].size() != static_cast<size_t>(dk)))
       bad(ErrorCode::shape_mismatch, "mean ablation needs d_k = " + std::to_string(dk) + " numbers per head");
-    if (iv.mode[i] == HeadIntervention::patch &&
+    if (iv.mode[i] == HeadInterventionT<S>::patch &&
         (!iv.source || iv.source->batch != B || iv.source->t != T ||
          iv.source->layers.size() != static_cast<size_t>(c.layers)))
       bad(ErrorCode::shape_mismatch, "patching needs a source run of the same model on a batch of the same shape");
@@ -154,17 +187,18 @@ void check_intervention(const DecoderConfig& c, int B, int T, const HeadInterven
 }
 
 /// Replaces what the intervened heads of layer l passed on (N rows of heads_out).
-void apply_intervention(const DecoderConfig& c, int l, int N, const HeadIntervention& iv, std::vector<double>& heads_out) {
+template <class S>
+void apply_intervention(const DecoderConfig& c, int l, int N, const HeadInterventionT<S>& iv, std::vector<S>& heads_out) {
   const int d = c.d_model, h = c.heads, dk = d / h;
   for (int hh = 0; hh < h; ++hh) {
     const size_t id = static_cast<size_t>(l) * h + hh;
-    const HeadIntervention::Mode mode = iv.mode[id];
-    if (mode == HeadIntervention::keep) continue;
+    const typename HeadInterventionT<S>::Mode mode = iv.mode[id];
+    if (mode == HeadInterventionT<S>::keep) continue;
     for (int r = 0; r < N; ++r) {
-      double* o = heads_out.data() + static_cast<size_t>(r) * d + hh * dk;
+      S* o = heads_out.data() + static_cast<size_t>(r) * d + hh * dk;
       for (int c2 = 0; c2 < dk; ++c2) {
-        if (mode == HeadIntervention::zero) o[c2] = 0.0;
-        else if (mode == HeadIntervention::mean_of_batch) o[c2] = iv.means[id][static_cast<size_t>(c2)];
+        if (mode == HeadInterventionT<S>::zero) o[c2] = S(0);
+        else if (mode == HeadInterventionT<S>::mean_of_batch) o[c2] = iv.means[id][static_cast<size_t>(c2)];
         else o[c2] = iv.source->layers[static_cast<size_t>(l)].heads_out[static_cast<size_t>(r) * d + hh * dk + c2];
       }
     }
@@ -175,8 +209,10 @@ void apply_intervention(const DecoderConfig& c, int l, int N, const HeadInterven
 
 using namespace rows;
 
-double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
-                       const DecoderBatch& batch, DecoderActivations& a, const HeadIntervention* iv) {
+template <class S>
+double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const S* params,
+                       const DecoderBatch& batch, DecoderActivationsT<S>& a,
+                       const typename NonDeduced<HeadInterventionT<S>>::type* iv) {
   const int B = batch.batch, T = batch.t, d = c.d_model, h = c.heads, dk = d / h, V = c.vocab;
   const int N = B * T;
   const size_t nd = static_cast<size_t>(N) * d;
@@ -185,7 +221,7 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
   a.t = T;
   a.layers.resize(static_cast<size_t>(c.layers));
 
-  std::vector<double> x(nd), scratch;
+  std::vector<S> x(nd), scratch;
   const Matrix pe = c.positions == DecoderPositions::sinusoidal ? sinusoidal_positions(T, d) : Matrix();
   for (int b = 0; b < B; ++b)
     embed_rows(c, layout, params, batch.tokens.data() + static_cast<size_t>(b) * T, T, 0, pe,
@@ -194,14 +230,14 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
   const RopeTable rope = c.positions == DecoderPositions::rope ? rope_table(T, dk) : RopeTable{};
 
   for (int l = 0; l < c.layers; ++l) {
-    DecoderActivations::Layer& L = a.layers[static_cast<size_t>(l)];
+    typename DecoderActivationsT<S>::Layer& L = a.layers[static_cast<size_t>(l)];
     const AttentionShape hs = head_shape(c, T, l);
     L.x_in = x;
     qkv_rows(c, layout, params, l, x.data(), N, L);
     L.weights.resize(static_cast<size_t>(B) * h * T * T);
     L.heads_out.resize(nd);
     for (int b = 0; b < B; ++b) {
-      double* qkv = L.qkv.data() + static_cast<size_t>(b) * T * 3 * d;
+      S* qkv = L.qkv.data() + static_cast<size_t>(b) * T * 3 * d;
       rope_rows(c, rope, qkv, T, 0);
       for (int hh = 0; hh < h; ++hh)
         attention_forward(L.heads_out.data() + static_cast<size_t>(b) * T * d + hh * dk,
@@ -220,6 +256,10 @@ double decoder_forward(const DecoderConfig& c, const ParamLayout& layout, const 
   a.loss = cross_entropy_forward(a.probs.data(), a.logits.data(), batch.targets.data(), N, V, &a.counted);
   return a.loss;
 }
+template double decoder_forward<double>(const DecoderConfig&, const ParamLayout&, const double*, const DecoderBatch&,
+                                        DecoderActivationsT<double>&, const HeadInterventionT<double>*);
+template double decoder_forward<float>(const DecoderConfig&, const ParamLayout&, const float*, const DecoderBatch&,
+                                       DecoderActivationsT<float>&, const HeadInterventionT<float>*);
 
 void decoder_backward(const DecoderConfig& c, const ParamLayout& layout, const double* params,
                       const DecoderBatch& batch, const DecoderActivations& a, double* grads) {

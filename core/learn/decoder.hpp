@@ -85,25 +85,28 @@ struct DecoderBatch {
   std::vector<int> tokens, targets;
 };
 
-/// What the forward saves for the backward (and what a panel reads: weights per layer).
-struct DecoderActivations {
+/// What the forward saves for the backward (and what a panel reads: weights per layer), in the
+/// model's element type S (double; float for a full-size model held in float32).
+template <class S>
+struct DecoderActivationsT {
   int batch = 0, t = 0;
   struct Layer {
-    std::vector<double> x_in;                 ///< B·T'×d, the residual stream entering the layer
-    std::vector<double> ln1, ln1_mean, ln1_rstd;
-    std::vector<double> qkv;                  ///< B·T'×3d, q and k after RoPE
-    std::vector<double> weights;              ///< B×h×T'×T' attention weights
-    std::vector<double> heads_out;            ///< B·T'×d, the heads concatenated (before out_proj)
-    std::vector<double> x_mid;                ///< B·T'×d, after the attention residual
-    std::vector<double> ln2, ln2_mean, ln2_rstd;
-    std::vector<double> mlp_pre, mlp_act;     ///< B·T'×m
+    std::vector<S> x_in;                 ///< B·T'×d, the residual stream entering the layer
+    std::vector<S> ln1, ln1_mean, ln1_rstd;
+    std::vector<S> qkv;                  ///< B·T'×3d, q and k after RoPE
+    std::vector<S> weights;              ///< B×h×T'×T' attention weights
+    std::vector<S> heads_out;            ///< B·T'×d, the heads concatenated (before out_proj)
+    std::vector<S> x_mid;                ///< B·T'×d, after the attention residual
+    std::vector<S> ln2, ln2_mean, ln2_rstd;
+    std::vector<S> mlp_pre, mlp_act;     ///< B·T'×m
   };
   std::vector<Layer> layers;
-  std::vector<double> x_final, lnf, lnf_mean, lnf_rstd;  ///< B·T'×d
-  std::vector<double> logits, probs;                     ///< B·T'×V
+  std::vector<S> x_final, lnf, lnf_mean, lnf_rstd;  ///< B·T'×d
+  std::vector<S> logits, probs;                     ///< B·T'×V
   double loss = 0.0;
   int counted = 0;
 };
+using DecoderActivations = DecoderActivationsT<double>;
 
 /// The decoder's parameter layout (state_dict order) with each tensor's PyTorch 1.13 default law:
 /// Embedding N(0, 1); in_proj_weight xavier_uniform U(±sqrt(6/(d + 3d))); Linear weight and bias
@@ -130,19 +133,30 @@ void validate_decoder_batch(const DecoderConfig& cfg, const DecoderBatch& batch,
 ///   zero  — zeros (zero ablation);
 ///   mean_of_batch — means[l·heads + h] (d_k numbers) at every position (mean ablation);
 ///   patch — the same head's output in `source` (a forward of another batch of the same shape).
-struct HeadIntervention {
+template <class S>
+struct HeadInterventionT {
   enum Mode { keep, zero, mean_of_batch, patch };
   std::vector<Mode> mode;
-  std::vector<std::vector<double>> means;  ///< per head, d_k numbers (mean_of_batch)
-  const DecoderActivations* source = nullptr;
+  std::vector<std::vector<S>> means;  ///< per head, d_k numbers (mean_of_batch)
+  const DecoderActivationsT<S>* source = nullptr;
+};
+using HeadIntervention = HeadInterventionT<double>;
+
+/// T itself, in a parameter that must not take part in deducing T (an intervention given as nullptr).
+template <class T>
+struct NonDeduced {
+  using type = T;
 };
 
-/// Forward pass; returns the mean loss (also in acts.loss). params in decoder_layout(cfg) order.
+/// Forward pass; returns the mean loss (also in acts.loss). params in decoder_layout(cfg) order, of
+/// element type S: double (every model; the float64 path of the checks) or float (a full-size model
+/// held in float32, layers.hpp's float overloads: the same function in one template).
 /// With an intervention, acts.layers[l].heads_out holds what the heads passed on (after it).
 /// Throws Error(shape_mismatch) when the intervention does not fit the model or the batch.
-double decoder_forward(const DecoderConfig& cfg, const ParamLayout& layout, const double* params,
-                       const DecoderBatch& batch, DecoderActivations& acts,
-                       const HeadIntervention* intervention = nullptr);
+template <class S>
+double decoder_forward(const DecoderConfig& cfg, const ParamLayout& layout, const S* params,
+                       const DecoderBatch& batch, DecoderActivationsT<S>& acts,
+                       const typename NonDeduced<HeadInterventionT<S>>::type* intervention = nullptr);
 
 /// Logits of one sequence computed position by position with a growing K/V cache (each new query
 /// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does; the
@@ -158,33 +172,37 @@ std::vector<double> decoder_incremental_logits(const DecoderConfig& cfg, const P
 /// each row equals the full forward's to rounding. Holds references: cfg, layout and params must
 /// outlive it. Throws Error(shape_mismatch) when params do not fit the layout; step throws
 /// Error(invalid_field) for a token out of the vocabulary or a position past the context.
-class DecoderCache {
+template <class S>
+class DecoderCacheT {
  public:
-  DecoderCache(const DecoderConfig& cfg, const ParamLayout& layout, const std::vector<double>& params);
-  std::vector<double> step(int token);
+  DecoderCacheT(const DecoderConfig& cfg, const ParamLayout& layout, const std::vector<S>& params);
+  std::vector<S> step(int token);
   int length() const { return length_; }
 
  private:
   const DecoderConfig& c_;
   const ParamLayout& layout_;
-  const std::vector<double>& params_;
+  const std::vector<S>& params_;
   Matrix pe_;
   RopeTable rope_;
-  std::vector<std::vector<double>> kcache_, vcache_;  ///< per layer, t×d (heads side by side)
+  std::vector<std::vector<S>> kcache_, vcache_;  ///< per layer, t×d (heads side by side)
   int length_ = 0;
 };
+using DecoderCache = DecoderCacheT<double>;
 
 /// The next token from one position's V logits: temperature 0 is greedy (the first maximum, ties to
 /// the lowest id, as torch.argmax); τ > 0 draws from softmax(logits/τ) by the inverse CDF of one
 /// uniform draw of rng.
-int next_token(const std::vector<double>& logits, double temperature, Rng* rng);
+template <class S>
+int next_token(const std::vector<S>& logits, double temperature, Rng* rng);
 
 /// Generation: the prompt (1.. tokens) through a DecoderCache, then `steps` tokens, each from the last
 /// position's logits (next_token) and fed back. Returns the new tokens. Seeded: the same seed gives
 /// the same tokens natively and in wasm. Throws Error(empty_sequence) for an empty prompt,
 /// Error(invalid_field) when prompt + steps pass the context, for a token out of the vocabulary or a
 /// temperature that is negative or not finite.
-std::vector<int> decoder_generate(const DecoderConfig& cfg, const ParamLayout& layout, const std::vector<double>& params,
+template <class S>
+std::vector<int> decoder_generate(const DecoderConfig& cfg, const ParamLayout& layout, const std::vector<S>& params,
                                   const std::vector<int>& prompt, int steps, double temperature = 0.0,
                                   std::uint64_t seed = 0);
 

@@ -21,7 +21,8 @@ namespace {
 
 using namespace rows;
 
-DecoderCache::DecoderCache(const DecoderConfig& c, const ParamLayout& layout, const std::vector<double>& params)
+template <class S>
+DecoderCacheT<S>::DecoderCacheT(const DecoderConfig& c, const ParamLayout& layout, const std::vector<S>& params)
     : c_(c), layout_(layout), params_(params) {
   if (params.size() != layout.total())
     bad(ErrorCode::shape_mismatch, "the parameters do not fit the model's layout");
@@ -32,22 +33,23 @@ DecoderCache::DecoderCache(const DecoderConfig& c, const ParamLayout& layout, co
   vcache_.assign(static_cast<size_t>(c.layers), {});
 }
 
-std::vector<double> DecoderCache::step(int token) {
+template <class S>
+std::vector<S> DecoderCacheT<S>::step(int token) {
   const int t = length_, d = c_.d_model, h = c_.heads, dk = d / h, V = c_.vocab;
   if (t >= c_.context)
     bad(ErrorCode::invalid_field, "the sequence would pass the model's context of " + std::to_string(c_.context) + " tokens");
   if (token < 0 || token >= V)
     bad(ErrorCode::invalid_field, "token " + std::to_string(token) + " at position " + std::to_string(t) +
                                       " is outside the vocabulary 0.." + std::to_string(V - 1));
-  const double* P = params_.data();
-  std::vector<double> logits(static_cast<size_t>(V)), x(static_cast<size_t>(d)), heads(static_cast<size_t>(d)),
+  const S* P = params_.data();
+  std::vector<S> logits(static_cast<size_t>(V)), x(static_cast<size_t>(d)), heads(static_cast<size_t>(d)),
       w(static_cast<size_t>(t + 1)), scratch;
-  DecoderActivations one;  // the head's saved statistics, unused
-  DecoderActivations::Layer L;
+  DecoderActivationsT<S> one;  // the head's saved statistics, unused
+  typename DecoderActivationsT<S>::Layer L;
   embed_rows(c_, layout_, P, &token, 1, t, pe_, x.data());
   for (int l = 0; l < c_.layers; ++l) {
-    std::vector<double>& kc = kcache_[static_cast<size_t>(l)];
-    std::vector<double>& vc = vcache_[static_cast<size_t>(l)];
+    std::vector<S>& kc = kcache_[static_cast<size_t>(l)];
+    std::vector<S>& vc = vcache_[static_cast<size_t>(l)];
     qkv_rows(c_, layout_, P, l, x.data(), 1, L);
     rope_rows(c_, rope_, L.qkv.data(), 1, t);
     kc.insert(kc.end(), L.qkv.begin() + d, L.qkv.begin() + 2 * d);
@@ -65,6 +67,8 @@ std::vector<double> DecoderCache::step(int token) {
   ++length_;
   return logits;
 }
+template class DecoderCacheT<double>;
+template class DecoderCacheT<float>;
 
 std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const ParamLayout& layout,
                                                const std::vector<double>& params, const std::vector<int>& tokens) {
@@ -86,7 +90,8 @@ std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const Par
   return logits;
 }
 
-int next_token(const std::vector<double>& logits, double temperature, Rng* rng) {
+template <class S>
+int next_token(const std::vector<S>& logits, double temperature, Rng* rng) {
   const int V = static_cast<int>(logits.size());
   if (temperature <= 0.0) {  // greedy: the first maximum, as torch.argmax
     int best = 0;
@@ -95,11 +100,12 @@ int next_token(const std::vector<double>& logits, double temperature, Rng* rng) 
     return best;
   }
   // softmax(logits / τ) by its largest term, then the inverse CDF of one uniform draw.
-  double mx = logits[0] / temperature;
-  for (int j = 1; j < V; ++j) mx = std::max(mx, logits[static_cast<size_t>(j)] / temperature);
+  double mx = static_cast<double>(logits[0]) / temperature;
+  for (int j = 1; j < V; ++j) mx = std::max(mx, static_cast<double>(logits[static_cast<size_t>(j)]) / temperature);
   std::vector<double> p(static_cast<size_t>(V));
   double total = 0.0;
-  for (int j = 0; j < V; ++j) total += (p[static_cast<size_t>(j)] = det::exp(logits[static_cast<size_t>(j)] / temperature - mx));
+  for (int j = 0; j < V; ++j)
+    total += (p[static_cast<size_t>(j)] = det::exp(static_cast<double>(logits[static_cast<size_t>(j)]) / temperature - mx));
   const double u = rng->uniform01() * total;
   double acc = 0.0;
   for (int j = 0; j < V; ++j) {
@@ -111,7 +117,8 @@ int next_token(const std::vector<double>& logits, double temperature, Rng* rng) 
   return last;
 }
 
-std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& layout, const std::vector<double>& params,
+template <class S>
+std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& layout, const std::vector<S>& params,
                                   const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed) {
   if (prompt.empty()) bad(ErrorCode::empty_sequence, "tokens: the prompt needs at least one token");
   if (steps < 0) bad(ErrorCode::invalid_field, "steps must be >= 0, got " + std::to_string(steps));
@@ -124,9 +131,9 @@ std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& lay
     if (prompt[i] < 0 || prompt[i] >= c.vocab)
       bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(prompt[i]) +
                                         " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
-  DecoderCache cache(c, layout, params);
+  DecoderCacheT<S> cache(c, layout, params);
   Rng rng(seed);
-  std::vector<double> logits;
+  std::vector<S> logits;
   for (int tok : prompt) logits = cache.step(tok);
   std::vector<int> out;
   for (int s = 0; s < steps; ++s) {
@@ -136,5 +143,12 @@ std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& lay
   }
   return out;
 }
+
+template int next_token<double>(const std::vector<double>&, double, Rng*);
+template int next_token<float>(const std::vector<float>&, double, Rng*);
+template std::vector<int> decoder_generate<double>(const DecoderConfig&, const ParamLayout&, const std::vector<double>&,
+                                                   const std::vector<int>&, int, double, std::uint64_t);
+template std::vector<int> decoder_generate<float>(const DecoderConfig&, const ParamLayout&, const std::vector<float>&,
+                                                  const std::vector<int>&, int, double, std::uint64_t);
 
 }  // namespace attn::learn

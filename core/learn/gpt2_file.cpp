@@ -116,6 +116,57 @@ struct Source {
   bool transpose = false;
 };
 
+constexpr std::size_t kChunk = std::size_t{4} << 20;  // bytes read at a time
+
+/// True when tensors a and b hold the same bytes (the tied pair stored twice), read in chunks.
+bool same_bytes(const ByteRange& read, std::uint64_t data_start, const SafeTensor& a, const SafeTensor& b) {
+  if (a.end - a.begin != b.end - b.begin) return false;
+  std::vector<std::uint8_t> x, y;
+  for (std::uint64_t at = 0; at < a.end - a.begin; at += kChunk) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, a.end - a.begin - at));
+    x.resize(n);
+    y.resize(n);
+    read(data_start + a.begin + at, n, x.data());
+    read(data_start + b.begin + at, n, y.data());
+    if (x != y) return false;
+  }
+  return true;
+}
+
+/// Tensor t's elements into dst (its shape's element count), whole rows at a time; `transpose`:
+/// the file holds [in, out] (Conv1D) and dst takes [out, in].
+template <class S>
+void read_tensor_rows(const ByteRange& read, std::uint64_t data_start, const SafeTensor& t, bool transpose, S* dst) {
+  const std::size_t width = safe_dtype_size(t.dtype);
+  const std::uint64_t cols = t.shape.size() == 2 ? t.shape[1] : t.elements();
+  const std::uint64_t rows = cols ? t.elements() / cols : 0;
+  const std::uint64_t rows_per = std::max<std::uint64_t>(1, kChunk / std::max<std::uint64_t>(1, cols * width));
+  std::vector<std::uint8_t> bytes;
+  std::vector<S> vals;
+  for (std::uint64_t r0 = 0; r0 < rows; r0 += rows_per) {
+    const std::uint64_t nr = std::min(rows_per, rows - r0);
+    bytes.resize(static_cast<std::size_t>(nr * cols * width));
+    read(data_start + t.begin + r0 * cols * width, bytes.size(), bytes.data());
+    if (!transpose) {
+      decode_elements(bytes.data(), t.dtype, static_cast<std::size_t>(nr * cols), dst + r0 * cols, t.name, r0 * cols);
+      continue;
+    }
+    vals.resize(static_cast<std::size_t>(nr * cols));
+    decode_elements(bytes.data(), t.dtype, vals.size(), vals.data(), t.name, r0 * cols);
+    for (std::uint64_t i = 0; i < nr; ++i)
+      for (std::uint64_t o = 0; o < cols; ++o) dst[o * rows + r0 + i] = vals[static_cast<std::size_t>(i * cols + o)];
+  }
+}
+
+ByteRange memory_range(const std::uint8_t* data, std::size_t size) {
+  return [data, size](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
+    if (offset > size || length > size - offset)
+      throw Error(ErrorCode::invalid_field, "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+                                                ") are not in the " + std::to_string(size) + "-byte file");
+    std::memcpy(dst, data + offset, length);
+  };
+}
+
 }  // namespace
 
 bool is_gpt2_family(const Safetensors& f) {
@@ -125,9 +176,22 @@ bool is_gpt2_family(const Safetensors& f) {
   return embed && blocks;
 }
 
-ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors header, const ModelFileOptions& opt) {
-  ModelFile out;
-  out.file = std::move(header);
+template <class S>
+ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, const ModelFileOptions& opt) {
+  ModelFileT<S> out;
+  {
+    std::uint8_t len[8] = {0};
+    if (file_size < 8)
+      throw Error(ErrorCode::invalid_field, "the file has " + std::to_string(file_size) + " bytes, shorter than the 8-byte header length");
+    read(0, 8, len);
+    std::uint64_t n = 0;
+    for (int b = 7; b >= 0; --b) n = (n << 8) | len[b];
+    // The header reader refuses a length past its limit or the file; read only what it may check.
+    const std::uint64_t want = std::min<std::uint64_t>({n, kMaxSafetensorsHeader, file_size - 8});
+    std::vector<std::uint8_t> head(static_cast<size_t>(8 + want));
+    read(0, head.size(), head.data());
+    out.file = read_safetensors_header_of(head.data(), head.size(), file_size, true);
+  }
   const Names n(out.file);
   const std::string& pre = n.prefix();
   const std::optional<Gpt2Json> cj = opt.config ? std::optional<Gpt2Json>(parse_config(*opt.config)) : std::nullopt;
@@ -231,10 +295,7 @@ ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetenso
   if (lm && lm->shape != emb->shape)
     fail(ErrorCode::shape_mismatch, "tensor \"lm_head.weight\" has shape " + shape_text(lm->shape) + "; it must be " +
                                         shape_text(emb->shape) + " like " + emb->name);
-  if (lm && wte && lm->dtype == wte->dtype &&
-      std::memcmp(data + out.file.data_start + lm->begin, data + out.file.data_start + wte->begin,
-                  static_cast<size_t>(lm->end - lm->begin)) == 0)
-    tied = true;
+  if (lm && wte && lm->dtype == wte->dtype && same_bytes(read, out.file.data_start, *lm, *wte)) tied = true;
   if (!lm && cj && !cj->tie)
     fail(ErrorCode::missing_field, "config.json says tie_word_embeddings = false, and the file has no lm_head.weight");
   c.tied_head = tied;
@@ -305,24 +366,32 @@ ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetenso
                                          " blocks)");
   }
 
-  out.params.assign(layout.total(), 0.0);  // absent LayerNorm and MLP biases stay 0
+  out.params.assign(layout.total(), S(0));  // absent LayerNorm and MLP biases stay 0
   for (const Source& s : src) {
     const SafeTensor* t = n.find(s.file_name);
     if (!t) fail(ErrorCode::missing_field, "the file has no tensor \"" + s.file_name + "\" " + shape_text(s.shape));
     if (t->shape != s.shape)
       fail(ErrorCode::shape_mismatch, "tensor \"" + s.file_name + "\" has shape " + shape_text(t->shape) + "; it must be " +
                                           shape_text(s.shape));
-    const std::vector<double> v = read_tensor_values(data, size, out.file, *t);
-    double* dst = tensor_in(layout, out.params.data(), s.lab_name);
-    if (!s.transpose) {
-      std::copy(v.begin(), v.end(), dst);
-    } else {  // file [in, out] → lab [out, in]
-      const size_t rows_in = static_cast<size_t>(s.shape[0]), cols_out = static_cast<size_t>(s.shape[1]);
-      for (size_t i = 0; i < rows_in; ++i)
-        for (size_t o = 0; o < cols_out; ++o) dst[o * rows_in + i] = v[i * cols_out + o];
-    }
+    S* dst = out.params.data() + layout.at(static_cast<size_t>(layout.find(s.lab_name))).offset;
+    read_tensor_rows(read, out.file.data_start, *t, s.transpose, dst);
   }
   return out;
+}
+
+template ModelFileT<double> read_gpt2_family<double>(std::uint64_t, const ByteRange&, const ModelFileOptions&);
+template ModelFileT<float> read_gpt2_family<float>(std::uint64_t, const ByteRange&, const ModelFileOptions&);
+
+ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors, const ModelFileOptions& opt) {
+  return read_gpt2_family<double>(size, memory_range(data, size), opt);
+}
+
+bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, std::uint64_t file_size) {
+  try {
+    return is_gpt2_family(read_safetensors_header_of(prefix, prefix_size, file_size, true));
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 TransformersExport transformers_export(const Model& model, const std::vector<double>& params) {

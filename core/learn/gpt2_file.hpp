@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,24 @@ namespace attn::learn {
 /// without the "transformer." prefix, beside h.N.… blocks or wpe.weight.
 bool is_gpt2_family(const Safetensors& header);
 
-/// Reads a GPT-2-family model (header = read_safetensors_header(data, size, true)); the result's
-/// `layout` is "transformers" or "nanogpt". Throws attn::Error naming the tensor, field or value:
+/// Reads `length` bytes of a file at `offset` into dst (a file read tensor by tensor, never whole).
+/// Throws attn::Error when it cannot.
+using ByteRange = std::function<void(std::uint64_t offset, std::size_t length, std::uint8_t* dst)>;
+
+/// A GPT-2-family file of file_size bytes read through `read`: the header first, then each tensor
+/// in chunks of at most 4 MiB, converted into the model's parameters in S (double, or float:
+/// F32/F16/BF16 exactly, F64 rounded), so that the weights are held once. The result's `layout` is
+/// "transformers" or "nanogpt". Throws as load_gpt2_family, plus the reader's errors and the
+/// header reader's (safetensors.hpp).
+template <class S>
+ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, const ModelFileOptions& options);
+
+/// True when the first bytes of a file (at least its header; see read_safetensors_header_of) name
+/// a GPT-2-family model. Malformed headers give false (the full reader reports them).
+bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, std::uint64_t file_size);
+
+/// Reads a GPT-2-family model (header = read_safetensors_header(data, size, true)) held in memory;
+/// the result's `layout` is "transformers" or "nanogpt". Throws attn::Error naming the tensor, field or value:
 ///   invalid_json    options.config is not JSON;
 ///   invalid_field   a config key of the wrong type or value (an activation it does not know,
 ///                   n_head not dividing n_embd), a request's heads that contradicts config.json,

@@ -190,4 +190,23 @@ double cross_entropy_forward(double* probs, const double* logits, const int* tar
 /// dlogits N×V += (p − onehot(target)) / counted for counted rows (ignored rows get nothing).
 void cross_entropy_backward(double* dlogits, const double* probs, const int* targets, int n, int v, int counted);
 
+// ---------------------------------------------------------------- float32 forward (layers_f32.cpp)
+// The forward layers above over float buffers, for full-size models held in float32 (GPT-2 small
+// and up); the same contracts, shapes and orders. The decoder's forward is one template over the
+// element type and calls these by overload. Sums over k ascending in float; LayerNorm's statistics,
+// the softmax's exponentials and normaliser and the GELUs in double from the float inputs, rounded
+// once. No backward: training stays in float64.
+void embedding_forward(float* out, const int* tokens, const float* table, int n, int c);
+void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
+void relu_forward(float* out, const float* inp, int n);
+void gelu_forward(float* out, const float* inp, int n);
+void gelu_new_forward(float* out, const float* inp, int n);
+void residual_forward(float* x, const float* y, int n);
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight, const float* bias,
+                       int n, int c, double eps = 1e-5);
+void rope_forward(float* x, const RopeTable& table, int t, int stride, int first = 0);
+void attention_forward(float* out, float* weights, const float* q, const float* k, const float* v,
+                       const unsigned char* allowed, const AttentionShape& s);
+double cross_entropy_forward(float* probs, const float* logits, const int* targets, int n, int v, int* counted = nullptr);
+
 }  // namespace attn::learn

@@ -87,7 +87,8 @@ void gru_cell_step(double* h_out, double* gates, double* hn, const double* x, co
   const int g3 = 3 * hid;
   gi.resize(static_cast<size_t>(n) * g3);
   gh.resize(static_cast<size_t>(n) * g3);
-  const auto project = transposed ? linear_forward_t : linear_forward;  // the same sums either way
+  using Linear = void (*)(double*, const double*, const double*, const double*, int, int, int);
+  const Linear project = transposed ? static_cast<Linear>(linear_forward_t) : static_cast<Linear>(linear_forward);  // the same sums either way
   project(gi.data(), x, w_ih, b_ih, n, in, g3);
   project(gh.data(), h, w_hh, b_hh, n, hid, g3);
   gru_gates(h_out, gates, hn, gi.data(), gh.data(), h, n, hid);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
 
 #include "attn/error.hpp"
 #include "learn/gpt2_file.hpp"
@@ -92,6 +95,25 @@ Model decoder_of(const Header& h, const ModelFileOptions& opt) {
                                    "\"rope\" or \"none\") in the file's __metadata__ or the request");
   if (const std::optional<int> t = h.integer("context", opt.context)) c.context = *t;
   else c.context = has_pos ? h.dim("pos.weight", 0, "context") : 1024;
+  // GPT-2's options: biases and a tied head show in the names; the rest is metadata
+  // (model_safetensors writes it whenever it differs from the lab's default).
+  c.bias = h.find("layers.0.attn.in_proj_bias") != nullptr;
+  c.tied_head = h.find("unembed.weight") == nullptr;
+  if (const std::optional<std::string> a = h.text("activation", std::nullopt))
+    c.activation = activation_of(*a, "__metadata__ activation");
+  if (const std::optional<std::string> e = h.text("layer_norm_eps", std::nullopt)) {
+    char* end = nullptr;
+    c.layer_norm_eps = std::strtod(e->c_str(), &end);
+    if (e->empty() || end != e->c_str() + e->size())
+      fail(ErrorCode::invalid_field, "__metadata__ layer_norm_eps must be a number, got \"" + *e + "\"");
+  }
+  for (auto [key, flag] : {std::pair<const char*, bool*>{"scale_attn_weights", &c.scale_attn_weights},
+                           std::pair<const char*, bool*>{"scale_attn_by_inverse_layer_idx", &c.scale_attn_by_inverse_layer_idx}})
+    if (const std::optional<std::string> v = h.text(key, std::nullopt)) {
+      if (*v != "true" && *v != "false")
+        fail(ErrorCode::invalid_field, std::string("__metadata__ ") + key + " must be \"true\" or \"false\", got \"" + *v + "\"");
+      *flag = *v == "true";
+    }
   return make_model(ModelKind::decoder, c, {}, kMaxFileParams);
 }
 
@@ -174,6 +196,19 @@ Safetensors model_safetensors(const Model& model, const std::vector<double>& par
                                                " parameters, got " + std::to_string(params.size()));
   Safetensors out;
   out.metadata = std::move(metadata);
+  if (model.kind == ModelKind::decoder) {  // the options the names cannot show, when not the lab's default
+    const DecoderConfig& c = model.decoder;
+    const DecoderConfig lab;
+    if (c.activation != lab.activation) out.metadata["activation"] = activation_name(c.activation);
+    if (c.layer_norm_eps != lab.layer_norm_eps) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", c.layer_norm_eps);
+      out.metadata["layer_norm_eps"] = buf;
+    }
+    if (c.scale_attn_weights != lab.scale_attn_weights) out.metadata["scale_attn_weights"] = "false";
+    if (c.scale_attn_by_inverse_layer_idx != lab.scale_attn_by_inverse_layer_idx)
+      out.metadata["scale_attn_by_inverse_layer_idx"] = "true";
+  }
   for (const ParamInfo& p : model.layout.params()) {
     SafeTensor t;
     t.name = p.name;

@@ -14,6 +14,10 @@
 //   attention  seq2seq: "additive" | "none" (default: additive when attn.w_s.weight is present)
 //   encoder    seq2seq: "forward" | "bidirectional" (default: bidirectional when
 //              encoder.weight_hh_l0_reverse is present, as nn.GRU(bidirectional=True) names it)
+//   activation, layer_norm_eps, scale_attn_weights, scale_attn_by_inverse_layer_idx
+//              decoder: GPT-2's options (decoder.hpp) when not the lab's defaults (model_safetensors
+//              writes them); bias and tied_head show in the names (layers.0.attn.in_proj_bias;
+//              no unembed.weight)
 // Every other dimension is a tensor's: vocab and d_model from embed.weight, layers from the
 // highest layers.N, mlp from layers.0.mlp.0.weight, layer_norm from ln_f.weight; src/tgt vocab and
 // embed from src_embed/tgt_embed, hidden from encoder.weight_hh_l0, attn_dim from attn.w_s.weight.
@@ -42,12 +46,16 @@ struct ModelFileOptions {
 
 /// A model read from a file: the model, its parameters in layout order, and the file's header
 /// (tensors in data order without their values, metadata).
-struct ModelFile {
+template <class S>
+struct ModelFileT {
   Model model;
-  std::vector<double> params;
+  std::vector<S> params;
   Safetensors file;
   std::string layout = "lab";  ///< the names it was read under: "lab", "transformers" or "nanogpt"
 };
+using ModelFile = ModelFileT<double>;
+/// A GPT-2-family model held in float32 (gpt2_file.hpp): the weights once, never a float64 copy.
+using ModelFileF32 = ModelFileT<float>;
 
 /// Parameters of a model read from a file: 2^22 = 4,194,304 (32 MiB of doubles), separate from
 /// training's kMaxParams.

@@ -38,6 +38,12 @@ double* tensor_in(const ParamLayout& layout, double* base, const std::string& na
 const double* tensor_in(const ParamLayout& layout, const double* base, const std::string& name) {
   return base + offset_of(layout, name);
 }
+float* tensor_in(const ParamLayout& layout, float* base, const std::string& name) {
+  return base + offset_of(layout, name);
+}
+const float* tensor_in(const ParamLayout& layout, const float* base, const std::string& name) {
+  return base + offset_of(layout, name);
+}
 
 void require_model_range(const char* field, int v, int lo, int hi) {
   if (v < lo || v > hi)

@@ -59,6 +59,9 @@ class ParamLayout {
 /// Throws Error(invalid_field) when the layout has no such tensor.
 double* tensor_in(const ParamLayout& layout, double* base, const std::string& name);
 const double* tensor_in(const ParamLayout& layout, const double* base, const std::string& name);
+/// The same over a float32 buffer (a full-size model held in float).
+float* tensor_in(const ParamLayout& layout, float* base, const std::string& name);
+const float* tensor_in(const ParamLayout& layout, const float* base, const std::string& name);
 
 /// Throws Error(invalid_field) "model.FIELD must be between LO and HI, got V" unless lo <= v <= hi.
 void require_model_range(const char* field, int v, int lo, int hi);

@@ -192,6 +192,11 @@ double bfloat16_to_double(std::uint16_t bits) {
 }
 
 Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size, bool any_dtype) {
+  return read_safetensors_header_of(data, size, size, any_dtype);
+}
+
+Safetensors read_safetensors_header_of(const std::uint8_t* data, std::size_t prefix_size, std::uint64_t size,
+                                       bool any_dtype) {
   if (size < 8) fail(ErrorCode::invalid_field, "the file has " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
   const std::uint64_t n = le_u64(data);
   if (n > kMaxSafetensorsHeader)
@@ -200,6 +205,8 @@ Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size, 
   if (n > size - 8)
     fail(ErrorCode::invalid_field, "the header length " + std::to_string(n) + " runs beyond the file: bytes " +
                                        range(8, 8 + n) + " of a " + std::to_string(size) + "-byte file");
+  if (prefix_size < 8 + n)
+    fail(ErrorCode::invalid_field, "only bytes " + range(0, prefix_size) + " of the header " + range(8, 8 + n) + " were read");
   const char* h = reinterpret_cast<const char*>(data + 8);
   if (n == 0 || h[0] != '{') fail(ErrorCode::invalid_json, "the header (bytes " + range(8, 8 + n) + ") does not start with '{'");
   const Json j = parse_header(h, h + n);
@@ -240,37 +247,57 @@ Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size, 
   return out;
 }
 
-std::vector<double> read_tensor_values(const std::uint8_t* data, std::size_t size, const Safetensors& file,
-                                       const SafeTensor& t) {
-  if (file.data_start > size || t.end > size - file.data_start || t.begin > t.end)
-    fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\": bytes " + range(t.begin, t.end) + " are not in the file");
-  if (!safe_dtype_is_float(t.dtype))
-    fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\" has dtype \"" + safe_dtype_name(t.dtype) +
+namespace {
+
+template <class S>
+void decode_into(const std::uint8_t* p, SafeDtype d, std::size_t n, S* out, const std::string& name, std::uint64_t first) {
+  if (!safe_dtype_is_float(d))
+    fail(ErrorCode::invalid_field, "tensor \"" + name + "\" has dtype \"" + safe_dtype_name(d) +
                                        "\"; the core reads F64, F32, F16, BF16");
-  const std::size_t width = safe_dtype_size(t.dtype);
-  const std::size_t n = static_cast<std::size_t>((t.end - t.begin) / width);
-  const std::uint8_t* p = data + file.data_start + t.begin;
-  std::vector<double> v(n);
+  const std::size_t width = safe_dtype_size(d);
   for (std::size_t i = 0; i < n; ++i, p += width) {
     std::uint64_t u = 0;
     for (std::size_t b = width; b-- > 0;) u = (u << 8) | p[b];
-    switch (t.dtype) {
-      case SafeDtype::F64: std::memcpy(&v[i], &u, 8); break;
+    double v = 0.0;
+    switch (d) {
+      case SafeDtype::F64: std::memcpy(&v, &u, 8); break;
       case SafeDtype::F32: {
         const std::uint32_t u32 = static_cast<std::uint32_t>(u);
         float f;
         std::memcpy(&f, &u32, 4);
-        v[i] = f;
+        v = f;
         break;
       }
-      case SafeDtype::F16: v[i] = half_to_double(static_cast<std::uint16_t>(u)); break;
-      case SafeDtype::BF16: v[i] = bfloat16_to_double(static_cast<std::uint16_t>(u)); break;
+      case SafeDtype::F16: v = half_to_double(static_cast<std::uint16_t>(u)); break;
+      case SafeDtype::BF16: v = bfloat16_to_double(static_cast<std::uint16_t>(u)); break;
       default: break;  // refused above
     }
-    if (!std::isfinite(v[i]))
-      fail(ErrorCode::non_finite, "tensor \"" + t.name + "\" element " + std::to_string(i) + " is " +
-                                      (std::isnan(v[i]) ? "NaN" : "infinite"));
+    const S x = static_cast<S>(v);
+    if (!std::isfinite(x))
+      fail(ErrorCode::non_finite, "tensor \"" + name + "\" element " + std::to_string(first + i) + " is " +
+                                      (std::isnan(v) ? "NaN" : std::isfinite(v) ? "beyond float's range" : "infinite"));
+    out[i] = x;
   }
+}
+
+}  // namespace
+
+void decode_elements(const std::uint8_t* p, SafeDtype d, std::size_t n, double* out, const std::string& name,
+                     std::uint64_t first) {
+  decode_into(p, d, n, out, name, first);
+}
+void decode_elements(const std::uint8_t* p, SafeDtype d, std::size_t n, float* out, const std::string& name,
+                     std::uint64_t first) {
+  decode_into(p, d, n, out, name, first);
+}
+
+std::vector<double> read_tensor_values(const std::uint8_t* data, std::size_t size, const Safetensors& file,
+                                       const SafeTensor& t) {
+  if (file.data_start > size || t.end > size - file.data_start || t.begin > t.end)
+    fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\": bytes " + range(t.begin, t.end) + " are not in the file");
+  const std::size_t width = safe_dtype_size(t.dtype);
+  std::vector<double> v(width ? static_cast<std::size_t>((t.end - t.begin) / width) : 0);
+  decode_elements(data + file.data_start + t.begin, t.dtype, v.size(), v.data(), t.name);
   return v;
 }
 

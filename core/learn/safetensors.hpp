@@ -75,6 +75,23 @@ Safetensors read_safetensors_header(const std::uint8_t* data, std::size_t size, 
 std::vector<double> read_tensor_values(const std::uint8_t* data, std::size_t size, const Safetensors& file,
                                        const SafeTensor& t);
 
+/// read_safetensors_header from the first bytes of a file only (a reader that fetches a large file
+/// tensor by tensor): `prefix` holds bytes [0, prefix_size) of a file of file_size bytes and must
+/// hold the header (8 + N bytes, N its little-endian length); the same checks and errors, and
+/// Error(invalid_field) when the prefix stops inside the header.
+Safetensors read_safetensors_header_of(const std::uint8_t* prefix, std::size_t prefix_size, std::uint64_t file_size,
+                                       bool any_dtype = false);
+
+/// n elements of dtype d at p, converted to double exactly (or to float: F32, F16 and BF16 exactly,
+/// F64 rounded to the nearest float), written to out. `first` is the index of p's first element in
+/// tensor `name`, for messages. Throws Error(non_finite) "tensor \"NAME\" element I is
+/// NaN/infinite" (for float also an F64 value beyond float's range), Error(invalid_field) for a
+/// dtype that is not F64, F32, F16 or BF16.
+void decode_elements(const std::uint8_t* p, SafeDtype d, std::size_t n, double* out, const std::string& name,
+                     std::uint64_t first = 0);
+void decode_elements(const std::uint8_t* p, SafeDtype d, std::size_t n, float* out, const std::string& name,
+                     std::uint64_t first = 0);
+
 /// read_safetensors_header, then every tensor's values (errors of both).
 Safetensors read_safetensors(const std::uint8_t* data, std::size_t size);
 

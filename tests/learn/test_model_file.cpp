@@ -134,10 +134,15 @@ TEST_CASE("model file: missing, misshapen, extra tensors and bad metadata are re
                         Catch::Contains("[4, 4]"));
 
   Safetensors extra = good;
-  extra.tensors.push_back(SafeTensor{"layers.0.attn.in_proj_bias", SafeDtype::F64, {12}, 0, 0, std::vector<double>(12, 0.0)});
+  extra.tensors.push_back(SafeTensor{"layers.0.attn.k_proj.weight", SafeDtype::F64, {4, 4}, 0, 0, std::vector<double>(16, 0.0)});
   CHECK_ATTN_ERROR(load(write_safetensors(extra)), ErrorCode::invalid_field);
   CHECK_THROWS_WITH(load(write_safetensors(extra)),
-                    Catch::Contains("in_proj_bias") && Catch::Contains("embed.weight, pos.weight, layers.0.ln1.weight"));
+                    Catch::Contains("k_proj") && Catch::Contains("embed.weight, pos.weight, layers.0.ln1.weight"));
+  // An in_proj_bias makes it a decoder with biases (GPT-2's option), which needs out_proj.bias too.
+  Safetensors half_bias = good;
+  half_bias.tensors.push_back(SafeTensor{"layers.0.attn.in_proj_bias", SafeDtype::F64, {12}, 0, 0, std::vector<double>(12, 0.0)});
+  CHECK_ATTN_ERROR(load(write_safetensors(half_bias)), ErrorCode::missing_field);
+  CHECK_THROWS_WITH(load(write_safetensors(half_bias)), Catch::Contains("layers.0.attn.out_proj.bias"));
 
   Safetensors no_heads = good;
   no_heads.metadata.clear();

@@ -15,7 +15,8 @@ tests/cases/ (run by tests/run_cases.mjs from this folder, natively and in wasm)
   bias, exact GELU, the head tied to wte, the mask buffer attn.bias.
 
 Logits and weights are torch's float64 forward on the weights as stored (F16/BF16/F32 widened),
-which is what the core reads, so the tolerance is 1e-10. Generation cases: torch's greedy argmax of
+which is what the core reads: 1e-10 on the float64 path, 2e-4 on the float32 path (each model case
+is written for both). Generation cases: torch's greedy argmax of
 the full forward at each step. Error cases: hostile files and configs with the core's codes.
 CI does not need torch: the files are committed. Regenerate:
 
@@ -38,7 +39,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "gpt2")
 GENERATOR = "tests/reference/generate_gpt2_fixtures.py"
 TORCH = torch.__version__
-TOL = 1e-10
+TOL = 1e-10      # the float64 path ("precision": "float64")
+TOL_F32 = 2e-4   # the float32 path, GPT-2-family files' default
 
 
 # ---------------------------------------------------------------- transformers' GPT-2
@@ -276,11 +278,11 @@ def L(t):
     return t.detach().to(torch.float64).tolist()
 
 
-def write_case(name, about, case, expect=None, expect_error=None):
+def write_case(name, about, case, expect=None, expect_error=None, tol=TOL):
     out = {"name": name, "torch": TORCH, "generator": GENERATOR, "about": about, "case": case}
     if expect is not None:
         out["expect"] = expect
-        out["tolerance"] = TOL
+        out["tolerance"] = tol
     else:
         out["expect_error"] = expect_error
     with open(os.path.join(OUT, name + ".json"), "w") as f:
@@ -328,8 +330,14 @@ def fixture(name, about, model, cfg, dtype, tokens, config=True, **kw):
     stored_model(model, dtype)
     logits, maps = model(torch.tensor(tokens))
     # weights[layer][batch][head][query][key]
-    write_case(name, about, case, {"logits": L(logits), "weights": [L(w) for w in maps]})
+    both_precisions(name, about, case, {"logits": L(logits), "weights": [L(w) for w in maps]})
     return model
+
+
+def both_precisions(name, about, case, expect):
+    """The case in float32 (the default for GPT-2-family files) and, as NAME-f64, in float64."""
+    write_case(name, about + " (float32)", case, expect, tol=TOL_F32)
+    write_case(name + "-f64", about + " (float64)", dict(case, precision="float64"), expect)
 
 
 def info(name, model, layout, config):
@@ -391,7 +399,7 @@ def main():
          os.path.join(OUT, "nanogpt-bias-lm-head-only.safetensors"), metadata={"heads": "4"})
     stored_model(nano, "F32")
     logits, maps = nano(torch.tensor(toks))
-    write_case("nanogpt-bias-lm-head-only", "nanoGPT names, nn.Linear [out, in], biases, only lm_head.weight of the "
+    both_precisions("nanogpt-bias-lm-head-only", "nanoGPT names, nn.Linear [out, in], biases, only lm_head.weight of the "
                "tied pair stored, heads from __metadata__, exact GELU",
                {"op": "model_logits", "model": "nanogpt-bias-lm-head-only.safetensors", "tokens": toks},
                {"logits": L(logits), "weights": [L(w) for w in maps]})
@@ -399,7 +407,7 @@ def main():
     save(entries_of(nb, "F32", keep_lm_head=True), os.path.join(OUT, "nanogpt-nobias.safetensors"))
     stored_model(nb, "F32")
     logits, maps = nb(torch.tensor(toks))
-    write_case("nanogpt-nobias", "nanoGPT bias=False (no Linear nor LayerNorm biases), both names of the tied pair "
+    both_precisions("nanogpt-nobias", "nanoGPT bias=False (no Linear nor LayerNorm biases), both names of the tied pair "
                "stored, heads from the request",
                {"op": "model_logits", "model": "nanogpt-nobias.safetensors", "heads": 2, "tokens": toks},
                {"logits": L(logits), "weights": [L(w) for w in maps]})

@@ -1,0 +1,176 @@
+// The forward layers in float32, for full-size models (GPT-2 small and up) whose weights are held
+// once in float: the same functions as layers.hpp's double ones, overloaded on the element type, so
+// that the decoder's forward (decoder.cpp) is one template over the scalar. Forward only: training
+// stays in float64.
+//
+// Determinism as in float64: every sum runs in a fixed order (ascending over the reduced index), no
+// contraction (-ffp-contract=off), vectorised only across independent outputs, so native and wasm
+// give the same bits. Where a float sum would lose what the lesson measures (LayerNorm's
+// statistics, the softmax's normaliser, the GELUs' transcendental functions) the arithmetic is done
+// in double from the float inputs and rounded once: still one fixed order, still the same bits.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attn/det_tanh.hpp"
+#include "attn/detmath.hpp"
+#include "learn/layers.hpp"
+
+namespace attn::learn {
+
+void embedding_forward(float* out, const int* tokens, const float* table, int n, int c) {
+  for (int i = 0; i < n; ++i) std::copy(table + static_cast<long>(tokens[i]) * c, table + static_cast<long>(tokens[i] + 1) * c,
+                                        out + static_cast<long>(i) * c);
+}
+
+void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc) {
+  // A tile of 32 outputs: their weight rows transposed into wt (IC×32) so that the inner loop runs
+  // across the 32 outputs (independent sums, each over ascending k, started at its bias).
+  constexpr int kTile = 32;
+  thread_local std::vector<float> wt;
+  wt.assign(static_cast<size_t>(ic) * kTile, 0.0f);
+  for (int o0 = 0; o0 < oc; o0 += kTile) {
+    const int no = std::min(kTile, oc - o0);
+    for (int j = 0; j < no; ++j) {
+      const float* w = weight + static_cast<long>(o0 + j) * ic;
+      for (int k = 0; k < ic; ++k) wt[static_cast<size_t>(k) * kTile + j] = w[k];
+    }
+    for (int j = no; j < kTile; ++j)
+      for (int k = 0; k < ic; ++k) wt[static_cast<size_t>(k) * kTile + j] = 0.0f;
+    for (int r = 0; r < n; ++r) {
+      float acc[kTile];
+      for (int j = 0; j < kTile; ++j) acc[j] = bias && j < no ? bias[o0 + j] : 0.0f;
+      const float* x = inp + static_cast<long>(r) * ic;
+      for (int k = 0; k < ic; ++k) {
+        const float xk = x[k];
+        const float* w = wt.data() + static_cast<size_t>(k) * kTile;
+        for (int j = 0; j < kTile; ++j) acc[j] += xk * w[j];
+      }
+      float* o = out + static_cast<long>(r) * oc + o0;
+      for (int j = 0; j < no; ++j) o[j] = acc[j];
+    }
+  }
+}
+
+void relu_forward(float* out, const float* inp, int n) {
+  for (int i = 0; i < n; ++i) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+}
+
+void gelu_forward(float* out, const float* inp, int n) {
+  for (int i = 0; i < n; ++i) {
+    const double x = inp[i];
+    out[i] = static_cast<float>(x * 0.5 * (1.0 + det::erf(x * 0.7071067811865476)));
+  }
+}
+
+void gelu_new_forward(float* out, const float* inp, int n) {
+  for (int i = 0; i < n; ++i) {
+    const double x = inp[i];
+    out[i] = static_cast<float>(0.5 * x * (1.0 + det::tanh(0.7978845608028654 * (x + 0.044715 * (x * x * x)))));
+  }
+}
+
+void residual_forward(float* x, const float* y, int n) {
+  for (int i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight, const float* bias,
+                       int n, int c, double eps) {
+  for (int i = 0; i < n; ++i) {
+    const float* x = inp + static_cast<long>(i) * c;
+    double m = 0.0;
+    for (int j = 0; j < c; ++j) m += x[j];
+    m /= c;
+    double var = 0.0;
+    for (int j = 0; j < c; ++j) {
+      const double d = x[j] - m;
+      var += d * d;
+    }
+    var /= c;
+    const double r = 1.0 / std::sqrt(var + eps);
+    float* y = out + static_cast<long>(i) * c;
+    for (int j = 0; j < c; ++j) y[j] = static_cast<float>((x[j] - m) * r * weight[j] + bias[j]);
+    mean[i] = static_cast<float>(m);
+    rstd[i] = static_cast<float>(r);
+  }
+}
+
+void rope_forward(float* x, const RopeTable& tab, int t, int stride, int first) {
+  const int pairs = tab.d / 2;
+  for (int m = 0; m < t; ++m) {
+    float* row = x + static_cast<long>(m) * stride;
+    const size_t at = static_cast<size_t>(first + m) * pairs;
+    for (int i = 0; i < pairs; ++i) {
+      const double c = tab.cos[at + i], s = tab.sin[at + i];
+      const double a = row[2 * i], b = row[2 * i + 1];
+      row[2 * i] = static_cast<float>(a * c - b * s);
+      row[2 * i + 1] = static_cast<float>(a * s + b * c);
+    }
+  }
+}
+
+void attention_forward(float* out, float* weights, const float* q, const float* k, const float* v,
+                       const unsigned char* allowed, const AttentionShape& s) {
+  const float scale = static_cast<float>(s.scale);
+  thread_local std::vector<double> e;
+  e.resize(static_cast<size_t>(s.tk));
+  for (int i = 0; i < s.tq; ++i) {
+    float* w = weights + static_cast<long>(i) * s.tk;
+    float* o = out + static_cast<long>(i) * s.out_stride;
+    const float* qi = q + static_cast<long>(i) * s.q_stride;
+    const unsigned char* ok = allowed ? allowed + static_cast<long>(i) * s.tk : nullptr;
+    float mx = -std::numeric_limits<float>::infinity();
+    bool any = false;
+    for (int j = 0; j < s.tk; ++j) {
+      if (ok && !ok[j]) {
+        w[j] = 0.0f;
+        continue;
+      }
+      const float* kj = k + static_cast<long>(j) * s.k_stride;
+      float dot = 0.0f;
+      for (int c = 0; c < s.dk; ++c) dot += qi[c] * kj[c];
+      w[j] = scale * dot;
+      if (!any || w[j] > mx) mx = w[j];
+      any = true;
+    }
+    for (int c = 0; c < s.dv; ++c) o[c] = 0.0f;
+    if (!any) continue;  // a row with no allowed key: zero weights, zero output
+    double sum = 0.0;
+    for (int j = 0; j < s.tk; ++j) {
+      e[static_cast<size_t>(j)] = ok && !ok[j] ? 0.0 : det::exp(static_cast<double>(w[j]) - static_cast<double>(mx));
+      sum += e[static_cast<size_t>(j)];
+    }
+    for (int j = 0; j < s.tk; ++j) w[j] = static_cast<float>(e[static_cast<size_t>(j)] / sum);
+    for (int j = 0; j < s.tk; ++j) {
+      if (ok && !ok[j]) continue;  // weight exactly 0: nothing to add
+      const float wj = w[j];
+      const float* vj = v + static_cast<long>(j) * s.v_stride;
+      for (int c = 0; c < s.dv; ++c) o[c] += wj * vj[c];
+    }
+  }
+}
+
+double cross_entropy_forward(float* probs, const float* logits, const int* targets, int n, int v, int* counted) {
+  thread_local std::vector<double> e;
+  e.resize(static_cast<size_t>(v));
+  double total = 0.0;
+  int count = 0;
+  for (int i = 0; i < n; ++i) {
+    const float* z = logits + static_cast<long>(i) * v;
+    float* p = probs + static_cast<long>(i) * v;
+    double mx = z[0];
+    for (int j = 1; j < v; ++j)
+      if (z[j] > mx) mx = z[j];
+    double sum = 0.0;
+    for (int j = 0; j < v; ++j) sum += (e[static_cast<size_t>(j)] = det::exp(static_cast<double>(z[j]) - mx));
+    for (int j = 0; j < v; ++j) p[j] = static_cast<float>(e[static_cast<size_t>(j)] / sum);
+    if (targets[i] == kIgnoreIndex) continue;
+    total += det::log(sum) - (static_cast<double>(z[targets[i]]) - mx);
+    ++count;
+  }
+  if (counted) *counted = count;
+  return count > 0 ? total / count : 0.0;
+}
+
+}  // namespace attn::learn
