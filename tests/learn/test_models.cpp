@@ -83,7 +83,7 @@ TEST_CASE("learn fd: decoder - every position signal - with and without MLP and 
   }
 }
 
-TEST_CASE("learn fd: decoder with GPT-2's options - biases, gelu and gelu_new, LayerNorm eps, tied head, scaling",
+TEST_CASE("learn fd: decoder with GPT-2 options - biases - gelu and gelu_new - LayerNorm eps - tied head - scaling",
           "[learn][fd]") {
   struct Variant {
     Activation act;
@@ -118,7 +118,7 @@ TEST_CASE("learn fd: decoder with GPT-2's options - biases, gelu and gelu_new, L
   }
 }
 
-TEST_CASE("learn: K/V-cache decoding with GPT-2's options equals the full forward; greedy generation is its argmax",
+TEST_CASE("learn: K/V-cache decoding with GPT-2 options equals the full forward - and greedy generation is its argmax",
           "[learn]") {
   DecoderConfig c = attn_test::decoder_config(11, 9, 6, 3, 2, 12, DecoderPositions::learned, true);
   c.activation = Activation::gelu_new;
