@@ -22,15 +22,7 @@ foreach(_v ATTN_IMGUI_VERSION ATTN_SDL2_VERSION)
   endif()
 endforeach()
 
-if(DEFINED ENV{ATTN_CACHE_DIR} AND NOT "$ENV{ATTN_CACHE_DIR}" STREQUAL "")
-  set(_attn_cache_default "$ENV{ATTN_CACHE_DIR}")
-elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
-  set(_attn_cache_default "$ENV{XDG_CACHE_HOME}/attention-lab")
-else()
-  set(_attn_cache_default "$ENV{HOME}/.cache/attention-lab")
-endif()
-set(ATTN_CACHE_DIR "${_attn_cache_default}" CACHE PATH
-    "Where scripts/setup.sh put ImGui, the wasm SDL2 build and playwright-core")
+# ATTN_CACHE_DIR: set by cmake/thirdparty.cmake (the core's tests read the cache too).
 
 function(_attn_require_dep what stamp)
   if(NOT EXISTS "${stamp}")
