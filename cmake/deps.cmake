@@ -7,7 +7,7 @@
 # cmake/thirdparty.cmake and by scripts/setup.sh).
 #
 # Defines
-#   ATTN_CACHE_DIR             cache root (override with -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
+#   ATTN_CACHE_DIR             cache root (set in cmake/thirdparty.cmake; -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
 #   ATTN_IMGUI_DIR             Dear ImGui sources (Debian source package imgui)
 #   ATTN_SDL2_WASM_PREFIX      SDL2 built for wasm (web builds only)
 #   attn_sdl2   INTERFACE target: SDL2 (native: Debian's libsdl2-dev; web: the cache's wasm build)
