@@ -7,7 +7,7 @@
 # cmake/thirdparty.cmake and by scripts/setup.sh).
 #
 # Defines
-#   ATTN_CACHE_DIR             cache root (override with -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
+#   ATTN_CACHE_DIR             cache root (set in cmake/thirdparty.cmake; -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
 #   ATTN_IMGUI_DIR             Dear ImGui sources (Debian source package imgui)
 #   ATTN_SDL2_WASM_PREFIX      SDL2 built for wasm (web builds only)
 #   attn_sdl2   INTERFACE target: SDL2 (native: Debian's libsdl2-dev; web: the cache's wasm build)
@@ -22,15 +22,7 @@ foreach(_v ATTN_IMGUI_VERSION ATTN_SDL2_VERSION)
   endif()
 endforeach()
 
-if(DEFINED ENV{ATTN_CACHE_DIR} AND NOT "$ENV{ATTN_CACHE_DIR}" STREQUAL "")
-  set(_attn_cache_default "$ENV{ATTN_CACHE_DIR}")
-elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
-  set(_attn_cache_default "$ENV{XDG_CACHE_HOME}/attention-lab")
-else()
-  set(_attn_cache_default "$ENV{HOME}/.cache/attention-lab")
-endif()
-set(ATTN_CACHE_DIR "${_attn_cache_default}" CACHE PATH
-    "Where scripts/setup.sh put ImGui, the wasm SDL2 build and playwright-core")
+# ATTN_CACHE_DIR: set by cmake/thirdparty.cmake (the core's tests read the cache too).
 
 function(_attn_require_dep what stamp)
   if(NOT EXISTS "${stamp}")

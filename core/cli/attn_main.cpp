@@ -34,6 +34,7 @@
 #include "attn/error.hpp"
 #include "json/case_files.hpp"
 #include "json/json_case.hpp"
+#include "json/tokenize_json.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/gpt2_file.hpp"
 #include "lessons/learned_heads.hpp"
@@ -163,6 +164,11 @@ int export_transformers(const std::string& in, const std::string& out) {
 int main(int argc, char** argv) {
   attn::set_case_file_reader(attn::read_case_file);  // cases may name a checkpoint file
   attn::set_case_file_ranges({attn::case_file_size, attn::read_case_file_range});  // a model tensor by tensor
+#ifdef ATTN_GPT2_TOKENIZER_DIR_DEFAULT
+  // "tokenizer": "gpt2" reads the setup cache's encoder.json and vocab.bpe unless
+  // ATTN_GPT2_TOKENIZER_DIR says otherwise (json/tokenize_json.hpp).
+  attn::set_gpt2_tokenizer_default_dir(ATTN_GPT2_TOKENIZER_DIR_DEFAULT);
+#endif
   if (argc >= 2 && std::string(argv[1]) == "export") {
     if (argc == 4) return export_model(argv[2], argv[3], "");
     if (argc == 6 && std::string(argv[4]) == "--model") return export_model(argv[2], argv[3], argv[5]);

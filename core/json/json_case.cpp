@@ -250,7 +250,7 @@ const std::vector<OpSpec>& core_ops() {
 const std::vector<OpSpec>& op_table() {
   static const std::vector<OpSpec> ops = [] {
     std::vector<OpSpec> all = core_ops();
-    for (const auto* part : {&lesson_ops(), &learn_ops(), &model_file_ops()}) all.insert(all.end(), part->begin(), part->end());
+    for (const auto* part : {&lesson_ops(), &learn_ops(), &model_file_ops(), &tokenize_ops()}) all.insert(all.end(), part->begin(), part->end());
     return all;
   }();
   return ops;

@@ -28,14 +28,15 @@ struct OpSpec {
 
 /// Every op, in the order unknown_op lists them: attention, self_attention, multi_head, the
 /// lesson's ops (json_lesson_ops.hpp), the learning ops (learn_json.hpp), the model-file ops
-/// (model_json.hpp).
+/// (model_json.hpp), the tokenizer ops (tokenize_json.hpp).
 const std::vector<OpSpec>& op_table();
 /// The ops of each part, in table order (json_case.cpp, json_lesson_ops.cpp, learn_json.cpp,
-/// model_json.cpp).
+/// model_json.cpp, tokenize_json.cpp).
 const std::vector<OpSpec>& core_ops();
 const std::vector<OpSpec>& lesson_ops();
 const std::vector<OpSpec>& learn_ops();
 const std::vector<OpSpec>& model_file_ops();
+const std::vector<OpSpec>& tokenize_ops();
 
 /// "a, b, c": the names of `ops`, in order.
 std::string op_names(const std::vector<OpSpec>& ops);

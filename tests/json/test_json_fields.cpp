@@ -63,7 +63,7 @@ TEST_CASE("json ops: unknown_op lists every op of the table", "[json]") {
   const std::string msg = out.at("error").at("message").get<std::string>();
   for (const attn::OpSpec& op : attn::op_table()) CHECK(msg.find(op.name) != std::string::npos);
   CHECK(attn::op_table().size() == attn::core_ops().size() + attn::lesson_ops().size() + attn::learn_ops().size() +
-                                           attn::model_file_ops().size());
+                                           attn::model_file_ops().size() + attn::tokenize_ops().size());
 }
 
 TEST_CASE("json: mask.half_width and its former spelling mask.window give the same result", "[json]") {
