@@ -15,8 +15,13 @@ BLAS does ~2 GFLOP/s. Needs python3-torch and python3-numpy (installed by hand; 
 import argparse
 import json
 import math
+import os
 import struct
 import time
+
+# One thread for BLAS too: torch.set_num_threads does not reach OpenBLAS's own pthreads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 import torch

@@ -17,6 +17,9 @@
 #include "attn/detmath.hpp"
 #include "learn/layers.hpp"
 
+#define ATTN_LINEAR_F32_NS linear_f32_base
+#include "learn/linear_f32_impl.hpp"
+
 namespace attn::learn {
 
 void embedding_forward(float* out, const int* tokens, const float* table, int n, int c) {
@@ -24,33 +27,16 @@ void embedding_forward(float* out, const int* tokens, const float* table, int n,
                                         out + static_cast<long>(i) * c);
 }
 
+namespace detail {
+void linear_f32_avx2(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
+}  // namespace detail
+
 void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc) {
-  // A tile of 32 outputs: their weight rows transposed into wt (IC×32) so that the inner loop runs
-  // across the 32 outputs (independent sums, each over ascending k, started at its bias).
-  constexpr int kTile = 32;
-  thread_local std::vector<float> wt;
-  wt.assign(static_cast<size_t>(ic) * kTile, 0.0f);
-  for (int o0 = 0; o0 < oc; o0 += kTile) {
-    const int no = std::min(kTile, oc - o0);
-    for (int j = 0; j < no; ++j) {
-      const float* w = weight + static_cast<long>(o0 + j) * ic;
-      for (int k = 0; k < ic; ++k) wt[static_cast<size_t>(k) * kTile + j] = w[k];
-    }
-    for (int j = no; j < kTile; ++j)
-      for (int k = 0; k < ic; ++k) wt[static_cast<size_t>(k) * kTile + j] = 0.0f;
-    for (int r = 0; r < n; ++r) {
-      float acc[kTile];
-      for (int j = 0; j < kTile; ++j) acc[j] = bias && j < no ? bias[o0 + j] : 0.0f;
-      const float* x = inp + static_cast<long>(r) * ic;
-      for (int k = 0; k < ic; ++k) {
-        const float xk = x[k];
-        const float* w = wt.data() + static_cast<size_t>(k) * kTile;
-        for (int j = 0; j < kTile; ++j) acc[j] += xk * w[j];
-      }
-      float* o = out + static_cast<long>(r) * oc + o0;
-      for (int j = 0; j < no; ++j) o[j] = acc[j];
-    }
-  }
+#if defined(ATTN_LINEAR_F32_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return detail::linear_f32_avx2(out, inp, weight, bias, n, ic, oc);
+#endif
+  linear_f32_base::linear(out, inp, weight, bias, n, ic, oc);
 }
 
 void relu_forward(float* out, const float* inp, int n) {

@@ -7,6 +7,7 @@
 #include "lessons/position_symmetry.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <functional>
 #include <tuple>
@@ -370,4 +371,30 @@ TEST_CASE("learn fd: cross-entropy with ignore_index", "[learn][fd]") {
   cross_entropy_backward(dz.data(), p.data(), targets.data(), n, v, counted);
   LEARN_CHECK_GRADS(check_grads(f, z, dz, all(z.size()), "dlogits"));
   for (int j = 0; j < v; ++j) CHECK(dz[1 * v + j] == 0.0);
+}
+
+TEST_CASE("learn: the float32 linear layer gives the bits of the plain loop at every width", "[learn][f32]") {
+  // Bias plus the products in ascending k, one rounding each: the plain scalar loop below, written
+  // independently of the blocked kernel (tiles of outputs, blocks of rows, AVX2 when the CPU has it,
+  // simd128 in wasm). Shapes cover partial tiles and row blocks.
+  attn::Rng rng(77);
+  for (auto [n, ic, oc] : {std::tuple{1, 5, 3}, std::tuple{7, 33, 17}, std::tuple{9, 64, 50}}) {
+    std::vector<float> x(static_cast<size_t>(n) * ic), w(static_cast<size_t>(oc) * ic), b(static_cast<size_t>(oc));
+    for (float& v : x) v = static_cast<float>(rng.normal());
+    for (float& v : w) v = static_cast<float>(rng.normal());
+    for (float& v : b) v = static_cast<float>(rng.normal());
+    std::vector<float> got(static_cast<size_t>(n) * oc), want(got.size());
+    linear_forward(got.data(), x.data(), w.data(), b.data(), n, ic, oc);
+    for (int r = 0; r < n; ++r)
+      for (int o = 0; o < oc; ++o) {
+        float s = b[static_cast<size_t>(o)];
+        for (int k = 0; k < ic; ++k) {
+          const float p = x[static_cast<size_t>(r) * ic + k] * w[static_cast<size_t>(o) * ic + k];
+          s = s + p;
+        }
+        want[static_cast<size_t>(r) * oc + o] = s;
+      }
+    INFO("n " << n << ", ic " << ic << ", oc " << oc);
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+  }
 }
