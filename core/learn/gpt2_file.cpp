@@ -199,6 +199,7 @@ ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, c
   const SafeTensor* wte = n.body("wte.weight");
   const SafeTensor* lm = n.find("lm_head.weight");
   const SafeTensor* emb = wte ? wte : lm;
+  if (!emb) fail(ErrorCode::missing_field, "the file has neither \"" + pre + "wte.weight\" nor \"lm_head.weight\" (GPT-2's token embedding)");
   if (emb->shape.size() != 2)
     fail(ErrorCode::shape_mismatch, "tensor \"" + emb->name + "\" has shape " + shape_text(emb->shape) + "; it must be [vocab, n_embd]");
   const std::uint64_t V = emb->shape[0], C = emb->shape[1];

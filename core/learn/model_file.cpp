@@ -199,6 +199,12 @@ Safetensors model_safetensors(const Model& model, const std::vector<double>& par
   if (model.kind == ModelKind::decoder) {  // the options the names cannot show, when not the lab's default
     const DecoderConfig& c = model.decoder;
     const DecoderConfig lab;
+    // What the loader cannot read from the shapes, unless the caller said it already.
+    out.metadata.emplace("heads", std::to_string(c.heads));
+    if (c.positions != DecoderPositions::learned) {
+      out.metadata.emplace("positions", decoder_positions_name(c.positions));
+      out.metadata.emplace("context", std::to_string(c.context));
+    }
     if (c.activation != lab.activation) out.metadata["activation"] = activation_name(c.activation);
     if (c.layer_norm_eps != lab.layer_norm_eps) {
       char buf[32];

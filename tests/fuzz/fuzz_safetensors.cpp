@@ -10,7 +10,10 @@
 //   - writing what was read as F64 and reading it back gives the same names, shapes, metadata and
 //     value bits (the writer accepts whatever the reader accepted);
 //   - a model loaded (as is, and with heads = 1 and positions = "none" for a decoder without
-//     metadata) has layout-many parameters, at most kMaxFileParams, and exports and loads back bit for bit.
+//     metadata) has layout-many parameters, at most kMaxFileParams, and exports and loads back bit for bit;
+//   - the bytes read as the config.json of a small GPT-2-family file give a model that fits it, or
+//     attn::Error.
+#include <learn/gpt2_file.hpp>
 #include <learn/model_file.hpp>
 #include <learn/safetensors.hpp>
 #include <attn/error.hpp>
@@ -82,7 +85,33 @@ void check_model(const std::uint8_t* data, std::size_t size, const ModelFileOpti
 
 }  // namespace
 
+/// A small GPT-2-family file (transformers' layout), written once: the input is also read as its
+/// config.json, which must be refused with attn::Error or give a model that fits the file.
+const std::string& gpt2_file() {
+  static const std::string bytes = [] {
+    DecoderConfig c{11, 6, 8, 2, 2, 12, DecoderPositions::learned, true};
+    const Model m = make_model(ModelKind::decoder, c, {});
+    return transformers_export(m, init_params(m.layout, 3)).safetensors;
+  }();
+  return bytes;
+}
+
+void check_config(const std::uint8_t* data, std::size_t size) {
+  ModelFileOptions opt;
+  opt.config = std::string(reinterpret_cast<const char*>(data), size);
+  const std::string& file = gpt2_file();
+  ModelFile m;
+  try {
+    m = load_model_file(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(), opt);
+  } catch (const attn::Error&) {
+    return;
+  }
+  if (m.layout != "transformers" || m.params.size() != m.model.layout.total() || m.model.decoder.d_model != 8)
+    finding("a config.json gave a model that does not fit the file", m.layout);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  check_config(data, size);
   check_file(data, size);
   check_model(data, size, {});
   ModelFileOptions opt;
