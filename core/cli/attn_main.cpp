@@ -34,6 +34,7 @@
 #include "attn/error.hpp"
 #include "json/case_files.hpp"
 #include "json/json_case.hpp"
+#include "json/ops.hpp"
 #include "json/tokenize_json.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/gpt2_file.hpp"
@@ -162,6 +163,7 @@ int export_transformers(const std::string& in, const std::string& out) {
 }
 
 int main(int argc, char** argv) {
+  attn::register_file_ops();  // model files, config.json, a tokenizer's vocabulary
   attn::set_case_file_reader(attn::read_case_file);  // cases may name a checkpoint file
   attn::set_case_file_ranges({attn::case_file_size, attn::read_case_file_range});  // a model tensor by tensor
 #ifdef ATTN_GPT2_TOKENIZER_DIR_DEFAULT

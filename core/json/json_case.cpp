@@ -247,13 +247,26 @@ const std::vector<OpSpec>& core_ops() {
   return ops;
 }
 
-const std::vector<OpSpec>& op_table() {
-  static const std::vector<OpSpec> ops = [] {
+namespace {
+std::vector<OpSpec>& table() {
+  static std::vector<OpSpec> ops = [] {
     std::vector<OpSpec> all = core_ops();
-    for (const auto* part : {&lesson_ops(), &learn_ops(), &model_file_ops(), &tokenize_ops()}) all.insert(all.end(), part->begin(), part->end());
+    for (const auto* part : {&lesson_ops(), &learn_ops()}) all.insert(all.end(), part->begin(), part->end());
     return all;
   }();
   return ops;
+}
+}  // namespace
+
+const std::vector<OpSpec>& op_table() { return table(); }
+
+void add_ops(const std::vector<OpSpec>& part) {
+  std::vector<OpSpec>& ops = table();
+  for (const OpSpec& op : part) {
+    bool known = false;
+    for (const OpSpec& o : ops) known = known || std::string(o.name) == op.name;
+    if (!known) ops.push_back(op);
+  }
 }
 
 std::string op_names(const std::vector<OpSpec>& ops) {

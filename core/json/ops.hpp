@@ -27,9 +27,20 @@ struct OpSpec {
 };
 
 /// Every op, in the order unknown_op lists them: attention, self_attention, multi_head, the
-/// lesson's ops (json_lesson_ops.hpp), the learning ops (learn_json.hpp), the model-file ops
-/// (model_json.hpp), the tokenizer ops (tokenize_json.hpp).
+/// lesson's ops (json_lesson_ops.hpp), the learning ops (learn_json.hpp), then, once
+/// register_file_ops() has run, the model-file ops (model_json.hpp) and the tokenizer ops
+/// (tokenize_json.hpp).
 const std::vector<OpSpec>& op_table();
+
+/// Appends `ops` to op_table() (an op already there by name is not added twice). Not thread-safe:
+/// call it before any case runs.
+void add_ops(const std::vector<OpSpec>& ops);
+
+/// Adds the ops that read files a request names (model_info, model_logits, generate, tokenize,
+/// detokenize) to op_table(). The attn tool and the tests call it (json/file_ops.cpp). The page,
+/// which has no file system, does not, so its download carries none of their code (the GPT-2
+/// reader, the float32 forward, the tokenizer and its Unicode tables) and answers them unknown_op.
+void register_file_ops();
 /// The ops of each part, in table order (json_case.cpp, json_lesson_ops.cpp, learn_json.cpp,
 /// model_json.cpp, tokenize_json.cpp).
 const std::vector<OpSpec>& core_ops();

@@ -201,10 +201,7 @@ Safetensors model_safetensors(const Model& model, const std::vector<double>& par
     const DecoderConfig lab;
     // What the loader cannot read from the shapes, unless the caller said it already.
     out.metadata.emplace("heads", std::to_string(c.heads));
-    if (c.positions != DecoderPositions::learned) {
-      out.metadata.emplace("positions", decoder_positions_name(c.positions));
-      out.metadata.emplace("context", std::to_string(c.context));
-    }
+    if (c.positions != DecoderPositions::learned) out.metadata.emplace("positions", decoder_positions_name(c.positions));
     if (c.activation != lab.activation) out.metadata["activation"] = activation_name(c.activation);
     if (c.layer_norm_eps != lab.layer_norm_eps) {
       char buf[32];

@@ -12,6 +12,7 @@
 //   - the learning ops: a "loss" and every entry of "losses" are finite and >= 0, and no
 //     gradient or parameter is infinite (written as null by the serialiser).
 #include <json/json_case.hpp>
+#include <json/ops.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -74,6 +75,10 @@ void check_rows(const Json& w, const Json* s, const std::string& path) {
 }
 
 }  // namespace
+
+// The file ops are in the table as in the attn tool (no file reader is installed: they stop at
+// their file, after their fields are read).
+[[maybe_unused]] const bool file_ops_registered = (attn::register_file_ops(), true);
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
