@@ -148,7 +148,7 @@ int export_transformers(const std::string& in, const std::string& out) {
     attn::learn::ModelFile m;
     const bool is_model_file = in.size() > 12 && in.compare(in.size() - 12, 12, ".safetensors") == 0;
     if (is_model_file) {
-      m = attn::learn::load_model_file(data, bytes.size());
+      m = attn::learn::load_any_model_file(data, bytes.size());
     } else {  // a checkpoint: its model through the same export the page uses, then read back
       const std::string st = attn::lessons::checkpoint_to_safetensors(attn::learn::decode_checkpoint(data, bytes.size()));
       m = attn::learn::load_model_file(reinterpret_cast<const std::uint8_t*>(st.data()), st.size());

@@ -383,8 +383,9 @@ ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, c
 template ModelFileT<double> read_gpt2_family<double>(std::uint64_t, const ByteRange&, const ModelFileOptions&);
 template ModelFileT<float> read_gpt2_family<float>(std::uint64_t, const ByteRange&, const ModelFileOptions&);
 
-ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors, const ModelFileOptions& opt) {
-  return read_gpt2_family<double>(size, memory_range(data, size), opt);
+ModelFile load_any_model_file(const std::uint8_t* data, std::size_t size, const ModelFileOptions& opt) {
+  if (is_gpt2_family_file(data, size, size)) return read_gpt2_family<double>(size, memory_range(data, size), opt);
+  return load_model_file(data, size, opt);
 }
 
 bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, std::uint64_t file_size) {

@@ -47,17 +47,8 @@ using ByteRange = std::function<void(std::uint64_t offset, std::size_t length, s
 /// A GPT-2-family file of file_size bytes read through `read`: the header first, then each tensor
 /// in chunks of at most 4 MiB, converted into the model's parameters in S (double, or float:
 /// F32/F16/BF16 exactly, F64 rounded), so that the weights are held once. The result's `layout` is
-/// "transformers" or "nanogpt". Throws as load_gpt2_family, plus the reader's errors and the
-/// header reader's (safetensors.hpp).
-template <class S>
-ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, const ModelFileOptions& options);
-
-/// True when the first bytes of a file (at least its header; see read_safetensors_header_of) name
-/// a GPT-2-family model. Malformed headers give false (the full reader reports them).
-bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, std::uint64_t file_size);
-
-/// Reads a GPT-2-family model (header = read_safetensors_header(data, size, true)) held in memory;
-/// the result's `layout` is "transformers" or "nanogpt". Throws attn::Error naming the tensor, field or value:
+/// "transformers" or "nanogpt". Throws the reader's errors, the header reader's (safetensors.hpp),
+/// and attn::Error naming the tensor, field or value:
 ///   invalid_json    options.config is not JSON;
 ///   invalid_field   a config key of the wrong type or value (an activation it does not know,
 ///                   n_head not dividing n_embd), a request's heads that contradicts config.json,
@@ -67,8 +58,17 @@ bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, st
 ///   shape_mismatch  a tensor (buffers included) whose shape differs from the one the others and
 ///                   config.json imply, naming both;
 ///   non_finite      a NaN or infinite parameter (naming the tensor and element).
-ModelFile load_gpt2_family(const std::uint8_t* data, std::size_t size, Safetensors header,
-                           const ModelFileOptions& options);
+template <class S>
+ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, const ModelFileOptions& options);
+
+/// True when the first bytes of a file (at least its header; see read_safetensors_header_of) name
+/// a GPT-2-family model. Malformed headers give false (the full reader reports them).
+bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, std::uint64_t file_size);
+
+
+/// A model from safetensors bytes of either kind: a GPT-2-family file (load_gpt2_family, float64)
+/// or one under the lab's names (load_model_file). Throws as they do.
+ModelFile load_any_model_file(const std::uint8_t* data, std::size_t size, const ModelFileOptions& options = {});
 
 /// A decoder in transformers' GPT2LMHeadModel layout: `safetensors` holds F32 tensors under the
 /// "transformer." names (Conv1D weights [in, out], c_attn's columns q | k | v, lm_head.weight

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
-#include "learn/gpt2_file.hpp"
+#include "learn/gpt2_file.hpp"  // is_gpt2_family: a GPT-2 file is named in the refusal
 
 namespace attn::learn {
 namespace {
@@ -145,7 +145,9 @@ std::vector<std::uint64_t> torch_shape(const ParamInfo& p) {
 ModelFile load_model_file(const std::uint8_t* data, std::size_t size, const ModelFileOptions& opt) {
   ModelFile out;
   out.file = read_safetensors_header(data, size, true);
-  if (is_gpt2_family(out.file)) return load_gpt2_family(data, size, std::move(out.file), opt);
+  if (is_gpt2_family(out.file))
+    fail(ErrorCode::invalid_field, "this is a GPT-2-family file (wte.weight, h.N.…): this reader takes the lab's own "
+                                   "names; GPT-2-family files are read by the model ops (attn model_info, model_logits)");
   for (const SafeTensor& t : out.file.tensors)
     if (!safe_dtype_is_float(t.dtype))
       fail(ErrorCode::invalid_field, "tensor \"" + t.name + "\" has dtype \"" + safe_dtype_name(t.dtype) +

@@ -61,8 +61,9 @@ using ModelFileF32 = ModelFileT<float>;
 /// training's kMaxParams.
 inline constexpr std::size_t kMaxFileParams = std::size_t{1} << 22;
 
-/// Reads a model from safetensors bytes: a GPT-2-family file (gpt2_file.hpp, is_gpt2_family) or one
-/// under the lab's names. Throws the reader's errors (safetensors.hpp), then:
+/// Reads a model from safetensors bytes under the lab's names (the page's trained panels read their
+/// files through it; load_any_model_file also takes the GPT-2 family). Throws the reader's errors
+/// (safetensors.hpp), then:
 ///   missing_field   no embed.weight or src_embed.weight to tell the kind; a metadata value the
 ///                   shapes cannot supply (heads; positions without pos.weight); a tensor the
 ///                   configuration's layout needs, naming it and its shape;
@@ -70,7 +71,8 @@ inline constexpr std::size_t kMaxFileParams = std::size_t{1} << 22;
 ///                   its choices or not an integer; the configuration's validator refusing a
 ///                   dimension; a tensor the layout does not have, listing the names it expects;
 ///   shape_mismatch  a tensor whose shape differs from the layout's, naming both shapes;
-///   too_large       beyond kMaxFileParams, giving the limit and the model's count.
+///   too_large       beyond kMaxFileParams, giving the limit and the model's count;
+///   invalid_field   a GPT-2-family file (is_gpt2_family), saying which reader takes it.
 ModelFile load_model_file(const std::uint8_t* data, std::size_t size, const ModelFileOptions& options = {});
 
 /// A tensor's torch shape in a layout: [cols] for a vector, [rows, cols] for a matrix.

@@ -1,5 +1,6 @@
 // tests/fuzz/fuzz_safetensors.cpp — libFuzzer target: arbitrary bytes as a safetensors file →
-// attn::learn::read_safetensors and load_model_file (learn/safetensors.hpp, learn/model_file.hpp).
+// attn::learn::read_safetensors and load_any_model_file (learn/safetensors.hpp, learn/model_file.hpp,
+// learn/gpt2_file.hpp).
 //
 // A model file comes from anywhere (a download, a colleague): whatever it holds, the reader must
 // refuse it with attn::Error or read it, never crash, leak another exception type or hang.
@@ -72,14 +73,14 @@ void check_file(const std::uint8_t* data, std::size_t size) {
 void check_model(const std::uint8_t* data, std::size_t size, const ModelFileOptions& opt) {
   ModelFile m;
   try {
-    m = load_model_file(data, size, opt);
+    m = load_any_model_file(data, size, opt);
   } catch (const attn::Error&) {
     return;
   }
   if (m.params.size() != m.model.layout.total() || m.params.size() > kMaxFileParams)
     finding("parameter count", std::to_string(m.params.size()));
   const std::string out = write_safetensors(model_safetensors(m.model, m.params, m.file.metadata));
-  const ModelFile back = load_model_file(reinterpret_cast<const std::uint8_t*>(out.data()), out.size(), opt);
+  const ModelFile back = load_any_model_file(reinterpret_cast<const std::uint8_t*>(out.data()), out.size(), opt);
   if (!same_bits(back.params, m.params)) finding("export and load changed the parameters", "");
 }
 
@@ -102,7 +103,7 @@ void check_config(const std::uint8_t* data, std::size_t size) {
   const std::string& file = gpt2_file();
   ModelFile m;
   try {
-    m = load_model_file(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(), opt);
+    m = load_any_model_file(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(), opt);
   } catch (const attn::Error&) {
     return;
   }
