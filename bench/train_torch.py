@@ -34,6 +34,11 @@ import os
 import sys
 import time
 
+# One thread for BLAS too: torch.set_num_threads does not reach OpenBLAS's own pthreads (Debian's
+# torch calls whatever libblas.so.3 is installed; with libopenblas0-pthread it would use every core).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import torch
 from torch import nn
 import torch.nn.functional as F
