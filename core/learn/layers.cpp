@@ -1,5 +1,6 @@
 #include "learn/layers.hpp"
 #include "learn/gemm.hpp"
+#include "learn/layers_generic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -197,23 +198,7 @@ void residual_backward(double* dy, const double* dx, int n) {
 // ---------------------------------------------------------------- LayerNorm
 void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* weight,
                        const double* bias, int n, int c, double eps) {
-  for (int i = 0; i < n; ++i) {
-    const double* x = inp + static_cast<long>(i) * c;
-    double m = 0.0;
-    for (int j = 0; j < c; ++j) m += x[j];
-    m /= c;
-    double var = 0.0;
-    for (int j = 0; j < c; ++j) {
-      const double d = x[j] - m;
-      var += d * d;
-    }
-    var /= c;
-    const double r = 1.0 / std::sqrt(var + eps);
-    double* y = out + static_cast<long>(i) * c;
-    for (int j = 0; j < c; ++j) y[j] = (x[j] - m) * r * weight[j] + bias[j];
-    mean[i] = m;
-    rstd[i] = r;
-  }
+  generic::layernorm_forward(out, mean, rstd, inp, weight, bias, n, c, eps);
 }
 
 void layernorm_backward(double* dinp, double* dweight, double* dbias, const double* dout, const double* inp,
@@ -265,17 +250,7 @@ RopeTable rope_table(int t, int d, double base) {
 }
 
 void rope_forward(double* x, const RopeTable& tab, int t, int stride, int first) {
-  const int pairs = tab.d / 2;
-  for (int m = 0; m < t; ++m) {
-    double* row = x + static_cast<long>(m) * stride;
-    const size_t at = static_cast<size_t>(first + m) * pairs;
-    for (int i = 0; i < pairs; ++i) {
-      const double c = tab.cos[at + i], s = tab.sin[at + i];
-      const double a = row[2 * i], b = row[2 * i + 1];
-      row[2 * i] = a * c - b * s;
-      row[2 * i + 1] = a * s + b * c;
-    }
-  }
+  generic::rope_forward(x, tab, t, stride, first);
 }
 
 void rope_backward(double* dx, const RopeTable& tab, int t, int stride) {

@@ -16,6 +16,7 @@
 #include "attn/det_tanh.hpp"
 #include "attn/detmath.hpp"
 #include "learn/layers.hpp"
+#include "learn/layers_generic.hpp"
 
 #define ATTN_LINEAR_F32_NS linear_f32_base
 #include "learn/linear_f32_impl.hpp"
@@ -63,37 +64,11 @@ void residual_forward(float* x, const float* y, int n) {
 
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight, const float* bias,
                        int n, int c, double eps) {
-  for (int i = 0; i < n; ++i) {
-    const float* x = inp + static_cast<long>(i) * c;
-    double m = 0.0;
-    for (int j = 0; j < c; ++j) m += x[j];
-    m /= c;
-    double var = 0.0;
-    for (int j = 0; j < c; ++j) {
-      const double d = x[j] - m;
-      var += d * d;
-    }
-    var /= c;
-    const double r = 1.0 / std::sqrt(var + eps);
-    float* y = out + static_cast<long>(i) * c;
-    for (int j = 0; j < c; ++j) y[j] = static_cast<float>((x[j] - m) * r * weight[j] + bias[j]);
-    mean[i] = static_cast<float>(m);
-    rstd[i] = static_cast<float>(r);
-  }
+  generic::layernorm_forward(out, mean, rstd, inp, weight, bias, n, c, eps);
 }
 
 void rope_forward(float* x, const RopeTable& tab, int t, int stride, int first) {
-  const int pairs = tab.d / 2;
-  for (int m = 0; m < t; ++m) {
-    float* row = x + static_cast<long>(m) * stride;
-    const size_t at = static_cast<size_t>(first + m) * pairs;
-    for (int i = 0; i < pairs; ++i) {
-      const double c = tab.cos[at + i], s = tab.sin[at + i];
-      const double a = row[2 * i], b = row[2 * i + 1];
-      row[2 * i] = static_cast<float>(a * c - b * s);
-      row[2 * i + 1] = static_cast<float>(a * s + b * c);
-    }
-  }
+  generic::rope_forward(x, tab, t, stride, first);
 }
 
 void attention_forward(float* out, float* weights, const float* q, const float* k, const float* v,
