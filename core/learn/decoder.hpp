@@ -198,13 +198,14 @@ int next_token(const std::vector<S>& logits, double temperature, Rng* rng);
 
 /// Generation: the prompt (1.. tokens) through a DecoderCache, then `steps` tokens, each from the last
 /// position's logits (next_token) and fed back. Returns the new tokens. Seeded: the same seed gives
-/// the same tokens natively and in wasm. Throws Error(empty_sequence) for an empty prompt,
+/// the same tokens natively and in wasm. A `stop_token` >= 0 ends generation once drawn (it is the
+/// last token returned), as "<|endoftext|>" ends a GPT-2 text. Throws Error(empty_sequence) for an empty prompt,
 /// Error(invalid_field) when prompt + steps pass the context, for a token out of the vocabulary or a
 /// temperature that is negative or not finite.
 template <class S>
 std::vector<int> decoder_generate(const DecoderConfig& cfg, const ParamLayout& layout, const std::vector<S>& params,
                                   const std::vector<int>& prompt, int steps, double temperature = 0.0,
-                                  std::uint64_t seed = 0);
+                                  std::uint64_t seed = 0, int stop_token = -1);
 
 /// Backward pass of the loss of the last decoder_forward: grads (layout order) += ∂loss/∂params.
 void decoder_backward(const DecoderConfig& cfg, const ParamLayout& layout, const double* params,

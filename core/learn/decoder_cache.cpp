@@ -119,7 +119,8 @@ int next_token(const std::vector<S>& logits, double temperature, Rng* rng) {
 
 template <class S>
 std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& layout, const std::vector<S>& params,
-                                  const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed) {
+                                  const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
+                                  int stop_token) {
   if (prompt.empty()) bad(ErrorCode::empty_sequence, "tokens: the prompt needs at least one token");
   if (steps < 0) bad(ErrorCode::invalid_field, "steps must be >= 0, got " + std::to_string(steps));
   if (static_cast<long>(prompt.size()) + steps > c.context)
@@ -139,6 +140,7 @@ std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& lay
   for (int s = 0; s < steps; ++s) {
     const int next = next_token(logits, temperature, &rng);
     out.push_back(next);
+    if (next == stop_token) break;
     if (s + 1 < steps) logits = cache.step(next);
   }
   return out;
@@ -147,8 +149,8 @@ std::vector<int> decoder_generate(const DecoderConfig& c, const ParamLayout& lay
 template int next_token<double>(const std::vector<double>&, double, Rng*);
 template int next_token<float>(const std::vector<float>&, double, Rng*);
 template std::vector<int> decoder_generate<double>(const DecoderConfig&, const ParamLayout&, const std::vector<double>&,
-                                                   const std::vector<int>&, int, double, std::uint64_t);
+                                                   const std::vector<int>&, int, double, std::uint64_t, int);
 template std::vector<int> decoder_generate<float>(const DecoderConfig&, const ParamLayout&, const std::vector<float>&,
-                                                  const std::vector<int>&, int, double, std::uint64_t);
+                                                  const std::vector<int>&, int, double, std::uint64_t, int);
 
 }  // namespace attn::learn

@@ -97,7 +97,6 @@ class Names {
   std::string prefix_;
 };
 
-std::uint64_t dim(const SafeTensor& t, size_t axis) { return axis < t.shape.size() ? t.shape[axis] : 0; }
 
 /// A dimension as the validators take it (large ones clamped, so that they report the range).
 int as_int(std::uint64_t v) { return static_cast<int>(std::min<std::uint64_t>(v, std::uint64_t{1} << 30)); }

@@ -1,0 +1,153 @@
+// The language-model Worker's session (web/worker/lm_session.*) on the GPT-2-family files torch wrote
+// (gpt2/, generate_gpt2_fixtures.py): a file read through a byte-range reader gives torch's attention
+// weights and next-token distribution within the fixtures' float32 tolerance, generation gives
+// torch's greedy tokens, a refused file leaves the model held, and GPT-2's tokenizer gives OpenAI's ids.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "attn/error.hpp"
+#include "worker/lm_session.hpp"
+
+#ifndef ATTN_GPT2_FIXTURES_DIR
+#error "ATTN_GPT2_FIXTURES_DIR must name tests/reference/gpt2"
+#endif
+
+namespace {
+
+using attn::Json;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string fixture(const std::string& name) { return std::string(ATTN_GPT2_FIXTURES_DIR) + "/" + name; }
+
+/// Loads NAME.safetensors (with CONFIG.config.json when `config_name` is not empty) through a
+/// byte-range reader that counts its calls, as the Worker's FileReaderSync reader does.
+Json load(app::LmSession& s, const std::string& name, const std::string& config_name, int* reads = nullptr) {
+  const std::string bytes = slurp(fixture(name + ".safetensors"));
+  const std::string config = config_name.empty() ? "" : slurp(fixture(config_name + ".config.json"));
+  return s.load(bytes.size(), [&](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
+    if (reads) ++*reads;
+    REQUIRE(offset + length <= bytes.size());
+    std::copy_n(bytes.data() + offset, length, reinterpret_cast<char*>(dst));
+  }, config);
+}
+
+}  // namespace
+
+TEST_CASE("lm session: a forward gives torch's attention weights and next-token distribution", "[reference][lm]") {
+  const Json spec = Json::parse(slurp(fixture("hf-generate-model.json")));
+  app::LmSession s;
+  int reads = 0;
+  const Json info = load(s, "hf-generate-model", "hf-generate-model", &reads);
+  CHECK(reads > 1);  // the header, then tensor by tensor: never the file in one read
+  CHECK(info["loaded"] == true);
+  CHECK(info["layout"] == "transformers");
+
+  const std::vector<int> tokens = spec["case"]["tokens"][0].get<std::vector<int>>();
+  const app::LmForward f = s.forward(tokens);
+  const double tol = spec["tolerance"].get<double>();
+  const Json& w = spec["expect"]["weights"];  // [layer][batch][head][query][key]
+  REQUIRE(f.weights.size() == static_cast<size_t>(f.layers * f.heads * f.t * f.t));
+  double worst = 0.0;
+  size_t i = 0;
+  for (int l = 0; l < f.layers; ++l)
+    for (int h = 0; h < f.heads; ++h)
+      for (int q = 0; q < f.t; ++q)
+        for (int k = 0; k < f.t; ++k) worst = std::max(worst, std::fabs(f.weights[i++] - w[l][0][h][q][k].get<double>()));
+  CHECK(worst < tol);
+
+  // softmax of torch's last-position logits, computed here in double
+  const Json& logits = spec["expect"]["logits"][0][static_cast<size_t>(f.t - 1)];
+  double mx = -1e300, total = 0.0;
+  for (const Json& v : logits) mx = std::max(mx, v.get<double>());
+  for (const Json& v : logits) total += std::exp(v.get<double>() - mx);
+  REQUIRE(f.last_probs.size() == logits.size());
+  double worst_p = 0.0;
+  for (size_t j = 0; j < logits.size(); ++j)
+    worst_p = std::max(worst_p, std::fabs(f.last_probs[j] - std::exp(logits[j].get<double>() - mx) / total));
+  CHECK(worst_p < tol);
+
+  // top(): descending probabilities, the first one torch's argmax
+  const Json top = s.top(f, 5);
+  REQUIRE(top.size() == 5);
+  size_t argmax = 0;
+  for (size_t j = 1; j < logits.size(); ++j)
+    if (logits[j].get<double>() > logits[argmax].get<double>()) argmax = j;
+  CHECK(top[0]["id"] == argmax);
+  for (size_t j = 1; j < top.size(); ++j) CHECK(top[j - 1]["prob"].get<double>() >= top[j]["prob"].get<double>());
+}
+
+TEST_CASE("lm session: generation with the K/V cache gives torch's greedy tokens", "[reference][lm]") {
+  const Json spec = Json::parse(slurp(fixture("hf-generate-greedy.json")));
+  app::LmSession s;
+  load(s, "hf-generate-model", "hf-generate-model");
+  const Json out = s.run(Json{{"op", "generate"}, {"tokens", spec["case"]["tokens"]}, {"steps", spec["case"]["steps"]}});
+  CHECK(out["tokens"] == spec["expect"]["tokens"]);
+}
+
+TEST_CASE("lm session: a refused file or request leaves the model held", "[reference][lm]") {
+  app::LmSession s;
+  load(s, "hf-generate-model", "hf-generate-model");
+  const Json before = s.info();
+  // a file with a buffer of the wrong shape: refused, naming the tensor; the model stays
+  try {
+    load(s, "bad-mask-buffer-shape", "hf-prefix-f32-buffers");
+    FAIL("the file was taken");
+  } catch (const attn::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == attn::ErrorCode::shape_mismatch);
+    CHECK(std::string(e.what()).find("attn.bias") != std::string::npos);
+  }
+  CHECK(s.info() == before);
+  // a reader that fails mid-file: the reader's error, the model stays
+  const std::string bytes = slurp(fixture("hf-noprefix-f16.safetensors"));
+  CHECK_THROWS(s.load(bytes.size(), [&](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
+    if (offset > 64) throw attn::Error(attn::ErrorCode::invalid_field, "the network went away");
+    std::copy_n(bytes.data() + offset, length, reinterpret_cast<char*>(dst));
+  }, ""));
+  CHECK(s.info() == before);
+
+  const int vocab = before["config"]["vocab"].get<int>();
+  const Json past_vocab = s.run_text(Json{{"op", "forward"}, {"tokens", {1, vocab}}}.dump());
+  INFO(past_vocab.dump());
+  CHECK(past_vocab["error"]["code"] == "invalid_field");
+  CHECK(past_vocab["error"]["message"].get<std::string>().find("tokens[1]") != std::string::npos);
+  CHECK(s.run_text("{not json")["error"]["code"] == "invalid_json");
+  CHECK(s.run_text(R"({"op":"train"})")["error"]["code"] == "unknown_op");
+  CHECK(s.run_text(R"({"op":"forward","tokens":[1],"topk":3})")["error"]["code"] == "invalid_field");
+  const int context = before["config"]["context"].get<int>();
+  const Json too_long = s.run_text(Json{{"op", "generate"}, {"tokens", {1}}, {"steps", context}}.dump());
+  CHECK(too_long["error"]["code"] == "invalid_field");
+  CHECK(too_long["error"]["message"].get<std::string>().find("context") != std::string::npos);
+  CHECK(s.info() == before);
+
+  s.unload();
+  CHECK(s.run_text(R"({"op":"forward","tokens":[1]})")["error"]["message"] == "no model loaded");
+}
+
+#ifdef ATTN_GPT2_TOKENIZER_DIR
+TEST_CASE("lm session: GPT-2's tokenizer gives OpenAI's ids and names the top tokens", "[reference][lm]") {
+  const std::string dir = ATTN_GPT2_TOKENIZER_DIR;
+  app::LmSession s;
+  CHECK_THROWS_AS(s.tokenize("Hello", false), attn::Error);
+  s.set_tokenizer(slurp(dir + "/encoder.json"), slurp(dir + "/vocab.bpe"));
+  // OpenAI's encoder: "Hello" 15496, " world" 995, "<|endoftext|>" 50256 (as special)
+  const Json t = s.run(Json{{"op", "tokenize"}, {"text", "Hello world<|endoftext|>"}, {"special", true}});
+  CHECK(t["tokens"] == Json({15496, 995, 50256}));
+  CHECK(t["pieces"][1] == "\u0120world");
+  CHECK(s.info()["end_of_text"] == 50256);
+  // a bad vocabulary is refused and the tokenizer held stays
+  CHECK_THROWS_AS(s.set_tokenizer("[1, 2]", "a b"), attn::Error);
+  CHECK(s.tokenize("Hello", false)["tokens"] == Json({15496}));
+}
+#endif

@@ -1,0 +1,201 @@
+// web/worker/lm_session.cpp — see lm_session.hpp.
+#include "worker/lm_session.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "attn/error.hpp"
+#include "json/fields.hpp"
+#include "json/json_case.hpp"
+#include "json/model_json.hpp"
+#include "json/tokenize_json.hpp"
+#include "learn/decoder.hpp"
+
+namespace app {
+
+using attn::ErrorCode;
+using attn::Json;
+namespace learn = attn::learn;
+
+namespace {
+[[noreturn]] void bad(ErrorCode code, const std::string& message) { throw attn::Error(code, message); }
+
+// The vocabulary's "<|endoftext|>" id, or -1 when there is no tokenizer or it lacks one.
+int end_of_text_id(const attn::BpeTokenizer* t) {
+  if (!t) return -1;
+  try {
+    const attn::BpeEncoding e = t->encode(attn::kEndOfText, true);
+    return e.ids.size() == 1 ? e.ids[0] : -1;
+  } catch (const attn::Error&) {
+    return -1;
+  }
+}
+
+// tokens as ids: a list of integers in [0, 2^30] (the model checks its vocabulary).
+std::vector<int> token_list(const attn::Fields& f) {
+  const Json& j = f.required("tokens");
+  if (!j.is_array() || j.empty() || j.size() > 4096)
+    bad(ErrorCode::invalid_field, "tokens must be a list of 1 to n_positions token ids");
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_number_integer() || j[i].get<long long>() < 0 || j[i].get<long long>() > (1LL << 30))
+      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] must be a token id (an integer >= 0)");
+    ids.push_back(static_cast<int>(j[i].get<long long>()));
+  }
+  return ids;
+}
+}  // namespace
+
+Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, const std::string& config_json) {
+  learn::ModelFileOptions opt;
+  if (!config_json.empty()) opt.config = config_json;
+  // Read into a new holder first: a file refused half-way leaves the model held so far.
+  auto next = std::make_unique<learn::ModelFileF32>(learn::read_gpt2_family<float>(file_size, read, opt));
+  model_ = std::move(next);
+  last_ = LmForward{};
+  return info();
+}
+
+void LmSession::unload() {
+  model_.reset();
+  last_ = LmForward{};
+}
+
+void LmSession::set_tokenizer(const std::string& vocab_json, const std::string& merges_txt) {
+  tokenizer_ = std::make_unique<attn::BpeTokenizer>(attn::load_bpe_tokenizer(vocab_json, merges_txt));
+}
+
+Json LmSession::info() const {
+  Json out = attn::obj({{"loaded", loaded()}, {"tokenizer", has_tokenizer()}});
+  if (tokenizer_) out["end_of_text"] = end_of_text_id(tokenizer_.get());
+  if (!model_) return out;
+  out["layout"] = model_->layout;
+  out["params"] = model_->model.layout.total();
+  out["config"] = attn::model_config_json(model_->model);
+  out["weight_bytes"] = model_->params.size() * sizeof(float);
+  return out;
+}
+
+Json LmSession::tokenize(const std::string& text, bool special) const {
+  if (!tokenizer_) bad(ErrorCode::invalid_field, "no tokenizer loaded: set GPT-2's encoder.json and vocab.bpe first");
+  attn::BpeEncoding e = tokenizer_->encode(text, special);
+  return attn::obj({{"tokens", e.ids}, {"pieces", e.pieces}, {"text", e.texts}});
+}
+
+LmForward LmSession::forward(const std::vector<int>& tokens) const {
+  if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
+  const learn::DecoderConfig& c = model_->model.decoder;
+  if (tokens.empty()) bad(ErrorCode::empty_sequence, "tokens: the forward needs at least one token");
+  if (static_cast<long>(tokens.size()) > c.context)
+    bad(ErrorCode::invalid_field, "tokens has " + std::to_string(tokens.size()) + " ids; the model's n_positions is " +
+                                      std::to_string(c.context));
+  for (std::size_t i = 0; i < tokens.size(); ++i)  // named as the request gives them: one sequence
+    if (tokens[i] < 0 || tokens[i] >= c.vocab)
+      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[i]) +
+                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
+  learn::DecoderBatch b;
+  b.batch = 1;
+  b.t = static_cast<int>(tokens.size());
+  b.tokens = tokens;
+  b.targets = tokens;  // the forward computes a loss too; these targets are never read back
+  learn::validate_decoder_batch(c, b, model_->model.decoder_limits);
+  learn::DecoderActivationsT<float> acts;
+  learn::decoder_forward(c, model_->model.layout, model_->params.data(), b, acts);
+
+  LmForward f;
+  f.tokens = tokens;
+  f.layers = c.layers;
+  f.heads = c.heads;
+  f.t = b.t;
+  f.vocab = c.vocab;
+  const std::size_t tt = static_cast<std::size_t>(f.t) * static_cast<std::size_t>(f.t);
+  f.weights.reserve(static_cast<std::size_t>(f.layers) * static_cast<std::size_t>(f.heads) * tt);
+  for (const auto& l : acts.layers) f.weights.insert(f.weights.end(), l.weights.begin(), l.weights.end());
+  const std::size_t V = static_cast<std::size_t>(c.vocab), last = static_cast<std::size_t>(f.t - 1) * V;
+  f.last_logits.assign(acts.logits.begin() + static_cast<long>(last), acts.logits.begin() + static_cast<long>(last + V));
+  f.last_probs.assign(acts.probs.begin() + static_cast<long>(last), acts.probs.begin() + static_cast<long>(last + V));
+  return f;
+}
+
+Json LmSession::top(const LmForward& f, int k) const {
+  std::vector<int> order(f.last_probs.size());
+  std::iota(order.begin(), order.end(), 0);
+  const std::size_t n = std::min(order.size(), static_cast<std::size_t>(std::max(k, 0)));
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(), [&](int a, int b) {
+    const float pa = f.last_probs[static_cast<std::size_t>(a)], pb = f.last_probs[static_cast<std::size_t>(b)];
+    return pa != pb ? pa > pb : a < b;
+  });
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int id = order[i];
+    Json row = attn::obj({{"id", id},
+                          {"prob", static_cast<double>(f.last_probs[static_cast<std::size_t>(id)])},
+                          {"logit", static_cast<double>(f.last_logits[static_cast<std::size_t>(id)])}});
+    if (tokenizer_ && static_cast<std::size_t>(id) < tokenizer_->vocab_size()) {
+      try {
+        row["piece"] = tokenizer_->piece(id);
+        row["text"] = tokenizer_->decode({id});
+      } catch (const attn::Error&) {
+        // an id the tokenizer lacks (a model of a larger vocabulary): shown by its number only
+      }
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<int> LmSession::generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
+                                     bool stop_at_end) const {
+  if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
+  const int stop = stop_at_end ? end_of_text_id(tokenizer_.get()) : -1;
+  return learn::decoder_generate(model_->model.decoder, model_->model.layout, model_->params, prompt, steps, temperature,
+                                 seed, stop);
+}
+
+Json LmSession::run(const Json& request) {
+  const attn::Fields f(request, "request");
+  const std::string op = f.text("op", "");
+  if (op == "info") return info();
+  if (op == "unload") {
+    unload();
+    return info();
+  }
+  if (op == "tokenize") {
+    f.check_known({"op", "text", "special"});
+    return tokenize(f.text("text", ""), f.has("special") && f.boolean("special", false));
+  }
+  if (op == "forward") {
+    f.check_known({"op", "tokens", "top"});
+    const int k = static_cast<int>(f.integer("top", 10, 0, 1000));
+    last_ = forward(token_list(f));
+    return attn::obj({{"tokens", last_.tokens},
+                      {"layers", last_.layers},
+                      {"heads", last_.heads},
+                      {"t", last_.t},
+                      {"vocab", last_.vocab},
+                      {"top", top(last_, k)}});
+  }
+  if (op == "generate") {
+    f.check_known({"op", "tokens", "steps", "temperature", "seed", "stop_at_end"});
+    const int steps = static_cast<int>(f.required_integer("steps", 0, 4096));
+    const double temperature = f.has("temperature") ? f.number("temperature", 0.0) : 0.0;
+    const std::uint64_t seed = f.seed("seed", 0);
+    const bool stop = !f.has("stop_at_end") || f.boolean("stop_at_end", true);
+    return attn::obj({{"tokens", generate(token_list(f), steps, temperature, seed, stop)}});
+  }
+  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, forward and generate, not \"" + op + "\"");
+}
+
+Json LmSession::run_text(const std::string& text) {
+  try {
+    const Json request = Json::parse(text, nullptr, false);
+    if (request.is_discarded()) bad(ErrorCode::invalid_json, "the request is not JSON");
+    return run(request);
+  } catch (const attn::Error& e) {
+    return attn::error_json(e);
+  } catch (const std::exception& e) {
+    return attn::error_json(attn::Error(ErrorCode::too_large, std::string("the request could not be run: ") + e.what()));
+  }
+}
+
+}  // namespace app

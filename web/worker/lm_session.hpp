@@ -1,0 +1,88 @@
+// web/worker/lm_session.hpp — what the language-model Worker holds: one GPT-2-family model in float32
+// (its weights once, read tensor by tensor from a file it never holds whole), GPT-2's tokenizer, and
+// the requests a panel makes of them: tokenize, one forward with every attention map and the
+// next-token distribution, and K/V-cache generation. The core only (no ImGui, SDL or GL); the same
+// code runs in the Worker's wasm (lm_worker.cpp) and natively, where the tests drive it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/bpe.hpp"
+#include "learn/gpt2_file.hpp"
+#include "json/json_case.hpp"  // attn::Json
+#include "learn/json_obj.hpp"
+
+namespace app {
+
+/// One forward's figures, in float32 as the model computes them.
+struct LmForward {
+  std::vector<int> tokens;
+  int layers = 0, heads = 0, t = 0, vocab = 0;
+  std::vector<float> weights;      ///< layers × heads × t × t attention weights (query rows, key columns)
+  std::vector<float> last_logits;  ///< vocab logits of the last position
+  std::vector<float> last_probs;   ///< softmax of last_logits: the next-token distribution
+};
+
+class LmSession {
+ public:
+  /// Reads a GPT-2-family safetensors file of `file_size` bytes through `read` (learn::read_gpt2_family
+  /// in float32: transformers' or nanoGPT's layout, F32/F16/BF16/F64 tensors) with its config.json
+  /// text (empty: none; the shapes then give the configuration, defaults as transformers'). The
+  /// model held so far stays when this throws: attn::Error as read_gpt2_family names it.
+  /// Returns info(): the model's configuration, layout and parameter count.
+  attn::Json load(std::uint64_t file_size, const attn::learn::ByteRange& read, const std::string& config_json);
+  /// Forgets the model (its memory goes back).
+  void unload();
+  bool loaded() const { return model_ != nullptr; }
+
+  /// GPT-2's tokenizer from the bytes of an encoder.json (token → id) and a vocab.bpe (ranked
+  /// merges). Throws attn::Error naming what is wrong; the tokenizer held so far stays.
+  void set_tokenizer(const std::string& vocab_json, const std::string& merges_txt);
+  bool has_tokenizer() const { return tokenizer_ != nullptr; }
+
+  /// {loaded, layout, params, config {vocab, context, d_model, heads, layers, ...}, tokenizer}.
+  attn::Json info() const;
+
+  /// The prompt's tokens: {tokens, pieces ("Ġworld"), text (each token's characters)} (BpeTokenizer::
+  /// encode; `special`: "<|endoftext|>" is id 50256). Throws Error(invalid_field) with no tokenizer.
+  attn::Json tokenize(const std::string& text, bool special) const;
+
+  /// One forward over `tokens` (1..n_positions ids, each < vocab): every layer's and head's
+  /// attention weights and the last position's logits and probabilities. Throws Error(invalid_field)
+  /// with no model loaded, for an empty sequence, too many tokens ("n_positions") or an id past the
+  /// vocabulary (naming its position).
+  LmForward forward(const std::vector<int>& tokens) const;
+
+  /// The `k` most probable next tokens of a forward: [{id, prob, logit, piece, text}] in descending
+  /// probability, ties to the lowest id (piece and text when a tokenizer is set).
+  attn::Json top(const LmForward& f, int k) const;
+
+  /// Generation with the K/V cache (learn::decoder_generate in float32): `steps` tokens after the
+  /// prompt, greedy at temperature 0, else drawn at that temperature from `seed`; stops after
+  /// "<|endoftext|>" when `stop_at_end` and the tokenizer knows it. Throws as decoder_generate does,
+  /// and Error(invalid_field) with no model loaded.
+  std::vector<int> generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
+                            bool stop_at_end) const;
+
+  /// One request as JSON, the Worker's protocol (docs/models.md, "In the page"):
+  ///   {op:"info"} → info();  {op:"unload"};  {op:"tokenize", text, special?};
+  ///   {op:"forward", tokens, top?=10} → {tokens, layers, heads, t, top}; the weights and the last
+  ///     position's probabilities are left in last_forward() for the caller to copy;
+  ///   {op:"generate", tokens, steps, temperature?=0, seed?=0, stop_at_end?=true} → {tokens (new)}.
+  /// Throws attn::Error naming a bad field or op.
+  attn::Json run(const attn::Json& request);
+  /// run() on JSON text; never throws: a bad request comes back as {"error": {code, message}}
+  /// (invalid_json when the text is not JSON).
+  attn::Json run_text(const std::string& text);
+  const LmForward& last_forward() const { return last_; }
+
+ private:
+  std::unique_ptr<attn::learn::ModelFileF32> model_;
+  std::unique_ptr<attn::BpeTokenizer> tokenizer_;
+  LmForward last_;
+};
+
+}  // namespace app
