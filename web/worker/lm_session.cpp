@@ -46,9 +46,10 @@ std::vector<int> token_list(const attn::Fields& f) {
 }
 }  // namespace
 
-Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, const std::string& config_json) {
+Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, const std::string& config_json, int heads) {
   learn::ModelFileOptions opt;
   if (!config_json.empty()) opt.config = config_json;
+  if (heads > 0) opt.heads = heads;
   // Read into a new holder first: a file refused half-way leaves the model held so far.
   auto next = std::make_unique<learn::ModelFileF32>(learn::read_gpt2_family<float>(file_size, read, opt));
   model_ = std::move(next);

@@ -30,10 +30,12 @@ class LmSession {
  public:
   /// Reads a GPT-2-family safetensors file of `file_size` bytes through `read` (learn::read_gpt2_family
   /// in float32: transformers' or nanoGPT's layout, F32/F16/BF16/F64 tensors) with its config.json
-  /// text (empty: none; the shapes then give the configuration, defaults as transformers'). The
+  /// text (empty: none; the shapes then give the configuration, defaults as transformers') and
+  /// `heads` (> 0: the head count a nanoGPT file without config.json cannot tell). The
   /// model held so far stays when this throws: attn::Error as read_gpt2_family names it.
   /// Returns info(): the model's configuration, layout and parameter count.
-  attn::Json load(std::uint64_t file_size, const attn::learn::ByteRange& read, const std::string& config_json);
+  attn::Json load(std::uint64_t file_size, const attn::learn::ByteRange& read, const std::string& config_json,
+                  int heads = 0);
   /// Forgets the model (its memory goes back).
   void unload();
   bool loaded() const { return model_ != nullptr; }

@@ -44,8 +44,9 @@ const char* reply_error(const std::exception& e) {
 extern "C" {
 
 /// Loads a GPT-2-family file of `file_size` bytes (read through Module.lmRead) with its config.json
-/// text (may be empty): the model's info, or {"error": {code, message}} with the last model kept.
-EMSCRIPTEN_KEEPALIVE const char* attn_lm_load(double file_size, const char* config_json) {
+/// text (may be empty) and `heads` (0: from the file): the model's info, or {"error": {code, message}}
+/// with the last model kept.
+EMSCRIPTEN_KEEPALIVE const char* attn_lm_load(double file_size, const char* config_json, int heads) {
   try {
     const attn::learn::ByteRange read = [](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
       if (attn_lm_read_js(static_cast<double>(offset), static_cast<int>(length), dst) != 0)
@@ -53,7 +54,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_lm_load(double file_size, const char* conf
                           "could not read bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) +
                               " of the model file");
     };
-    return reply(g_session.load(static_cast<std::uint64_t>(file_size), read, config_json ? config_json : ""));
+    return reply(g_session.load(static_cast<std::uint64_t>(file_size), read, config_json ? config_json : "", heads));
   } catch (const std::exception& e) {
     return reply_error(e);
   }

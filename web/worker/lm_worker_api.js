@@ -2,7 +2,8 @@
 // (--extern-post-js). AttentionLabLm.api(Module) gives the session's calls (node's tests use them);
 // in a Worker, it answers the page's messages with them.
 //
-//   page → Worker  {type: 'load', id, file: Blob | ArrayBuffer | Uint8Array, config: string | null}
+//   page → Worker  {type: 'load', id, file: Blob | ArrayBuffer | Uint8Array, config: string | null,
+//                   heads: number (optional: a nanoGPT file without config.json)}
 //                  {type: 'tokenizer', id, vocab: string (encoder.json), merges: string (vocab.bpe)}
 //                  {type: 'run', id, request: {op: 'info' | 'unload' | 'tokenize' | 'forward' |
 //                                               'generate', ...}}   (lm_session.hpp)
@@ -47,11 +48,11 @@
       } };
     }
     return {
-      load: function (file, config) {
+      load: function (file, config, heads) {
         var r = readerOf(file);
         M.lmRead = r.read;
         try {
-          return withStrings([config || ''], function (c) { return M._attn_lm_load(r.size, c); });
+          return withStrings([config || ''], function (c) { return M._attn_lm_load(r.size, c, heads | 0); });
         } finally {
           M.lmRead = null;
         }
@@ -82,7 +83,7 @@
     ready.then(function (lm) {
       var t0 = performance.now(), reply, transfer = [], extra = {};
       try {
-        if (m.type === 'load') reply = lm.load(m.file, m.config);
+        if (m.type === 'load') reply = lm.load(m.file, m.config, m.heads);
         else if (m.type === 'tokenizer') reply = lm.tokenizer(m.vocab, m.merges);
         else if (m.type === 'run') {
           reply = lm.run(m.request);
