@@ -13,6 +13,13 @@
 #include <tuple>
 
 using namespace attn::learn;
+
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+namespace attn::learn::detail {  // the x86-64 widths of the float32 linear layer (layers_f32.cpp picks one)
+void linear_f32_avx2(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
+void linear_f32_avx512(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
+}  // namespace attn::learn::detail
+#endif
 using attn_test::check_grads;
 using attn_test::ForceLanes;
 using attn_test::randn;
@@ -375,16 +382,27 @@ TEST_CASE("learn fd: cross-entropy with ignore_index", "[learn][fd]") {
 
 TEST_CASE("learn: the float32 linear layer gives the bits of the plain loop at every width", "[learn][f32]") {
   // Bias plus the products in ascending k, one rounding each: the plain scalar loop below, written
-  // independently of the blocked kernel (tiles of outputs, blocks of rows, AVX2 when the CPU has it,
-  // simd128 in wasm). Shapes cover partial tiles and row blocks.
+  // independently of the blocked kernel (tiles of outputs, blocks of rows; SSE2, and AVX2 and
+  // AVX-512 each called directly when the CPU has them; simd128 in wasm). Shapes cover partial tiles and row blocks.
   attn::Rng rng(77);
-  for (auto [n, ic, oc] : {std::tuple{1, 5, 3}, std::tuple{7, 33, 17}, std::tuple{9, 64, 50}}) {
+  for (auto [n, ic, oc] : {std::tuple{1, 5, 3}, std::tuple{7, 33, 17}, std::tuple{9, 64, 50}, std::tuple{13, 70, 45}}) {
     std::vector<float> x(static_cast<size_t>(n) * ic), w(static_cast<size_t>(oc) * ic), b(static_cast<size_t>(oc));
     for (float& v : x) v = static_cast<float>(rng.normal());
     for (float& v : w) v = static_cast<float>(rng.normal());
     for (float& v : b) v = static_cast<float>(rng.normal());
     std::vector<float> got(static_cast<size_t>(n) * oc), want(got.size());
     linear_forward(got.data(), x.data(), w.data(), b.data(), n, ic, oc);
+    std::vector<std::vector<float>> variants;  // each x86-64 width this CPU runs, called directly
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    if (__builtin_cpu_supports("avx2")) {
+      variants.emplace_back(got.size());
+      attn::learn::detail::linear_f32_avx2(variants.back().data(), x.data(), w.data(), b.data(), n, ic, oc);
+    }
+    if (__builtin_cpu_supports("avx512f")) {
+      variants.emplace_back(got.size());
+      attn::learn::detail::linear_f32_avx512(variants.back().data(), x.data(), w.data(), b.data(), n, ic, oc);
+    }
+#endif
     for (int r = 0; r < n; ++r)
       for (int o = 0; o < oc; ++o) {
         float s = b[static_cast<size_t>(o)];
@@ -396,5 +414,6 @@ TEST_CASE("learn: the float32 linear layer gives the bits of the plain loop at e
       }
     INFO("n " << n << ", ic " << ic << ", oc " << oc);
     CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+    for (const std::vector<float>& v : variants) CHECK(std::memcmp(v.data(), want.data(), v.size() * sizeof(float)) == 0);
   }
 }
