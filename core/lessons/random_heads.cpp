@@ -79,19 +79,24 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
     mask.key_valid = valid;
   }
   MultiHeadResult mh;
-  if (in.positions == PositionKind::rope) {
+  RandomHeadsResult r;
+  // Each head's q, k, v, as multi_head_attention computes them (the same products), kept for the anatomy.
+  const Matrix q = matmul(e.x, w.w_q, "x·w_q"), k = matmul(e.x, w.w_k, "x·w_k");
+  const Matrix v = matmul(e.x, w.w_v, "x·w_v");
+  const bool rope = in.positions == PositionKind::rope;
+  for (Index h = 0; h < in.heads; ++h) {
     // RoPE rotates each head's queries and keys (its own d_k features) by slot position 0..T−1.
-    const Matrix q = matmul(e.x, w.w_q, "x·w_q"), k = matmul(e.x, w.w_k, "x·w_k");
-    const Matrix v = matmul(e.x, w.w_v, "x·w_v");
+    r.q.push_back(rope ? apply_rope(q.middleCols(h * in.d_k, in.d_k)) : Matrix(q.middleCols(h * in.d_k, in.d_k)));
+    r.k.push_back(rope ? apply_rope(k.middleCols(h * in.d_k, in.d_k)) : Matrix(k.middleCols(h * in.d_k, in.d_k)));
+    r.v.push_back(v.middleCols(h * in.d_k, in.d_k));
+  }
+  if (rope) {
     for (Index h = 0; h < in.heads; ++h)
-      mh.heads.push_back(attention(apply_rope(q.middleCols(h * in.d_k, in.d_k)),
-                                   apply_rope(k.middleCols(h * in.d_k, in.d_k)), v.middleCols(h * in.d_k, in.d_k),
-                                   mask));
+      mh.heads.push_back(attention(r.q[static_cast<size_t>(h)], r.k[static_cast<size_t>(h)], r.v[static_cast<size_t>(h)], mask));
   } else {
     mh = multi_head_attention(e.x, e.x, w, mask);
   }
 
-  RandomHeadsResult r;
   r.tokens = std::move(e.tokens);
   r.x = std::move(e.x);
   r.heads = std::move(mh.heads);
@@ -104,6 +109,33 @@ RandomHeadsResult random_heads(const RandomHeadsInput& in) {
   if (!mask.empty())
     r.checks.push_back(check_at_most("masked keys get weight 0: max masked weight", masked, 0.0));
   return r;
+}
+
+HeadAnatomy head_anatomy(const RandomHeadsResult& r, int head, int query_row) {
+  require_range("head", head, 0, static_cast<long long>(r.heads.size()) - 1);
+  require_range("query row", query_row, 0, static_cast<long long>(r.tokens.size()) - 1);
+  const size_t h = static_cast<size_t>(head);
+  const AttentionResult& a = r.heads[h];
+  HeadAnatomy an;
+  an.head = head;
+  an.query_row = query_row;
+  an.q = r.q[h];
+  an.k = r.k[h];
+  an.v = r.v[h];
+  an.d_k = static_cast<int>(an.q.cols());
+  an.d_v = static_cast<int>(an.v.cols());
+  an.scale = a.scale;
+  const Index i = query_row, t = an.k.rows();
+  for (Index j = 0; j < t; ++j) {
+    double s = 0.0;  // in feature order, as attention() sums it
+    for (Index c = 0; c < an.q.cols(); ++c) s += an.q(i, c) * an.k(j, c);
+    an.raw_scores.push_back(s);
+    an.scaled.push_back(s * a.scale);
+    an.allowed.push_back(a.allowed(i, j));
+    an.weights.push_back(a.weights(i, j));
+  }
+  for (Index c = 0; c < a.output.cols(); ++c) an.output.push_back(a.output(i, c));
+  return an;
 }
 
 }  // namespace attn

@@ -42,9 +42,30 @@ struct RandomHeadsInput {
 struct RandomHeadsResult {
   std::vector<std::string> tokens;  ///< T tokens
   Matrix x;                         ///< T×d_model embeddings (+ positions when on)
+  std::vector<Matrix> q, k, v;      ///< per head: T×d_k queries and keys (after RoPE when on), T×d_v values
   std::vector<AttentionResult> heads;
   std::vector<Check> checks;        ///< rows sum to 1; masked weights are 0; ...
 };
+
+/// The anatomy of one head for one query row: every step of scaled dot-product attention
+/// (Vaswani et al. 2017, eq. 1) as its own numbers, X·W_q, X·W_k, X·W_v → Q, K, V → the raw scores
+/// q·kⱼ → × 1/√d_k → the allowed mask → softmax → the weights · V → the output.
+struct HeadAnatomy {
+  int head = 0, query_row = 0, d_k = 0, d_v = 0;
+  double scale = 1.0;                 ///< the scale used (1/√d_k)
+  Matrix q, k, v;                     ///< T×d_k, T×d_k, T×d_v: the head's queries, keys, values
+  std::vector<double> raw_scores;     ///< T: q_row·k_j for every key, summed in feature order
+  std::vector<double> scaled;         ///< T: raw × scale (the JSON contract's `scores` where allowed)
+  std::vector<bool> allowed;          ///< T: the allowed mask's row
+  std::vector<double> weights;        ///< T: softmax of the scaled scores over allowed keys (0 elsewhere)
+  std::vector<double> output;         ///< d_v: Σ_j weights_j · v_j, the row's context vector
+};
+
+/// One head's anatomy for `query_row` of a random_heads result: the head's q, k, v as the experiment
+/// computed them, the row's scores worked out step by step the way attention() sums them (so `scaled`
+/// equals its scores bit for bit where allowed), and the row of its weights and output. Throws
+/// Error(invalid_field) naming `head` (0..heads−1) or `query_row` (0..T−1) when out of range.
+HeadAnatomy head_anatomy(const RandomHeadsResult& r, int head, int query_row);
 
 /// Seeded random initialisation with PyTorch's default laws, drawn in this order from one
 /// Rng(seed): embedding (vocab×d_model, N(0,1)), then W_q, W_k, W_v (d_model×(h·d_k),
