@@ -32,11 +32,7 @@ void read_case_file_range(const std::string& path, std::uint64_t offset, std::si
 }
 
 std::string read_case_file(const std::string& path) {
-  std::error_code ec;
-  const bool regular = std::filesystem::is_regular_file(path, ec);
-  const std::uintmax_t size = regular ? std::filesystem::file_size(path, ec) : 0;
-  if (!regular || ec) throw Error(ErrorCode::invalid_field, "\"" + path + "\" is not a readable file");
-  if (size > (std::uintmax_t{2} << 30)) throw Error(ErrorCode::too_large, "\"" + path + "\" is larger than 2 GiB");
+  case_file_size(path);  // a regular file within the limit, or the same errors
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error(ErrorCode::invalid_field, "cannot open \"" + path + "\"");
   std::ostringstream bytes;

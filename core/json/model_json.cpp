@@ -50,18 +50,7 @@ Opened open_model(const Fields& f) {
     opt.config = read_named_file(config.get<std::string>(), "config");
   }
   o.file = open_named_file(path.get<std::string>(), "model");
-  // The header decides the family: its first bytes (up to 1 MiB, or the whole header).
-  std::vector<std::uint8_t> head(static_cast<size_t>(std::min<std::uint64_t>(o.file.size, 8)));
-  o.file.read(0, head.size(), head.data());
-  if (head.size() == 8) {
-    std::uint64_t n = 0;
-    for (int b = 7; b >= 0; --b) n = (n << 8) | head[static_cast<size_t>(b)];
-    if (n <= learn::kMaxSafetensorsHeader && n <= o.file.size - 8) {
-      head.resize(static_cast<size_t>(8 + n));
-      o.file.read(0, head.size(), head.data());
-    }
-  }
-  o.gpt2 = learn::is_gpt2_family_file(head.data(), head.size(), o.file.size);
+  o.gpt2 = learn::is_gpt2_family_range(o.file.size, o.file.read);  // the header's names decide the family
   const std::string precision = f.has("precision") ? f.text("precision", "") : (o.gpt2 ? "float32" : "float64");
   if (precision != "float32" && precision != "float64")
     fail(ErrorCode::invalid_field, "precision must be \"float32\" or \"float64\", got \"" + precision + "\"");

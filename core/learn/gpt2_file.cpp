@@ -175,22 +175,32 @@ bool is_gpt2_family(const Safetensors& f) {
   return embed && blocks;
 }
 
+Safetensors read_safetensors_header_range(std::uint64_t file_size, const ByteRange& read) {
+  std::uint8_t len[8] = {0};
+  if (file_size < 8)
+    throw Error(ErrorCode::invalid_field, "the file has " + std::to_string(file_size) + " bytes, shorter than the 8-byte header length");
+  read(0, 8, len);
+  std::uint64_t n = 0;
+  for (int b = 7; b >= 0; --b) n = (n << 8) | len[b];
+  // The header reader refuses a length past its limit or the file; read only what it may check.
+  const std::uint64_t want = std::min<std::uint64_t>({n, kMaxSafetensorsHeader, file_size - 8});
+  std::vector<std::uint8_t> head(static_cast<size_t>(8 + want));
+  read(0, head.size(), head.data());
+  return read_safetensors_header_of(head.data(), head.size(), file_size, true);
+}
+
+bool is_gpt2_family_range(std::uint64_t file_size, const ByteRange& read) {
+  try {
+    return is_gpt2_family(read_safetensors_header_range(file_size, read));
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 template <class S>
 ModelFileT<S> read_gpt2_family(std::uint64_t file_size, const ByteRange& read, const ModelFileOptions& opt) {
   ModelFileT<S> out;
-  {
-    std::uint8_t len[8] = {0};
-    if (file_size < 8)
-      throw Error(ErrorCode::invalid_field, "the file has " + std::to_string(file_size) + " bytes, shorter than the 8-byte header length");
-    read(0, 8, len);
-    std::uint64_t n = 0;
-    for (int b = 7; b >= 0; --b) n = (n << 8) | len[b];
-    // The header reader refuses a length past its limit or the file; read only what it may check.
-    const std::uint64_t want = std::min<std::uint64_t>({n, kMaxSafetensorsHeader, file_size - 8});
-    std::vector<std::uint8_t> head(static_cast<size_t>(8 + want));
-    read(0, head.size(), head.data());
-    out.file = read_safetensors_header_of(head.data(), head.size(), file_size, true);
-  }
+  out.file = read_safetensors_header_range(file_size, read);
   const Names n(out.file);
   const std::string& pre = n.prefix();
   const std::optional<Gpt2Json> cj = opt.config ? std::optional<Gpt2Json>(parse_config(*opt.config)) : std::nullopt;

@@ -44,6 +44,15 @@ bool is_gpt2_family(const Safetensors& header);
 /// Throws attn::Error when it cannot.
 using ByteRange = std::function<void(std::uint64_t offset, std::size_t length, std::uint8_t* dst)>;
 
+/// A safetensors file's header (tensors without their values, metadata) read through `read`: the
+/// 8-byte length, then the header's bytes, at most kMaxSafetensorsHeader. Throws the header
+/// reader's errors (safetensors.hpp) and the reader's; Error(invalid_field) for a file under 8 bytes.
+Safetensors read_safetensors_header_range(std::uint64_t file_size, const ByteRange& read);
+
+/// True when a file read through `read` names a GPT-2-family model (is_gpt2_family of its header);
+/// false when its header is malformed (the full reader reports that) or the reader throws attn::Error.
+bool is_gpt2_family_range(std::uint64_t file_size, const ByteRange& read);
+
 /// A GPT-2-family file of file_size bytes read through `read`: the header first, then each tensor
 /// in chunks of at most 4 MiB, converted into the model's parameters in S (double, or float:
 /// F32/F16/BF16 exactly, F64 rounded), so that the weights are held once. The result's `layout` is
