@@ -14,8 +14,10 @@ import { serveSite, watch } from './embed_lib.mjs';
 const artifacts = process.env.ATTN_ARTIFACTS || path.join(repoRoot, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
 const PREFIX = '/courses/attention/';
-const PANELS = ['translate', 'additive', 'alignment', 'attribution', 'masks', 'heads', 'scaling', 'temperature',
-                'dropout', 'learned_heads', 'permutation', 'cost', 'script'];
+// The lesson's order: a soft read, the bottleneck, the fix, one head, masks, scaling, soft to hard,
+// dropout, weight against contribution, order, learned heads, cost, the script.
+const PANELS = ['alignment', 'translate', 'additive', 'heads', 'masks', 'scaling', 'temperature', 'dropout',
+                'attribution', 'permutation', 'learned_heads', 'cost', 'script'];
 
 let server, browser;
 before(async () => {
@@ -27,8 +29,8 @@ after(async () => {
   if (server) await server.close();
 });
 
-async function readCourse(width, height) {
-  const context = await browser.newContext({ viewport: { width, height } });
+async function readCourse(width, height, touch = false) {
+  const context = await browser.newContext({ viewport: { width, height }, hasTouch: touch, isMobile: touch });
   const page = await context.newPage();
   const log = watch(page);
   const outside = [];
@@ -55,7 +57,7 @@ async function readCourse(width, height) {
       await frame.waitForFunction((k) => window.attentionLab.state()[k].checkpoint.status === 'installed', PANELS[i], { timeout: 60000 });
     }
     if (PANELS[i] === 'additive') assert.equal(s.additive.inputs.view, 'trained', 'the deep link set the view');
-    // The frame sized itself to its content (capped at 1,400 px) from the resize message.
+    // The frame sized itself to its content (up to the window's height) from the resize message.
     await page.waitForFunction((k) => {
       const f = document.querySelectorAll('iframe.lab')[k];
       return f.style.height !== '';
@@ -75,14 +77,29 @@ test('course page at 1280 px: every panel in lesson order, offline, from a sub-p
   await sleep(500);
   await page.screenshot({ path: path.join(artifacts, 'course-1280-patterns.png') });
   const heights = await page.evaluate(() => [...document.querySelectorAll('iframe.lab')].map((f) => parseInt(f.style.height, 10)));
-  for (const h of heights) assert.ok(h > 300 && h <= 1400, `a frame height from its content: ${h}`);
+  for (const h of heights) assert.ok(h > 300 && h <= 800, `a frame height from its content, at most the window's: ${h}`);
+  const captions = await page.evaluate(() => [...document.querySelectorAll('.caption')].map((c) => c.textContent));
+  captions.forEach((c, i) => assert.match(c, new RegExp(`^Panel ${i + 1}, `), 'the course numbers the panels in order'));
+  assert.equal(await page.locator('p.try').count(), PANELS.length, 'each section has a try → notice prompt and a question');
   await context.close();
 });
 
-test('course page at 390 px: the same panels on a phone', async () => {
-  const { context, page } = await readCourse(390, 844);
+test('course page at 390 px: the same panels on a phone, a swipe over a frame scrolls the page', async () => {
+  const { context, page } = await readCourse(390, 844, true);
   await page.evaluate(() => document.getElementById('lookup').scrollIntoView());
   await sleep(500);
   await page.screenshot({ path: path.join(artifacts, 'course-390-lookup.png') });
+  // Each frame is covered until tapped: the cover is the page's, so a swipe over it scrolls the page.
+  const box = await page.locator('.frame').first().boundingBox();
+  assert.ok(await page.locator('.frame').first().evaluate((el) => el.classList.contains('covered')), 'the first frame starts covered');
+  const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x, y).className, [box.x + box.width / 2, box.y + box.height / 2]);
+  assert.equal(hit, 'cover', 'a touch on the frame lands on the page, not in the frame');
+  const y0 = await page.evaluate(() => window.scrollY);
+  await page.mouse.wheel(0, 400);
+  await sleep(300);
+  assert.ok((await page.evaluate(() => window.scrollY)) > y0, 'the page scrolls over a covered frame');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.locator('.frame .cover').first().tap();
+  assert.ok(!(await page.locator('.frame').first().evaluate((el) => el.classList.contains('covered'))), 'a tap opens the frame');
   await context.close();
 });

@@ -10,19 +10,22 @@ using attn::Json;
 
 std::vector<PanelDef>& table() {
   static std::vector<PanelDef> t = {
+      // The lesson's order (the course page numbers them the same way): a soft read, the bottleneck
+      // and its fix, one head, masks, scaling, soft to hard, dropout, weight against contribution,
+      // order, learned heads, cost, the lesson's script.
       alignment_panel(),
+      translate_panel(),
+      additive_panel(),
       heads_panel(),
-      permutation_panel(),
       masks_panel(),
-      attribution_panel(),
       scaling_panel(),
       temperature_panel(),
       dropout_panel(),
-      additive_panel(),
-      script_panel(),
-      cost_panel(),
+      attribution_panel(),
+      permutation_panel(),
       learned_heads_panel(),
-      translate_panel(),
+      cost_panel(),
+      script_panel(),
   };
   return t;
 }
