@@ -209,9 +209,10 @@ learn::Checkpoint heads_run_checkpoint(const HeadsRun& run) {
 namespace {
 
 // The score names a checkpoint's snapshot_scores hold, in order. Checkpoints written before the
-// list was recorded in the meta (the shipped checkpoints/learned_heads.ckpt) hold the table's first
-// four scores, which are today's whole table; that reading is taken only when the array holds
-// exactly four numbers per head and snapshot, and refused otherwise.
+// list was recorded in the meta (the shipped checkpoints/learned_heads.ckpt) hold the four scores
+// the table had then, which are today's whole table: that list is taken only when the array holds
+// exactly four numbers per head and snapshot, and refused otherwise. It is spelled out rather than
+// read from the table, so that a table that grows or changes later still reads those files right.
 std::vector<std::string> recorded_score_names(const Json& m, std::size_t numbers, std::size_t per_score) {
   std::vector<std::string> names;
   if (m.contains("scores")) {
