@@ -38,7 +38,7 @@
 #include "json/tokenize_json.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/gpt2_file.hpp"
-#include "lessons/learned_heads.hpp"
+#include "lessons/learned_heads/format.hpp"
 #include "lessons/model_export.hpp"
 #include "lessons/translate.hpp"
 

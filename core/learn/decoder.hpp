@@ -162,9 +162,10 @@ double decoder_forward(const DecoderConfig& cfg, const ParamLayout& layout, cons
 /// attends to the cached keys 0..t, the bottom-right causal alignment), as generation does; the
 /// same per-layer pieces as decoder_forward, so the result equals its logits to rounding.
 /// tokens T' (1..context) → logits T'×V, row-major. Throws Error(invalid_field) for a length or a
-/// token out of range, Error(shape_mismatch) when params do not fit the layout.
-std::vector<double> decoder_incremental_logits(const DecoderConfig& cfg, const ParamLayout& layout,
-                                               const std::vector<double>& params, const std::vector<int>& tokens);
+/// token out of range, Error(shape_mismatch) when params do not fit the layout. S: double or float.
+template <class S>
+std::vector<S> decoder_incremental_logits(const DecoderConfig& cfg, const ParamLayout& layout,
+                                          const std::vector<S>& params, const std::vector<int>& tokens);
 
 /// K/V-cache decoding, one token at a time: step(token) runs the new position through every layer
 /// (its query over the cached keys 0..t, the bottom-right causal alignment), appends its keys and

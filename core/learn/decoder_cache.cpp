@@ -70,8 +70,9 @@ std::vector<S> DecoderCacheT<S>::step(int token) {
 template class DecoderCacheT<double>;
 template class DecoderCacheT<float>;
 
-std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const ParamLayout& layout,
-                                               const std::vector<double>& params, const std::vector<int>& tokens) {
+template <class S>
+std::vector<S> decoder_incremental_logits(const DecoderConfig& c, const ParamLayout& layout,
+                                          const std::vector<S>& params, const std::vector<int>& tokens) {
   const int T = static_cast<int>(tokens.size()), V = c.vocab;
   if (T < 1 || T > c.context)
     bad(ErrorCode::invalid_field, "the sequence must have 1.." + std::to_string(c.context) + " tokens, got " +
@@ -80,15 +81,19 @@ std::vector<double> decoder_incremental_logits(const DecoderConfig& c, const Par
     if (tokens[static_cast<size_t>(i)] < 0 || tokens[static_cast<size_t>(i)] >= V)
       bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[static_cast<size_t>(i)]) +
                                         " is outside the vocabulary 0.." + std::to_string(V - 1));
-  DecoderCache cache(c, layout, params);
-  std::vector<double> logits;
+  DecoderCacheT<S> cache(c, layout, params);
+  std::vector<S> logits;
   logits.reserve(static_cast<size_t>(T) * V);
   for (int t = 0; t < T; ++t) {
-    const std::vector<double> row = cache.step(tokens[static_cast<size_t>(t)]);
+    const std::vector<S> row = cache.step(tokens[static_cast<size_t>(t)]);
     logits.insert(logits.end(), row.begin(), row.end());
   }
   return logits;
 }
+template std::vector<double> decoder_incremental_logits<double>(const DecoderConfig&, const ParamLayout&,
+                                                                const std::vector<double>&, const std::vector<int>&);
+template std::vector<float> decoder_incremental_logits<float>(const DecoderConfig&, const ParamLayout&,
+                                                              const std::vector<float>&, const std::vector<int>&);
 
 template <class S>
 int next_token(const std::vector<S>& logits, double temperature, Rng* rng) {

@@ -4,7 +4,7 @@
 
 #include "attn/error.hpp"
 #include "learn/model_file.hpp"
-#include "lessons/learned_heads.hpp"
+#include "lessons/learned_heads/format.hpp"
 #include "lessons/translate.hpp"
 
 namespace attn::lessons {

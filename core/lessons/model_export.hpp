@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "learn/checkpoint.hpp"
-#include "lessons/learned_heads.hpp"
+#include "lessons/learned_heads/format.hpp"
 #include "lessons/translate.hpp"
 
 namespace attn::lessons {

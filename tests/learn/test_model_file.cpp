@@ -9,7 +9,7 @@
 #include <learn/checkpoint.hpp>
 #include <learn/gpt2_file.hpp>
 #include <learn/model_file.hpp>
-#include <lessons/learned_heads.hpp>
+#include <lessons/learned_heads/format.hpp>
 #include <lessons/model_export.hpp>
 #include <lessons/translate.hpp>
 #include <lessons/translate_captions.hpp>

@@ -12,7 +12,10 @@
 #include "attn/error.hpp"
 #include "learn/layers.hpp"
 #include "lessons/recall.hpp"
-#include "lessons/learned_heads.hpp"
+#include "lessons/learned_heads/captions.hpp"
+#include "lessons/learned_heads/extrapolation.hpp"
+#include "lessons/learned_heads/format.hpp"
+#include "lessons/learned_heads/interventions.hpp"
 #include "support/support.hpp"
 
 using namespace attn;
@@ -338,6 +341,59 @@ TEST_CASE("learned heads: accuracy by position - learned rows past the training 
   const learn::ParamLayout rl = learn::decoder_layout(rope);
   const PositionAccuracy far = accuracy_by_position(rope, rl, learn::init_params(rl, 1), cfg.task, 16, 40, 3, 8);
   CHECK(far.counted.size() == 40);  // beyond the context: RoPE has no table to run out of
+}
+
+TEST_CASE("learned heads: a checkpoint without a score recomputes it from the replayed run or refuses naming it", "[lesson][heads][checkpoint]") {
+  const HeadsTrainingConfig cfg = small_training(DecoderPositions::learned, 120);
+  const HeadsRun run = record_heads_run(cfg);
+  const learn::Checkpoint full = heads_run_checkpoint(run);
+  REQUIRE(full.meta["scores"] == Json(head_score_names()));
+  const size_t k = head_score_table().size();
+  // An older checkpoint: the list lacks "diagonal" (the table's third score) and so do the arrays.
+  learn::Checkpoint older = full;
+  Json names = Json::array();
+  for (const std::string& n : head_score_names())
+    if (n != "diagonal") names.push_back(n);
+  older.meta["scores"] = names;
+  for (auto& [name, values] : older.arrays)
+    if (name == "snapshot_scores") {
+      std::vector<double> kept;
+      for (size_t i = 0; i < values.size(); ++i)
+        if (i % k != 2) kept.push_back(values[i]);
+      values = kept;
+    }
+  const HeadsRun back = heads_run_from_checkpoint(older);
+  REQUIRE(back.snapshots.size() == run.snapshots.size());
+  for (size_t i = 0; i < run.snapshots.size(); ++i)
+    for (size_t h = 0; h < run.snapshots[i].scores.size(); ++h) {
+      CHECK(back.snapshots[i].scores[h].diagonal == run.snapshots[i].scores[h].diagonal);  // recomputed
+      CHECK(back.snapshots[i].scores[h].induction == run.snapshots[i].scores[h].induction);  // as stored
+    }
+  // A run the replay does not reproduce (parameters changed, their hash with them) is refused.
+  learn::Checkpoint other = older;
+  other.arrays[0].second[3] += 1e-9;
+  other.meta["params_fnv1a"] = learn::params_fnv1a(other.arrays[0].second);
+  CHECK_THROWS_WITH(heads_run_from_checkpoint(other), Catch::Contains("'diagonal' is not recorded"));
+  // No list in the meta (a checkpoint written before the list): read as the four scores of that
+  // time, in that order, only when the arrays hold exactly four per head and snapshot.
+  const std::vector<std::string> first_four{"previous_token", "induction", "diagonal", "first_token"};
+  learn::Checkpoint unlisted = full;
+  unlisted.meta.erase("scores");
+  for (auto& [name, values] : unlisted.arrays)
+    if (name == "snapshot_scores") {
+      std::vector<double> four;
+      for (size_t at = 0; at < values.size(); at += k)
+        for (const std::string& n : first_four) {
+          const std::vector<std::string> all = head_score_names();
+          four.push_back(values[at + static_cast<size_t>(std::find(all.begin(), all.end(), n) - all.begin())]);
+        }
+      values = four;
+    }
+  CHECK(heads_run_from_checkpoint(unlisted).snapshots.back().scores.back().first_token ==
+        run.snapshots.back().scores.back().first_token);
+  for (auto& [name, values] : unlisted.arrays)
+    if (name == "snapshot_scores") values.pop_back();
+  CHECK_THROWS_WITH(heads_run_from_checkpoint(unlisted), Catch::Contains("no score list"));
 }
 
 // --- the shipped checkpoint ---------------------------------------------------------------------

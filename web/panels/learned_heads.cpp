@@ -2,7 +2,7 @@
 // run of tokens; its loss curve, every head's attention map (trained beside step 0) with four
 // scores, zero/mean ablation and activation patching per head, any set of heads ablated
 // together, and the parallel teacher-forced pass against K/V-cache generation.
-// Every number comes from core/lessons/learned_heads.hpp through the setters in this file (the
+// Every number comes from core/lessons/learned_heads/ through the setters in this file (the
 // training slice runs before the frame is drawn); this file only formats and forwards edits.
 #include "panels/learned_heads.hpp"
 #include "panels/registry.hpp"

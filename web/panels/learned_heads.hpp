@@ -13,7 +13,10 @@
 
 #include <string>
 
-#include "lessons/learned_heads.hpp"
+#include "lessons/learned_heads/captions.hpp"
+#include "lessons/learned_heads/extrapolation.hpp"
+#include "lessons/learned_heads/format.hpp"
+#include "lessons/learned_heads/interventions.hpp"
 #include "panels/trained_run.hpp"
 
 namespace app {

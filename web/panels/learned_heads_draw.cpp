@@ -87,8 +87,14 @@ void map_grid(const char* id, const std::vector<attn::Matrix>& maps, const std::
           ImGui::TextUnformatted(b.c_str());
         }
       };
-      pair_line("prev " + two(sc.previous_token), "ind " + two(sc.induction));
-      pair_line("diag " + two(sc.diagonal), "first " + two(sc.first_token));
+      const std::vector<lh::HeadScoreDef>& table = lh::head_score_table();
+      for (size_t k = 0; k < table.size(); k += 2) {
+        const std::string a = std::string(table[k].label) + " " + two(sc.*table[k].field);
+        if (k + 1 < table.size())
+          pair_line(a, std::string(table[k + 1].label) + " " + two(sc.*table[k + 1].field));
+        else
+          ImGui::TextUnformatted(a.c_str());
+      }
       ImGui::PopStyleColor();
       ImGui::PopFont();
     }
@@ -381,10 +387,10 @@ void draw_body(AppState& s, Ui& ui) {
                  "bit). Scores at step " + std::to_string(snap->step) + ":")
                     .c_str());
       for (size_t i = 0; i < snap->scores.size(); ++i) {
-        const lh::HeadScores& sc = snap->scores[i];
-        ImGui::TextDisabled("%s  prev %s  ind %s  diag %s  first %s", head_name(static_cast<int>(i), heads).c_str(),
-                            two(sc.previous_token).c_str(), two(sc.induction).c_str(), two(sc.diagonal).c_str(),
-                            two(sc.first_token).c_str());
+        std::string line = head_name(static_cast<int>(i), heads);
+        for (const lh::HeadScoreDef& def : lh::head_score_table())
+          line += std::string("  ") + def.label + " " + two(snap->scores[i].*def.field);
+        ImGui::TextDisabled("%s", line.c_str());
       }
     }
     mc.to_right();
@@ -393,10 +399,11 @@ void draw_body(AppState& s, Ui& ui) {
     ImGui::PopFont();
     map_grid("initial", h.maps_initial, h.snapshots.front().scores, h, heads, mc.right_w, ui.gpu, ui.fonts.small);
     txt::end_column(mc.right_w);
-    txt::note("Rows are queries, columns keys; weights from 0 (dark) to 1 (yellow), hatched cells are masked "
-              "(causal). Scores on the 32 held-out sequences: prev = mean weight on the previous token, ind = over "
-              "the repeat, mean weight on the token after the earlier copy of the current token, diag = on itself, "
-              "first = on position 0.");
+    std::string legend = "Rows are queries, columns keys; weights from 0 (dark) to 1 (yellow), hatched cells are masked "
+                         "(causal). Scores on the " + std::to_string(lh::kHeadsHeldout) + " held-out sequences: ";
+    for (const lh::HeadScoreDef& def : lh::head_score_table())
+      legend += std::string(&def == &lh::head_score_table().front() ? "" : ", ") + def.label + " = " + def.caption;
+    txt::note((legend + ".").c_str());
 
     // --- per-head table
     style::heading(ui.fonts, "Scores and interventions");
@@ -435,10 +442,12 @@ void draw_body(AppState& s, Ui& ui) {
     const float row_h = ImGui::GetTextLineHeight() + 2.0f * ImGui::GetStyle().CellPadding.y;
     const float table_h = row_h * (n + 1) + (narrow ? ImGui::GetStyle().ScrollbarSize + 2.0f : 0.0f);
     double delta_range = 1.0;
-    if (ImGui::BeginTable("##scores", 10, tf, ImVec2(0, narrow ? table_h : 0.0f))) {
+    const std::vector<lh::HeadScoreDef>& score_table = lh::head_score_table();
+    if (ImGui::BeginTable("##scores", 6 + static_cast<int>(score_table.size()), tf, ImVec2(0, narrow ? table_h : 0.0f))) {
       ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, fs * 3.5f);
-      for (const char* c : {"prev", "ind", "diag", "first", "\xCE\x94loss zero", "acc zero", "\xCE\x94loss mean",
-                            "acc mean", "patch recov."})
+      for (const lh::HeadScoreDef& def : score_table)
+        ImGui::TableSetupColumn(def.label, ImGuiTableColumnFlags_WidthFixed, fs * 3.4f);
+      for (const char* c : {"\xCE\x94loss zero", "acc zero", "\xCE\x94loss mean", "acc mean", "patch recov."})
         ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthFixed, fs * (std::string(c).size() > 6 ? 5.2f : 3.4f));
       ImGui::TableHeadersRow();
       const LearnedHeadsInterventions* iv = h.interventions ? &*h.interventions : nullptr;
@@ -455,9 +464,9 @@ void draw_body(AppState& s, Ui& ui) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(head_name(i, heads).c_str());
-        for (double v : {sc.previous_token, sc.induction, sc.diagonal, sc.first_token}) {
+        for (const lh::HeadScoreDef& def : score_table) {
           ImGui::TableNextColumn();
-          ImGui::TextUnformatted(short_number(v, 2).c_str());
+          ImGui::TextUnformatted(short_number(sc.*def.field, 2).c_str());
         }
         if (iv && i < static_cast<int>(iv->ablation.zero.size())) {
           const double base = iv->ablation.base.loss;

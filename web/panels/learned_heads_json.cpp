@@ -23,10 +23,9 @@ Json eval_json(const lh::InductionEval& e) {
 Json snapshot_json(const lh::HeadsSnapshot& snap, int heads) {
   Json scores = Json::array();
   for (size_t i = 0; i < snap.scores.size(); ++i) {
-    const lh::HeadScores& sc = snap.scores[i];
-    scores.push_back(::attn::obj({{"layer", static_cast<int>(i) / heads}, {"head", static_cast<int>(i) % heads},
-                          {"previous_token", sc.previous_token}, {"induction", sc.induction},
-                          {"diagonal", sc.diagonal}, {"first_token", sc.first_token}}));
+    Json row = ::attn::obj({{"layer", static_cast<int>(i) / heads}, {"head", static_cast<int>(i) % heads}});
+    for (const lh::HeadScoreDef& def : lh::head_score_table()) row[def.name] = snap.scores[i].*def.field;
+    scores.push_back(std::move(row));
   }
   return ::attn::obj({{"step", snap.step}, {"heldout", eval_json(snap.eval)}, {"accuracy", snap.eval.accuracy}, {"scores", scores}});
 }

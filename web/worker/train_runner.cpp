@@ -4,7 +4,7 @@
 
 #include "attn/error.hpp"
 #include "learn/checkpoint.hpp"
-#include "lessons/learned_heads.hpp"
+#include "lessons/learned_heads/format.hpp"
 #include "lessons/translate.hpp"
 
 namespace app {
