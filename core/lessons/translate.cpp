@@ -24,18 +24,6 @@ void check_ids(const std::vector<int>& ids, int vocab, const char* what) {
           " is not a word id (3.." + std::to_string(vocab - 1) + ")");
 }
 
-// Targets: any id of the vocabulary (a decoded output may hold PAD or BOS; teacher forcing feeds it as given).
-void check_target_ids(const std::vector<int>& ids, int vocab) {
-  for (size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] < 0 || ids[i] >= vocab)
-      bad("target[" + std::to_string(i) + "] = " + std::to_string(ids[i]) + " is outside the target vocabulary (0.." +
-          std::to_string(vocab - 1) + ")");
-}
-
-void check_steps(int max_steps) {
-  if (max_steps < 1 || max_steps > 512) bad("max_steps must be between 1 and 512, got " + std::to_string(max_steps));
-}
-
 TranslateModel make_model(const TranslateConfig& cfg, bool attention) {
   TranslateModel m;
   m.config = translate_model_config(cfg, attention);
@@ -291,20 +279,57 @@ learn::Seq2SeqConfig model_config_from_json(const Json& j) {
   return c;
 }
 
-void require_translate_state_meta(const Json& m) {
-  if (!m.is_object() || m.value("model", "") != "seq2seq pair" || m.value("task", "") != "translate" ||
-      m.value("kind", "") != "trainer_state")
-    bad("trainer state: not the state of the translation pair");
-  for (const char* k : {"step", "cursor", "none_adam_step", "additive_adam_step"})
-    if (!m.contains(k) || !m[k].is_number_integer()) bad(std::string("trainer state: '") + k + "' missing");
-  for (const char* k : {"config", "none_model", "additive_model", "pending"})
-    if (!m.contains(k)) bad(std::string("trainer state: '") + k + "' missing");
-  if (!m.contains("order_rng") || !m["order_rng"].is_string()) bad("trainer state: 'order_rng' missing");
+// The state's arrays and meta fields beside the generic ones (learn/run_record.hpp).
+learn::TrainerStateKind translate_state_kind() {
+  learn::TrainerStateKind k;
+  k.model = "seq2seq pair";
+  k.task = "translate";
+  k.what = "the state of the translation pair";
+  k.params = {"none", "additive"};
+  k.arrays = {"batches", "batch_sizes", "none_losses", "additive_losses", "validation_steps", "none_validation",
+              "additive_validation", "pending_total"};
+  k.meta_integers = {"cursor"};
+  k.meta_values = {"none_model", "additive_model", "pending"};
+  k.meta_strings = {"order_rng"};
+  return k;
+}
+
+// The epoch's batches from their flat form (pair indices, then each batch's size).
+std::vector<std::vector<int>> read_batches(const std::vector<double>& flat, const std::vector<double>& sizes,
+                                           size_t train_pairs) {
+  std::vector<std::vector<int>> batches;
+  std::size_t at = 0;
+  for (double sz : sizes) {
+    if (!(sz >= 1 && sz <= 4096) || at + static_cast<std::size_t>(sz) > flat.size()) bad("trainer state: the batches do not fit their sizes");
+    std::vector<int> b;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(sz); ++i, ++at) {
+      const double x = flat[at];
+      if (!(x >= 0 && x < static_cast<double>(train_pairs)) || x != std::floor(x))
+        bad("trainer state: a batch names a pair outside the training set");
+      b.push_back(static_cast<int>(x));
+    }
+    batches.push_back(std::move(b));
+  }
+  if (at != flat.size()) bad("trainer state: the batches do not fit their sizes");
+  return batches;
+}
+
+std::vector<int> read_validation_steps(const std::vector<double>& vs, int step) {
+  std::vector<int> val_steps;
+  for (double v : vs) {
+    if (!(v >= 0 && v <= step) || v != std::floor(v)) bad("trainer state: a validation step is outside 0..step");
+    val_steps.push_back(static_cast<int>(v));
+  }
+  return val_steps;
 }
 }  // namespace
 
 learn::Checkpoint TranslateTrainer::state_checkpoint() const {
-  learn::Checkpoint c;
+  learn::TrainerState st;
+  st.model = "seq2seq pair";
+  st.task = "translate";
+  st.config = translate_config_json(cfg_);
+  st.step = step_;
   Json pending = nullptr;
   std::vector<double> pending_total;
   if (pending_) {
@@ -312,46 +337,35 @@ learn::Checkpoint TranslateTrainer::state_checkpoint() const {
                            {"counted", Json::array({pending_->counted[0], pending_->counted[1]})}});
     pending_total = {pending_->total[0], pending_->total[1]};
   }
-  c.meta = ::attn::obj({{"model", "seq2seq pair"},
-                        {"task", "translate"},
-                        {"kind", "trainer_state"},
-                        {"config", translate_config_json(cfg_)},
-                        {"none_model", model_config_json(none_.config)},
-                        {"additive_model", model_config_json(additive_.config)},
-                        {"step", step_},
-                        {"cursor", cursor_},
-                        {"none_adam_step", none_adam_.step},
-                        {"additive_adam_step", additive_adam_.step},
-                        {"order_rng", order_rng_.state()},
-                        {"pending", pending}});
+  st.meta = ::attn::obj({{"none_model", model_config_json(none_.config)},
+                         {"additive_model", model_config_json(additive_.config)},
+                         {"cursor", cursor_},
+                         {"order_rng", order_rng_.state()},
+                         {"pending", pending}});
   std::vector<double> batches, sizes, val_steps;
   for (const std::vector<int>& b : batches_) {
     sizes.push_back(static_cast<double>(b.size()));
     for (int i : b) batches.push_back(i);
   }
   for (int v : val_steps_) val_steps.push_back(v);
-  c.add("none_params", none_.params);
-  c.add("additive_params", additive_.params);
-  c.add("none_adam_m", none_adam_.m);
-  c.add("none_adam_v", none_adam_.v);
-  c.add("additive_adam_m", additive_adam_.m);
-  c.add("additive_adam_v", additive_adam_.v);
-  c.add("batches", batches);
-  c.add("batch_sizes", sizes);
-  c.add("none_losses", none_losses_);
-  c.add("additive_losses", additive_losses_);
-  c.add("validation_steps", val_steps);
-  c.add("none_validation", none_val_);
-  c.add("additive_validation", additive_val_);
-  c.add("pending_total", pending_total);
-  return c;
+  st.params = {{"none", none_.params}, {"additive", additive_.params}};
+  st.adam = {{"none", none_adam_}, {"additive", additive_adam_}};
+  st.arrays = {{"batches", batches},
+               {"batch_sizes", sizes},
+               {"none_losses", none_losses_},
+               {"additive_losses", additive_losses_},
+               {"validation_steps", val_steps},
+               {"none_validation", none_val_},
+               {"additive_validation", additive_val_},
+               {"pending_total", pending_total}};
+  return learn::trainer_state_checkpoint(st);
 }
 
 TranslateTrainer TranslateTrainer::from_state(const learn::Checkpoint& ck) {
-  require_translate_state_meta(ck.meta);
-  const TranslateConfig cfg = translate_config_from_json(ck.meta["config"]);
-  const learn::Seq2SeqConfig none = model_config_from_json(ck.meta["none_model"]);
-  const learn::Seq2SeqConfig additive = model_config_from_json(ck.meta["additive_model"]);
+  const learn::TrainerState st = learn::trainer_state_from_checkpoint(ck, translate_state_kind());
+  const TranslateConfig cfg = translate_config_from_json(st.config);
+  const learn::Seq2SeqConfig none = model_config_from_json(st.meta["none_model"]);
+  const learn::Seq2SeqConfig additive = model_config_from_json(st.meta["additive_model"]);
   if (none.attention || !additive.attention) bad("trainer state: the pair is a fixed-summary model and an attention model");
   const bool none_seeded = model_config_json(none) == model_config_json(translate_model_config(cfg, false));
   const bool additive_seeded = model_config_json(additive) == model_config_json(translate_model_config(cfg, true));
@@ -361,90 +375,64 @@ TranslateTrainer TranslateTrainer::from_state(const learn::Checkpoint& ck) {
                            ? TranslateTrainer(cfg, StartValidation::pending)
                            : TranslateTrainer(cfg, loaded, std::vector<double>(learn::seq2seq_layout(loaded).total(), 0.0),
                                               StartValidation::pending);
-  t.load_state(ck);
+  t.take_state(st);
   return t;
 }
 
 void TranslateTrainer::load_state(const learn::Checkpoint& ck) {
-  const Json& m = ck.meta;
-  require_translate_state_meta(m);
-  if (m["config"] != translate_config_json(cfg_) || m["none_model"] != model_config_json(none_.config) ||
+  take_state(learn::trainer_state_from_checkpoint(ck, translate_state_kind()));
+}
+
+// A validation under way as the state records it: meta "pending" (null when none) and its sums.
+std::optional<TranslateTrainer::PendingValidation> TranslateTrainer::read_pending(const Json& p,
+                                                                                const std::vector<double>& total,
+                                                                                size_t validation_pairs) {
+  if (p.is_null()) return std::nullopt;
+  if (!p.is_object() || !p.contains("attention") || !p["attention"].is_boolean() || !p.contains("start") ||
+      !p["start"].is_number_integer() || !p.contains("counted") || !p["counted"].is_array() || p["counted"].size() != 2 ||
+      !p["counted"][0].is_number_integer() || !p["counted"][1].is_number_integer() || total.size() != 2)
+    bad("trainer state: the validation under way is malformed");
+  PendingValidation v;
+  v.attention = p["attention"].get<bool>();
+  const long start = p["start"].get<long>();
+  if (start < 0 || static_cast<std::size_t>(start) > validation_pairs) bad("trainer state: the validation under way is past the validation set");
+  v.start = static_cast<std::size_t>(start);
+  v.total[0] = total[0];
+  v.total[1] = total[1];
+  v.counted[0] = p["counted"][0].get<long>();
+  v.counted[1] = p["counted"][1].get<long>();
+  return v;
+}
+
+void TranslateTrainer::take_state(const learn::TrainerState& st) {
+  const Json& m = st.meta;
+  if (st.config != translate_config_json(cfg_) || m["none_model"] != model_config_json(none_.config) ||
       m["additive_model"] != model_config_json(additive_.config))
     bad("trainer state: of another run (configuration or models)");
-  const int step = m["step"].get<int>();
-  if (step < 0 || step > cfg_.steps) bad("trainer state: step " + std::to_string(step) + " is outside 0.." + std::to_string(cfg_.steps));
-  const std::vector<double>& np = ck.array("none_params");
-  const std::vector<double>& ap = ck.array("additive_params");
+  const int step = st.step;
+  learn::require_state_step(step, cfg_.steps);
+  const std::vector<double>& np = st.param("none");
+  const std::vector<double>& ap = st.param("additive");
   learn::require_param_count("the state's fixed-summary params", np.size(), none_.layout.total());
   learn::require_param_count("the state's attention params", ap.size(), additive_.layout.total());
-  auto adam = [&](const char* m_name, const char* v_name, const char* step_name, std::size_t n) {
-    learn::AdamState a;
-    a.m = ck.array(m_name);
-    a.v = ck.array(v_name);
-    a.step = m[step_name].get<long>();
-    const std::size_t moments = a.step == 0 ? 0 : n;
-    if (a.step < 0 || a.m.size() != moments || a.v.size() != moments)
-      bad(std::string("trainer state: ") + m_name + " does not fit " + std::to_string(n) + " parameters at Adam step " +
-          std::to_string(a.step));
-    return a;
-  };
-  learn::AdamState none_adam = adam("none_adam_m", "none_adam_v", "none_adam_step", np.size());
-  learn::AdamState additive_adam = adam("additive_adam_m", "additive_adam_v", "additive_adam_step", ap.size());
-  const std::vector<double>& flat = ck.array("batches");
-  const std::vector<double>& sizes = ck.array("batch_sizes");
-  std::vector<std::vector<int>> batches;
-  std::size_t at = 0;
-  for (double sz : sizes) {
-    if (!(sz >= 1 && sz <= 4096) || at + static_cast<std::size_t>(sz) > flat.size()) bad("trainer state: the batches do not fit their sizes");
-    std::vector<int> b;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(sz); ++i, ++at) {
-      const double x = flat[at];
-      if (!(x >= 0 && x < static_cast<double>(data_.train.size())) || x != std::floor(x))
-        bad("trainer state: a batch names a pair outside the training set");
-      b.push_back(static_cast<int>(x));
-    }
-    batches.push_back(std::move(b));
-  }
-  if (at != flat.size()) bad("trainer state: the batches do not fit their sizes");
+  std::vector<std::vector<int>> batches = read_batches(st.array("batches"), st.array("batch_sizes"), data_.train.size());
   const long cursor = m["cursor"].get<long>();
   if (cursor < 0 || static_cast<std::size_t>(cursor) > batches.size()) bad("trainer state: the batch cursor is outside the epoch");
-  const std::vector<double>& nl = ck.array("none_losses");
-  const std::vector<double>& al = ck.array("additive_losses");
+  const std::vector<double>& nl = st.array("none_losses");
+  const std::vector<double>& al = st.array("additive_losses");
   if (nl.size() != static_cast<std::size_t>(step) || al.size() != nl.size()) bad("trainer state: one loss per step needed (" + std::to_string(step) + ")");
-  const std::vector<double>& vs = ck.array("validation_steps");
-  const std::vector<double>& nv = ck.array("none_validation");
-  const std::vector<double>& av = ck.array("additive_validation");
+  const std::vector<double>& vs = st.array("validation_steps");
+  const std::vector<double>& nv = st.array("none_validation");
+  const std::vector<double>& av = st.array("additive_validation");
   if (nv.size() != vs.size() || av.size() != vs.size()) bad("trainer state: one validation loss per validation step needed");
-  std::vector<int> val_steps;
-  for (double v : vs) {
-    if (!(v >= 0 && v <= step) || v != std::floor(v)) bad("trainer state: a validation step is outside 0..step");
-    val_steps.push_back(static_cast<int>(v));
-  }
-  std::optional<PendingValidation> pending;
-  const Json& p = m["pending"];
-  if (!p.is_null()) {
-    const std::vector<double>& total = ck.array("pending_total");
-    if (!p.is_object() || !p.contains("attention") || !p["attention"].is_boolean() || !p.contains("start") ||
-        !p["start"].is_number_integer() || !p.contains("counted") || !p["counted"].is_array() || p["counted"].size() != 2 ||
-        !p["counted"][0].is_number_integer() || !p["counted"][1].is_number_integer() || total.size() != 2)
-      bad("trainer state: the validation under way is malformed");
-    PendingValidation v;
-    v.attention = p["attention"].get<bool>();
-    const long start = p["start"].get<long>();
-    if (start < 0 || static_cast<std::size_t>(start) > data_.validation.size()) bad("trainer state: the validation under way is past the validation set");
-    v.start = static_cast<std::size_t>(start);
-    v.total[0] = total[0];
-    v.total[1] = total[1];
-    v.counted[0] = p["counted"][0].get<long>();
-    v.counted[1] = p["counted"][1].get<long>();
-    pending = v;
-  }
+  std::vector<int> val_steps = read_validation_steps(vs, step);
+  const std::optional<PendingValidation> pending = read_pending(m["pending"], st.array("pending_total"), data_.validation.size());
   Rng rng(0);
   rng.set_state(m["order_rng"].get<std::string>());
   none_.params = np;
   additive_.params = ap;
-  none_adam_ = std::move(none_adam);
-  additive_adam_ = std::move(additive_adam);
+  none_adam_ = st.adam_state("none");
+  additive_adam_ = st.adam_state("additive");
   order_rng_ = rng;
   batches_ = std::move(batches);
   cursor_ = static_cast<std::size_t>(cursor);
@@ -460,85 +448,23 @@ void TranslateTrainer::load_state(const learn::Checkpoint& ck) {
 // ---------------------------------------------------------------- decoding
 
 EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source) {
-  const learn::Seq2SeqConfig& c = m.config;
-  if (source.empty()) throw Error(ErrorCode::empty_sequence, "the source has no words");
-  if (source.size() > 512) bad("the source is limited to 512 tokens");
-  check_ids(source, c.src_vocab, "source");
-  EncodedSource e;
-  e.source = source;
-  learn::seq2seq_encode(c, m.layout, m.params.data(), source.data(), static_cast<int>(source.size()), e);
-  return e;
+  // The lesson's word check first, then the model's own (empty, length, vocabulary).
+  if (!source.empty() && source.size() <= 512) check_ids(source, m.config.src_vocab, "source");
+  return learn::seq2seq_encode_source(m, source);
 }
 
 void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector<double>& s, int previous,
                   std::vector<double>& probs, std::vector<double>& attention, const AttentionIntervention* iv,
                   int step) {
-  const learn::Seq2SeqConfig& c = m.config;
-  const int S = static_cast<int>(enc.source.size()), E = c.embed, H = c.hidden, A = c.attn_dim, V = c.tgt_vocab;
-  const int C = c.context_dim(), I = E + C;
-  if (previous < 0 || previous >= V) bad("previous token " + std::to_string(previous) + " is outside the target vocabulary");
-  if (iv && !c.attention) bad("the fixed-summary model has no attention to intervene on");
-  const double* P = m.params.data();
-  std::vector<double> ctx(static_cast<size_t>(C), 0.0);
-  if (c.attention) {
-    attention.assign(static_cast<size_t>(S), 0.0);
-    std::vector<double> tanh_out(static_cast<size_t>(S) * A, 0.0);
-    learn::seq2seq_attend(c, m.layout, P, enc.states.data(), enc.whh.data(), S, s.data(), ctx.data(), attention.data(),
-                          tanh_out.data());
-    const bool force = iv && step >= 0 && static_cast<size_t>(step) < iv->forced.size();
-    if (iv && (iv->removed >= 0 || force)) {
-      if (force) {
-        const std::vector<double>& w = iv->forced[static_cast<size_t>(step)];
-        if (static_cast<int>(w.size()) != S)
-          bad("forced weights at step " + std::to_string(step) + ": " + std::to_string(w.size()) + " weights for " +
-              std::to_string(S) + " source words");
-        double sum = 0.0;
-        for (double x : w) {
-          if (!(x >= 0.0) || !std::isfinite(x)) bad("forced weights at step " + std::to_string(step) + " must be finite and >= 0");
-          sum += x;
-        }
-        if (std::fabs(sum - 1.0) > 1e-9) bad("forced weights at step " + std::to_string(step) + " sum to " + std::to_string(sum) + ", not 1");
-        attention = w;
-      }
-      if (iv->removed >= 0) {
-        if (iv->removed >= S) bad("removed position " + std::to_string(iv->removed) + " is outside the source (" + std::to_string(S) + " words)");
-        if (S < 2) bad("removing the only source word leaves no weight to renormalise");
-        attention[static_cast<size_t>(iv->removed)] = 0.0;
-        double rest = 0.0;
-        for (double x : attention) rest += x;
-        if (!(rest > 0.0)) bad("the other source words have no weight left to renormalise");
-        for (double& x : attention) x /= rest;
-      }
-      // The context of the weights used, in additive_forward's order.
-      for (int k = 0; k < C; ++k) ctx[static_cast<size_t>(k)] = 0.0;
-      for (int j = 0; j < S; ++j) {
-        const double* hj = enc.states.data() + static_cast<size_t>(j) * C;
-        for (int k = 0; k < C; ++k) ctx[static_cast<size_t>(k)] += attention[static_cast<size_t>(j)] * hj[k];
-      }
-    }
-  } else {
-    attention.clear();
-    ctx = enc.summary;
-  }
-  std::vector<double> in(static_cast<size_t>(I)), gates(static_cast<size_t>(3 * H)), hn(static_cast<size_t>(H)),
-      s_next(static_cast<size_t>(H));
-  learn::seq2seq_cell(c, m.layout, P, 1, &previous, ctx.data(), s.data(), in.data(), gates.data(), hn.data(), s_next.data());
-  s = s_next;
-  std::vector<double> out_in(static_cast<size_t>(H + C)), logits(static_cast<size_t>(V));
-  for (int j = 0; j < H; ++j) out_in[static_cast<size_t>(j)] = s[static_cast<size_t>(j)];
-  for (int j = 0; j < C; ++j) out_in[static_cast<size_t>(H + j)] = ctx[static_cast<size_t>(j)];
-  learn::seq2seq_output(c, m.layout, P, 1, out_in.data(), logits.data());
-  probs.resize(static_cast<size_t>(V));
-  const int ignore = learn::kIgnoreIndex;
-  learn::cross_entropy_forward(probs.data(), logits.data(), &ignore, 1, V, nullptr);
+  learn::seq2seq_decoder_step(m, enc, s, previous, probs, attention, iv, step);
 }
 
 std::vector<double> next_distribution(const TranslateModel& m, const std::vector<int>& source,
                                       const std::vector<int>& prefix) {
   const EncodedSource enc = encode_source(m, source);
   std::vector<double> s = enc.s0, probs, att;
-  decoder_step(m, enc, s, kTranslateBos, probs, att);
-  for (int y : prefix) decoder_step(m, enc, s, y, probs, att);
+  learn::seq2seq_decoder_step(m, enc, s, kTranslateBos, probs, att);
+  for (int y : prefix) learn::seq2seq_decoder_step(m, enc, s, y, probs, att);
   return probs;
 }
 
@@ -547,101 +473,15 @@ GreedyDecode greedy_decode(const TranslateModel& m, const std::vector<int>& sour
 }
 
 TeacherForced teacher_forced(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target) {
-  encode_source(m, source);  // the source's checks
-  check_target_ids(target, m.config.tgt_vocab);
-  const std::vector<TranslationPair> one{{source, target}};
-  const learn::Seq2SeqBatch b = translation_batch(one, {0});
-  learn::Seq2SeqActivations acts;
-  TeacherForced tf;
-  tf.loss = learn::seq2seq_forward(m.config, m.layout, m.params.data(), b, acts);
-  tf.rows = b.tgt_len;
-  tf.src_len = b.src_len;
-  tf.probs = acts.probs;
-  const int V = m.config.tgt_vocab;
-  for (int t = 0; t < tf.rows; ++t) {
-    const double* p = acts.probs.data() + static_cast<size_t>(t) * V;
-    int best = 0;
-    for (int k = 1; k < V; ++k)
-      if (p[k] > p[best]) best = k;
-    tf.argmax.push_back(best);
-    if (m.config.attention) tf.attention.insert(tf.attention.end(), acts.weights[t].begin(), acts.weights[t].end());
-  }
-  return tf;
+  if (!source.empty() && source.size() <= 512) check_ids(source, m.config.src_vocab, "source");
+  return learn::seq2seq_teacher_forced(m, source, target, kTranslateBos, kTranslateEos);
 }
-
-double gnmt_length_penalty(int length, double alpha) { return det::pow((5.0 + length) / 6.0, alpha); }
 
 BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, int width, double alpha,
                        int max_steps) {
-  if (width < 1 || width > 16) bad("width must be between 1 and 16, got " + std::to_string(width));
-  if (!(alpha >= 0.0) || !(alpha <= 2.0)) bad("alpha must be between 0 and 2");
-  check_steps(max_steps);
+  learn::require_beam_arguments(width, alpha, max_steps);
   const EncodedSource enc = encode_source(m, source);
-  struct Live {
-    BeamHypothesis h;
-    std::vector<double> s;
-  };
-  BeamResult r;
-  r.width = width;
-  r.alpha = alpha;
-  std::vector<Live> live(1);
-  live[0].s = enc.s0;
-  struct Cand {
-    double log_prob;
-    int beam, token;
-  };
-  std::vector<std::vector<double>> dists, states;
-  for (int t = 0; t < max_steps && !live.empty() && static_cast<int>(r.finished.size()) < width; ++t) {
-    std::vector<Cand> cands;
-    dists.assign(live.size(), {});
-    states.assign(live.size(), {});
-    for (size_t b = 0; b < live.size(); ++b) {
-      std::vector<double> att;
-      states[b] = live[b].s;
-      const int prev = live[b].h.tokens.empty() ? kTranslateBos : live[b].h.tokens.back();
-      decoder_step(m, enc, states[b], prev, dists[b], att);
-      for (size_t k = 0; k < dists[b].size(); ++k) {
-        // every token, as greedy decoding's argmax ranges over them all
-        cands.push_back({live[b].h.log_prob + det::log(dists[b][k]), static_cast<int>(b), static_cast<int>(k)});
-      }
-    }
-    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
-      if (a.log_prob != b.log_prob) return a.log_prob > b.log_prob;
-      if (a.beam != b.beam) return a.beam < b.beam;
-      return a.token < b.token;
-    });
-    std::vector<Live> next;
-    const int keep = std::min(width, static_cast<int>(cands.size()));
-    for (int i = 0; i < keep; ++i) {
-      const Cand& c = cands[static_cast<size_t>(i)];
-      Live n;
-      n.h = live[static_cast<size_t>(c.beam)].h;
-      n.h.log_prob = c.log_prob;
-      n.h.distributions.push_back(dists[static_cast<size_t>(c.beam)]);
-      n.s = states[static_cast<size_t>(c.beam)];
-      if (c.token == kTranslateEos) {
-        n.h.ended = true;
-        n.h.score = n.h.log_prob / gnmt_length_penalty(static_cast<int>(n.h.tokens.size()) + 1, alpha);
-        r.finished.push_back(std::move(n.h));
-      } else {
-        n.h.tokens.push_back(c.token);
-        next.push_back(std::move(n));
-      }
-    }
-    live = std::move(next);
-    std::vector<std::pair<std::vector<int>, double>> kept;
-    for (const Live& l : live) kept.emplace_back(l.h.tokens, l.h.log_prob);
-    r.beams.push_back(std::move(kept));
-  }
-  if (r.finished.empty())
-    for (Live& l : live) {
-      l.h.score = l.h.log_prob / gnmt_length_penalty(static_cast<int>(l.h.tokens.size()), alpha);
-      r.finished.push_back(std::move(l.h));
-    }
-  r.best = 0;
-  for (size_t i = 1; i < r.finished.size(); ++i)
-    if (r.finished[i].score > r.finished[static_cast<size_t>(r.best)].score) r.best = static_cast<int>(i);
-  return r;
+  return learn::seq2seq_beam_search(m, enc, kTranslateBos, kTranslateEos, width, alpha, max_steps);
 }
 
 namespace {
@@ -756,50 +596,18 @@ TranslateEval evaluate_translation(const TranslateModel& m, const std::vector<Tr
 
 TeacherForced teacher_forced_under(const TranslateModel& m, const std::vector<int>& source,
                                    const std::vector<int>& target, const AttentionIntervention& iv) {
-  check_target_ids(target, m.config.tgt_vocab);
+  learn::require_target_ids(target, m.config.tgt_vocab);
   const EncodedSource enc = encode_source(m, source);
-  TeacherForced tf;
-  tf.rows = static_cast<int>(target.size()) + 1;
-  tf.src_len = static_cast<int>(source.size());
-  std::vector<double> s = enc.s0, probs, att;
-  int prev = kTranslateBos;
-  double loss = 0.0;
-  for (int t = 0; t < tf.rows; ++t) {
-    decoder_step(m, enc, s, prev, probs, att, &iv, t);
-    const int want = t < static_cast<int>(target.size()) ? target[static_cast<size_t>(t)] : kTranslateEos;
-    loss -= det::log(probs[static_cast<size_t>(want)]);
-    tf.probs.insert(tf.probs.end(), probs.begin(), probs.end());
-    tf.attention.insert(tf.attention.end(), att.begin(), att.end());
-    tf.argmax.push_back(static_cast<int>(std::max_element(probs.begin(), probs.end()) - probs.begin()));
-    prev = want;
-  }
-  tf.loss = loss / tf.rows;
-  return tf;
+  return learn::seq2seq_teacher_forced_steps(m, enc, target, kTranslateBos, kTranslateEos, &iv);
 }
 
 GreedyDecode greedy_decode_under(const TranslateModel& m, const std::vector<int>& source, int max_steps,
                                  const AttentionIntervention& iv) {
-  check_steps(max_steps);
+  learn::require_decode_steps(max_steps);
   const EncodedSource enc = encode_source(m, source);
-  GreedyDecode g;
-  std::vector<double> s = enc.s0;
-  int prev = kTranslateBos;
-  for (int t = 0; t < max_steps; ++t) {
-    DecodeStep st;
-    // No intervention: none passed, so the fixed summary decodes here too.
-    decoder_step(m, enc, s, prev, st.probs, st.attention, iv.removed >= 0 || !iv.forced.empty() ? &iv : nullptr, t);
-    // The first of equal maxima (the lowest id), as the header says.
-    st.token = static_cast<int>(std::max_element(st.probs.begin(), st.probs.end()) - st.probs.begin());
-    st.probability = st.probs[static_cast<size_t>(st.token)];
-    prev = st.token;
-    g.steps.push_back(std::move(st));
-    if (prev == kTranslateEos) {
-      g.ended = true;
-      break;
-    }
-    g.tokens.push_back(prev);
-  }
-  return g;
+  // No intervention: none passed, so the fixed summary decodes here too.
+  return learn::seq2seq_greedy_decode(m, enc, kTranslateBos, kTranslateEos, max_steps,
+                                      iv.removed >= 0 || !iv.forced.empty() ? &iv : nullptr);
 }
 
 std::vector<std::vector<double>> lesson_constructed_weights() {
@@ -1177,45 +985,42 @@ TranslateRun record_translate_run(const TranslateConfig& cfg) {
   return translate_run_of(tr);
 }
 
-learn::Checkpoint translate_run_checkpoint(const TranslateRun& run) {
-  learn::Checkpoint c;
-  c.meta = ::attn::obj({{"model", "seq2seq"},
-                {"task", "translate"},
-                {"config", translate_config_json(run.config)},
-                {"step", run.step},
-                {"none_fnv1a", learn::params_fnv1a(run.none_params)},
-                {"additive_fnv1a", learn::params_fnv1a(run.additive_params)}});
-  c.add("none.params", run.none_params);
-  c.add("additive.params", run.additive_params);
-  c.add("none.losses", run.none_losses);
-  c.add("additive.losses", run.additive_losses);
-  c.add("validation_steps", std::vector<double>(run.validation_steps.begin(), run.validation_steps.end()));
-  c.add("none.validation_losses", run.none_validation);
-  c.add("additive.validation_losses", run.additive_validation);
-  return c;
+namespace {
+const learn::RunRecordKind& translate_run_kind() {
+  static const learn::RunRecordKind kind{"seq2seq", "translate", "a translate run", {"none", "additive"},
+                                         {"none.losses", "additive.losses", "validation_steps", "none.validation_losses",
+                                          "additive.validation_losses"}};
+  return kind;
+}
+}  // namespace
+
+learn::RunRecord translate_run_record(const TranslateRun& run) {
+  learn::RunRecord r;
+  r.model = "seq2seq";
+  r.task = "translate";
+  r.config = translate_config_json(run.config);
+  r.step = run.step;
+  r.params = {{"none", run.none_params}, {"additive", run.additive_params}};
+  r.curves = {{"none.losses", run.none_losses},
+              {"additive.losses", run.additive_losses},
+              {"validation_steps", std::vector<double>(run.validation_steps.begin(), run.validation_steps.end())},
+              {"none.validation_losses", run.none_validation},
+              {"additive.validation_losses", run.additive_validation}};
+  return r;
 }
 
-TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ck) {
-  const Json& m = ck.meta;
-  if (m.value("model", "") != "seq2seq" || m.value("task", "") != "translate")
-    bad("checkpoint: not a translate run (model " + m.value("model", std::string("?")) + ", task " +
-        m.value("task", std::string("?")) + ")");
-  if (!m.contains("config") || !m.contains("step") || !m["step"].is_number_integer())
-    bad("checkpoint: the meta needs a config and a step");
+TranslateRun translate_run_of_record(const learn::RunRecord& rec) {
   TranslateRun r;
-  r.config = translate_config_from_json(m["config"]);
+  r.config = translate_config_from_json(rec.config);
   validate_translate_config(r.config);
-  r.step = m["step"].get<int>();
-  r.none_params = ck.array("none.params");
-  r.additive_params = ck.array("additive.params");
-  r.none_losses = ck.array("none.losses");
-  r.additive_losses = ck.array("additive.losses");
-  for (double s : ck.array("validation_steps")) r.validation_steps.push_back(static_cast<int>(s));
-  r.none_validation = ck.array("none.validation_losses");
-  r.additive_validation = ck.array("additive.validation_losses");
-  if (m.value("none_fnv1a", "") != learn::params_fnv1a(r.none_params) ||
-      m.value("additive_fnv1a", "") != learn::params_fnv1a(r.additive_params))
-    bad("checkpoint: a parameter hash differs from the meta's (a damaged or edited file)");
+  r.step = rec.step;
+  r.none_params = rec.param("none");
+  r.additive_params = rec.param("additive");
+  r.none_losses = rec.curve("none.losses");
+  r.additive_losses = rec.curve("additive.losses");
+  for (double s : rec.curve("validation_steps")) r.validation_steps.push_back(static_cast<int>(s));
+  r.none_validation = rec.curve("none.validation_losses");
+  r.additive_validation = rec.curve("additive.validation_losses");
   const size_t nn = learn::seq2seq_layout(translate_model_config(r.config, false)).total();
   const size_t na = learn::seq2seq_layout(translate_model_config(r.config, true)).total();
   if (r.none_params.size() != nn || r.additive_params.size() != na)
@@ -1223,6 +1028,14 @@ TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ck) {
         std::to_string(r.additive_params.size()) + " do not fit the configuration (" + std::to_string(nn) + ", " +
         std::to_string(na) + ")");
   return r;
+}
+
+learn::Checkpoint translate_run_checkpoint(const TranslateRun& run) {
+  return learn::run_record_checkpoint(translate_run_record(run));
+}
+
+TranslateRun translate_run_from_checkpoint(const learn::Checkpoint& ck) {
+  return translate_run_of_record(learn::run_record_from_checkpoint(ck, translate_run_kind()));
 }
 
 // ---------------------------------------------------------------- the H control's table

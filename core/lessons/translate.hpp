@@ -24,7 +24,9 @@
 #include "learn/checkpoint.hpp"
 #include "learn/optim.hpp"
 #include "learn/params.hpp"
+#include "learn/run_record.hpp"
 #include "learn/seq2seq.hpp"
+#include "learn/seq2seq_decode.hpp"
 #include "lessons/check.hpp"
 #include "lessons/translation_data.hpp"
 
@@ -52,11 +54,7 @@ struct TranslateConfig {
 void validate_translate_config(const TranslateConfig& cfg);
 
 /// One trained (or training) translator: its seq2seq configuration, layout and parameters.
-struct TranslateModel {
-  learn::Seq2SeqConfig config;
-  learn::ParamLayout layout;
-  std::vector<double> params;
-};
+using TranslateModel = learn::Seq2SeqModel;
 
 /// The seq2seq configuration of one of the pair (vocabularies from translation_data.hpp).
 learn::Seq2SeqConfig translate_model_config(const TranslateConfig& cfg, bool attention);
@@ -140,6 +138,10 @@ class TranslateTrainer {
     double total[2] = {0.0, 0.0};
     long counted[2] = {0, 0};
   };
+  // Takes over a state read by learn::trainer_state_from_checkpoint, after every check.
+  void take_state(const learn::TrainerState& st);
+  static std::optional<PendingValidation> read_pending(const Json& pending, const std::vector<double>& total,
+                                                       size_t validation_pairs);
   void record_validation();
   void train_one_step();
   void validation_part();
@@ -159,32 +161,24 @@ class TranslateTrainer {
 
 // ---------------------------------------------------------------- decoding
 
-/// A source encoded once, as the training forward encodes it (learn::seq2seq_encode: annotations
-/// S×C, s₀, the fixed summary, W_h h_j + b S×A with attention), and its ids.
-struct EncodedSource : learn::Seq2SeqActivations::Encoded {
-  std::vector<int> source;
-};
+// The model-level decoding (learn/seq2seq_decode.hpp) with the lesson's ids: BOS and EOS
+// (translation_data.hpp) begin and end every decode, and source ids are words (3 and up).
+using learn::AttentionIntervention;
+using learn::BeamHypothesis;
+using learn::BeamResult;
+using learn::DecodeStep;
+using learn::GreedyDecode;
+using learn::TeacherForced;
+using learn::gnmt_length_penalty;
 
-/// Throws Error(empty_sequence) for an empty source, Error(invalid_field) for an id outside the
-/// source vocabulary or more than 512 tokens.
+/// A source encoded once (learn::seq2seq_encode_source), and its ids.
+using EncodedSource = learn::Seq2SeqEncoded;
+
+/// Throws Error(empty_sequence) for an empty source, Error(invalid_field) for more than 512
+/// tokens or an id that is not a word of the source vocabulary (3..Vs−1).
 EncodedSource encode_source(const TranslateModel& m, const std::vector<int>& source);
 
-/// An intervention on the attention model's weights while it decodes (an ablation of what it
-/// reads): `removed` a source position whose weight is set to 0 at every step, the others
-/// renormalised to sum to 1; `forced[t]` the S weights used at step t instead of the model's
-/// (steps past its rows keep the model's). The context is Σ_j w_j h_j of the weights used.
-struct AttentionIntervention {
-  int removed = -1;
-  std::vector<std::vector<double>> forced;
-};
-
-/// One decoder step: state s (H, replaced by s_t), previous token → probs (Vt, softmax of the
-/// logits) and attention (S weights as used; left empty for the fixed summary). The same
-/// arithmetic as seq2seq_forward's step for one row. With `intervention` (attention model only)
-/// at decoding step `step`, the weights are changed as AttentionIntervention says. Throws
-/// Error(invalid_field) for a previous token outside the vocabulary, a removed position outside
-/// the source or a source of one word (nothing to renormalise), a forced row that is not S
-/// weights >= 0 summing to 1 (within 1e-9), or an intervention on the fixed summary.
+/// learn::seq2seq_decoder_step: one step of the decoder on the encoded source (errors there).
 void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector<double>& s, int previous,
                   std::vector<double>& probs, std::vector<double>& attention,
                   const AttentionIntervention* intervention = nullptr, int step = 0);
@@ -193,61 +187,18 @@ void decoder_step(const TranslateModel& m, const EncodedSource& enc, std::vector
 std::vector<double> next_distribution(const TranslateModel& m, const std::vector<int>& source,
                                       const std::vector<int>& prefix);
 
-struct DecodeStep {
-  int token = 0;             ///< the chosen token
-  double probability = 0.0;  ///< its probability
-  std::vector<double> probs;      ///< the whole distribution (Vt)
-  std::vector<double> attention;  ///< source weights S (empty for the fixed summary)
-};
-
-struct GreedyDecode {
-  std::vector<int> tokens;  ///< the output without EOS
-  bool ended = false;       ///< EOS was chosen (false: the step limit stopped it)
-  std::vector<DecodeStep> steps;  ///< one per step, EOS's included
-};
-
-/// Greedy decoding: from BOS, each step's argmax (the lowest id among equal maxima) is fed back,
-/// until EOS or max_steps steps (1..512). Errors as encode_source, and Error(invalid_field) for
-/// max_steps.
+/// Greedy decoding from BOS until EOS or max_steps steps (1..512; learn::seq2seq_greedy_decode).
+/// Errors: Error(invalid_field) for max_steps, then encode_source's.
 GreedyDecode greedy_decode(const TranslateModel& m, const std::vector<int>& source, int max_steps);
 
 /// The teacher-forced pass of one pair: target_in = BOS target, target_out = target EOS, all
-/// positions in one seq2seq_forward. probs (L+1)×Vt, attention (L+1)×S (empty for the fixed
-/// summary), argmax per position, the loss (mean cross-entropy over L+1 tokens).
-struct TeacherForced {
-  int rows = 0, src_len = 0;
-  std::vector<double> probs, attention;
-  std::vector<int> argmax;
-  double loss = 0.0;
-};
-
-/// Errors as encode_source; target ids must be in the target vocabulary (Error(invalid_field)).
+/// positions in one seq2seq_forward (learn::seq2seq_teacher_forced). Errors as encode_source;
+/// target ids must be in the target vocabulary (Error(invalid_field)).
 TeacherForced teacher_forced(const TranslateModel& m, const std::vector<int>& source, const std::vector<int>& target);
 
-/// GNMT's length penalty ((5 + length)/6)^alpha (det::pow).
-double gnmt_length_penalty(int length, double alpha);
-
-struct BeamHypothesis {
-  std::vector<int> tokens;          ///< without EOS
-  bool ended = false;               ///< finished with EOS
-  double log_prob = 0.0;            ///< Σ log p of the emitted tokens (EOS included)
-  double score = 0.0;               ///< log_prob / gnmt_length_penalty(emitted, alpha)
-  std::vector<std::vector<double>> distributions;  ///< the distribution at each of its steps
-};
-
-struct BeamResult {
-  int width = 0;
-  double alpha = 0.0;
-  std::vector<BeamHypothesis> finished;  ///< in the order they finished (then unfinished ones at the limit)
-  int best = 0;                          ///< index in finished of the highest score
-  /// Per step, the live prefixes kept after pruning (tokens without BOS, and their log P).
-  std::vector<std::vector<std::pair<std::vector<int>, double>>> beams;
-};
-
-/// Beam search (rules in the header comment): candidates ranked by log P, ties by beam then token
-/// id; the top `width` are kept, those ending in EOS leave as finished; stops when `width` have
-/// finished, none is live, or after max_steps. width 1..16, alpha 0..2, max_steps 1..512
-/// (Error(invalid_field)); errors as encode_source. Width 1 is greedy decoding.
+/// Beam search from BOS to EOS (learn::seq2seq_beam_search: the rules in the header comment).
+/// width 1..16, alpha 0..2, max_steps 1..512 (Error(invalid_field)); errors as encode_source.
+/// Width 1 is greedy decoding.
 BeamResult beam_search(const TranslateModel& m, const std::vector<int>& source, int width, double alpha,
                        int max_steps);
 
@@ -490,6 +441,13 @@ TranslateConfig translate_config_from_json(const Json& j);
 /// Trains cfg to its last step (what Train does, in one call).
 TranslateRun record_translate_run(const TranslateConfig& cfg);
 TranslateRun translate_run_of(const TranslateTrainer& trainer);
+
+/// The run as the generic record (learn/run_record.hpp): model "seq2seq", task "translate", the
+/// configuration's JSON, parameter vectors "none" and "additive", and the five curves below.
+learn::RunRecord translate_run_record(const TranslateRun& run);
+/// Reads a record back. Throws Error(invalid_field) naming what does not fit (a configuration field,
+/// the parameter counts).
+TranslateRun translate_run_of_record(const learn::RunRecord& record);
 
 /// meta {model: "seq2seq", task: "translate", config, step, none_fnv1a, additive_fnv1a}; arrays
 /// "none.params", "additive.params", "none.losses", "additive.losses", "validation_steps",
