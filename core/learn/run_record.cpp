@@ -131,6 +131,30 @@ TrainerState trainer_state_from_checkpoint(const Checkpoint& ck, const TrainerSt
   return s;
 }
 
+Json adam_config_json(const AdamConfig& a) {
+  Json j = Json::object();
+  j["lr"] = a.lr;
+  j["beta1"] = a.beta1;
+  j["beta2"] = a.beta2;
+  j["eps"] = a.eps;
+  j["weight_decay"] = a.weight_decay;
+  return j;
+}
+
+AdamConfig adam_config_from_json(const Json& a, const std::string& where) {
+  auto num = [&](const char* key) {
+    if (!a.is_object() || !a.contains(key) || !a[key].is_number()) bad(where + ": '" + key + "' missing");
+    return a[key].get<double>();
+  };
+  AdamConfig c;
+  c.lr = num("lr");
+  c.beta1 = num("beta1");
+  c.beta2 = num("beta2");
+  c.eps = num("eps");
+  c.weight_decay = num("weight_decay");
+  return c;
+}
+
 void require_state_step(int step, int steps) {
   if (step < 0 || step > steps) bad("trainer state: step " + std::to_string(step) + " is outside 0.." + std::to_string(steps));
 }

@@ -102,6 +102,14 @@ Checkpoint trainer_state_checkpoint(const TrainerState& state);
 /// parameter of their vector, or a negative Adam step.
 TrainerState trainer_state_from_checkpoint(const Checkpoint& ckpt, const TrainerStateKind& kind);
 
+// ---------------------------------------------------------------- configuration fields every trainer has
+
+/// Adam's configuration as a record's configuration holds it: {lr, beta1, beta2, eps, weight_decay}.
+Json adam_config_json(const AdamConfig& adam);
+/// Reads adam_config_json back. Throws Error(invalid_field) "`where`: 'key' missing" for a field
+/// that is absent or not a number (a null `adam` misses every field).
+AdamConfig adam_config_from_json(const Json& adam, const std::string& where);
+
 /// A state's step must lie in 0..steps. Throws Error(invalid_field) giving both.
 void require_state_step(int step, int steps);
 

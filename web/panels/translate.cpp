@@ -20,7 +20,7 @@
 #include "learn/model.hpp"
 #include "lessons/alignment.hpp"
 #include "lessons/model_export.hpp"
-#include "lessons/translate_captions.hpp"
+#include "lessons/translate/captions.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
 

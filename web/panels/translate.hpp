@@ -11,7 +11,7 @@
 #pragma once
 
 #include "lessons/check.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/translate.hpp"
 #include "panels/trained_run.hpp"
 
 namespace app {
