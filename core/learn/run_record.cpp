@@ -142,16 +142,13 @@ Json adam_config_json(const AdamConfig& a) {
 }
 
 AdamConfig adam_config_from_json(const Json& a, const std::string& where) {
-  auto num = [&](const char* key) {
-    if (!a.is_object() || !a.contains(key) || !a[key].is_number()) bad(where + ": '" + key + "' missing");
-    return a[key].get<double>();
-  };
   AdamConfig c;
-  c.lr = num("lr");
-  c.beta1 = num("beta1");
-  c.beta2 = num("beta2");
-  c.eps = num("eps");
-  c.weight_decay = num("weight_decay");
+  const std::pair<const char*, double*> fields[] = {
+      {"lr", &c.lr}, {"beta1", &c.beta1}, {"beta2", &c.beta2}, {"eps", &c.eps}, {"weight_decay", &c.weight_decay}};
+  for (const auto& [key, field] : fields) {
+    if (!a.is_object() || !a.contains(key) || !a[key].is_number()) bad(where + ": '" + key + "' missing");
+    *field = a[key].get<double>();
+  }
   return c;
 }
 

@@ -32,6 +32,10 @@ TranslateEval eval_start(const std::vector<LengthBucket>& buckets) {
   return scores_start<TranslateEval>(buckets, "evaluation");
 }
 
+AlignmentAgreement agreement_start(const std::vector<LengthBucket>& buckets) {
+  return scores_start<AlignmentAgreement>(buckets, "the agreement");
+}
+
 void eval_add(TranslateEval& ev, const std::vector<LengthBucket>& buckets, const TranslateModel& m,
               const TranslationPair& p) {
   const int k = bucket_of(buckets, static_cast<int>(p.source.size()));
@@ -55,10 +59,6 @@ void eval_finish(TranslateEval& ev) {
   };
   for (BucketAccuracy& a : ev.buckets) finish(a);
   finish(ev.overall);
-}
-
-AlignmentAgreement agreement_start(const std::vector<LengthBucket>& buckets) {
-  return scores_start<AlignmentAgreement>(buckets, "the agreement");
 }
 
 void agreement_add(AlignmentAgreement& ag, const std::vector<LengthBucket>& buckets, const TranslateModel& m,
