@@ -1,4 +1,4 @@
-// translate_bench — the Translate lesson's default pair (lessons/translate.hpp) trained from its
+// translate_bench — the Translate lesson's default pair (lessons/translate/) trained from its
 // seed, natively: prints the sizes, the data per length bucket, the wall-clock time to train both
 // models, steps per second, and both models' held-out exact match and token accuracy per bucket.
 //
@@ -21,7 +21,7 @@
 #include "attn/error.hpp"
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/translate.hpp"
 
 using namespace attn;
 using namespace attn::lessons;

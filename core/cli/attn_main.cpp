@@ -40,7 +40,7 @@
 #include "learn/gpt2_file.hpp"
 #include "lessons/learned_heads/format.hpp"
 #include "lessons/model_export.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/translate.hpp"
 
 namespace {
 

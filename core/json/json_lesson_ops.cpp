@@ -17,8 +17,7 @@
 #include "attn/linalg.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/additive_trained.hpp"
-#include "lessons/translate.hpp"
-#include "lessons/translation_data.hpp"
+#include "lessons/translate/translate.hpp"
 
 #include <cstring>
 #include <memory>

@@ -1,5 +1,5 @@
 // lessons/additive_trained.hpp — the additive-attention step of a *trained* translator: the
-// Translate lesson's GRU encoder-decoder with Bahdanau attention (lessons/translate.hpp), read at
+// Translate lesson's GRU encoder-decoder with Bahdanau attention (lessons/translate/), read at
 // one target step with the same quantities as the untrained stepped example
 // (lessons/additive_decoder.hpp), but every number comes from the model's own parameters.
 //
@@ -20,7 +20,9 @@
 #include "attn/additive.hpp"
 #include "attn/types.hpp"
 #include "lessons/check.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/decode.hpp"
+#include "lessons/translate/eval.hpp"
+#include "lessons/translate/format.hpp"
 
 namespace attn::lessons {
 

@@ -5,7 +5,7 @@
 #include "attn/error.hpp"
 #include "learn/model_file.hpp"
 #include "lessons/learned_heads/format.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/format.hpp"
 
 namespace attn::lessons {
 

@@ -8,7 +8,7 @@
 
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads/format.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/format.hpp"
 
 namespace attn::lessons {
 

@@ -26,7 +26,8 @@
 #include "lessons/alignment.hpp"
 #include "lessons/cost.hpp"
 #include "lessons/random_heads.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/eval.hpp"
+#include "lessons/translate/trainer.hpp"
 
 namespace attn {
 namespace {

@@ -11,8 +11,8 @@
 #include <learn/model_file.hpp>
 #include <lessons/learned_heads/format.hpp>
 #include <lessons/model_export.hpp>
-#include <lessons/translate.hpp>
-#include <lessons/translate_captions.hpp>
+#include <lessons/translate/translate.hpp>
+#include <lessons/translate/captions.hpp>
 
 #include <catch2/catch.hpp>
 

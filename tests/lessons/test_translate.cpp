@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "attn/error.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/translate.hpp"
 #include "lessons/recall.hpp"
 #include "support/support.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lessons/translate_captions.hpp"
+#include "lessons/translate/captions.hpp"
 
 using namespace attn::lessons;
 

@@ -1,7 +1,7 @@
 // Translate panel: two GRU translators of the mini-language trained side by side, a fixed summary
 // and additive attention; their loss curves, accuracy by source length on the test set, and the
 // attention model's learned alignment of one sentence beside the lesson's constructed matrix.
-// Every number comes from core/lessons/translate.hpp through the setters in this file (training
+// Every number comes from core/lessons/translate/ through the setters in this file (training
 // slices run before the frame is drawn); this file only formats and forwards edits.
 #include "panels/translate.hpp"
 #include "panels/registry.hpp"
@@ -20,7 +20,7 @@
 #include "learn/model.hpp"
 #include "lessons/alignment.hpp"
 #include "lessons/model_export.hpp"
-#include "lessons/translate_captions.hpp"
+#include "lessons/translate/captions.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
 

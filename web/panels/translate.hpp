@@ -1,7 +1,7 @@
 // web/panels/translate.hpp — inputs and results of the "Translate" panel: setters in translate.cpp,
 // state() and set() in translate_json.cpp, drawing in translate_draw.cpp.
 //
-// Two GRU translators of the mini-language (core/lessons/translate.hpp): a fixed summary and
+// Two GRU translators of the mini-language (core/lessons/translate/): a fixed summary and
 // additive attention, trained together. Same one-way flow as learned_heads.hpp: inputs change only
 // through the setters below, which validate through the core and keep the last good inputs and
 // results on attn::Error. Training runs in slices from tick_translate() before anything is drawn;
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "lessons/check.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/translate.hpp"
 #include "panels/trained_run.hpp"
 
 namespace app {

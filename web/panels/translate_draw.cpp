@@ -9,7 +9,7 @@
 
 #include "lesson_ui.hpp"
 #include "app_state.hpp"
-#include "lessons/translate_captions.hpp"
+#include "lessons/translate/captions.hpp"
 #include "panels/translate.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"

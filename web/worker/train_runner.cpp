@@ -5,7 +5,7 @@
 #include "attn/error.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/learned_heads/format.hpp"
-#include "lessons/translate.hpp"
+#include "lessons/translate/translate.hpp"
 
 namespace app {
 

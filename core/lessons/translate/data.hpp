@@ -1,4 +1,4 @@
-// lessons/translation_data.hpp — a seeded synthetic English → French mini-language.
+// lessons/translate/data.hpp — a seeded synthetic English → French mini-language.
 //
 // Grammar (English side; French side in brackets):
 //   sentence = phrase | clause | clause "and" clause            ["et"]
@@ -15,7 +15,7 @@
 // preposition contracts with an article ("avec le" stays).
 // Lengths count words; BOS and EOS are not counted. Sources and targets have the same length (one
 // French word per English word). Token ids: 0 PAD, 1 BOS, 2 EOS, then the words in the order of
-// the vocabulary lists in translation_data.cpp.
+// the vocabulary lists in data.cpp.
 // Split: sentences are drawn with the core's Rng (attn/random.hpp) from the seed; a sentence whose
 // multiset of source words equals that of any sentence already drawn is dropped, so no source of
 // one split is a permutation (or a copy) of a source of another. "the black cat" is placed in the

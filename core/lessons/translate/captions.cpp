@@ -1,4 +1,4 @@
-#include "lessons/translate_captions.hpp"
+#include "lessons/translate/captions.hpp"
 
 #include <algorithm>
 #include <cmath>

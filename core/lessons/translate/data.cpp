@@ -1,4 +1,4 @@
-#include "lessons/translation_data.hpp"
+#include "lessons/translate/data.hpp"
 
 #include <algorithm>
 #include <map>

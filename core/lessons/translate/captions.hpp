@@ -1,4 +1,4 @@
-// lessons/translate_captions.hpp — the Translate panel's sentences, worded from its measurements.
+// lessons/translate/captions.hpp — the Translate panel's sentences, worded from its measurements.
 //
 // Each function turns the core's figures (test-set accuracy by length bucket, a learned alignment,
 // the precomputed width table, a reproduction check) into the sentence the page shows, so that a
@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "lessons/translate.hpp"
+#include "lessons/translate/data.hpp"
+#include "lessons/translate/eval.hpp"
+#include "lessons/translate/interventions.hpp"
+#include "lessons/translate/token_analysis.hpp"
+#include "lessons/translate/widths.hpp"
 
 namespace attn::lessons {
 
