@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "page/api.hpp"
-#include "app.hpp"
+#include "app/api.hpp"
+#include "app/app.hpp"
 #include "json/json_case.hpp"
-#include "page/embed_api.hpp"
+#include "app/embed_api.hpp"
 #include "page/fit_report.hpp"
-#include "page/page_view.hpp"
+#include "widgets/page_view.hpp"
 #include "widgets/colormap.hpp"
 #include "widgets/plots.hpp"
 #include "widgets/slider.hpp"
@@ -914,7 +914,7 @@ int main() {
     expect_accepted({{"masks", {{"toggle", {0, 0}}}}});
     expect_rejected({{"masks", {{"from", 0}}}}, "masks", "invalid_field");
     expect_rejected({{"masks", {{"amount", NAN}}}}, "masks", "invalid_field");  // JSON has no NaN: null
-    expect(!app::set_masks_prefix(a.state(), 3, NAN), "NaN perturbation refused (the slider's setter)");
+    expect(!app::set_masks_prefix(a.state().masks, 3, NAN), "NaN perturbation refused (the slider's setter)");
     expect(api_state()["masks"]["error"]["code"] == "non_finite", "NaN perturbation reported as non_finite");
     expect_rejected({{"masks", {{"valid_length", 0}}}}, "masks", "invalid_field");
     expect_rejected({{"masks", {{"tq", 0}}}}, "masks", "invalid_field");
@@ -974,7 +974,7 @@ int main() {
     d.sweep(89);
     expect_rejected({{"temperature", {{"hard", false}, {"temperature", 0}}}}, "temperature", "invalid_field");
     expect_rejected({{"temperature", {{"hard", false}, {"temperature", -1}}}}, "temperature", "invalid_field");
-    expect(!app::set_temperature(a.state(), NAN, false), "NaN temperature refused");
+    expect(!app::set_temperature(a.state().temperature, NAN, false), "NaN temperature refused");
     expect_accepted({{"temperature", {{"hard", false}, {"temperature", 1}}}});
     expect_checks_pass("temperature");
 

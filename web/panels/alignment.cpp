@@ -1,5 +1,6 @@
 // Alignment panel: the lesson's constructed "the black cat" → "le chat noir" read.
 #include "panels/alignment.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -38,7 +39,7 @@ bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& value
     a.values = values;
     a.result = std::move(r);
     a.row_sums = std::move(sums);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -290,7 +291,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   spec.row_sums = &a.row_sums;
   spec.vmin = 0.0;
   spec.vmax = 1.0;
-  spec.version = s.generation;
+  spec.version = generation();
   spec.numbers = true;
   spec.width = left_w;
   spec.max_cell = 72.0f;

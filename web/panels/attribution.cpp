@@ -1,6 +1,7 @@
 // Attribution panel: the weight a_j next to the contribution ‖a_j v_j‖, the lesson's
 // counterexample (0.99 on a zero value), and two interventions per key.
 #include "panels/attribution.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "learn/json_obj.hpp"
 
@@ -35,7 +36,7 @@ bool set_attribution(AppState& s, const std::vector<std::string>& keys, const Ve
     a.weight_row = r.weights.transpose();
     a.result = std::move(r);
     a.selected_key = std::max(0, std::min(static_cast<int>(weights.size()) - 1, a.selected_key));
-    ++s.generation;
+    changed();
   });
 }
 
@@ -61,7 +62,7 @@ bool set_attribution_value(AppState& s, int key, int dim, double value) {
 void select_attribution_key(AppState& s, int key) {
   AttributionState& a = s.attribution;
   a.selected_key = std::max(0, std::min(static_cast<int>(a.weights.size()) - 1, key));
-  ++s.generation;
+  changed();
 }
 
 bool attribution_preset(AppState& s, const std::string& name) {
@@ -244,7 +245,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   {
     static const std::vector<std::string> row{"query"};
     // The weights as a heatmap would show them: one row.
-    HeatmapSpec spec = numbered_spec(a.weight_row, row, a.keys, s.generation, right_w, 70.0f);
+    HeatmapSpec spec = numbered_spec(a.weight_row, row, a.keys, generation(), right_w, 70.0f);
     spec.legend = false;
     heatmap("attr_row", spec, ui.gpu);
   }

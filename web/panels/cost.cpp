@@ -4,6 +4,7 @@
 // on this machine, with the T×T weights of the timed attention drawn by the heatmap shader.
 // Every figure comes from core/lessons/cost.hpp through the setters in this file; the drawing only formats.
 #include "panels/cost.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 
 #include "attn/error.hpp"
 #include "json/lesson_json.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "panels/ui.hpp"
 #include "learn/json_obj.hpp"
 
@@ -53,7 +54,7 @@ bool compute_weights(AppState& s, const attn::KernelTimingInput& in) {
     c.probe_col = std::min(c.probe_col, in.t - 1);
     ++c.weights_version;
     c.pending = false;
-    ++s.generation;
+    changed();
   });
 }
 
@@ -65,7 +66,7 @@ bool set_cost_input(AppState& s, const attn::CostInput& in) {
     attn::CostResult r = attn::attention_cost(in);
     c.input = in;
     c.result = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -83,7 +84,7 @@ bool set_cost_timing_input(AppState& s, const attn::KernelTimingInput& in) {
   const attn::KernelTimingInput& old = c.timing_input;
   if (in.t != old.t || in.d != old.d || in.dtype != old.dtype || in.seed != old.seed) c.timing.reset();
   c.timing_input = in;
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -93,7 +94,7 @@ bool run_cost_timing(AppState& s) {
     attn::KernelTiming t = attn::time_dense_vs_tiled(c.timing_input);
     c.timing = std::move(t);
     ++c.timing_runs;
-    ++s.generation;
+    changed();
   });
 }
 
@@ -257,6 +258,137 @@ void row2(const char* name, const std::string& value, const std::string& exact =
 
 }  // namespace
 
+// The arithmetic and the stored matrices, dense and tiled.
+static void draw_work_table(const attn::CostResult& r, Ui& ui, float left_w, ImGuiTableFlags tf) {
+  const attn::CostInput& in = r.input;
+  txt::begin_column(left_w);
+  style::heading(ui.fonts, "Arithmetic and stored matrices");
+  if (widgets::begin_table_fit("##work", 3, tf, left_w, 9)) {
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 0.85f);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.45f);
+    row2("d_k = d_model / heads", std::to_string(r.d_k));
+    row2("Q\xC2\xB7K^T and weights\xC2\xB7V (4T\xC2\xB2" "d)", flops(static_cast<double>(r.pairwise_flops)),
+         grouped(r.pairwise_flops));
+    row2("projections Q, K, V, O (8Td\xC2\xB2)", flops(static_cast<double>(r.projection_flops)),
+         grouped(r.projection_flops));
+    row2("pairwise share of the two", short_number(100.0 * r.pairwise_share, 3) + " %",
+         "equal at T = " + grouped(static_cast<std::uint64_t>(r.crossover_t)));
+    row2("T\xC3\x97T matrix, one head, f32", bytes(r.scores_bytes_f32), grouped(r.scores_bytes_f32) + " B");
+    row2("T\xC3\x97T matrix, one head, f64", bytes(r.scores_bytes_f64), grouped(r.scores_bytes_f64) + " B");
+    row2(("T\xC3\x97T matrices, " + std::to_string(in.heads) + " heads, f32").c_str(), bytes(r.scores_bytes_all_f32),
+         grouped(r.scores_bytes_all_f32) + " B");
+    row2(("tiled, " + std::to_string(r.tile_q) + "\xC3\x97" + std::to_string(r.tile_k) + " tiles, f32").c_str(),
+         bytes(r.tiled_bytes_f32), grouped(r.tiled_bytes_f32) + " B");
+    row2("tiled, f64", bytes(r.tiled_bytes_f64), grouped(r.tiled_bytes_f64) + " B");
+    widgets::end_table_fit();
+  }
+  txt::note(
+      "The tiled kernel (FlashAttention's scheme) never stores the T\xC3\x97T matrix: its working set is a tile "
+      "of queries and keys plus running row statistics. It still does every one of the 4T\xC2\xB2" "d FLOPs.");
+  txt::end_column(left_w);
+}
+
+// The K/V cache for the context typed, and the causal sliding window's counts.
+static void draw_cache_and_window(const attn::CostResult& r, Ui& ui, float right_w, ImGuiTableFlags tf) {
+  const attn::CostInput& in = r.input;
+  const float fs = ImGui::GetFontSize();
+  txt::begin_column(right_w);
+  style::heading(ui.fonts, ("K/V cache for " + grouped(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
+  if (widgets::begin_table_fit("##cache", 4, tf, right_w, static_cast<int>(r.kv_cache.size()) + 1)) {
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("K/V heads", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("cache", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableSetupColumn("windowed", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const attn::KvCacheCost& k : r.kv_cache) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(k.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%" PRId64, k.kv_heads);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(bytes(k.bytes).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", grouped(k.bytes).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(bytes(k.window_bytes).c_str());
+    }
+    widgets::end_table_fit();
+  }
+  ImGui::TextDisabled("%" PRId64 " layers, %s, d_k %" PRId64 "; windowed: the last %s tokens only", in.layers,
+                      attn::dtype_name(in.cache_dtype), r.d_k,
+                      grouped(static_cast<std::uint64_t>(std::min(in.causal_width, in.context))).c_str());
+  txt::note(
+      "Grouped-query attention lets several query heads share one K/V head; multi-query shares one for all. "
+      "That shrinks the cache, not the T\xC2\xB2 score work.");
+  const attn::WindowCount& wc = r.window;
+  style::heading(ui.fonts, "Causal sliding window");
+  txt::para(("Width w = " + grouped(static_cast<std::uint64_t>(wc.w)) + ": each query sees itself and the " +
+             grouped(static_cast<std::uint64_t>(wc.w - 1)) + " keys before it. Of the " + grouped(wc.causal_pairs) +
+             " (query, key) pairs full causal attention allows, it hides " + grouped(wc.hidden_pairs) + " (" +
+             short_number(100.0 * wc.hidden_fraction, 4) + " %).")
+                .c_str());
+  txt::note("A window changes what a query can see; evidence further back is lost, not just cheaper.");
+  txt::end_column(right_w);
+}
+
+// The dense and tiled kernels timed here: T, the element type, the button and the table.
+static void draw_timing(AppState& s, Ui& ui, float left_w, ImGuiTableFlags tf) {
+  const CostState& c = s.cost;
+  const float fs = ImGui::GetFontSize();
+  attn::KernelTimingInput ti = c.timing_input;
+  txt::begin_column(left_w);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("T");
+  for (int t : {128, 256, 512, 1024, 2048}) {
+    widgets::same_line_if_fits(widgets::check_width(std::to_string(t).c_str()));
+    if (ImGui::RadioButton(std::to_string(t).c_str(), ti.t == t)) {
+      ti.t = t;
+      set_cost_timing_input(s, ti);
+    }
+  }
+  ImGui::AlignTextToFramePadding();
+  ImGui::Text("d = %d,", ti.d);
+  widgets::same_line_if_fits(widgets::check_width("float32"), -1.0f);
+  if (ImGui::RadioButton("float32", ti.dtype == attn::KernelDtype::float32)) {
+    ti.dtype = attn::KernelDtype::float32;
+    set_cost_timing_input(s, ti);
+  }
+  widgets::same_line_if_fits(widgets::check_width("float64"), -1.0f);
+  if (ImGui::RadioButton("float64", ti.dtype == attn::KernelDtype::float64)) {
+    ti.dtype = attn::KernelDtype::float64;
+    set_cost_timing_input(s, ti);
+  }
+  widgets::same_line_if_fits(widgets::button_width("Time dense vs tiled"), fs);
+  if (ImGui::Button("Time dense vs tiled")) run_cost_timing(s);
+  if (c.timing) {
+    const attn::KernelTiming& k = *c.timing;
+    if (widgets::begin_table_fit("##timing", 4, tf, left_w, 6)) {
+      ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+      ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+      ImGui::TableSetupColumn("GFLOP/s", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+      ImGui::TableSetupColumn("extra memory", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+      ImGui::TableHeadersRow();
+      auto row = [&](const char* name, double median, double gflops, std::uint64_t extra) {
+        widgets::text_row({name, duration(median), gflops > 0 ? short_number(gflops, 3) : "-", bytes(extra)});
+      };
+      row("dense", k.dense_median, k.dense_gflops, k.dense_extra_bytes);
+      row("tiled", k.tiled_median, k.tiled_gflops, k.tiled_extra_bytes);
+      widgets::end_table_fit();
+    }
+    ImGui::TextDisabled("T = %d, d = %d, %s, %s; %s each, median of %d; run %d", k.input.t, k.input.d,
+                        k.input.dtype == attn::KernelDtype::float32 ? "float32" : "float64", k.isa.c_str(),
+                        flops(k.flops).c_str(), k.input.repeats, c.timing_runs);
+    widgets::caveat_box(ui.fonts.bold, "What this timing does not show", k.caveat.c_str(), left_w);
+    style::check_lines(k.checks);
+  } else {
+    txt::note("Not timed yet: the button runs both kernels (a warm-up, then the median of five runs each). "
+              "At T = 2048 that takes a few seconds in a browser.");
+  }
+  txt::note("Browsers coarsen their clocks (Chromium: 0.1 ms steps without cross-origin isolation).");
+  txt::end_column(left_w);
+}
+
 void draw_cost_panel(AppState& s, Ui& ui) {
   CostState& c = s.cost;
   const attn::CostResult& r = c.result;
@@ -311,126 +443,15 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
 
   // --- arithmetic and memory
-  txt::begin_column(left_w);
-  style::heading(ui.fonts, "Arithmetic and stored matrices");
-  if (widgets::begin_table_fit("##work", 3, tf, left_w, 9)) {
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 0.85f);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.45f);
-    row2("d_k = d_model / heads", std::to_string(r.d_k));
-    row2("Q\xC2\xB7K^T and weights\xC2\xB7V (4T\xC2\xB2" "d)", flops(static_cast<double>(r.pairwise_flops)),
-         grouped(r.pairwise_flops));
-    row2("projections Q, K, V, O (8Td\xC2\xB2)", flops(static_cast<double>(r.projection_flops)),
-         grouped(r.projection_flops));
-    row2("pairwise share of the two", short_number(100.0 * r.pairwise_share, 3) + " %",
-         "equal at T = " + grouped(static_cast<std::uint64_t>(r.crossover_t)));
-    row2("T\xC3\x97T matrix, one head, f32", bytes(r.scores_bytes_f32), grouped(r.scores_bytes_f32) + " B");
-    row2("T\xC3\x97T matrix, one head, f64", bytes(r.scores_bytes_f64), grouped(r.scores_bytes_f64) + " B");
-    row2(("T\xC3\x97T matrices, " + std::to_string(in.heads) + " heads, f32").c_str(), bytes(r.scores_bytes_all_f32),
-         grouped(r.scores_bytes_all_f32) + " B");
-    row2(("tiled, " + std::to_string(r.tile_q) + "\xC3\x97" + std::to_string(r.tile_k) + " tiles, f32").c_str(),
-         bytes(r.tiled_bytes_f32), grouped(r.tiled_bytes_f32) + " B");
-    row2("tiled, f64", bytes(r.tiled_bytes_f64), grouped(r.tiled_bytes_f64) + " B");
-    widgets::end_table_fit();
-  }
-  txt::note(
-      "The tiled kernel (FlashAttention's scheme) never stores the T\xC3\x97T matrix: its working set is a tile "
-      "of queries and keys plus running row statistics. It still does every one of the 4T\xC2\xB2" "d FLOPs.");
-  txt::end_column(left_w);
+  draw_work_table(r, ui, left_w, tf);
 
   // --- K/V cache and the window
   if (two_col) ImGui::SameLine(x0 + left_w + gap);
-  txt::begin_column(right_w);
-  style::heading(ui.fonts, ("K/V cache for " + grouped(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
-  if (widgets::begin_table_fit("##cache", 4, tf, right_w, static_cast<int>(r.kv_cache.size()) + 1)) {
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("K/V heads", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableSetupColumn("cache", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-    ImGui::TableSetupColumn("windowed", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableHeadersRow();
-    for (const attn::KvCacheCost& k : r.kv_cache) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(k.name.c_str());
-      ImGui::TableNextColumn();
-      ImGui::Text("%" PRId64, k.kv_heads);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(bytes(k.bytes).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", grouped(k.bytes).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(bytes(k.window_bytes).c_str());
-    }
-    widgets::end_table_fit();
-  }
-  ImGui::TextDisabled("%" PRId64 " layers, %s, d_k %" PRId64 "; windowed: the last %s tokens only", in.layers,
-                      attn::dtype_name(in.cache_dtype), r.d_k,
-                      grouped(static_cast<std::uint64_t>(std::min(in.causal_width, in.context))).c_str());
-  txt::note(
-      "Grouped-query attention lets several query heads share one K/V head; multi-query shares one for all. "
-      "That shrinks the cache, not the T\xC2\xB2 score work.");
-  const attn::WindowCount& wc = r.window;
-  style::heading(ui.fonts, "Causal sliding window");
-  txt::para(("Width w = " + grouped(static_cast<std::uint64_t>(wc.w)) + ": each query sees itself and the " +
-             grouped(static_cast<std::uint64_t>(wc.w - 1)) + " keys before it. Of the " + grouped(wc.causal_pairs) +
-             " (query, key) pairs full causal attention allows, it hides " + grouped(wc.hidden_pairs) + " (" +
-             short_number(100.0 * wc.hidden_fraction, 4) + " %).")
-                .c_str());
-  txt::note("A window changes what a query can see; evidence further back is lost, not just cheaper.");
-  txt::end_column(right_w);
+  draw_cache_and_window(r, ui, right_w, tf);
 
   // --- timing and the weights map
   style::heading(ui.fonts, "Dense and tiled kernels, timed here");
-  attn::KernelTimingInput ti = c.timing_input;
-  txt::begin_column(left_w);
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("T");
-  for (int t : {128, 256, 512, 1024, 2048}) {
-    widgets::same_line_if_fits(widgets::check_width(std::to_string(t).c_str()));
-    if (ImGui::RadioButton(std::to_string(t).c_str(), ti.t == t)) {
-      ti.t = t;
-      set_cost_timing_input(s, ti);
-    }
-  }
-  ImGui::AlignTextToFramePadding();
-  ImGui::Text("d = %d,", ti.d);
-  widgets::same_line_if_fits(widgets::check_width("float32"), -1.0f);
-  if (ImGui::RadioButton("float32", ti.dtype == attn::KernelDtype::float32)) {
-    ti.dtype = attn::KernelDtype::float32;
-    set_cost_timing_input(s, ti);
-  }
-  widgets::same_line_if_fits(widgets::check_width("float64"), -1.0f);
-  if (ImGui::RadioButton("float64", ti.dtype == attn::KernelDtype::float64)) {
-    ti.dtype = attn::KernelDtype::float64;
-    set_cost_timing_input(s, ti);
-  }
-  widgets::same_line_if_fits(widgets::button_width("Time dense vs tiled"), fs);
-  if (ImGui::Button("Time dense vs tiled")) run_cost_timing(s);
-  if (c.timing) {
-    const attn::KernelTiming& k = *c.timing;
-    if (widgets::begin_table_fit("##timing", 4, tf, left_w, 6)) {
-      ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 0.7f);
-      ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 0.7f);
-      ImGui::TableSetupColumn("GFLOP/s", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-      ImGui::TableSetupColumn("extra memory", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-      ImGui::TableHeadersRow();
-      auto row = [&](const char* name, double median, double gflops, std::uint64_t extra) {
-        widgets::text_row({name, duration(median), gflops > 0 ? short_number(gflops, 3) : "-", bytes(extra)});
-      };
-      row("dense", k.dense_median, k.dense_gflops, k.dense_extra_bytes);
-      row("tiled", k.tiled_median, k.tiled_gflops, k.tiled_extra_bytes);
-      widgets::end_table_fit();
-    }
-    ImGui::TextDisabled("T = %d, d = %d, %s, %s; %s each, median of %d; run %d", k.input.t, k.input.d,
-                        k.input.dtype == attn::KernelDtype::float32 ? "float32" : "float64", k.isa.c_str(),
-                        flops(k.flops).c_str(), k.input.repeats, c.timing_runs);
-    widgets::caveat_box(ui.fonts.bold, "What this timing does not show", k.caveat.c_str(), left_w);
-    style::check_lines(k.checks);
-  } else {
-    txt::note("Not timed yet: the button runs both kernels (a warm-up, then the median of five runs each). "
-              "At T = 2048 that takes a few seconds in a browser.");
-  }
-  txt::note("Browsers coarsen their clocks (Chromium: 0.1 ms steps without cross-origin isolation).");
-  txt::end_column(left_w);
+  draw_timing(s, ui, left_w, tf);
 
   if (two_col) ImGui::SameLine(x0 + left_w + gap);
   txt::begin_column(right_w);

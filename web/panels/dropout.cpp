@@ -1,6 +1,7 @@
 // Dropout panel: inverted dropout on the attention weights. The weights the head returns stay the
 // pre-dropout ones (rows sum to 1); the keep mask and the dropped weights are shown beside them.
 #include "panels/dropout.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -31,7 +32,7 @@ bool set_dropout(AppState& s, double p, std::uint64_t seed) {
     d.p = p;
     d.seed = seed;
     d.result = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -123,7 +124,7 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
     spec.vmin = 0.0;
     spec.vmax = vmax;
     spec.value_name = value_name;
-    spec.version = s.generation;
+    spec.version = generation();
     spec.numbers = true;
     spec.legend = false;
     spec.width = w;

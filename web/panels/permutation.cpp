@@ -1,5 +1,6 @@
 // Permutation panel: f(P·X) next to P·f(X); when a causal mask or positions break equivariance.
 #include "panels/permutation.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -19,7 +20,7 @@
 #include "panels/patch.hpp"
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -47,7 +48,7 @@ bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
     p.result = std::move(r);
     p.allowed = std::move(allowed);
     p.permutation_text = permutation_to_text(in.permutation);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -232,6 +233,63 @@ void pair(const Pane& a, const Pane& b, Ui& ui) {
 
 }  // namespace
 
+// One query with the keys and values permuted together: the same output.
+static void draw_kv_check(AppState& s, Ui& ui) {
+  const PermutationState& p = s.permutation;
+  const attn::PermutationResult& r = p.result;
+  const float field = ImGui::GetFontSize() * 7.0f;  // as the input row's fields
+  style::heading(ui.fonts, "Permuting keys and values together");
+  const int t = static_cast<int>(r.tokens.size());
+  int query = p.input.query;
+  ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
+  if (widgets::slider_int("query", &query, 0, std::max(0, t - 1))) {
+    attn::PermutationInput q = p.input;
+    q.query = query;
+    set_permutation_input(s, q);
+  }
+  const std::string quoted = "\"" + (query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)] : std::string("?")) + "\"";
+  widgets::dim_after(quoted.c_str());
+  auto vec = [](const attn::Vector& v) {
+    std::string out = "(";
+    for (attn::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + short_number(v(i), 3);
+    return out + ")";
+  };
+  style::paragraph(("K, V in order:           " + vec(r.query_output)).c_str());
+  style::paragraph(("K, V permuted together: " + vec(r.query_output_kv_permuted)).c_str());
+  ImGui::Text("max |difference| = %s", short_number(r.kv_diff, 3).c_str());
+  style::note("A fixed query sees the same set of (key, value) pairs in another order; the weighted sum does not care.");
+}
+
+// The permutation typed (a refused one stays in the field beside its error) and Shuffle; `in`
+// follows what was applied.
+static void draw_permutation_field(AppState& s, attn::PermutationInput& in) {
+  PermutationState& p = s.permutation;
+  const float fs = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 12.0f, "permutation P"));
+  if (ImGui::InputText("permutation P", &p.permutation_text)) {
+    // On a rejected permutation the typed text stays in the field, next to the error.
+    ErrorInfo e;
+    std::vector<int> perm;
+    if (parse_permutation(p.permutation_text, &perm, &e)) {
+      in.permutation = perm;
+      set_permutation_input(s, in);
+      in = p.input;
+    } else {
+      p.error = e;
+    }
+  }
+  widgets::same_line_if_fits(widgets::text_width("(?)"));
+  style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
+  widgets::same_line_if_fits(widgets::button_width("Shuffle"), fs * 1.5f);
+  if (ImGui::Button("Shuffle")) {
+    shuffle_permutation(s);
+    in = p.input;
+  }
+  char next_seed[48];
+  std::snprintf(next_seed, sizeof next_seed, "(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
+  widgets::dim_after(next_seed);
+}
+
 void draw_permutation_panel(AppState& s, Ui& ui) {
   PermutationState& p = s.permutation;
   const attn::PermutationResult& r = p.result;
@@ -266,29 +324,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     changed = true;
   }
 
-  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 12.0f, "permutation P"));
-  if (ImGui::InputText("permutation P", &p.permutation_text)) {
-    // On a rejected permutation the typed text stays in the field, next to the error.
-    ErrorInfo e;
-    std::vector<int> perm;
-    if (parse_permutation(p.permutation_text, &perm, &e)) {
-      in.permutation = perm;
-      set_permutation_input(s, in);
-      in = p.input;
-    } else {
-      p.error = e;
-    }
-  }
-  widgets::same_line_if_fits(widgets::text_width("(?)"));
-  style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
-  widgets::same_line_if_fits(widgets::button_width("Shuffle"), fs * 1.5f);
-  if (ImGui::Button("Shuffle")) {
-    shuffle_permutation(s);
-    in = p.input;
-  }
-  char next_seed[48];
-  std::snprintf(next_seed, sizeof next_seed, "(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
-  widgets::dim_after(next_seed);
+  draw_permutation_field(s, in);
   widgets::same_line_if_fits(widgets::check_width("causal mask"), fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
   // On a line of its own: the row above is full.
@@ -329,7 +365,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     spec.vmin = -range;
     spec.vmax = range;
     spec.map = ColorMap::sunset;  // signed entries
-    spec.version = s.generation;
+    spec.version = generation();
     spec.value_name = "entry";
     spec.row_axis = "token";
     spec.col_axis = "feature";
@@ -354,7 +390,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     spec.col_labels = &tokens;
     spec.vmin = 0.0;
     spec.vmax = 1.0;
-    spec.version = s.generation;
+    spec.version = generation();
     spec.numbers = true;
     spec.max_cell = 48.0f;
     return spec;
@@ -363,26 +399,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
        Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}, ui);
 
   // --- K/V check: one query, keys and values permuted together
-  style::heading(ui.fonts, "Permuting keys and values together");
-  const int t = static_cast<int>(r.tokens.size());
-  int query = p.input.query;
-  ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
-  if (widgets::slider_int("query", &query, 0, std::max(0, t - 1))) {
-    attn::PermutationInput q = p.input;
-    q.query = query;
-    set_permutation_input(s, q);
-  }
-  const std::string quoted = "\"" + (query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)] : std::string("?")) + "\"";
-  widgets::dim_after(quoted.c_str());
-  auto vec = [](const attn::Vector& v) {
-    std::string out = "(";
-    for (attn::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + short_number(v(i), 3);
-    return out + ")";
-  };
-  style::paragraph(("K, V in order:           " + vec(r.query_output)).c_str());
-  style::paragraph(("K, V permuted together: " + vec(r.query_output_kv_permuted)).c_str());
-  ImGui::Text("max |difference| = %s", short_number(r.kv_diff, 3).c_str());
-  style::note("A fixed query sees the same set of (key, value) pairs in another order; the weighted sum does not care.");
+  draw_kv_check(s, ui);
 
   // --- mean pooling, from a second implementation of the same head (attn::position_symmetry)
   style::heading(ui.fonts, "Mean pooling: a summary that ignores order");

@@ -14,7 +14,7 @@
 #include "json/json_case.hpp"
 #include "attn/rope.hpp"
 #include "lessons/position_symmetry.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 

@@ -1,4 +1,4 @@
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -25,10 +25,10 @@ AppState make_default_state() {
   reset_alignment(s);
   set_heads_input(s, s.heads.input);
   set_permutation_input(s, s.permutation.input);
-  init_masks(s);  // the lesson-claim panels, in the order their defaults were always computed
+  init_masks(s.masks);  // the lesson-claim panels, in the order their defaults were always computed
   init_attribution(s);
   init_scaling(s);
-  init_temperature(s);
+  init_temperature(s.temperature);
   init_dropout(s);
   init_additive(s);
   init_script(s);
@@ -101,6 +101,16 @@ void apply_deferred_edits(AppState& s) {
   std::vector<std::function<void(AppState&)>> edits;
   edits.swap(s.edits);  // an edit may queue another: it waits for the frame after
   for (auto& e : edits) e(s);
+}
+
+// The panels whose functions take their own state reach it through state_of (panels/registry.hpp).
+template <>
+MasksState& state_of<MasksState>(AppState& s) {
+  return s.masks;
+}
+template <>
+TemperatureState& state_of<TemperatureState>(AppState& s) {
+  return s.temperature;
 }
 
 }  // namespace app
