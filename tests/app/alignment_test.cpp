@@ -47,12 +47,12 @@ void check_alignment(Driver& d, app::App& a) {
   expect(!s["alignment"]["error"].is_null() && s["alignment"]["error"]["code"] == "non_finite",
          "an infinite weight typed into a slider is reported as non_finite");
   expect(s["alignment"]["result"] == before_inf, "a non-finite weight keeps the last good result");
-  expect(!app::set_alignment_weight(a.state(), 1, 1, NAN), "NaN weight rejected (the slider's setter)");
+  expect(!app::set_alignment_weight(a.state().alignment, 1, 1, NAN), "NaN weight rejected (the slider's setter)");
   expect(api_state()["alignment"]["error"]["code"] == "non_finite", "NaN weight reported as non_finite");
   app::AppState& st = a.state();
-  expect(!app::set_alignment_value(st, 0, 0, NAN), "NaN value rejected");
-  expect(!app::set_alignment_value(st, 9, 0, 1.0), "value index out of range rejected");
-  expect(!app::set_alignment_weight(st, -1, 0, 0.5), "weight index out of range rejected");
+  expect(!app::set_alignment_value(st.alignment, 0, 0, NAN), "NaN value rejected");
+  expect(!app::set_alignment_value(st.alignment, 9, 0, 1.0), "value index out of range rejected");
+  expect(!app::set_alignment_weight(st.alignment, -1, 0, 0.5), "weight index out of range rejected");
   expect_rejected({{"alignment", {{"weights", {{0.5, 0.5}, {1, 0}}}}}}, "alignment", "shape_mismatch");
   expect_rejected({{"alignment", {{"weights", {{0.9, 0.9, 0.1}, {0.1, 0.1, 0.8}, {0.1, 0.8, 0.1}}}}}}, "alignment",
                   "invalid_field");

@@ -20,10 +20,10 @@ void check_attribution(Driver& d, app::App& a) {
   expect_accepted({{"attribution", {{"weights", {0.5, 0.25, 0.25}}, {"values", {{0, 0}, {4, 0}, {0, 4}}}}}});
   expect_rejected({{"attribution", {{"weights", {0.5, 0.6, 0.1}}}}}, "attribution", "invalid_field");
   expect_rejected({{"attribution", {{"values", {{0, 0}, {1, 1}}}}}}, "attribution", "shape_mismatch");
-  expect(!app::set_attribution_weight(a.state(), 0, NAN), "NaN weight refused");
+  expect(!app::set_attribution_weight(a.state().attribution, 0, NAN), "NaN weight refused");
   expect(api_state()["attribution"]["error"]["code"] == "non_finite", "NaN weight reported as non_finite");
-  expect(!app::set_attribution_value(a.state(), 0, 1, INFINITY), "infinite value refused");
-  expect(!app::set_attribution_value(a.state(), 7, 0, 1.0), "value index out of range refused");
+  expect(!app::set_attribution_value(a.state().attribution, 0, 1, INFINITY), "infinite value refused");
+  expect(!app::set_attribution_value(a.state().attribution, 7, 0, 1.0), "value index out of range refused");
   expect_rejected({{"attribution", {{"preset", "nope"}}}}, "attribution", "invalid_field");
   expect_accepted({{"attribution", {{"preset", "chat"}}}});
   d.sweep(71);

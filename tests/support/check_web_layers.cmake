@@ -41,7 +41,7 @@ set(_panel_base ui.hpp generation.hpp registry.hpp patch.hpp trained_run.hpp les
 # Panels' files that still include app/app_state.hpp (their functions take AppState&).
 set(_app_state_users
     registry.cpp recall.cpp model_files.cpp trained_run.cpp
-    alignment.cpp random_heads.cpp permutation.cpp attribution.cpp scaling.cpp dropout.cpp additive.cpp
+    random_heads.cpp scaling.cpp additive.cpp
     script.cpp cost.cpp learned_heads.cpp learned_heads_json.cpp learned_heads_draw.cpp translate.cpp
     translate_json.cpp translate_draw.cpp)
 set(_core "attn|learn|lessons|json|cli")

@@ -292,7 +292,6 @@ static void draw_work_table(const attn::CostResult& r, Ui& ui, float left_w, ImG
 // The K/V cache for the context typed, and the causal sliding window's counts.
 static void draw_cache_and_window(const attn::CostResult& r, Ui& ui, float right_w, ImGuiTableFlags tf) {
   const attn::CostInput& in = r.input;
-  const float fs = ImGui::GetFontSize();
   txt::begin_column(right_w);
   style::heading(ui.fonts, ("K/V cache for " + grouped(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
   if (widgets::begin_table_fit("##cache", 4, tf, right_w, static_cast<int>(r.kv_cache.size()) + 1)) {
@@ -392,7 +391,6 @@ static void draw_timing(AppState& s, Ui& ui, float left_w, ImGuiTableFlags tf) {
 void draw_cost_panel(AppState& s, Ui& ui) {
   CostState& c = s.cost;
   const attn::CostResult& r = c.result;
-  const attn::CostInput& in = r.input;
   const float fs = ImGui::GetFontSize();
 
   txt::para(

@@ -1,6 +1,5 @@
 // Permutation panel: f(P·X) next to P·f(X); when a causal mask or positions break equivariance.
 #include "panels/permutation.hpp"
-#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
+#include "panels/recall.hpp"
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
 #include "panels/lesson_ui.hpp"
@@ -27,13 +27,16 @@ namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"permutation", "Permutation", "order, masks, positions", "Permutation: what self-attention knows about order",
-    permutation_state_json, apply_permutation_json, error_of<&AppState::permutation>, permutation_link_inputs, draw_permutation_panel};
+    json_entry<PermutationState, permutation_state_json>, apply_entry<PermutationState, apply_permutation_json>,
+    error_entry<PermutationState>, json_entry<PermutationState, permutation_link_inputs>, [](AppState& s, Ui& ui) {
+      draw_permutation_panel(state_of<PermutationState>(s), ui);
+      draw_recall_strip(s, ui, "positions");  // the check-yourself strip, under the panel's checks
+    }};
 const PanelDef& permutation_panel() { return kPanel; }
 
 // --- Permutation ------------------------------------------------------------
 
-bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
-  PermutationState& p = s.permutation;
+bool set_permutation_input(PermutationState& p, const attn::PermutationInput& in) {
   return guarded(p.error, [&] {
     attn::PermutationResult r = attn::permutation_experiment(in);
     const attn::Index t = r.weights_x.rows();
@@ -87,13 +90,12 @@ bool parse_permutation(const std::string& text, std::vector<int>* out, ErrorInfo
   return true;
 }
 
-bool shuffle_permutation(AppState& s) {
-  PermutationState& p = s.permutation;
+bool shuffle_permutation(PermutationState& p) {
   attn::PermutationInput in = p.input;
   const int n = static_cast<int>(attn::tokenize(in.sentence).size());
   bool ok = guarded(p.error, [&] { in.permutation = attn::random_permutation(n, p.shuffle_seed); });
   ++p.shuffle_seed;
-  return ok && set_permutation_input(s, in);
+  return ok && set_permutation_input(p, in);
 }
 
 std::string permutation_to_text(const std::vector<int>& p) {
@@ -104,8 +106,7 @@ std::string permutation_to_text(const std::vector<int>& p) {
 
 namespace {
 
-bool apply_permutation(AppState& s, const Json& patch) {
-  PermutationState& p = s.permutation;
+bool apply_permutation(PermutationState& p, const Json& patch) {
   attn::PermutationInput in = p.input;
   bool perm_given = false, shuffle = false;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
@@ -152,14 +153,13 @@ bool apply_permutation(AppState& s, const Json& patch) {
     in.permutation = attn::random_permutation(n, p.shuffle_seed++);
     if (in.query >= n) in.query = 0;
   }
-  if (!set_permutation_input(s, in)) return false;
-  return shuffle ? shuffle_permutation(s) : true;
+  if (!set_permutation_input(p, in)) return false;
+  return shuffle ? shuffle_permutation(p) : true;
 }
 
 }  // namespace
 
-Json permutation_state_json(const AppState& s) {
-  const PermutationState& p = s.permutation;
+Json permutation_state_json(const PermutationState& p) {
   return ::attn::obj({{"inputs", ::attn::obj({{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
                           {"permutation", p.input.permutation}, {"causal", p.input.causal},
                           {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
@@ -171,15 +171,14 @@ Json permutation_state_json(const AppState& s) {
               {"error", error_value(p.error)}});
 }
 
-Json permutation_link_inputs(const AppState& s) {
-  const PermutationState& p = s.permutation;
+Json permutation_link_inputs(const PermutationState& p) {
   return ::attn::obj({{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
               {"permutation", p.input.permutation}, {"causal", p.input.causal},
               {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
               {"shuffle_seed", p.shuffle_seed}});
 }
 
-bool apply_permutation_json(AppState& s, const Json& patch) { return apply_permutation(s, patch); }
+bool apply_permutation_json(PermutationState& p, const Json& patch) { return apply_permutation(p, patch); }
 
 // --- drawing -------------------------------------------------------------------------------
 
@@ -234,8 +233,7 @@ void pair(const Pane& a, const Pane& b, Ui& ui) {
 }  // namespace
 
 // One query with the keys and values permuted together: the same output.
-static void draw_kv_check(AppState& s, Ui& ui) {
-  const PermutationState& p = s.permutation;
+static void draw_kv_check(PermutationState& p, Ui& ui) {
   const attn::PermutationResult& r = p.result;
   const float field = ImGui::GetFontSize() * 7.0f;  // as the input row's fields
   style::heading(ui.fonts, "Permuting keys and values together");
@@ -245,7 +243,7 @@ static void draw_kv_check(AppState& s, Ui& ui) {
   if (widgets::slider_int("query", &query, 0, std::max(0, t - 1))) {
     attn::PermutationInput q = p.input;
     q.query = query;
-    set_permutation_input(s, q);
+    set_permutation_input(p, q);
   }
   const std::string quoted = "\"" + (query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)] : std::string("?")) + "\"";
   widgets::dim_after(quoted.c_str());
@@ -262,8 +260,7 @@ static void draw_kv_check(AppState& s, Ui& ui) {
 
 // The permutation typed (a refused one stays in the field beside its error) and Shuffle; `in`
 // follows what was applied.
-static void draw_permutation_field(AppState& s, attn::PermutationInput& in) {
-  PermutationState& p = s.permutation;
+static void draw_permutation_field(PermutationState& p, attn::PermutationInput& in) {
   const float fs = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 12.0f, "permutation P"));
   if (ImGui::InputText("permutation P", &p.permutation_text)) {
@@ -272,7 +269,7 @@ static void draw_permutation_field(AppState& s, attn::PermutationInput& in) {
     std::vector<int> perm;
     if (parse_permutation(p.permutation_text, &perm, &e)) {
       in.permutation = perm;
-      set_permutation_input(s, in);
+      set_permutation_input(p, in);
       in = p.input;
     } else {
       p.error = e;
@@ -282,7 +279,7 @@ static void draw_permutation_field(AppState& s, attn::PermutationInput& in) {
   style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
   widgets::same_line_if_fits(widgets::button_width("Shuffle"), fs * 1.5f);
   if (ImGui::Button("Shuffle")) {
-    shuffle_permutation(s);
+    shuffle_permutation(p);
     in = p.input;
   }
   char next_seed[48];
@@ -290,8 +287,7 @@ static void draw_permutation_field(AppState& s, attn::PermutationInput& in) {
   widgets::dim_after(next_seed);
 }
 
-void draw_permutation_panel(AppState& s, Ui& ui) {
-  PermutationState& p = s.permutation;
+void draw_permutation_panel(PermutationState& p, Ui& ui) {
   const attn::PermutationResult& r = p.result;
   const float fs = ImGui::GetFontSize();
   const bool equivariant_setting = !p.input.causal && p.input.positions == attn::PositionKind::none;
@@ -311,8 +307,9 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   bool changed = false;
   const float field = fs * 7.0f;
   if (widgets::sentence_field(p.sentence_text)) {
-    // Sentence edits go through the JSON path so a new length gets a fresh permutation.
-    apply_json(s, ::attn::obj({{"permutation", ::attn::obj({{"sentence", p.sentence_text}})}}));
+    // Sentence edits go through the patch path so a new length gets a fresh permutation (a string
+    // never fails the patch's readers; the setter keeps its error in p.error).
+    apply_permutation(p, ::attn::obj({{"sentence", p.sentence_text}}));
     in = p.input;
   }
   widgets::same_line_if_fits(widgets::labeled_width(field, "seed"), fs * 1.5f);
@@ -324,13 +321,13 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     changed = true;
   }
 
-  draw_permutation_field(s, in);
+  draw_permutation_field(p, in);
   widgets::same_line_if_fits(widgets::check_width("causal mask"), fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
   // On a line of its own: the row above is full.
   if (widgets::position_choice(in.positions)) changed = true;
   const bool positions = p.input.positions != attn::PositionKind::none;
-  if (changed) set_permutation_input(s, in);
+  if (changed) set_permutation_input(p, in);
 
   // --- the headline number
   ImGui::Dummy(ImVec2(0, 2));
@@ -399,7 +396,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
        Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}, ui);
 
   // --- K/V check: one query, keys and values permuted together
-  draw_kv_check(s, ui);
+  draw_kv_check(p, ui);
 
   // --- mean pooling, from a second implementation of the same head (attn::position_symmetry)
   style::heading(ui.fonts, "Mean pooling: a summary that ignores order");
@@ -417,8 +414,6 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
               "RoPE rotates queries and keys by their position, so scores depend on the offset m - n only; it "
               "gives order information, not a guarantee about longer inputs.");
   style::check_lines(sym.checks);
-  draw_recall_strip(s, ui, "positions");
-
 }
 
 }  // namespace app
