@@ -1,6 +1,6 @@
 // web/page/attention_lab_api.js — window.attentionLab, linked into attention_lab.js (--post-js).
 //
-// For tests and course pages. Every call goes through the C functions in web/page/api.cpp,
+// For tests and course pages. Every call goes through the C functions in web/app/api.cpp,
 // which use the same app-state path as the on-screen widgets:
 //   ready                     Promise, resolves (to this object) after the first frame is drawn
 //   state()                   {panel, frames, <panel name>: {inputs, result, error, ...} for every panel
@@ -203,7 +203,7 @@
     }
     while (frameWaiters.length) frameWaiters.shift()(frames);
   };
-  // Shipped checkpoints (web/page/api.hpp fetch_checkpoint): fetched relative to the page when a
+  // Shipped checkpoints (web/app/api.hpp fetch_checkpoint): fetched relative to the page when a
   // panel asks, copied into the wasm heap, handed to the app; a failure is reported, not thrown.
   Module['attnFetchCheckpoint'] = function (url) {
     const report = function (message) {

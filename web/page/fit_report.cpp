@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <string>
 
-#include "page/api.hpp"
-#include "app.hpp"
 #include "imgui.h"
 #include "learn/json_obj.hpp"
 #include "imgui_internal.h"  // window and table layout records (CursorMaxPos, columns)
@@ -101,21 +99,3 @@ void set_probe(float px) { g_probe = std::max(0.0f, px); }
 float probe() { return g_probe; }
 
 }  // namespace app::fit
-
-namespace {
-std::string g_fit_reply;
-}
-
-extern "C" {
-
-const char* attn_app_fit() {
-  g_fit_reply = attn::dump(app::fit::report_json(app::fit::last()));
-  return g_fit_reply.c_str();
-}
-
-void attn_app_fit_probe(int px) {
-  app::fit::set_probe(static_cast<float>(px));
-  if (app::App* a = app::api_app()) a->request_frame();
-}
-
-}  // extern "C"

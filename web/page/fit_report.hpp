@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "json/json_case.hpp"
-#include "platform/emscripten_shim.hpp"
 
 namespace app::fit {
 
@@ -55,10 +54,3 @@ void set_probe(float px);
 float probe();
 
 }  // namespace app::fit
-
-extern "C" {
-/// JSON of app::fit::report_json(last()).
-ATTN_EXPORT const char* attn_app_fit();
-/// app::fit::set_probe(px) (tests only).
-ATTN_EXPORT void attn_app_fit_probe(int px);
-}

@@ -1,6 +1,7 @@
 // Additive attention (Bahdanau et al. 2015): a decoder stepping through "le chat noir" over
 // "the black cat", one soft read of the source per step; four scoring functions on the same states.
 #include "panels/additive.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "imgui_stdlib.h"
 #include "learn/json_obj.hpp"
 
@@ -25,14 +26,14 @@ bool set_additive_input(AppState& s, const attn::AdditiveDecoderInput& in) {
     a.target_text = in.target;
     a.step = std::max(0, std::min(static_cast<int>(r.steps.size()) - 1, a.step));
     a.result = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
 void set_additive_step(AppState& s, int step) {
   AdditiveState& a = s.additive;
   a.step = std::max(0, std::min(static_cast<int>(a.result.steps.size()) - 1, step));
-  ++s.generation;
+  changed();
 }
 
 void init_additive(AppState& s) { set_additive_input(s, attn::AdditiveDecoderInput{}); }
@@ -49,19 +50,18 @@ const char* feed_name(tl::DecoderFeed f) { return f == tl::DecoderFeed::greedy ?
 // it is trained, from the shipped checkpoint or by steps run in the Translate panel.
 const char* const kLoadingTranslator = "loading the trained translator\xE2\x80\xA6";
 
-std::string translator_unavailable(const AppState& s) {
-  const TranslateState& t = s.translate;
+std::string translator_unavailable(const TranslatorView& t) {
   if (!t.trainer) return kLoadingTranslator;
-  if (t.run.from_checkpoint || t.trainer->step() > 0) return "";
-  switch (t.run.checkpoint.status) {
+  if (t.from_checkpoint || t.trainer->step() > 0) return "";
+  switch (t.checkpoint.status) {
     case CheckpointFetch::Status::failed:
-      return "the trained translator could not be loaded (" + t.run.checkpoint.message +
+      return "the trained translator could not be loaded (" + t.checkpoint.message +
              "); the Translate panel's Train button trains the same model in the page";
     case CheckpointFetch::Status::declined:
       return "the Translate panel's translator is at step 0, untrained (its shipped checkpoint was not installed: " +
-             t.run.checkpoint.message + "); train it in the Translate panel";
+             t.checkpoint.message + "); train it in the Translate panel";
     case CheckpointFetch::Status::not_requested:
-      if (!t.run.running && !translate_wants_checkpoint(s, true))
+      if (!t.running && !t.checkpoint_applies)
         return "the Translate panel's translator is at step 0, untrained (its inputs are not the shipped run's, so "
                "its checkpoint does not apply); train it in the Translate panel";
       return kLoadingTranslator;
@@ -70,21 +70,18 @@ std::string translator_unavailable(const AppState& s) {
   }
 }
 
-bool trained_is_current(const AppState& s) {
-  const AdditiveState& a = s.additive;
-  const TranslateState& t = s.translate;
+bool trained_is_current(const AdditiveState& a, const TranslatorView& t) {
   return a.trained && t.trainer && a.trained->trainer == t.trainer && a.trained->model_step == t.trainer->step() &&
-         a.trained->from_checkpoint == t.run.from_checkpoint;
+         a.trained->from_checkpoint == t.from_checkpoint;
 }
 
 // The walk of `in` on the Translate panel's current attention model (throws attn::Error).
-AdditiveTrained read_trained(const AppState& s, const tl::TrainedAdditiveInput& in) {
-  const TranslateState& t = s.translate;
+AdditiveTrained read_trained(const TranslatorView& t, const tl::TrainedAdditiveInput& in) {
   AdditiveTrained r;
   r.walk = tl::trained_additive_walk(t.trainer->model(true), in);
   r.trainer = t.trainer;
   r.model_step = t.trainer->step();
-  r.from_checkpoint = t.run.from_checkpoint;
+  r.from_checkpoint = t.from_checkpoint;
   return r;
 }
 
@@ -100,20 +97,21 @@ void clamp_trained_step(AdditiveState& a) {
 bool refresh_trained(AppState& s) {
   AdditiveState& a = s.additive;
   if (a.view != AdditiveView::trained) return false;
-  const std::string why = translator_unavailable(s);
+  const TranslatorView t = translator_view(s);
+  const std::string why = translator_unavailable(t);
   if (!why.empty()) {
     if (a.trained_status == why && !a.trained) return false;
     a.trained_status = why;
     a.trained.reset();
-    ++s.generation;
+    changed();
     return true;
   }
-  if (trained_is_current(s) && a.trained_status.empty()) return false;
-  const bool ok = guarded(a.error, [&] { a.trained = read_trained(s, a.trained_input); });
+  if (trained_is_current(a, t) && a.trained_status.empty()) return false;
+  const bool ok = guarded(a.error, [&] { a.trained = read_trained(t, a.trained_input); });
   a.trained_status = ok ? "" : "the trained translator could not read this sentence";
   if (!ok) a.trained.reset();
   clamp_trained_step(a);
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -123,10 +121,10 @@ void set_additive_view(AppState& s, AdditiveView view) {
   AdditiveState& a = s.additive;
   a.view = view;
   if (view == AdditiveView::trained) {
-    ensure_translate(s);  // the Translate panel's state, built on first need as when it is shown
+    open_translator(s);  // the Translate panel's state, built on first need as when it is shown
     refresh_trained(s);
   }
-  ++s.generation;
+  changed();
 }
 
 bool set_additive_trained_input(AppState& s, const tl::TrainedAdditiveInput& in) {
@@ -135,7 +133,8 @@ bool set_additive_trained_input(AppState& s, const tl::TrainedAdditiveInput& in)
   const bool ok = guarded(a.error, [&] {
     const std::vector<int> ids = tl::english_ids(in.sentence);  // empty sentence, unknown word
     if (in.feed == tl::DecoderFeed::teacher_forced) (void)tl::reference_translation(ids);  // not of the grammar
-    if (s.translate.trainer && translator_unavailable(s).empty()) next = read_trained(s, in);
+    const TranslatorView t = translator_view(s);
+    if (t.trainer && translator_unavailable(t).empty()) next = read_trained(t, in);
   });
   if (!ok) return false;
   a.trained_input = in;
@@ -146,10 +145,10 @@ bool set_additive_trained_input(AppState& s, const tl::TrainedAdditiveInput& in)
     a.trained_status.clear();
   } else {
     a.trained.reset();
-    if (a.view == AdditiveView::trained) a.trained_status = translator_unavailable(s);
+    if (a.view == AdditiveView::trained) a.trained_status = translator_unavailable(translator_view(s));
   }
   clamp_trained_step(a);
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -157,7 +156,7 @@ void set_additive_trained_step(AppState& s, int step) {
   AdditiveState& a = s.additive;
   a.trained_step = step;
   clamp_trained_step(a);
-  ++s.generation;
+  changed();
 }
 
 bool tick_additive(AppState& s) { return refresh_trained(s); }
@@ -165,9 +164,10 @@ bool tick_additive(AppState& s) { return refresh_trained(s); }
 bool additive_pending(const AppState& s) {
   const AdditiveState& a = s.additive;
   if (a.view != AdditiveView::trained) return false;
-  const std::string why = translator_unavailable(s);
+  const TranslatorView t = translator_view(s);
+  const std::string why = translator_unavailable(t);
   if (!why.empty()) return why == kLoadingTranslator;
-  return !trained_is_current(s);
+  return !trained_is_current(a, t);
 }
 
 namespace {
@@ -357,7 +357,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   const txt::TwoColumns cols = txt::two_columns(0.45f);
   txt::begin_column(cols.left_w);
   style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
-  HeatmapSpec spec = numbered_spec(t.walk.alignment, st.target_words, st.source_words, s.generation, cols.left_w, 64.0f);
+  HeatmapSpec spec = numbered_spec(t.walk.alignment, st.target_words, st.source_words, generation(), cols.left_w, 64.0f);
   spec.selected_row = step;
   spec.row_axis = "target step";
   spec.col_axis = "source word";
@@ -396,7 +396,7 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   hs.value_name = "h";
   hs.row_axis = "source word";
   hs.col_axis = "annotation unit";
-  hs.version = s.generation;
+  hs.version = generation();
   hs.legend = true;
   hs.max_cell = 28.0f;
   heatmap("trained_states", hs, ui.gpu);
@@ -490,7 +490,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
 
   txt::begin_column(left_w);
   style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
-  HeatmapSpec spec = numbered_spec(r.alignment, r.target_tokens, r.source_tokens, s.generation, left_w, 64.0f);
+  HeatmapSpec spec = numbered_spec(r.alignment, r.target_tokens, r.source_tokens, generation(), left_w, 64.0f);
   spec.selected_row = step;
   spec.row_axis = "target step";
   spec.col_axis = "source word";
@@ -529,7 +529,7 @@ void draw_additive_panel(AppState& s, Ui& ui) {
     style::heading(ui.fonts, "Four scores on the same states");
     const attn::ScoringComparison& cmp = st.comparison;
     if (cmp.weights.rows() > 0) {
-      HeatmapSpec c = numbered_spec(cmp.weights, cmp.names, r.source_tokens, s.generation, right_w, 56.0f);
+      HeatmapSpec c = numbered_spec(cmp.weights, cmp.names, r.source_tokens, generation(), right_w, 56.0f);
       c.row_axis = "score";
       c.col_axis = "source word";
       c.legend = false;
@@ -556,8 +556,8 @@ namespace {
 // panel opens, then the read follows the model.
 void additive_wants_translator(AppState& s, bool shown) {
   if (!shown || s.additive.view != AdditiveView::trained) return;
-  ensure_translate(s);
-  request_checkpoint(s, translate_panel(), true);
+  open_translator(s);
+  request_translator_checkpoint(s);
 }
 }  // namespace
 

@@ -19,7 +19,7 @@
 
 #include "json/lesson_json.hpp"
 #include "lessons/additive_trained.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 

@@ -3,6 +3,7 @@
 #include "panels/registry.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
+#include "panels/recall.hpp"
 #include "panels/ui.hpp"
 #include "learn/json_obj.hpp"
 
@@ -24,13 +26,16 @@ namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"alignment", "Alignment", "a constructed cross-read", "Alignment: a soft read of the source",
-    alignment_state_json, apply_alignment_json, error_of<&AppState::alignment>, alignment_link_inputs, draw_alignment_panel};
+    json_entry<AlignmentState, alignment_state_json>, apply_entry<AlignmentState, apply_alignment_json>,
+    error_entry<AlignmentState>, json_entry<AlignmentState, alignment_link_inputs>, [](AppState& s, Ui& ui) {
+      // The check-yourself strip, under the panel's checks in its right column.
+      draw_alignment_panel(state_of<AlignmentState>(s), ui, [&] { draw_recall_strip(s, ui, "alignment"); });
+    }};
 const PanelDef& alignment_panel() { return kPanel; }
 
 namespace {
 
-bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& values) {
-  AlignmentState& a = s.alignment;
+bool recompute_alignment(AlignmentState& a, const Matrix& weights, const Matrix& values) {
   return guarded(a.error, [&] {
     attn::AlignmentRead r = attn::alignment_read(a.queries, a.keys, weights, values);
     std::vector<double> sums = row_sums(r.weights);
@@ -38,7 +43,7 @@ bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& value
     a.values = values;
     a.result = std::move(r);
     a.row_sums = std::move(sums);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -46,44 +51,43 @@ bool recompute_alignment(AppState& s, const Matrix& weights, const Matrix& value
 
 // --- Alignment --------------------------------------------------------------
 
-void reset_alignment(AppState& s) {
+void reset_alignment(AlignmentState& a) {
   const attn::AlignmentRead lesson = attn::lesson_alignment();
-  s.alignment.queries = lesson.queries;
-  s.alignment.keys = lesson.keys;
-  recompute_alignment(s, lesson.weights, lesson.values);
-  select_alignment_row(s, 1);
+  a.queries = lesson.queries;
+  a.keys = lesson.keys;
+  recompute_alignment(a, lesson.weights, lesson.values);
+  select_alignment_row(a, 1);
 }
 
-bool set_alignment_weight(AppState& s, int row, int col, double value) {
-  Matrix w = s.alignment.weights;  // edit a copy: the core validates before we commit
-  const bool ok = guarded(s.alignment.error, [&] { attn::set_weight_keep_distribution(w, row, col, value); });
-  return ok && recompute_alignment(s, w, s.alignment.values);
+bool set_alignment_weight(AlignmentState& a, int row, int col, double value) {
+  Matrix w = a.weights;  // edit a copy: the core validates before we commit
+  const bool ok = guarded(a.error, [&] { attn::set_weight_keep_distribution(w, row, col, value); });
+  return ok && recompute_alignment(a, w, a.values);
 }
 
-bool set_alignment_value(AppState& s, int key, int dim, double value) {
-  Matrix v = s.alignment.values;
+bool set_alignment_value(AlignmentState& a, int key, int dim, double value) {
+  Matrix v = a.values;
   if (key < 0 || key >= v.rows() || dim < 0 || dim >= v.cols()) {
-    s.alignment.error = invalid("value (" + std::to_string(key) + ", " + std::to_string(dim) +
+    a.error = invalid("value (" + std::to_string(key) + ", " + std::to_string(dim) +
                                 ") is outside the " + attn::shape_str(v) + " value matrix");
     return false;
   }
   v(key, dim) = value;
-  return recompute_alignment(s, s.alignment.weights, v);
+  return recompute_alignment(a, a.weights, v);
 }
 
-bool set_alignment_matrices(AppState& s, const Matrix& weights, const Matrix& values) {
-  return recompute_alignment(s, weights, values);
+bool set_alignment_matrices(AlignmentState& a, const Matrix& weights, const Matrix& values) {
+  return recompute_alignment(a, weights, values);
 }
 
-void select_alignment_row(AppState& s, int row) {
-  const int rows = static_cast<int>(s.alignment.result.weights.rows());
-  s.alignment.selected_row = rows > 0 ? std::max(0, std::min(rows - 1, row)) : 0;
+void select_alignment_row(AlignmentState& a, int row) {
+  const int rows = static_cast<int>(a.result.weights.rows());
+  a.selected_row = rows > 0 ? std::max(0, std::min(rows - 1, row)) : 0;
 }
 
 namespace {
 
-bool apply_alignment(AppState& s, const Json& patch) {
-  AlignmentState& a = s.alignment;
+bool apply_alignment(AlignmentState& a, const Json& patch) {
   Matrix w = a.weights, v = a.values;
   bool matrices = false;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
@@ -92,32 +96,31 @@ bool apply_alignment(AppState& s, const Json& patch) {
       matrices = true;
       if (!guarded(a.error, [&] { (k == "weights" ? w : v) = attn::matrix_from_json(*it, k.c_str()); })) return false;
     } else if (k == "selected_row") {
-      select_alignment_row(s, get_number<int>(*it, "selected_row", -1000000, 1000000));
+      select_alignment_row(a, get_number<int>(*it, "selected_row", -1000000, 1000000));
     } else if (k == "set_weight") {  // {"row":i,"col":j,"value":x}: the slider's path
       const Json& e = *it;
       if (!e.is_object() || !e.contains("row") || !e.contains("col") || !e.contains("value"))
         throw PatchError{"set_weight needs {row, col, value}"};
       if (!e["value"].is_number()) throw PatchError{"set_weight.value must be a number"};
-      if (!set_alignment_weight(s, get_number<int>(e["row"], "row", -1000000, 1000000),
+      if (!set_alignment_weight(a, get_number<int>(e["row"], "row", -1000000, 1000000),
                                 get_number<int>(e["col"], "col", -1000000, 1000000),
                                 e["value"].get<double>()))
         return false;
       w = a.weights;
     } else if (k == "reset") {
-      if (get_bool(*it, "reset")) reset_alignment(s);
+      if (get_bool(*it, "reset")) reset_alignment(a);
       w = a.weights;
       v = a.values;
     } else {
       throw PatchError{"unknown alignment input '" + k + "'"};
     }
   }
-  return matrices ? set_alignment_matrices(s, w, v) : true;
+  return matrices ? set_alignment_matrices(a, w, v) : true;
 }
 
 }  // namespace
 
-Json alignment_state_json(const AppState& s) {
-  const AlignmentState& a = s.alignment;
+Json alignment_state_json(const AlignmentState& a) {
   return ::attn::obj({{"inputs", ::attn::obj({{"queries", a.queries}, {"keys", a.keys}, {"weights", attn::to_json(a.weights)},
                           {"values", attn::to_json(a.values)}})},
               {"selected_row", a.selected_row},
@@ -128,12 +131,11 @@ Json alignment_state_json(const AppState& s) {
 
 // The link inputs mirror the "inputs" above (minus what a link need not carry); the browser
 // test "a link reproduces the view" checks that they stay the same.
-Json alignment_link_inputs(const AppState& s) {
-  const AlignmentState& a = s.alignment;
+Json alignment_link_inputs(const AlignmentState& a) {
   return ::attn::obj({{"weights", attn::to_json(a.weights)}, {"values", attn::to_json(a.values)}, {"selected_row", a.selected_row}});
 }
 
-bool apply_alignment_json(AppState& s, const Json& patch) { return apply_alignment(s, patch); }
+bool apply_alignment_json(AlignmentState& a, const Json& patch) { return apply_alignment(a, patch); }
 
 // --- drawing -------------------------------------------------------------------------------
 
@@ -262,8 +264,7 @@ void value_plot(const attn::AlignmentRead& r, int selected, float width) {
 
 }  // namespace
 
-void draw_alignment_panel(AppState& s, Ui& ui) {
-  AlignmentState& a = s.alignment;
+void draw_alignment_panel(AlignmentState& a, Ui& ui, const std::function<void()>& foot) {
   const attn::AlignmentRead& r = a.result;
   const int tq = static_cast<int>(r.weights.rows()), tk = static_cast<int>(r.weights.cols());
 
@@ -290,13 +291,13 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   spec.row_sums = &a.row_sums;
   spec.vmin = 0.0;
   spec.vmax = 1.0;
-  spec.version = s.generation;
+  spec.version = generation();
   spec.numbers = true;
   spec.width = left_w;
   spec.max_cell = 72.0f;
   spec.selected_row = a.selected_row;
   const HeatmapEvent ev = heatmap("alignment_weights", spec, ui.gpu);
-  if (ev.clicked_row >= 0) select_alignment_row(s, ev.clicked_row);
+  if (ev.clicked_row >= 0) select_alignment_row(a, ev.clicked_row);
   widgets::dim_wrapped("Click a row to trace it.");
 
   style::heading(ui.fonts, "Edit the weights and values");
@@ -319,7 +320,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
         const double lo = 0.0, hi = 1.0;
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (widgets::slider_double("##w", &w, lo, hi, "%.3f"))
-          set_alignment_weight(s, i, j, w);
+          set_alignment_weight(a, i, j, w);
         ImGui::PopID();
       }
       ImGui::PopID();
@@ -337,12 +338,12 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       ImGui::AlignTextToFramePadding();
       ImGui::TextUnformatted(j < static_cast<int>(r.keys.size()) ? r.keys[j].c_str() : "?");
-      widgets::matrix_row_fields(r.values, j, 0, 0.1, [&](int c, double v) { set_alignment_value(s, j, c, v); });
+      widgets::matrix_row_fields(r.values, j, 0, 0.1, [&](int c, double v) { set_alignment_value(a, j, c, v); });
       ImGui::PopID();
     }
     widgets::end_table_fit();
   }
-  if (ImGui::Button("Reset to the lesson's numbers")) reset_alignment(s);
+  if (ImGui::Button("Reset to the lesson's numbers")) reset_alignment(a);
   ImGui::PopTextWrapPos();
   ImGui::EndGroup();
 
@@ -357,7 +358,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
       if (i) ImGui::SameLine();
       ImGui::PushID(1000 + i);
       if (ImGui::RadioButton(i < static_cast<int>(r.queries.size()) ? r.queries[i].c_str() : "?", sel == i))
-        select_alignment_row(s, i);
+        select_alignment_row(a, i);
       ImGui::PopID();
     }
     // In words, then in numbers; every figure is the core's (weights, values, contributions, context).
@@ -386,7 +387,7 @@ void draw_alignment_panel(AppState& s, Ui& ui) {
   }
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);
-  draw_recall_strip(s, ui, "alignment");
+  foot();
   ImGui::EndGroup();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,11 +13,10 @@
 #include "lessons/permutation.hpp"
 #include "lessons/check.hpp"
 #include "json/json_case.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
-struct AppState;
 struct Ui;
 
 struct AlignmentState {
@@ -35,25 +35,26 @@ struct AlignmentState {
 // --- Alignment --------------------------------------------------------------
 /// Set weight (row, col) keeping the row a distribution (attn::set_weight_keep_distribution).
 /// Returns false (and records the error) on bad input; the last good state stays.
-bool set_alignment_weight(AppState& s, int row, int col, double value);
+bool set_alignment_weight(AlignmentState& a, int row, int col, double value);
 /// Set values(key, dim). Non-finite values are rejected by the core.
-bool set_alignment_value(AppState& s, int key, int dim, double value);
+bool set_alignment_value(AlignmentState& a, int key, int dim, double value);
 /// Replace the whole weights / values matrices (JS API); shapes must fit the tokens.
-bool set_alignment_matrices(AppState& s, const attn::Matrix& weights, const attn::Matrix& values);
+bool set_alignment_matrices(AlignmentState& a, const attn::Matrix& weights, const attn::Matrix& values);
 /// Row to trace (clamped into range).
-void select_alignment_row(AppState& s, int row);
+void select_alignment_row(AlignmentState& a, int row);
 /// Back to the lesson's constructed weights and values.
-void reset_alignment(AppState& s);
+void reset_alignment(AlignmentState& a);
 
 // --- JSON (the registry's entry) ---------------------------------------------
-attn::Json alignment_state_json(const AppState& s);
+attn::Json alignment_state_json(const AlignmentState& a);
 /// What a link carries: built from the inputs only.
-attn::Json alignment_link_inputs(const AppState& s);
+attn::Json alignment_link_inputs(const AlignmentState& a);
 /// set() patches; a malformed patch throws (reported as invalid_field by apply_json).
-bool apply_alignment_json(AppState& s, const attn::Json& patch);
+bool apply_alignment_json(AlignmentState& a, const attn::Json& patch);
 
 /// "the black cat" → "le chat noir": constructed cross-attention weights, editable; trace one row.
-void draw_alignment_panel(AppState& s, Ui& ui);
+/// `foot` draws under the checks, inside the right column (the entry: the recall strip).
+void draw_alignment_panel(AlignmentState& a, Ui& ui, const std::function<void()>& foot);
 
 struct PanelDef;
 /// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.

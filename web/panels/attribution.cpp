@@ -10,7 +10,8 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/recall.hpp"
+#include "panels/lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "learn/json_obj.hpp"
 
@@ -18,11 +19,14 @@ namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"attribution", "Attribution", "weight is not contribution", "Attribution: a large weight is not a large effect",
-    attribution_state_json, apply_attribution_json, error_of<&AppState::attribution>, attribution_inputs_json, draw_attribution_panel};
+    json_entry<AttributionState, attribution_state_json>, apply_entry<AttributionState, apply_attribution_json>,
+    error_entry<AttributionState>, json_entry<AttributionState, attribution_inputs_json>, [](AppState& s, Ui& ui) {
+      draw_attribution_panel(state_of<AttributionState>(s), ui);
+      draw_recall_strip(s, ui, "attribution");  // the check-yourself strip, under the panel's checks
+    }};
 const PanelDef& attribution_panel() { return kPanel; }
 
-bool set_attribution(AppState& s, const std::vector<std::string>& keys, const Vector& weights, const Matrix& values) {
-  AttributionState& a = s.attribution;
+bool set_attribution(AttributionState& a, const std::vector<std::string>& keys, const Vector& weights, const Matrix& values) {
   return guarded(a.error, [&] {
     if (static_cast<attn::Index>(keys.size()) != weights.size())
       throw attn::Error(attn::ErrorCode::shape_mismatch,
@@ -35,19 +39,17 @@ bool set_attribution(AppState& s, const std::vector<std::string>& keys, const Ve
     a.weight_row = r.weights.transpose();
     a.result = std::move(r);
     a.selected_key = std::max(0, std::min(static_cast<int>(weights.size()) - 1, a.selected_key));
-    ++s.generation;
+    changed();
   });
 }
 
-bool set_attribution_weight(AppState& s, int key, double value) {
-  AttributionState& a = s.attribution;
+bool set_attribution_weight(AttributionState& a, int key, double value) {
   Matrix row = a.weights.transpose();  // the core's rule works on a row of a weight matrix
   if (!guarded(a.error, [&] { attn::set_weight_keep_distribution(row, 0, key, value); })) return false;
-  return set_attribution(s, a.keys, row.row(0).transpose(), a.values);
+  return set_attribution(a, a.keys, row.row(0).transpose(), a.values);
 }
 
-bool set_attribution_value(AppState& s, int key, int dim, double value) {
-  AttributionState& a = s.attribution;
+bool set_attribution_value(AttributionState& a, int key, int dim, double value) {
   if (key < 0 || key >= a.values.rows() || dim < 0 || dim >= a.values.cols()) {
     a.error = ErrorInfo{"invalid_field", "value (" + std::to_string(key) + ", " + std::to_string(dim) +
                                              ") is outside the " + attn::shape_str(a.values) + " value matrix"};
@@ -55,49 +57,45 @@ bool set_attribution_value(AppState& s, int key, int dim, double value) {
   }
   Matrix v = a.values;
   v(key, dim) = value;
-  return set_attribution(s, a.keys, a.weights, v);
+  return set_attribution(a, a.keys, a.weights, v);
 }
 
-void select_attribution_key(AppState& s, int key) {
-  AttributionState& a = s.attribution;
+void select_attribution_key(AttributionState& a, int key) {
   a.selected_key = std::max(0, std::min(static_cast<int>(a.weights.size()) - 1, key));
-  ++s.generation;
+  changed();
 }
 
-bool attribution_preset(AppState& s, const std::string& name) {
-  AttributionState& a = s.attribution;
+bool attribution_preset(AttributionState& a, const std::string& name) {
   if (name == "chat") {
     Vector w(3);
     w << 0.1, 0.1, 0.8;
     Matrix v(3, 2);
     v << 1, 0, 0, 1, 2, 0;
     a.selected_key = 2;
-    return set_attribution(s, {"the", "black", "cat"}, w, v);
+    return set_attribution(a, {"the", "black", "cat"}, w, v);
   }
   if (name == "counterexample") {
     a.selected_key = 0;
-    return set_attribution(s, {"zero value", "(10, 20)"}, a.counterexample.weights, a.counterexample.values);
+    return set_attribution(a, {"zero value", "(10, 20)"}, a.counterexample.weights, a.counterexample.values);
   }
   a.error = ErrorInfo{"invalid_field", "unknown preset '" + name + "' (chat, counterexample)"};
   return false;
 }
 
-void init_attribution(AppState& s) {
-  s.attribution.counterexample = attn::attribution_counterexample();
-  attribution_preset(s, "chat");
+void init_attribution(AttributionState& a) {
+  a.counterexample = attn::attribution_counterexample();
+  attribution_preset(a, "chat");
 }
 
-Json attribution_inputs_json(const AppState& s) {
-  const AttributionState& a = s.attribution;
+Json attribution_inputs_json(const AttributionState& a) {
   return ::attn::obj({{"keys", a.keys},
               {"weights", attn::to_json(a.weights)},
               {"values", attn::to_json(a.values)},
               {"selected_key", a.selected_key}});
 }
 
-Json attribution_state_json(const AppState& s) {
-  const AttributionState& a = s.attribution;
-  return ::attn::obj({{"inputs", attribution_inputs_json(s)},
+Json attribution_state_json(const AttributionState& a) {
+  return ::attn::obj({{"inputs", attribution_inputs_json(a)},
               {"result",
                ::attn::obj({{"counterexample", attn::to_json(a.counterexample)},
                 {"row", attn::to_json(a.result)},
@@ -105,8 +103,7 @@ Json attribution_state_json(const AppState& s) {
               {"error", error_value(a.error)}});
 }
 
-bool apply_attribution_json(AppState& s, const Json& patch) {
-  AttributionState& a = s.attribution;
+bool apply_attribution_json(AttributionState& a, const Json& patch) {
   std::vector<std::string> keys = a.keys;
   Vector w = a.weights;
   Matrix v = a.values;
@@ -125,14 +122,14 @@ bool apply_attribution_json(AppState& s, const Json& patch) {
       for (const Json& t : x) keys.push_back(get_string(t, "keys"));
       matrices = true;
     } else if (k == "selected_key") {
-      select_attribution_key(s, get_int(x, "selected_key", -1000000, 1000000));
+      select_attribution_key(a, get_int(x, "selected_key", -1000000, 1000000));
     } else if (k == "preset") {
-      ok = ok && attribution_preset(s, get_string(x, "preset"));
+      ok = ok && attribution_preset(a, get_string(x, "preset"));
       keys = a.keys, w = a.weights, v = a.values;
     } else if (k == "set_weight") {
       if (!x.is_object() || !x.contains("key") || !x.contains("value")) refuse("set_weight needs {key, value}");
       ok =
-          ok && set_attribution_weight(s, get_int(x["key"], "key", -1000000, 1000000), get_double(x["value"], "value"));
+          ok && set_attribution_weight(a, get_int(x["key"], "key", -1000000, 1000000), get_double(x["value"], "value"));
       w = a.weights;
     } else {
       refuse("unknown attribution input '" + k + "'");
@@ -145,7 +142,7 @@ bool apply_attribution_json(AppState& s, const Json& patch) {
       keys.clear();
       for (attn::Index j = 0; j < w.size(); ++j) keys.push_back("key " + std::to_string(j));
     }
-    return set_attribution(s, keys, w, v);
+    return set_attribution(a, keys, w, v);
   }
   return true;
 }
@@ -165,8 +162,7 @@ double max_of(const attn::Vector& v) {
 
 }  // namespace
 
-void draw_attribution_panel(AppState& s, Ui& ui) {
-  AttributionState& a = s.attribution;
+void draw_attribution_panel(AttributionState& a, Ui& ui) {
   const attn::AttributionResult& r = a.result;
   const attn::AttributionResult& ce = a.counterexample;
   const float fs = ImGui::GetFontSize();
@@ -212,9 +208,9 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   cols.to_right();
   style::heading(ui.fonts, "Your row: weights, values, interventions");
   txt::note("Drag a weight (the others rescale so the row stays a distribution), type values, pick a key.");
-  if (ImGui::Button("le chat noir: the \"chat\" row")) attribution_preset(s, "chat");
+  if (ImGui::Button("le chat noir: the \"chat\" row")) attribution_preset(a, "chat");
   widgets::same_line_if_fits(widgets::button_width("the counterexample"));
-  if (ImGui::Button("the counterexample")) attribution_preset(s, "counterexample");
+  if (ImGui::Button("the counterexample")) attribution_preset(a, "counterexample");
   const int tk = static_cast<int>(r.weights.size());
   const int dv = static_cast<int>(r.values.cols());
   if (widgets::begin_table_fit("##attr_inputs", 2 + dv, ImGuiTableFlags_SizingStretchProp, right_w, tk + 1)) {
@@ -230,13 +226,13 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
       ImGui::TableNextColumn();
       if (ImGui::RadioButton(j < static_cast<int>(a.keys.size()) ? a.keys[static_cast<size_t>(j)].c_str() : "?",
                              a.selected_key == j))
-        select_attribution_key(s, j);
+        select_attribution_key(a, j);
       ImGui::TableNextColumn();
       double w = r.weights(j);
       const double lo = 0.0, hi = 1.0;
       ImGui::SetNextItemWidth(-FLT_MIN);
-      if (widgets::slider_double("##w", &w, lo, hi, "%.3f")) set_attribution_weight(s, j, w);
-      widgets::matrix_row_fields(r.values, j, 100, 0.0, [&](int c, double v) { set_attribution_value(s, j, c, v); });
+      if (widgets::slider_double("##w", &w, lo, hi, "%.3f")) set_attribution_weight(a, j, w);
+      widgets::matrix_row_fields(r.values, j, 100, 0.0, [&](int c, double v) { set_attribution_value(a, j, c, v); });
       ImGui::PopID();
     }
     widgets::end_table_fit();
@@ -244,7 +240,7 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   {
     static const std::vector<std::string> row{"query"};
     // The weights as a heatmap would show them: one row.
-    HeatmapSpec spec = numbered_spec(a.weight_row, row, a.keys, s.generation, right_w, 70.0f);
+    HeatmapSpec spec = numbered_spec(a.weight_row, row, a.keys, generation(), right_w, 70.0f);
     spec.legend = false;
     heatmap("attr_row", spec, ui.gpu);
   }
@@ -283,7 +279,6 @@ void draw_attribution_panel(AppState& s, Ui& ui) {
   style::check_lines(r.checks);
   txt::end_column(right_w);
 
-  draw_recall_strip(s, ui, "attribution");
 }
 
 }  // namespace app

@@ -11,11 +11,10 @@
 #include <vector>
 
 #include "json/lesson_json.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
-struct AppState;
 struct Ui;
 
 struct AttributionState {
@@ -31,28 +30,28 @@ struct AttributionState {
 };
 
 /// The lesson's counterexample and the "chat" row (cannot fail).
-void init_attribution(AppState& s);
+void init_attribution(AttributionState& a);
 // --- Attribution ----------------------------------------------------------------
-bool set_attribution(AppState& s, const std::vector<std::string>& keys, const attn::Vector& weights,
+bool set_attribution(AttributionState& a, const std::vector<std::string>& keys, const attn::Vector& weights,
                      const attn::Matrix& values);
 /// Set weight `key`, rescaling the others so the row stays a distribution (the core's rule).
-bool set_attribution_weight(AppState& s, int key, double value);
-bool set_attribution_value(AppState& s, int key, int dim, double value);
-void select_attribution_key(AppState& s, int key);
+bool set_attribution_weight(AttributionState& a, int key, double value);
+bool set_attribution_value(AttributionState& a, int key, int dim, double value);
+void select_attribution_key(AttributionState& a, int key);
 /// "chat" (le chat noir's row, default), "counterexample" (the lesson's), "small_weight".
-bool attribution_preset(AppState& s, const std::string& name);
+bool attribution_preset(AttributionState& a, const std::string& name);
 
 // --- JSON (the registry's entry) ---------------------------------------------------------
 /// What set() takes back and a link carries: {keys, weights, values, selected_key}.
-attn::Json attribution_inputs_json(const AppState& s);
+attn::Json attribution_inputs_json(const AttributionState& a);
 /// {"inputs", "result": {counterexample, row, checks}, "error"}.
-attn::Json attribution_state_json(const AppState& s);
+attn::Json attribution_state_json(const AttributionState& a);
 /// set({attribution: patch}) through the setters; false when a setter refused (the error is in
 /// AttributionState::error). A malformed patch throws PatchError (reported as invalid_field).
-bool apply_attribution_json(AppState& s, const attn::Json& patch);
+bool apply_attribution_json(AttributionState& a, const attn::Json& patch);
 
 /// Weight a_j next to contribution ‖a_j v_j‖, the 0.99-on-zero counterexample, interventions.
-void draw_attribution_panel(AppState& s, Ui& ui);
+void draw_attribution_panel(AttributionState& a, Ui& ui);
 
 struct PanelDef;
 /// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.

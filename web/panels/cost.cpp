@@ -4,6 +4,7 @@
 // on this machine, with the T×T weights of the timed attention drawn by the heatmap shader.
 // Every figure comes from core/lessons/cost.hpp through the setters in this file; the drawing only formats.
 #include "panels/cost.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 
 #include "attn/error.hpp"
 #include "json/lesson_json.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "panels/ui.hpp"
 #include "learn/json_obj.hpp"
 
@@ -53,7 +54,7 @@ bool compute_weights(AppState& s, const attn::KernelTimingInput& in) {
     c.probe_col = std::min(c.probe_col, in.t - 1);
     ++c.weights_version;
     c.pending = false;
-    ++s.generation;
+    changed();
   });
 }
 
@@ -65,7 +66,7 @@ bool set_cost_input(AppState& s, const attn::CostInput& in) {
     attn::CostResult r = attn::attention_cost(in);
     c.input = in;
     c.result = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -83,7 +84,7 @@ bool set_cost_timing_input(AppState& s, const attn::KernelTimingInput& in) {
   const attn::KernelTimingInput& old = c.timing_input;
   if (in.t != old.t || in.d != old.d || in.dtype != old.dtype || in.seed != old.seed) c.timing.reset();
   c.timing_input = in;
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -93,7 +94,7 @@ bool run_cost_timing(AppState& s) {
     attn::KernelTiming t = attn::time_dense_vs_tiled(c.timing_input);
     c.timing = std::move(t);
     ++c.timing_runs;
-    ++s.generation;
+    changed();
   });
 }
 
@@ -257,60 +258,9 @@ void row2(const char* name, const std::string& value, const std::string& exact =
 
 }  // namespace
 
-void draw_cost_panel(AppState& s, Ui& ui) {
-  CostState& c = s.cost;
-  const attn::CostResult& r = c.result;
+// The arithmetic and the stored matrices, dense and tiled.
+static void draw_work_table(const attn::CostResult& r, Ui& ui, float left_w, ImGuiTableFlags tf) {
   const attn::CostInput& in = r.input;
-  const float fs = ImGui::GetFontSize();
-
-  txt::para(
-      "Every query scores every key, so dense attention does work and stores numbers in proportion to T\xC2\xB2. "
-      "The counts below are exact for the sizes you type; the conventions are listed at the end.");
-  style::error_box(c.error);
-  if (c.pending) {  // the T×T weights map is computed before the next frame (show_cost_panel), not in this draw
-    ImGui::TextDisabled("Computing the %d\xC3\x97%d weights map...", c.timing_input.t, c.timing_input.t);
-    return;
-  }
-
-  // --- inputs (Enter or leaving a field applies it)
-  {
-    attn::CostInput e = c.input;
-    bool changed = false;
-    const float w = fs * 6.0f;
-    // Each field goes on the current line only if it fits (narrow iframes, phones).
-    const auto next = [&](const char* label, float width) { widgets::same_line_if_fits(widgets::labeled_width(width, label), fs); };
-    changed |= int_field("T", &e.t, w);
-    next("d_model", w);
-    changed |= int_field("d_model", &e.d_model, w);
-    next("heads", fs * 4.0f);
-    changed |= int_field("heads", &e.heads, fs * 4.0f);
-    next("window w", w);
-    changed |= int_field("window w", &e.causal_width, w);
-    changed |= int_field("layers", &e.layers, fs * 4.0f);
-    next("cached tokens", w);
-    changed |= int_field("cached tokens", &e.context, w);
-    next("K/V groups", fs * 4.0f);
-    changed |= int_field("K/V groups", &e.kv_groups, fs * 4.0f);
-    next("cache dtype", fs * 6.5f);
-    ImGui::SetNextItemWidth(fs * 6.5f);
-    if (ImGui::BeginCombo("cache dtype", attn::dtype_name(e.cache_dtype))) {
-      for (attn::CostDtype d : {attn::CostDtype::float16, attn::CostDtype::bfloat16, attn::CostDtype::float32,
-                                attn::CostDtype::float64})
-        if (ImGui::Selectable(attn::dtype_name(d), d == e.cache_dtype)) e.cache_dtype = d, changed = true;
-      ImGui::EndCombo();
-    }
-    if (changed) set_cost_input(s, e);
-  }
-
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float x0 = ImGui::GetCursorPosX();
-  const float gap = fs * 1.5f;
-  const bool two_col = avail > fs * 44;
-  const float left_w = two_col ? std::floor((avail - gap) * 0.54f) : avail;
-  const float right_w = two_col ? avail - gap - left_w : avail;
-  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
-
-  // --- arithmetic and memory
   txt::begin_column(left_w);
   style::heading(ui.fonts, "Arithmetic and stored matrices");
   if (widgets::begin_table_fit("##work", 3, tf, left_w, 9)) {
@@ -337,9 +287,11 @@ void draw_cost_panel(AppState& s, Ui& ui) {
       "The tiled kernel (FlashAttention's scheme) never stores the T\xC3\x97T matrix: its working set is a tile "
       "of queries and keys plus running row statistics. It still does every one of the 4T\xC2\xB2" "d FLOPs.");
   txt::end_column(left_w);
+}
 
-  // --- K/V cache and the window
-  if (two_col) ImGui::SameLine(x0 + left_w + gap);
+// The K/V cache for the context typed, and the causal sliding window's counts.
+static void draw_cache_and_window(const attn::CostResult& r, Ui& ui, float right_w, ImGuiTableFlags tf) {
+  const attn::CostInput& in = r.input;
   txt::begin_column(right_w);
   style::heading(ui.fonts, ("K/V cache for " + grouped(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
   if (widgets::begin_table_fit("##cache", 4, tf, right_w, static_cast<int>(r.kv_cache.size()) + 1)) {
@@ -377,9 +329,12 @@ void draw_cost_panel(AppState& s, Ui& ui) {
                 .c_str());
   txt::note("A window changes what a query can see; evidence further back is lost, not just cheaper.");
   txt::end_column(right_w);
+}
 
-  // --- timing and the weights map
-  style::heading(ui.fonts, "Dense and tiled kernels, timed here");
+// The dense and tiled kernels timed here: T, the element type, the button and the table.
+static void draw_timing(AppState& s, Ui& ui, float left_w, ImGuiTableFlags tf) {
+  const CostState& c = s.cost;
+  const float fs = ImGui::GetFontSize();
   attn::KernelTimingInput ti = c.timing_input;
   txt::begin_column(left_w);
   ImGui::AlignTextToFramePadding();
@@ -431,6 +386,70 @@ void draw_cost_panel(AppState& s, Ui& ui) {
   }
   txt::note("Browsers coarsen their clocks (Chromium: 0.1 ms steps without cross-origin isolation).");
   txt::end_column(left_w);
+}
+
+void draw_cost_panel(AppState& s, Ui& ui) {
+  CostState& c = s.cost;
+  const attn::CostResult& r = c.result;
+  const float fs = ImGui::GetFontSize();
+
+  txt::para(
+      "Every query scores every key, so dense attention does work and stores numbers in proportion to T\xC2\xB2. "
+      "The counts below are exact for the sizes you type; the conventions are listed at the end.");
+  style::error_box(c.error);
+  if (c.pending) {  // the T×T weights map is computed before the next frame (show_cost_panel), not in this draw
+    ImGui::TextDisabled("Computing the %d\xC3\x97%d weights map...", c.timing_input.t, c.timing_input.t);
+    return;
+  }
+
+  // --- inputs (Enter or leaving a field applies it)
+  {
+    attn::CostInput e = c.input;
+    bool changed = false;
+    const float w = fs * 6.0f;
+    // Each field goes on the current line only if it fits (narrow iframes, phones).
+    const auto next = [&](const char* label, float width) { widgets::same_line_if_fits(widgets::labeled_width(width, label), fs); };
+    changed |= int_field("T", &e.t, w);
+    next("d_model", w);
+    changed |= int_field("d_model", &e.d_model, w);
+    next("heads", fs * 4.0f);
+    changed |= int_field("heads", &e.heads, fs * 4.0f);
+    next("window w", w);
+    changed |= int_field("window w", &e.causal_width, w);
+    changed |= int_field("layers", &e.layers, fs * 4.0f);
+    next("cached tokens", w);
+    changed |= int_field("cached tokens", &e.context, w);
+    next("K/V groups", fs * 4.0f);
+    changed |= int_field("K/V groups", &e.kv_groups, fs * 4.0f);
+    next("cache dtype", fs * 6.5f);
+    ImGui::SetNextItemWidth(fs * 6.5f);
+    if (ImGui::BeginCombo("cache dtype", attn::dtype_name(e.cache_dtype))) {
+      for (attn::CostDtype d : {attn::CostDtype::float16, attn::CostDtype::bfloat16, attn::CostDtype::float32,
+                                attn::CostDtype::float64})
+        if (ImGui::Selectable(attn::dtype_name(d), d == e.cache_dtype)) e.cache_dtype = d, changed = true;
+      ImGui::EndCombo();
+    }
+    if (changed) set_cost_input(s, e);
+  }
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float x0 = ImGui::GetCursorPosX();
+  const float gap = fs * 1.5f;
+  const bool two_col = avail > fs * 44;
+  const float left_w = two_col ? std::floor((avail - gap) * 0.54f) : avail;
+  const float right_w = two_col ? avail - gap - left_w : avail;
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+
+  // --- arithmetic and memory
+  draw_work_table(r, ui, left_w, tf);
+
+  // --- K/V cache and the window
+  if (two_col) ImGui::SameLine(x0 + left_w + gap);
+  draw_cache_and_window(r, ui, right_w, tf);
+
+  // --- timing and the weights map
+  style::heading(ui.fonts, "Dense and tiled kernels, timed here");
+  draw_timing(s, ui, left_w, tf);
 
   if (two_col) ImGui::SameLine(x0 + left_w + gap);
   txt::begin_column(right_w);

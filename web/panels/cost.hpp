@@ -12,7 +12,7 @@
 
 #include "lessons/cost.hpp"
 #include "json/json_case.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 

@@ -10,18 +10,22 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/recall.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights",
-    dropout_state_json, apply_dropout_json, error_of<&AppState::dropout>, dropout_inputs_json, draw_dropout_panel};
+    json_entry<DropoutState, dropout_state_json>, apply_entry<DropoutState, apply_dropout_json>,
+    error_entry<DropoutState>, json_entry<DropoutState, dropout_inputs_json>, [](AppState& s, Ui& ui) {
+      draw_dropout_panel(state_of<DropoutState>(s), ui);
+      draw_recall_strip(s, ui, "dropout");  // the check-yourself strip, under the panel's checks
+    }};
 const PanelDef& dropout_panel() { return kPanel; }
 
-bool set_dropout(AppState& s, double p, std::uint64_t seed) {
-  DropoutState& d = s.dropout;
+bool set_dropout(DropoutState& d, double p, std::uint64_t seed) {
   const attn::SelfAttentionResult& a = lesson_model().attention;
   return guarded(d.error, [&] {
     attn::AttentionDropout r = attn::apply_attention_dropout(a.attention, a.value, p, seed);
@@ -31,24 +35,22 @@ bool set_dropout(AppState& s, double p, std::uint64_t seed) {
     d.p = p;
     d.seed = seed;
     d.result = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
-void init_dropout(AppState& s) { set_dropout(s, s.dropout.p, s.dropout.seed); }
+void init_dropout(DropoutState& d) { set_dropout(d, d.p, d.seed); }
 
-Json dropout_inputs_json(const AppState& s) { return ::attn::obj({{"p", s.dropout.p}, {"seed", s.dropout.seed}}); }
+Json dropout_inputs_json(const DropoutState& d) { return ::attn::obj({{"p", d.p}, {"seed", d.seed}}); }
 
-Json dropout_state_json(const AppState& s) {
-  const DropoutState& d = s.dropout;
+Json dropout_state_json(const DropoutState& d) {
   Json r = attn::to_json(d.result);
   r["tokens"] = lesson_model().tokens;
   r["weights"] = attn::to_json(lesson_model().attention.attention.weights);
-  return ::attn::obj({{"inputs", dropout_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(d.error)}});
+  return ::attn::obj({{"inputs", dropout_inputs_json(d)}, {"result", std::move(r)}, {"error", error_value(d.error)}});
 }
 
-bool apply_dropout_json(AppState& s, const Json& patch) {
-  DropoutState& d = s.dropout;
+bool apply_dropout_json(DropoutState& d, const Json& patch) {
   double p = d.p;
   std::uint64_t seed = d.seed;
   each(patch, [&](const std::string& k, const Json& v) {
@@ -59,13 +61,12 @@ bool apply_dropout_json(AppState& s, const Json& patch) {
     else
       refuse("unknown dropout input '" + k + "'");
   });
-  return set_dropout(s, p, seed);
+  return set_dropout(d, p, seed);
 }
 
 // --- drawing -------------------------------------------------------------------------------
 
-void draw_dropout_panel(AppState& s, Ui& ui) {
-  DropoutState& d = s.dropout;
+void draw_dropout_panel(DropoutState& d, Ui& ui) {
   const attn::AttentionDropout& r = d.result;
   const attn::SelfAttentionResult& a = lesson_model().attention;
   const std::vector<std::string>& tokens = lesson_model().tokens;
@@ -84,18 +85,18 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
   const bool one_row = ImGui::GetContentRegionAvail().x > fs * 44;  // else the seed goes on a second line
   float p = static_cast<float>(d.p);
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 14.0f, "p"));
-  if (widgets::slider_float("p", &p, 0.0f, 1.0f, "%.2f")) set_dropout(s, p, d.seed);
+  if (widgets::slider_float("p", &p, 0.0f, 1.0f, "%.2f")) set_dropout(d, p, d.seed);
   widgets::same_line_if_fits(widgets::button_width("p = 0"));
-  if (ImGui::Button("p = 0")) set_dropout(s, 0.0, d.seed);
+  if (ImGui::Button("p = 0")) set_dropout(d, 0.0, d.seed);
   widgets::same_line_if_fits(widgets::button_width("p = 1"));
-  if (ImGui::Button("p = 1")) set_dropout(s, 1.0, d.seed);
+  if (ImGui::Button("p = 1")) set_dropout(d, 1.0, d.seed);
   if (one_row) ImGui::SameLine(0, fs * 1.5f);
   ImGui::SetNextItemWidth(fs * 7.0f);
   std::uint64_t seed = d.seed;
   const std::uint64_t one = 1;
-  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) set_dropout(s, d.p, seed);
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) set_dropout(d, d.p, seed);
   widgets::same_line_if_fits(widgets::button_width("New mask"));
-  if (ImGui::Button("New mask")) set_dropout(s, d.p, d.seed + 1);
+  if (ImGui::Button("New mask")) set_dropout(d, d.p, d.seed + 1);
 
   // The returned and the dropped weights side by side, sharing the colour range 0..1/(1 - p) (so a
   // kept weight looks brighter after the rescaling) and one legend; the keep mask below them.
@@ -123,7 +124,7 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
     spec.vmin = 0.0;
     spec.vmax = vmax;
     spec.value_name = value_name;
-    spec.version = s.generation;
+    spec.version = generation();
     spec.numbers = true;
     spec.legend = false;
     spec.width = w;
@@ -162,7 +163,7 @@ void draw_dropout_panel(AppState& s, Ui& ui) {
       "weight itself; a single sample is not. The output of this step is the dropped weights times V.");
   txt::end_column(note_w);
 
-  draw_checks_and_recall(s, ui, r.checks, "dropout");
+  draw_checks(ui, r.checks);
 }
 
 }  // namespace app

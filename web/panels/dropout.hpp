@@ -8,11 +8,10 @@
 #include <vector>
 
 #include "json/lesson_json.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
-struct AppState;
 struct Ui;
 
 struct DropoutState {
@@ -25,20 +24,20 @@ struct DropoutState {
 };
 
 /// p = 0.25, seed 17 (cannot fail).
-void init_dropout(AppState& s);
+void init_dropout(DropoutState& d);
 /// Recompute through attn::apply_attention_dropout; false (error recorded, last good kept) on bad input.
-bool set_dropout(AppState& s, double p, std::uint64_t seed);
+bool set_dropout(DropoutState& d, double p, std::uint64_t seed);
 
 // --- JSON (the registry's entry) ---------------------------------------------------------
 /// What set() takes back and a link carries: {p, seed}.
-attn::Json dropout_inputs_json(const AppState& s);
+attn::Json dropout_inputs_json(const DropoutState& d);
 /// {"inputs", "result": attn::to_json(AttentionDropout) + tokens, weights, "error"}.
-attn::Json dropout_state_json(const AppState& s);
+attn::Json dropout_state_json(const DropoutState& d);
 /// set({dropout: patch}); false when the setter refused. A malformed patch throws PatchError.
-bool apply_dropout_json(AppState& s, const attn::Json& patch);
+bool apply_dropout_json(DropoutState& d, const attn::Json& patch);
 
 /// Inverted attention dropout: pre-dropout weights, keep mask, dropped weights, row sums.
-void draw_dropout_panel(AppState& s, Ui& ui);
+void draw_dropout_panel(DropoutState& d, Ui& ui);
 
 struct PanelDef;
 /// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.

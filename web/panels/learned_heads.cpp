@@ -5,6 +5,7 @@
 // Every number comes from core/lessons/learned_heads/ through the setters in this file (the
 // training slice runs before the frame is drawn); this file only formats and forwards edits.
 #include "panels/learned_heads.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -18,7 +19,7 @@
 #include "attn/error.hpp"
 #include "attn/masks.hpp"
 #include "learn/model.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/checkpoint.hpp"
 #include "lessons/model_export.hpp"
 #include "panels/train_worker.hpp"
@@ -153,7 +154,7 @@ void start_over(AppState& s) {
   for (int i = 0; i < t; ++i) h.tokens.push_back(std::to_string(h.heldout.batch.tokens[static_cast<size_t>(i)]));
   add_snapshot(s);
   rebuild_curve(h);
-  ++s.generation;
+  changed();
 }
 
 void update_combined(AppState& s) {
@@ -182,7 +183,7 @@ void update_combined(AppState& s) {
     c.eval = lh::evaluate(tr.model(), tr.layout(), tr.params(), h.heldout, &iv);
     h.combined = std::move(c);
   });
-  ++s.generation;
+  changed();
 }
 
 }  // namespace
@@ -262,7 +263,7 @@ void learned_heads_extrapolation_start(AppState& s) {
       for (size_t p = 0; p < a.counted.size() && p < h.loaded_extrapolation_curve.size(); ++p)
         if (a.counted[p] > 0) h.loaded_extrapolation_curve[p] = static_cast<double>(a.correct[p]) / a.counted[p];
     });
-    ++s.generation;
+    changed();
     return;
   }
   computed(h.error, [&] {
@@ -270,18 +271,18 @@ void learned_heads_extrapolation_start(AppState& s) {
     h.extrapolation_running = true;
     rebuild_extrapolation_accuracy(h);
   });
-  ++s.generation;
+  changed();
 }
 
 void learned_heads_extrapolation_pause(AppState& s) {
   s.learned_heads.extrapolation_running = false;
-  ++s.generation;
+  changed();
 }
 
 void learned_heads_extrapolation_continue(AppState& s) {
   LearnedHeadsState& h = s.learned_heads;
   if (h.extrapolation && !h.extrapolation->done()) h.extrapolation_running = true;
-  ++s.generation;
+  changed();
 }
 
 void learned_heads_train(AppState& s) {
@@ -294,7 +295,7 @@ void learned_heads_pause(AppState& s) {
   if (!run_paused(h.run, h.trainer && h.trainer->done())) return;
   // The maps and scores of the step it stopped at (besides the every-100-steps ones).
   computed(h.error, [&] { add_snapshot(s); });
-  ++s.generation;
+  changed();
 }
 
 void learned_heads_continue(AppState& s) {
@@ -303,7 +304,7 @@ void learned_heads_continue(AppState& s) {
   run_resumed(h.run, h.trainer->step());
   h.intervention_study.reset();  // a big model's study of the paused step: its step is left behind
   h.combined.reset();
-  ++s.generation;
+  changed();
 }
 
 void learned_heads_reset(AppState& s) { start_over(s); }
@@ -327,12 +328,12 @@ static bool learned_heads_wants_checkpoint(const AppState& s, bool shown) {
 
 static void learned_heads_checkpoint_failed(AppState& s, const std::string& message) {
   run_checkpoint_failed(s.learned_heads.run, message);
-  ++s.generation;
+  changed();
 }
 
 static bool learned_heads_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size) {
   LearnedHeadsState& h = s.learned_heads;
-  ++s.generation;
+  changed();
   const auto take = [&] {
     lh::HeadsRun run = default_run_from_checkpoint(data, size, lh::heads_run_from_checkpoint, lh::heads_config_json,
                                                    learned_heads_config(LearnedHeadsInput{}));
@@ -384,7 +385,7 @@ bool tick_extrapolation(AppState& s, double budget_seconds) {
   if (!ok || st.done()) h.extrapolation_running = false;
   // Only a signal that finished adds a curve; the plotted ones do not change while the next trains.
   if (h.extrapolation_accuracy.size() != st.results().size()) rebuild_extrapolation_accuracy(h);
-  ++s.generation;
+  changed();
   return true;
 }
 }  // namespace
@@ -419,7 +420,7 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
     if (run_worker_tick(h.error, h.run, tr, kSnapshotEvery, kHeadsWorkerPace, [&] {
           if (tr.step() % kSnapshotEvery == 0 || tr.done()) add_snapshot(s);
         }, [&] { rebuild_curve(h); }))
-      ++s.generation;
+      changed();
     return true;
   }
   h.run.steps_in = tr.done() ? h.run.steps_in : "page";
@@ -429,7 +430,7 @@ bool tick_learned_heads(AppState& s, double budget_seconds) {
     return true;
   };
   if (run_tick(h.error, h.run, tr, budget_seconds, step_once, [&] { tick_run_end(s, budget_seconds); })) rebuild_curve(h);
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -445,7 +446,7 @@ void finish_interventions(AppState& s) {
   iv.decoding = st.decoding();
   h.interventions = std::move(iv);
   h.intervention_study.reset();
-  ++s.generation;
+  changed();
   if (!h.combined) {
     bool any = false;
     for (bool b : h.combo) any = any || b;
@@ -459,7 +460,7 @@ bool tick_interventions(AppState& s, double budget_seconds) {
   if (!h.intervention_study) return false;
   if (run_study_slice(h.error, budget_seconds, h.intervention_study) && h.intervention_study->done())
     finish_interventions(s);
-  ++s.generation;
+  changed();
   return true;
 }
 }  // namespace
@@ -487,7 +488,7 @@ bool begin_interventions(AppState& s, bool at_once) {
     h.intervention_study_step = tr.step();
     if (at_once) h.intervention_study->advance(h.intervention_study->units_total());
   });
-  ++s.generation;
+  changed();
   if (!ok) {
     h.intervention_study.reset();
     return false;
@@ -507,7 +508,7 @@ void select_learned_heads_snapshot(AppState& s, int index) {
   h.shown = std::max(0, std::min(index, last));
   h.follow = h.shown == last;
   rebuild_maps(h);
-  ++s.generation;
+  changed();
 }
 
 void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool mean) {
@@ -516,7 +517,7 @@ void set_learned_heads_combo(AppState& s, const std::vector<bool>& heads, bool m
   h.combo.resize(h.trainer ? static_cast<size_t>(h.trainer->model().layers * h.trainer->model().heads) : 0, false);
   h.combo_mean = mean;
   update_combined(s);
-  ++s.generation;
+  changed();
 }
 
 namespace {
@@ -530,7 +531,7 @@ std::string decoder_summary(const attn::learn::DecoderConfig& m) {
 
 bool learned_heads_install_model(AppState& s, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file) {
   LearnedHeadsState& h = s.learned_heads;
-  ++s.generation;
+  changed();
   auto loaded = std::make_shared<LearnedHeadsLoaded>(LearnedHeadsLoaded{file.model.decoder, std::move(file.params)});
   std::optional<ErrorInfo> e;
   if (!guarded(e, [&] { (void)make_trainer(h.input, loaded.get()); })) {  // the task must fit the model
@@ -550,7 +551,7 @@ bool learned_heads_install_model(AppState& s, const std::string& name, std::size
 
 void learned_heads_model_refused(AppState& s, const std::string& code, const std::string& message) {
   run_model_refused(s.learned_heads.run, s.learned_heads.error, code, message);
-  ++s.generation;
+  changed();
 }
 
 std::string learned_heads_export(const AppState& s, const std::string& which, std::string& file_name) {

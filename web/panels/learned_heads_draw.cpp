@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "lesson_ui.hpp"
-#include "app_state.hpp"
+#include "panels/lesson_ui.hpp"
+#include "app/app_state.hpp"
 #include "panels/learned_heads.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
@@ -286,32 +286,91 @@ void draw_controls(AppState& s) {
   draw_run_controls(s, h.run, progress_of(tr, cur.steps), text, kRunActions);
 }
 
-void draw_body(AppState& s, Ui& ui) {
-  LearnedHeadsState& h = s.learned_heads;
+// Every head's map: the snapshot shown beside step 0 (scores only where the checkpoint has no maps).
+void draw_every_map(LearnedHeadsState& h, const lh::HeadsSnapshot* snap, int heads, Ui& ui) {
+  style::heading(ui.fonts, "Every head's map");
+  const txt::TwoColumns mc = txt::two_columns(0.5f);
+  txt::begin_column(mc.left_w);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::Text("Step %d", snap->step);
+  ImGui::PopFont();
+  if (!h.maps.empty()) {
+    map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu, ui.fonts.small);
+  } else {
+    txt::note(("The shipped checkpoint records every snapshot's scores and accuracy, but the maps only of step 0 "
+               "and step " + std::to_string(h.snapshots.back().step) +
+               " (their weights are known). Train records the maps of every saved step (the same run, bit for "
+               "bit). Scores at step " + std::to_string(snap->step) + ":")
+                  .c_str());
+    for (size_t i = 0; i < snap->scores.size(); ++i) {
+      std::string line = head_name(static_cast<int>(i), heads);
+      for (const lh::HeadScoreDef& def : lh::head_score_table())
+        line += std::string("  ") + def.label + " " + two(snap->scores[i].*def.field);
+      ImGui::TextDisabled("%s", line.c_str());
+    }
+  }
+  mc.to_right();
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Step 0 (initial weights)");
+  ImGui::PopFont();
+  map_grid("initial", h.maps_initial, h.snapshots.front().scores, h, heads, mc.right_w, ui.gpu, ui.fonts.small);
+  txt::end_column(mc.right_w);
+  std::string legend = "Rows are queries, columns keys; weights from 0 (dark) to 1 (yellow), hatched cells are masked "
+                       "(causal). Scores on the " + std::to_string(lh::kHeadsHeldout) + " held-out sequences: ";
+  for (const lh::HeadScoreDef& def : lh::head_score_table())
+    legend += std::string(&def == &lh::head_score_table().front() ? "" : ", ") + def.label + " = " + def.caption;
+  txt::note((legend + ".").c_str());
+}
+
+// Parallel vs sequential: the teacher-forced pass, the K/V-cache pass and generation, measured;
+// why the shifted targets make the diagonal legal.
+void draw_parallel_vs_sequential(const LearnedHeadsInterventions& iv, Ui& ui) {
+  style::heading(ui.fonts, "Parallel vs sequential");
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextWrapped("Training is parallel, generation is sequential.");
+  ImGui::PopFont();
+  const lh::DecodeComparison& d = iv.decoding;
+  ImGui::TextWrapped("teacher forced: one forward gave all %d positions; editing a token moved no earlier "
+                     "position by more than %s",
+                     d.teacher_forced_positions, exact_number(d.future_edit_max_diff).c_str());
+  ImGui::TextWrapped("K/V-cache pass, one position after another: the same logits, max |difference| %s",
+                     exact_number(d.max_logit_diff).c_str());
+  ImGui::TextWrapped("generation: forcing the token fed at a step moved that step's logits in %d of %d steps and "
+                     "no earlier step by more than %s; a token forced at step %d moved %d of the %d steps after "
+                     "it. %d evaluations, each waiting for the previous one's output.",
+                     d.dependent_steps, d.teacher_forced_positions - 1, exact_number(d.forced_earlier_max_diff).c_str(),
+                     d.forced_at, d.later_moved, d.later_steps, d.sequential_steps);
+  txt::note("Every input of the teacher-forced pass is known, so all positions are computed at once (that is "
+            "why training is parallel). Generation from the first token feeds each step the token the step "
+            "before chose; replacing that token is how the dependency is measured here.");
+  ImGui::TextWrapped("prompt (up to the repeat's first token): %s", tokens_text(d.prompt).c_str());
+  ImGui::TextWrapped("greedy continuation: %s", tokens_text(d.generated).c_str());
+  ImGui::TextWrapped("the run's continuation:  %s", tokens_text(d.expected).c_str());
+  txt::note((std::to_string(d.correct) + " of " + std::to_string(d.expected.size()) +
+             " generated tokens equal the run (model at step " + std::to_string(iv.step) + "). Over all " +
+             std::to_string(d.batch_sequences) + " held-out sequences: " + std::to_string(d.batch_correct) +
+             " of " + std::to_string(d.batch_expected) + " generated tokens right (" +
+             pct(d.batch_expected ? static_cast<double>(d.batch_correct) / d.batch_expected : 0.0) + "), " +
+             std::to_string(d.batch_complete) + " continuations right to the end. Generation feeds back its "
+             "own tokens, so one wrong token can derail the rest.").c_str());
+
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextWrapped("Shifting the targets by one makes the diagonal legal.");
+  ImGui::PopFont();
+  txt::note("Position i is trained to predict token i + 1: the input is the sequence, the target the same "
+            "sequence shifted left by one. So query i may attend to key i, its own token (the diagonal of the "
+            "causal mask), because its answer sits at key i + 1, which the mask hides. Without the shift the "
+            "answer would be on the diagonal and the model could copy it.");
+  ImGui::TextWrapped("Measured on the display sequence: for each cut c (%d cuts), every token after c was edited; "
+                     "the logits of positions 0..c moved by at most %s (the targets never reach their own "
+                     "prediction), while position c + 1, which reads the first edited token, moved by up to %s.",
+                     d.future_edits, exact_number(d.future_edit_max_diff).c_str(),
+                     short_number(d.target_edit_max_diff, 3).c_str());
+}
+
+// The training loss of the predictable and the other positions, against log V.
+void draw_loss_curve(const LearnedHeadsState& h, float width) {
   const float fs = ImGui::GetFontSize();
-  const LearnedHeadsInput& cur = h.input;
-  const lh::HeadsTrainer* tr = h.trainer.get();
-  const int heads = tr ? tr->model().heads : cur.heads;
-
-  const std::string intro =
-      (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
-                : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
-      "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
-      "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
-      "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
-      "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
-      "does, whatever it does.";
-  txt::para(intro.c_str());
-  style::error_box(h.error);
-
-  draw_inputs(s);
-  draw_controls(s);
-  if (!tr) return;
-
-  const txt::TwoColumns col = txt::two_columns(0.55f);
-  // --- loss curve
-  txt::begin_column(col.left_w);
-  style::heading(ui.fonts, "Loss while training");
   {
     const double uniform = h.uniform_loss;
     double ymax = uniform * 1.15;
@@ -325,114 +384,51 @@ void draw_body(AppState& s, Ui& ui) {
     series.push_back(plot::Series{"log V", std::vector<double>(xs.size(), uniform),
                                   IM_COL32(120, 120, 120, 255), true});
     if (h.curve_x.size() < 2) {
-      xs = {0.0, static_cast<double>(tr->config().steps)};
+      xs = {0.0, static_cast<double>(h.trainer->config().steps)};
       series.resize(1);
       series[0] = plot::Series{"log V", {uniform, uniform}, IM_COL32(120, 120, 120, 255), true};
     }
-    plot::line_plot("loss", xs, series, false, 0.0, ymax, col.left_w, fs * 13, "step", "cross-entropy", 6, false);
+    plot::line_plot("loss", xs, series, false, 0.0, ymax, width, fs * 13, "step", "cross-entropy", 6, false);
     txt::note(h.loss_caption.c_str());
   }
-  col.to_right();
-  style::heading(ui.fonts, "Held-out data");
-  const lh::HeadsSnapshot* snap = h.snapshots.empty() ? nullptr : &h.snapshots[static_cast<size_t>(h.shown)];
-  if (!h.snapshots.empty()) {
-    int idx = h.shown;
-    ImGui::SetNextItemWidth(std::max(fs * 8, col.right_w - widgets::labeled_width(0, "snapshot")));
-    char fmt[64];
-    std::snprintf(fmt, sizeof fmt, "step %d", snap->step);
-    if (widgets::slider_int("snapshot", &idx, 0, static_cast<int>(h.snapshots.size()) - 1, fmt))
-      defer_edit(s, [idx](AppState& st) { select_learned_heads_snapshot(st, idx); });
-    snap = &h.snapshots[static_cast<size_t>(h.shown)];
-    ImGui::Text("At step %d: accuracy %s, loss %s", snap->step, pct(snap->eval.accuracy).c_str(),
-                short_number(snap->eval.loss, 3).c_str());
-    ImGui::TextDisabled("%d predictable positions in 32 held-out sequences; other positions' loss %s", snap->eval.counted,
-                        short_number(snap->eval.other_loss, 3).c_str());
-    txt::note("Snapshots every 100 steps (and at step 0 and the last step), on sequences the training never "
-              "draws. Drag the slider to see the maps and scores of that step.");
-    // When each pattern appears, and whether the accuracy comes with it.
-    if (h.score_steps.size() >= 2) {
-      std::vector<plot::Series> series{
-          plot::Series{"accuracy", h.score_accuracy, IM_COL32(31, 111, 178, 255), false},
-          plot::Series{"ind", h.score_induction, IM_COL32(200, 60, 40, 255), false},
-          plot::Series{"prev", h.score_previous, IM_COL32(60, 150, 60, 255), true}};
-      plot::line_plot("scores by step", h.score_steps, series, false, 0.0, 1.0, col.right_w, fs * 10, "step", "held-out", 5, false);
-      txt::note("Held-out accuracy and the best head's induction (ind) and previous-token (prev) scores at each "
-                "snapshot: when each pattern appears, and whether the accuracy comes with it.");
-    }
+}
+
+// The interventions' button, or their progress while they run in slices, and what they measured.
+void draw_intervention_controls(AppState& s, Ui& ui) {
+  const LearnedHeadsState& h = s.learned_heads;
+  style::heading(ui.fonts, "Scores and interventions");
+  const lh::HeadsTrainer& t = *h.trainer;
+  const bool fresh = h.interventions && h.interventions->step == t.step();
+  if (h.intervention_study) {
+    // the progress bar below stands in for the button until the study ends
+  } else if (!h.run.running) {
+    if (ImGui::Button(fresh ? "Run interventions again" : "Run interventions at this step"))
+      defer_edit(s, [](AppState& st) { run_learned_heads_interventions(st); });
+  } else {
+    widgets::dim_wrapped("Interventions run when training is paused or done (and once at the end).");
   }
-  const lh::InductionLayout& lay = h.heldout.layouts.front();
-  txt::note(("The display sequence (" + std::to_string(h.tokens.size()) + " tokens): the run of " +
-             std::to_string(lay.run) + " starts at position " + std::to_string(lay.prefix) +
-             " and repeats at position " + std::to_string(lay.repeat_start()) + ".")
-                .c_str());
-  ImGui::TextWrapped("%s", tokens_text(std::vector<int>(h.heldout.batch.tokens.begin(),
-                                                        h.heldout.batch.tokens.begin() + h.heldout.batch.t))
-                               .c_str());
-  txt::end_column(col.right_w);
+  if (h.intervention_study) {
+    const lh::HeadsInterventionStudy& st = *h.intervention_study;
+    draw_study_progress(
+        st.units_done(), st.units_total(),
+        h.run.running ? "Measuring the trained model at step " + std::to_string(h.intervention_study_step) + " (" +
+                            st.phase() + "), a slice per frame like the training, so that drawing goes on."
+                      : "Measuring the model at step " + std::to_string(h.intervention_study_step) + " in slices (" +
+                            st.phase() +
+                            "): it is too big for one frame, so each frame runs one pass over the 32 held-out sequences.");
+  }
+  if (h.interventions) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("ablation and patching at step %d, held-out loss %s, accuracy %s", h.interventions->step,
+                        short_number(h.interventions->ablation.base.loss, 3).c_str(),
+                        pct(h.interventions->ablation.base.accuracy).c_str());
+  }
+}
 
-  // --- every head's map: trained beside step 0
-  if (snap) {
-    style::heading(ui.fonts, "Every head's map");
-    const txt::TwoColumns mc = txt::two_columns(0.5f);
-    txt::begin_column(mc.left_w);
-    ImGui::PushFont(ui.fonts.bold);
-    ImGui::Text("Step %d", snap->step);
-    ImGui::PopFont();
-    if (!h.maps.empty()) {
-      map_grid("trained", h.maps, snap->scores, h, heads, mc.left_w, ui.gpu, ui.fonts.small);
-    } else {
-      txt::note(("The shipped checkpoint records every snapshot's scores and accuracy, but the maps only of step 0 "
-                 "and step " + std::to_string(h.snapshots.back().step) +
-                 " (their weights are known). Train records the maps of every saved step (the same run, bit for "
-                 "bit). Scores at step " + std::to_string(snap->step) + ":")
-                    .c_str());
-      for (size_t i = 0; i < snap->scores.size(); ++i) {
-        std::string line = head_name(static_cast<int>(i), heads);
-        for (const lh::HeadScoreDef& def : lh::head_score_table())
-          line += std::string("  ") + def.label + " " + two(snap->scores[i].*def.field);
-        ImGui::TextDisabled("%s", line.c_str());
-      }
-    }
-    mc.to_right();
-    ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted("Step 0 (initial weights)");
-    ImGui::PopFont();
-    map_grid("initial", h.maps_initial, h.snapshots.front().scores, h, heads, mc.right_w, ui.gpu, ui.fonts.small);
-    txt::end_column(mc.right_w);
-    std::string legend = "Rows are queries, columns keys; weights from 0 (dark) to 1 (yellow), hatched cells are masked "
-                         "(causal). Scores on the " + std::to_string(lh::kHeadsHeldout) + " held-out sequences: ";
-    for (const lh::HeadScoreDef& def : lh::head_score_table())
-      legend += std::string(&def == &lh::head_score_table().front() ? "" : ", ") + def.label + " = " + def.caption;
-    txt::note((legend + ".").c_str());
-
-    // --- per-head table
-    style::heading(ui.fonts, "Scores and interventions");
-    const lh::HeadsTrainer& t = *tr;
-    const bool fresh = h.interventions && h.interventions->step == t.step();
-    if (h.intervention_study) {
-      // the progress bar below stands in for the button until the study ends
-    } else if (!h.run.running) {
-      if (ImGui::Button(fresh ? "Run interventions again" : "Run interventions at this step"))
-        defer_edit(s, [](AppState& st) { run_learned_heads_interventions(st); });
-    } else {
-      widgets::dim_wrapped("Interventions run when training is paused or done (and once at the end).");
-    }
-    if (h.intervention_study) {
-      const lh::HeadsInterventionStudy& st = *h.intervention_study;
-      draw_study_progress(
-          st.units_done(), st.units_total(),
-          h.run.running ? "Measuring the trained model at step " + std::to_string(h.intervention_study_step) + " (" +
-                              st.phase() + "), a slice per frame like the training, so that drawing goes on."
-                        : "Measuring the model at step " + std::to_string(h.intervention_study_step) + " in slices (" +
-                              st.phase() +
-                              "): it is too big for one frame, so each frame runs one pass over the 32 held-out sequences.");
-    }
-    if (h.interventions) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("ablation and patching at step %d, held-out loss %s, accuracy %s", h.interventions->step,
-                          short_number(h.interventions->ablation.base.loss, 3).c_str(),
-                          pct(h.interventions->ablation.base.accuracy).c_str());
-    }
+// The per-head table: the snapshot's scores, each head's ablation and patching. Returns the
+// symmetric display range of its Îloss cells (the legend's).
+double draw_scores_table(const LearnedHeadsState& h, const lh::HeadsSnapshot* snap, int heads) {
+  const float fs = ImGui::GetFontSize();
     const int n = static_cast<int>(snap->scores.size());
     // Narrow screens: the table scrolls sideways (ScrollX, which needs an explicit height)
     // instead of squeezing its columns.
@@ -491,6 +487,83 @@ void draw_body(AppState& s, Ui& ui) {
       }
       ImGui::EndTable();
     }
+  return delta_range;
+}
+
+void draw_body(AppState& s, Ui& ui) {
+  LearnedHeadsState& h = s.learned_heads;
+  const float fs = ImGui::GetFontSize();
+  const LearnedHeadsInput& cur = h.input;
+  const lh::HeadsTrainer* tr = h.trainer.get();
+  const int heads = tr ? tr->model().heads : cur.heads;
+
+  const std::string intro =
+      (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
+                : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
+      "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
+      "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
+      "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
+      "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
+      "does, whatever it does.";
+  txt::para(intro.c_str());
+  style::error_box(h.error);
+
+  draw_inputs(s);
+  draw_controls(s);
+  if (!tr) return;
+
+  const txt::TwoColumns col = txt::two_columns(0.55f);
+  // --- loss curve
+  txt::begin_column(col.left_w);
+  style::heading(ui.fonts, "Loss while training");
+  draw_loss_curve(h, col.left_w);
+  col.to_right();
+
+  style::heading(ui.fonts, "Held-out data");
+  const lh::HeadsSnapshot* snap = h.snapshots.empty() ? nullptr : &h.snapshots[static_cast<size_t>(h.shown)];
+  if (!h.snapshots.empty()) {
+    int idx = h.shown;
+    ImGui::SetNextItemWidth(std::max(fs * 8, col.right_w - widgets::labeled_width(0, "snapshot")));
+    char fmt[64];
+    std::snprintf(fmt, sizeof fmt, "step %d", snap->step);
+    if (widgets::slider_int("snapshot", &idx, 0, static_cast<int>(h.snapshots.size()) - 1, fmt))
+      defer_edit(s, [idx](AppState& st) { select_learned_heads_snapshot(st, idx); });
+    snap = &h.snapshots[static_cast<size_t>(h.shown)];
+    ImGui::Text("At step %d: accuracy %s, loss %s", snap->step, pct(snap->eval.accuracy).c_str(),
+                short_number(snap->eval.loss, 3).c_str());
+    ImGui::TextDisabled("%d predictable positions in 32 held-out sequences; other positions' loss %s", snap->eval.counted,
+                        short_number(snap->eval.other_loss, 3).c_str());
+    txt::note("Snapshots every 100 steps (and at step 0 and the last step), on sequences the training never "
+              "draws. Drag the slider to see the maps and scores of that step.");
+    // When each pattern appears, and whether the accuracy comes with it.
+    if (h.score_steps.size() >= 2) {
+      std::vector<plot::Series> series{
+          plot::Series{"accuracy", h.score_accuracy, IM_COL32(31, 111, 178, 255), false},
+          plot::Series{"ind", h.score_induction, IM_COL32(200, 60, 40, 255), false},
+          plot::Series{"prev", h.score_previous, IM_COL32(60, 150, 60, 255), true}};
+      plot::line_plot("scores by step", h.score_steps, series, false, 0.0, 1.0, col.right_w, fs * 10, "step", "held-out", 5, false);
+      txt::note("Held-out accuracy and the best head's induction (ind) and previous-token (prev) scores at each "
+                "snapshot: when each pattern appears, and whether the accuracy comes with it.");
+    }
+  }
+  const lh::InductionLayout& lay = h.heldout.layouts.front();
+  txt::note(("The display sequence (" + std::to_string(h.tokens.size()) + " tokens): the run of " +
+             std::to_string(lay.run) + " starts at position " + std::to_string(lay.prefix) +
+             " and repeats at position " + std::to_string(lay.repeat_start()) + ".")
+                .c_str());
+  ImGui::TextWrapped("%s", tokens_text(std::vector<int>(h.heldout.batch.tokens.begin(),
+                                                        h.heldout.batch.tokens.begin() + h.heldout.batch.t))
+                               .c_str());
+  txt::end_column(col.right_w);
+
+  // --- every head's map: trained beside step 0
+  if (snap) {
+    draw_every_map(h, snap, heads, ui);
+
+    // --- per-head table
+    draw_intervention_controls(s, ui);
+    const int n = static_cast<int>(snap->scores.size());
+    const double delta_range = draw_scores_table(h, snap, heads);
     if (h.interventions)
       diverging_legend("\xCE\x94loss legend", delta_range, fs * 3.0f, "loss falls without the head",
                        "loss rises without the head");
@@ -555,47 +628,7 @@ void draw_body(AppState& s, Ui& ui) {
       txt::end_column(sc.right_w);
 
       // --- parallel vs sequential
-      style::heading(ui.fonts, "Parallel vs sequential");
-      ImGui::PushFont(ui.fonts.bold);
-      ImGui::TextWrapped("Training is parallel, generation is sequential.");
-      ImGui::PopFont();
-      const lh::DecodeComparison& d = iv.decoding;
-      ImGui::TextWrapped("teacher forced: one forward gave all %d positions; editing a token moved no earlier "
-                         "position by more than %s",
-                         d.teacher_forced_positions, exact_number(d.future_edit_max_diff).c_str());
-      ImGui::TextWrapped("K/V-cache pass, one position after another: the same logits, max |difference| %s",
-                         exact_number(d.max_logit_diff).c_str());
-      ImGui::TextWrapped("generation: forcing the token fed at a step moved that step's logits in %d of %d steps and "
-                         "no earlier step by more than %s; a token forced at step %d moved %d of the %d steps after "
-                         "it. %d evaluations, each waiting for the previous one's output.",
-                         d.dependent_steps, d.teacher_forced_positions - 1, exact_number(d.forced_earlier_max_diff).c_str(),
-                         d.forced_at, d.later_moved, d.later_steps, d.sequential_steps);
-      txt::note("Every input of the teacher-forced pass is known, so all positions are computed at once (that is "
-                "why training is parallel). Generation from the first token feeds each step the token the step "
-                "before chose; replacing that token is how the dependency is measured here.");
-      ImGui::TextWrapped("prompt (up to the repeat's first token): %s", tokens_text(d.prompt).c_str());
-      ImGui::TextWrapped("greedy continuation: %s", tokens_text(d.generated).c_str());
-      ImGui::TextWrapped("the run's continuation:  %s", tokens_text(d.expected).c_str());
-      txt::note((std::to_string(d.correct) + " of " + std::to_string(d.expected.size()) +
-                 " generated tokens equal the run (model at step " + std::to_string(iv.step) + "). Over all " +
-                 std::to_string(d.batch_sequences) + " held-out sequences: " + std::to_string(d.batch_correct) +
-                 " of " + std::to_string(d.batch_expected) + " generated tokens right (" +
-                 pct(d.batch_expected ? static_cast<double>(d.batch_correct) / d.batch_expected : 0.0) + "), " +
-                 std::to_string(d.batch_complete) + " continuations right to the end. Generation feeds back its "
-                 "own tokens, so one wrong token can derail the rest.").c_str());
-
-      ImGui::PushFont(ui.fonts.bold);
-      ImGui::TextWrapped("Shifting the targets by one makes the diagonal legal.");
-      ImGui::PopFont();
-      txt::note("Position i is trained to predict token i + 1: the input is the sequence, the target the same "
-                "sequence shifted left by one. So query i may attend to key i, its own token (the diagonal of the "
-                "causal mask), because its answer sits at key i + 1, which the mask hides. Without the shift the "
-                "answer would be on the diagonal and the model could copy it.");
-      ImGui::TextWrapped("Measured on the display sequence: for each cut c (%d cuts), every token after c was edited; "
-                         "the logits of positions 0..c moved by at most %s (the targets never reach their own "
-                         "prediction), while position c + 1, which reads the first edited token, moved by up to %s.",
-                         d.future_edits, exact_number(d.future_edit_max_diff).c_str(),
-                         short_number(d.target_edit_max_diff, 3).c_str());
+      draw_parallel_vs_sequential(iv, ui);
     } else {
       txt::note("No interventions yet: they run once at the end of a run, or with the button when paused.");
     }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 #include "panels/learned_heads.hpp"
 #include "learn/json_obj.hpp"
 

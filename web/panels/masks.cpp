@@ -10,7 +10,8 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/recall.hpp"
+#include "panels/lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "learn/json_obj.hpp"
 
@@ -18,22 +19,24 @@ namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see",
-    masks_state_json, apply_masks_json, error_of<&AppState::masks>, masks_inputs_json, draw_masks_panel};
+    json_entry<MasksState, masks_state_json>, apply_entry<MasksState, apply_masks_json>, error_entry<MasksState>,
+    json_entry<MasksState, masks_inputs_json>, [](AppState& s, Ui& ui) {
+      draw_masks_panel(state_of<MasksState>(s), ui);
+      draw_recall_strip(s, ui, "masking");  // the check-yourself strip, under the panel's checks
+    }};
 const PanelDef& masks_panel() { return kPanel; }
 
-bool set_masks_prefix(AppState& s, int from, double amount) {
-  MasksState& m = s.masks;
+bool set_masks_prefix(MasksState& m, int from, double amount) {
   return guarded(m.error, [&] {
     attn::PrefixIsolationResult r = attn::prefix_isolation(lesson_model().x, lesson_model().weights, from, amount);
     m.from = from;
     m.amount = amount;
     m.prefix = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
-bool set_masks_padding(AppState& s, int valid_length) {
-  MasksState& m = s.masks;
+bool set_masks_padding(MasksState& m, int valid_length) {
   return guarded(m.error, [&] {
     const int t = static_cast<int>(lesson_model().x.rows());
     attn::require_range("valid length", valid_length, 1, t);
@@ -42,12 +45,11 @@ bool set_masks_padding(AppState& s, int valid_length) {
     attn::KeyPaddingResult r = attn::key_padding_experiment(lesson_model().x, lesson_model().weights, valid, 100.0);
     m.valid_length = valid_length;
     m.padding = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
-bool set_masks_empty_allowed(AppState& s, const attn::BoolMatrix& allowed) {
-  MasksState& m = s.masks;
+bool set_masks_empty_allowed(MasksState& m, const attn::BoolMatrix& allowed) {
   const attn::SelfAttentionResult& a = lesson_model().attention;
   return guarded(m.error, [&] {
     attn::MaskSpec spec;
@@ -55,12 +57,11 @@ bool set_masks_empty_allowed(AppState& s, const attn::BoolMatrix& allowed) {
     attn::EmptyRowDemo r = attn::empty_row_demo(a.query, a.key, a.value, spec);
     m.empty_allowed = allowed;
     m.empty = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
-bool toggle_masks_empty_cell(AppState& s, int row, int col) {
-  MasksState& m = s.masks;
+bool toggle_masks_empty_cell(MasksState& m, int row, int col) {
   if (row < 0 || col < 0 || row >= m.empty_allowed.rows() || col >= m.empty_allowed.cols()) {
     m.error = ErrorInfo{"invalid_field", "cell (" + std::to_string(row) + ", " + std::to_string(col) +
                                              ") is outside the " + std::to_string(m.empty_allowed.rows()) + "x" +
@@ -69,16 +70,15 @@ bool toggle_masks_empty_cell(AppState& s, int row, int col) {
   }
   attn::BoolMatrix b = m.empty_allowed;
   b(row, col) = !b(row, col);
-  return set_masks_empty_allowed(s, b);
+  return set_masks_empty_allowed(m, b);
 }
 
-void set_masks_zero_policy(AppState& s, bool zero) {
-  s.masks.zero_policy = zero;
-  ++s.generation;
+void set_masks_zero_policy(MasksState& m, bool zero) {
+  m.zero_policy = zero;
+  changed();
 }
 
-bool set_masks_causal(AppState& s, int tq, int tk) {
-  MasksState& m = s.masks;
+bool set_masks_causal(MasksState& m, int tq, int tk) {
   return guarded(m.error, [&] {
     attn::require_range("Tq", tq, 1, 16);
     attn::require_range("Tk", tk, 1, 16);
@@ -88,22 +88,21 @@ bool set_masks_causal(AppState& s, int tq, int tk) {
     m.tq = tq;
     m.tk = tk;
     m.causal = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
-void init_masks(AppState& s) {
+void init_masks(MasksState& m) {
   const int t = static_cast<int>(lesson_model().x.rows());
-  set_masks_prefix(s, 3, 100.0);
-  set_masks_padding(s, 4);
+  set_masks_prefix(m, 3, 100.0);
+  set_masks_padding(m, 4);
   attn::BoolMatrix grid = attn::BoolMatrix::Constant(t, t, true);
   grid.row(1).setConstant(false);  // query "cat" may attend to nothing
-  set_masks_empty_allowed(s, grid);
-  set_masks_causal(s, 3, 5);
+  set_masks_empty_allowed(m, grid);
+  set_masks_causal(m, 3, 5);
 }
 
-Json masks_inputs_json(const AppState& s) {
-  const MasksState& m = s.masks;
+Json masks_inputs_json(const MasksState& m) {
   return ::attn::obj({{"from", m.from},
               {"amount", m.amount},
               {"valid_length", m.valid_length},
@@ -113,9 +112,8 @@ Json masks_inputs_json(const AppState& s) {
               {"tk", m.tk}});
 }
 
-Json masks_state_json(const AppState& s) {
-  const MasksState& m = s.masks;
-  return ::attn::obj({{"inputs", masks_inputs_json(s)},
+Json masks_state_json(const MasksState& m) {
+  return ::attn::obj({{"inputs", masks_inputs_json(m)},
               {"result",
                ::attn::obj({{"tokens", lesson_model().tokens},
                 {"prefix", attn::to_json(m.prefix)},
@@ -126,8 +124,7 @@ Json masks_state_json(const AppState& s) {
               {"error", error_value(m.error)}});
 }
 
-bool apply_masks_json(AppState& s, const Json& patch) {
-  MasksState& m = s.masks;
+bool apply_masks_json(MasksState& m, const Json& patch) {
   int from = m.from, valid = m.valid_length, tq = m.tq, tk = m.tk;
   double amount = m.amount;
   bool prefix = false, padding = false, causal = false;
@@ -144,20 +141,20 @@ bool apply_masks_json(AppState& s, const Json& patch) {
     else if (k == "tk")
       tk = get_int(v, "tk", -1000000, 1000000), causal = true;
     else if (k == "zero_policy")
-      set_masks_zero_policy(s, get_bool(v, "zero_policy"));
+      set_masks_zero_policy(m, get_bool(v, "zero_policy"));
     else if (k == "empty_allowed") {
       attn::MaskSpec spec = attn::mask_from_json(::attn::obj({{"allowed", v}}));
-      ok = ok && set_masks_empty_allowed(s, *spec.allowed);
+      ok = ok && set_masks_empty_allowed(m, *spec.allowed);
     } else if (k == "toggle") {
       if (!v.is_array() || v.size() != 2) refuse("toggle takes [row, col]");
       ok = ok &&
-           toggle_masks_empty_cell(s, get_int(v[0], "row", -1000000, 1000000), get_int(v[1], "col", -1000000, 1000000));
+           toggle_masks_empty_cell(m, get_int(v[0], "row", -1000000, 1000000), get_int(v[1], "col", -1000000, 1000000));
     } else
       refuse("unknown masks input '" + k + "'");
   });
-  if (ok && prefix) ok = set_masks_prefix(s, from, amount);
-  if (ok && padding) ok = set_masks_padding(s, valid);
-  if (ok && causal) ok = set_masks_causal(s, tq, tk);
+  if (ok && prefix) ok = set_masks_prefix(m, from, amount);
+  if (ok && padding) ok = set_masks_padding(m, valid);
+  if (ok && causal) ok = set_masks_causal(m, tq, tk);
   return ok;
 }
 
@@ -173,40 +170,23 @@ std::vector<std::string> numbered(const char* prefix, attn::Index n) {
 
 }  // namespace
 
-void draw_masks_panel(AppState& s, Ui& ui) {
-  MasksState& m = s.masks;
-  const attn::LessonReplica& model = lesson_model();
-  const std::vector<std::string>& tokens = model.tokens;
+// 1. Prefix isolation: a change to later positions moves no earlier row under the causal mask.
+static void draw_prefix_isolation(MasksState& m, Ui& ui, float col_w) {
+  const std::vector<std::string>& tokens = lesson_model().tokens;
   const int t = static_cast<int>(tokens.size());
   const float fs = ImGui::GetFontSize();
-
-  txt::para(
-      "A mask decides which keys a query may use. It is applied to the scores before the softmax, so a "
-      "masked key gets exactly zero weight and its value never enters the sum. The model here is the "
-      "lesson script's own head (torch seed 17, replayed) on \"The cat sat on the mat\".");
-  txt::note(
-      "Masks here are allowed masks: true = may attend. PyTorch's attn_mask and key_padding_mask use "
-      "true = blocked. Hatched cells are masked.");
-  style::error_box(m.error);
-
-  // Columns start at x0 and x0 + col_w + gap.
-  const txt::TwoColumns cols = txt::two_columns(0.5f);
-  const float x0 = cols.x0, gap = cols.gap, col_w = cols.left_w;
-  const bool two_col = cols.two;
-
-  // --- 1. prefix isolation -----------------------------------------------------------
   txt::begin_column(col_w);
   style::heading(ui.fonts, "Changing the future cannot reach the past");
   ImGui::SetNextItemWidth(col_w * 0.32f);
   float amount = static_cast<float>(m.amount);
   if (widgets::slider_float("added to positions", &amount, -1000.0f, 1000.0f, "%+.0f"))
-    set_masks_prefix(s, m.from, amount);
+    set_masks_prefix(m, m.from, amount);
   widgets::same_line_if_fits(widgets::text_width(">=") + ImGui::GetStyle().ItemSpacing.x + fs * 4.0f);
   ImGui::TextUnformatted(">=");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(fs * 4.0f);
   int from = m.from;
-  if (widgets::slider_int("##from", &from, 1, std::max(1, t - 1))) set_masks_prefix(s, from, m.amount);
+  if (widgets::slider_int("##from", &from, 1, std::max(1, t - 1))) set_masks_prefix(m, from, m.amount);
   const attn::PrefixIsolationResult& pr = m.prefix;
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextWrapped("causal: prefix change = %s", exact_number(pr.causal_prefix_change).c_str());
@@ -229,21 +209,25 @@ void draw_masks_panel(AppState& s, Ui& ui) {
              "not merely small); without a mask every row moved. The highlighted row is the last one of the prefix.")
                 .c_str());
   txt::end_column(col_w);
+}
 
-  // --- 2. key padding ------------------------------------------------------------------
-  if (two_col) ImGui::SameLine(x0 + col_w + gap);
+// 2. Key padding: padded keys get no weight; padded query rows still produce outputs.
+static void draw_key_padding(MasksState& m, Ui& ui, float col_w) {
+  const std::vector<std::string>& tokens = lesson_model().tokens;
+  const int t = static_cast<int>(tokens.size());
+  const float fs = ImGui::GetFontSize();
   txt::begin_column(col_w);
   style::heading(ui.fonts, "Key padding");
   ImGui::SetNextItemWidth(col_w * 0.45f);
   int valid = m.valid_length;
-  if (widgets::slider_int("valid length", &valid, 1, t)) set_masks_padding(s, valid);
+  if (widgets::slider_int("valid length", &valid, 1, t)) set_masks_padding(m, valid);
   const attn::KeyPaddingResult& kp = m.padding;
   HeatmapSpec spec;  // padded query rows are marked beside the map, padded keys are hatched
   spec.values = &kp.attention.weights;
   spec.allowed = &kp.attention.allowed;
   spec.row_labels = &tokens;
   spec.col_labels = &tokens;
-  spec.version = s.generation;
+  spec.version = generation();
   spec.numbers = true;
   spec.legend = false;
   const char* kIgnored = "\xE2\x86\x90 ignored by the loss";  // beside the padded query rows
@@ -266,16 +250,21 @@ void draw_masks_panel(AppState& s, Ui& ui) {
   ImGui::TextWrapped("+100 on padded positions moves valid rows by %s, padded rows by %s",
               exact_number(kp.valid_rows_change).c_str(), short_number(kp.padded_rows_change, 3).c_str());
   txt::end_column(col_w);
+}
 
-  // --- 3. an empty row -----------------------------------------------------------------
+// 3. A query with no allowed key under the two policies, on a grid the learner clicks.
+static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
+  const std::vector<std::string>& tokens = lesson_model().tokens;
+  const int t = static_cast<int>(tokens.size());
+  const float fs = ImGui::GetFontSize();
   txt::begin_column(col_w);
   style::heading(ui.fonts, "A query with no allowed key");
   txt::note(
       "Click a cell to allow or mask it. The default policy refuses a row with nothing to attend to, "
       "as the lesson's reference does; the zero policy (PyTorch >= 2.5, FlashAttention) returns a zero row.");
-  if (ImGui::RadioButton("policy: error (default)", !m.zero_policy)) set_masks_zero_policy(s, false);
+  if (ImGui::RadioButton("policy: error (default)", !m.zero_policy)) set_masks_zero_policy(m, false);
   widgets::same_line_if_fits(widgets::check_width("policy: zero"), fs);
-  if (ImGui::RadioButton("policy: zero", m.zero_policy)) set_masks_zero_policy(s, true);
+  if (ImGui::RadioButton("policy: zero", m.zero_policy)) set_masks_zero_policy(m, true);
   const attn::EmptyRowDemo& er = m.empty;
   {
     std::vector<std::string> er_rows;
@@ -288,20 +277,20 @@ void draw_masks_panel(AppState& s, Ui& ui) {
     g.allowed = &er.allowed;
     g.row_labels = &er_rows;
     g.col_labels = &tokens;
-    g.version = s.generation;
+    g.version = generation();
     g.numbers = true;
     g.legend = false;
     g.width = col_w;
     g.max_cell = 40.0f;
     const HeatmapEvent ge = heatmap("empty_grid", g, ui.gpu);
-    if (ge.clicked_row >= 0 && ge.hovered_col >= 0) toggle_masks_empty_cell(s, ge.clicked_row, ge.hovered_col);
+    if (ge.clicked_row >= 0 && ge.hovered_col >= 0) toggle_masks_empty_cell(m, ge.clicked_row, ge.hovered_col);
   }
-  if (ImGui::Button("Allow everything")) set_masks_empty_allowed(s, attn::BoolMatrix::Constant(t, t, true));
+  if (ImGui::Button("Allow everything")) set_masks_empty_allowed(m, attn::BoolMatrix::Constant(t, t, true));
   widgets::same_line_if_fits(widgets::button_width("Mask every key of \"cat\""));
   if (ImGui::Button("Mask every key of \"cat\"")) {
     attn::BoolMatrix b = attn::BoolMatrix::Constant(t, t, true);
     if (t > 1) b.row(1).setConstant(false);
-    set_masks_empty_allowed(s, b);
+    set_masks_empty_allowed(m, b);
   }
   if (!m.zero_policy) {
     if (er.rejected) {
@@ -321,18 +310,20 @@ void draw_masks_panel(AppState& s, Ui& ui) {
         "sum to 1, so they are not a distribution; code downstream must know that.");
   }
   txt::end_column(col_w);
+}
 
-  // --- 4. causal alignments for Tq != Tk -----------------------------------------------
-  if (two_col) ImGui::SameLine(x0 + col_w + gap);
+// 4. The two causal alignments for Tq != Tk (top-left and bottom-right).
+static void draw_causal_alignments(MasksState& m, Ui& ui, float col_w) {
+  const float fs = ImGui::GetFontSize();
   txt::begin_column(col_w);
   style::heading(ui.fonts, "Causal with Tq \xE2\x89\xA0 Tk: two meanings");
   int tq = m.tq, tk = m.tk;
   ImGui::SetNextItemWidth(col_w * 0.3f);
-  if (widgets::slider_int("Tq (queries)", &tq, 1, 8)) set_masks_causal(s, tq, m.tk);
+  if (widgets::slider_int("Tq (queries)", &tq, 1, 8)) set_masks_causal(m, tq, m.tk);
   // Against the visible edge: on a wide canvas this row has always reached a little past its column.
   widgets::same_line_if_fits(widgets::labeled_width(col_w * 0.3f, "Tk (keys)"), fs, true);
   ImGui::SetNextItemWidth(col_w * 0.3f);
-  if (widgets::slider_int("Tk (keys)", &tk, 1, 8)) set_masks_causal(s, m.tq, tk);
+  if (widgets::slider_int("Tk (keys)", &tk, 1, 8)) set_masks_causal(m, m.tq, tk);
   const attn::CausalAlignmentTable& ca = m.causal;
   const std::vector<std::string> q_labels = numbered("q", ca.tq), k_labels = numbered("k", ca.tk);
   const bool beside = col_w > fs * 20.0f;  // narrow: one map under the other
@@ -352,7 +343,7 @@ void draw_masks_panel(AppState& s, Ui& ui) {
     c.vmin = 0.0;
     c.vmax = 1.6;  // allowed cells in a calm mid-range colour
     c.value_name = "allowed";
-    c.version = s.generation;
+    c.version = generation();
     c.legend = false;
     c.width = half;
     c.max_cell = 30.0f;
@@ -367,13 +358,42 @@ void draw_masks_panel(AppState& s, Ui& ui) {
       "Top-left fits a decoder that starts at the first key; bottom-right fits decoding with a key/value "
       "cache, where the queries are the last Tq positions.");
   txt::end_column(col_w);
+}
+
+void draw_masks_panel(MasksState& m, Ui& ui) {
+  txt::para(
+      "A mask decides which keys a query may use. It is applied to the scores before the softmax, so a "
+      "masked key gets exactly zero weight and its value never enters the sum. The model here is the "
+      "lesson script's own head (torch seed 17, replayed) on \"The cat sat on the mat\".");
+  txt::note(
+      "Masks here are allowed masks: true = may attend. PyTorch's attn_mask and key_padding_mask use "
+      "true = blocked. Hatched cells are masked.");
+  style::error_box(m.error);
+
+  // Columns start at x0 and x0 + col_w + gap.
+  const txt::TwoColumns cols = txt::two_columns(0.5f);
+  const float x0 = cols.x0, gap = cols.gap, col_w = cols.left_w;
+  const bool two_col = cols.two;
+
+  // --- 1. prefix isolation -----------------------------------------------------------
+  draw_prefix_isolation(m, ui, col_w);
+
+  // --- 2. key padding ------------------------------------------------------------------
+  if (two_col) ImGui::SameLine(x0 + col_w + gap);
+  draw_key_padding(m, ui, col_w);
+
+  // --- 3. an empty row -----------------------------------------------------------------
+  draw_empty_row(m, ui, col_w);
+
+  // --- 4. causal alignments for Tq != Tk -----------------------------------------------
+  if (two_col) ImGui::SameLine(x0 + col_w + gap);
+  draw_causal_alignments(m, ui, col_w);
 
   style::heading(ui.fonts, "Checks");
-  style::check_lines(pr.checks);
-  style::check_lines(kp.checks);
-  style::check_lines(er.checks);
-  style::check_lines(ca.checks);
-  draw_recall_strip(s, ui, "masking");
+  style::check_lines(m.prefix.checks);
+  style::check_lines(m.padding.checks);
+  style::check_lines(m.empty.checks);
+  style::check_lines(m.causal.checks);
 }
 
 }  // namespace app

@@ -12,11 +12,10 @@
 #include <vector>
 
 #include "json/lesson_json.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
-struct AppState;
 struct Ui;
 
 struct MasksState {
@@ -38,29 +37,30 @@ struct MasksState {
 };
 
 /// The lesson's defaults (cannot fail).
-void init_masks(AppState& s);
+void init_masks(MasksState& m);
 // --- Masks --------------------------------------------------------------------
-bool set_masks_prefix(AppState& s, int from, double amount);
-bool set_masks_padding(AppState& s, int valid_length);
+bool set_masks_prefix(MasksState& m, int from, double amount);
+bool set_masks_padding(MasksState& m, int valid_length);
 /// Replace the empty-row demo's T×T allowed grid.
-bool set_masks_empty_allowed(AppState& s, const attn::BoolMatrix& allowed);
+bool set_masks_empty_allowed(MasksState& m, const attn::BoolMatrix& allowed);
 /// Flip one cell of that grid.
-bool toggle_masks_empty_cell(AppState& s, int row, int col);
-void set_masks_zero_policy(AppState& s, bool zero);
-bool set_masks_causal(AppState& s, int tq, int tk);
+bool toggle_masks_empty_cell(MasksState& m, int row, int col);
+void set_masks_zero_policy(MasksState& m, bool zero);
+bool set_masks_causal(MasksState& m, int tq, int tk);
 
 // --- JSON (the registry's entry) ---------------------------------------------------------
 /// What set() takes back and a link carries: {from, amount, valid_length, empty_allowed,
 /// zero_policy, tq, tk}, built from the inputs alone.
-attn::Json masks_inputs_json(const AppState& s);
+attn::Json masks_inputs_json(const MasksState& m);
 /// {"inputs", "result": {tokens, prefix, padding, empty_rows, causal, checks}, "error"}.
-attn::Json masks_state_json(const AppState& s);
+attn::Json masks_state_json(const MasksState& m);
 /// set({masks: patch}) through the setters; false when a setter refused (the error is in
 /// MasksState::error). A malformed patch throws PatchError (reported as invalid_field).
-bool apply_masks_json(AppState& s, const attn::Json& patch);
+bool apply_masks_json(MasksState& m, const attn::Json& patch);
 
-/// Prefix isolation, key padding, an all-masked row, top-left vs bottom-right causal.
-void draw_masks_panel(AppState& s, Ui& ui);
+/// Prefix isolation, key padding, an all-masked row, top-left vs bottom-right causal (the entry
+/// draws the recall strip under it).
+void draw_masks_panel(MasksState& m, Ui& ui);
 
 struct PanelDef;
 /// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.

@@ -6,6 +6,7 @@
 
 #include "attn/error.hpp"
 #include "panels/registry.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -38,7 +39,7 @@ Json model_arrived(AppState& s, const std::string& name, const std::uint8_t* dat
                    const std::string& panel_hint) {
   const PanelDef* fallback = report_panel(s, panel_hint);
   if (!fallback) return refusal(nullptr, "invalid_field", "no panel takes models");
-  ++s.generation;
+  changed();
   const auto refuse = [&](const std::string& code, const std::string& why) {
     fallback->model->refused(s, code, name + ": " + why);
     show_panel(s, fallback->name, true);

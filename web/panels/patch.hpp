@@ -19,7 +19,7 @@
 #include "json/json_case.hpp"
 #include "json/lesson_json.hpp"
 #include "attn/linalg.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 

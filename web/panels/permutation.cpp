@@ -17,22 +17,26 @@
 #include "attn/masks.hpp"
 #include "attn/tokenizer.hpp"
 #include "panels/patch.hpp"
+#include "panels/recall.hpp"
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "imgui_stdlib.h"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"permutation", "Permutation", "order, masks, positions", "Permutation: what self-attention knows about order",
-    permutation_state_json, apply_permutation_json, error_of<&AppState::permutation>, permutation_link_inputs, draw_permutation_panel};
+    json_entry<PermutationState, permutation_state_json>, apply_entry<PermutationState, apply_permutation_json>,
+    error_entry<PermutationState>, json_entry<PermutationState, permutation_link_inputs>, [](AppState& s, Ui& ui) {
+      draw_permutation_panel(state_of<PermutationState>(s), ui);
+      draw_recall_strip(s, ui, "positions");  // the check-yourself strip, under the panel's checks
+    }};
 const PanelDef& permutation_panel() { return kPanel; }
 
 // --- Permutation ------------------------------------------------------------
 
-bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
-  PermutationState& p = s.permutation;
+bool set_permutation_input(PermutationState& p, const attn::PermutationInput& in) {
   return guarded(p.error, [&] {
     attn::PermutationResult r = attn::permutation_experiment(in);
     const attn::Index t = r.weights_x.rows();
@@ -47,7 +51,7 @@ bool set_permutation_input(AppState& s, const attn::PermutationInput& in) {
     p.result = std::move(r);
     p.allowed = std::move(allowed);
     p.permutation_text = permutation_to_text(in.permutation);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -86,13 +90,12 @@ bool parse_permutation(const std::string& text, std::vector<int>* out, ErrorInfo
   return true;
 }
 
-bool shuffle_permutation(AppState& s) {
-  PermutationState& p = s.permutation;
+bool shuffle_permutation(PermutationState& p) {
   attn::PermutationInput in = p.input;
   const int n = static_cast<int>(attn::tokenize(in.sentence).size());
   bool ok = guarded(p.error, [&] { in.permutation = attn::random_permutation(n, p.shuffle_seed); });
   ++p.shuffle_seed;
-  return ok && set_permutation_input(s, in);
+  return ok && set_permutation_input(p, in);
 }
 
 std::string permutation_to_text(const std::vector<int>& p) {
@@ -103,8 +106,7 @@ std::string permutation_to_text(const std::vector<int>& p) {
 
 namespace {
 
-bool apply_permutation(AppState& s, const Json& patch) {
-  PermutationState& p = s.permutation;
+bool apply_permutation(PermutationState& p, const Json& patch) {
   attn::PermutationInput in = p.input;
   bool perm_given = false, shuffle = false;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
@@ -151,14 +153,13 @@ bool apply_permutation(AppState& s, const Json& patch) {
     in.permutation = attn::random_permutation(n, p.shuffle_seed++);
     if (in.query >= n) in.query = 0;
   }
-  if (!set_permutation_input(s, in)) return false;
-  return shuffle ? shuffle_permutation(s) : true;
+  if (!set_permutation_input(p, in)) return false;
+  return shuffle ? shuffle_permutation(p) : true;
 }
 
 }  // namespace
 
-Json permutation_state_json(const AppState& s) {
-  const PermutationState& p = s.permutation;
+Json permutation_state_json(const PermutationState& p) {
   return ::attn::obj({{"inputs", ::attn::obj({{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
                           {"permutation", p.input.permutation}, {"causal", p.input.causal},
                           {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
@@ -170,15 +171,14 @@ Json permutation_state_json(const AppState& s) {
               {"error", error_value(p.error)}});
 }
 
-Json permutation_link_inputs(const AppState& s) {
-  const PermutationState& p = s.permutation;
+Json permutation_link_inputs(const PermutationState& p) {
   return ::attn::obj({{"sentence", p.input.sentence}, {"seed", p.input.seed}, {"d_model", p.input.d_model},
               {"permutation", p.input.permutation}, {"causal", p.input.causal},
               {"positions", positions_name(p.input.positions)}, {"query", p.input.query},
               {"shuffle_seed", p.shuffle_seed}});
 }
 
-bool apply_permutation_json(AppState& s, const Json& patch) { return apply_permutation(s, patch); }
+bool apply_permutation_json(PermutationState& p, const Json& patch) { return apply_permutation(p, patch); }
 
 // --- drawing -------------------------------------------------------------------------------
 
@@ -232,8 +232,62 @@ void pair(const Pane& a, const Pane& b, Ui& ui) {
 
 }  // namespace
 
-void draw_permutation_panel(AppState& s, Ui& ui) {
-  PermutationState& p = s.permutation;
+// One query with the keys and values permuted together: the same output.
+static void draw_kv_check(PermutationState& p, Ui& ui) {
+  const attn::PermutationResult& r = p.result;
+  const float field = ImGui::GetFontSize() * 7.0f;  // as the input row's fields
+  style::heading(ui.fonts, "Permuting keys and values together");
+  const int t = static_cast<int>(r.tokens.size());
+  int query = p.input.query;
+  ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
+  if (widgets::slider_int("query", &query, 0, std::max(0, t - 1))) {
+    attn::PermutationInput q = p.input;
+    q.query = query;
+    set_permutation_input(p, q);
+  }
+  const std::string quoted = "\"" + (query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)] : std::string("?")) + "\"";
+  widgets::dim_after(quoted.c_str());
+  auto vec = [](const attn::Vector& v) {
+    std::string out = "(";
+    for (attn::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + short_number(v(i), 3);
+    return out + ")";
+  };
+  style::paragraph(("K, V in order:           " + vec(r.query_output)).c_str());
+  style::paragraph(("K, V permuted together: " + vec(r.query_output_kv_permuted)).c_str());
+  ImGui::Text("max |difference| = %s", short_number(r.kv_diff, 3).c_str());
+  style::note("A fixed query sees the same set of (key, value) pairs in another order; the weighted sum does not care.");
+}
+
+// The permutation typed (a refused one stays in the field beside its error) and Shuffle; `in`
+// follows what was applied.
+static void draw_permutation_field(PermutationState& p, attn::PermutationInput& in) {
+  const float fs = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 12.0f, "permutation P"));
+  if (ImGui::InputText("permutation P", &p.permutation_text)) {
+    // On a rejected permutation the typed text stays in the field, next to the error.
+    ErrorInfo e;
+    std::vector<int> perm;
+    if (parse_permutation(p.permutation_text, &perm, &e)) {
+      in.permutation = perm;
+      set_permutation_input(p, in);
+      in = p.input;
+    } else {
+      p.error = e;
+    }
+  }
+  widgets::same_line_if_fits(widgets::text_width("(?)"));
+  style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
+  widgets::same_line_if_fits(widgets::button_width("Shuffle"), fs * 1.5f);
+  if (ImGui::Button("Shuffle")) {
+    shuffle_permutation(p);
+    in = p.input;
+  }
+  char next_seed[48];
+  std::snprintf(next_seed, sizeof next_seed, "(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
+  widgets::dim_after(next_seed);
+}
+
+void draw_permutation_panel(PermutationState& p, Ui& ui) {
   const attn::PermutationResult& r = p.result;
   const float fs = ImGui::GetFontSize();
   const bool equivariant_setting = !p.input.causal && p.input.positions == attn::PositionKind::none;
@@ -253,8 +307,9 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
   bool changed = false;
   const float field = fs * 7.0f;
   if (widgets::sentence_field(p.sentence_text)) {
-    // Sentence edits go through the JSON path so a new length gets a fresh permutation.
-    apply_json(s, ::attn::obj({{"permutation", ::attn::obj({{"sentence", p.sentence_text}})}}));
+    // Sentence edits go through the patch path so a new length gets a fresh permutation (a string
+    // never fails the patch's readers; the setter keeps its error in p.error).
+    apply_permutation(p, ::attn::obj({{"sentence", p.sentence_text}}));
     in = p.input;
   }
   widgets::same_line_if_fits(widgets::labeled_width(field, "seed"), fs * 1.5f);
@@ -266,35 +321,13 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     changed = true;
   }
 
-  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 12.0f, "permutation P"));
-  if (ImGui::InputText("permutation P", &p.permutation_text)) {
-    // On a rejected permutation the typed text stays in the field, next to the error.
-    ErrorInfo e;
-    std::vector<int> perm;
-    if (parse_permutation(p.permutation_text, &perm, &e)) {
-      in.permutation = perm;
-      set_permutation_input(s, in);
-      in = p.input;
-    } else {
-      p.error = e;
-    }
-  }
-  widgets::same_line_if_fits(widgets::text_width("(?)"));
-  style::help_marker("New row i of P\xC2\xB7X is old row P[i]. Each of 0..T-1 must appear once.");
-  widgets::same_line_if_fits(widgets::button_width("Shuffle"), fs * 1.5f);
-  if (ImGui::Button("Shuffle")) {
-    shuffle_permutation(s);
-    in = p.input;
-  }
-  char next_seed[48];
-  std::snprintf(next_seed, sizeof next_seed, "(next seed %llu)", static_cast<unsigned long long>(p.shuffle_seed));
-  widgets::dim_after(next_seed);
+  draw_permutation_field(p, in);
   widgets::same_line_if_fits(widgets::check_width("causal mask"), fs * 1.5f);
   if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
   // On a line of its own: the row above is full.
   if (widgets::position_choice(in.positions)) changed = true;
   const bool positions = p.input.positions != attn::PositionKind::none;
-  if (changed) set_permutation_input(s, in);
+  if (changed) set_permutation_input(p, in);
 
   // --- the headline number
   ImGui::Dummy(ImVec2(0, 2));
@@ -329,7 +362,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     spec.vmin = -range;
     spec.vmax = range;
     spec.map = ColorMap::sunset;  // signed entries
-    spec.version = s.generation;
+    spec.version = generation();
     spec.value_name = "entry";
     spec.row_axis = "token";
     spec.col_axis = "feature";
@@ -354,7 +387,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
     spec.col_labels = &tokens;
     spec.vmin = 0.0;
     spec.vmax = 1.0;
-    spec.version = s.generation;
+    spec.version = generation();
     spec.numbers = true;
     spec.max_cell = 48.0f;
     return spec;
@@ -363,26 +396,7 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
        Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}, ui);
 
   // --- K/V check: one query, keys and values permuted together
-  style::heading(ui.fonts, "Permuting keys and values together");
-  const int t = static_cast<int>(r.tokens.size());
-  int query = p.input.query;
-  ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
-  if (widgets::slider_int("query", &query, 0, std::max(0, t - 1))) {
-    attn::PermutationInput q = p.input;
-    q.query = query;
-    set_permutation_input(s, q);
-  }
-  const std::string quoted = "\"" + (query >= 0 && query < t ? r.tokens[static_cast<size_t>(query)] : std::string("?")) + "\"";
-  widgets::dim_after(quoted.c_str());
-  auto vec = [](const attn::Vector& v) {
-    std::string out = "(";
-    for (attn::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + short_number(v(i), 3);
-    return out + ")";
-  };
-  style::paragraph(("K, V in order:           " + vec(r.query_output)).c_str());
-  style::paragraph(("K, V permuted together: " + vec(r.query_output_kv_permuted)).c_str());
-  ImGui::Text("max |difference| = %s", short_number(r.kv_diff, 3).c_str());
-  style::note("A fixed query sees the same set of (key, value) pairs in another order; the weighted sum does not care.");
+  draw_kv_check(p, ui);
 
   // --- mean pooling, from a second implementation of the same head (attn::position_symmetry)
   style::heading(ui.fonts, "Mean pooling: a summary that ignores order");
@@ -400,8 +414,6 @@ void draw_permutation_panel(AppState& s, Ui& ui) {
               "RoPE rotates queries and keys by their position, so scores depend on the offset m - n only; it "
               "gives order information, not a guarantee about longer inputs.");
   style::check_lines(sym.checks);
-  draw_recall_strip(s, ui, "positions");
-
 }
 
 }  // namespace app

@@ -14,11 +14,10 @@
 #include "json/json_case.hpp"
 #include "attn/rope.hpp"
 #include "lessons/position_symmetry.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
-struct AppState;
 struct Ui;
 
 struct PermutationState {
@@ -36,22 +35,22 @@ struct PermutationState {
 };
 
 // --- Permutation ------------------------------------------------------------
-bool set_permutation_input(AppState& s, const attn::PermutationInput& in);
+bool set_permutation_input(PermutationState& p, const attn::PermutationInput& in);
 /// Parse "2 0 5 1 4 3" / "(2,0,5,1,4,3)" / "[2, 0, 5]" into integers.
 /// Returns false and sets `error` (code invalid_field) for anything else.
 bool parse_permutation(const std::string& text, std::vector<int>* out, ErrorInfo* error);
 /// Replace the permutation with attn::random_permutation(T, shuffle_seed), then advance the seed.
-bool shuffle_permutation(AppState& s);
+bool shuffle_permutation(PermutationState& p);
 /// Text form "2 0 5 1 4 3" of a permutation.
 std::string permutation_to_text(const std::vector<int>& p);
 
 // --- JSON (the registry's entry) ---------------------------------------------
-attn::Json permutation_state_json(const AppState& s);
-attn::Json permutation_link_inputs(const AppState& s);
-bool apply_permutation_json(AppState& s, const attn::Json& patch);
+attn::Json permutation_state_json(const PermutationState& p);
+attn::Json permutation_link_inputs(const PermutationState& p);
+bool apply_permutation_json(PermutationState& p, const attn::Json& patch);
 
 /// f(P·X) against P·f(X), with the causal / positions toggles and the K/V check.
-void draw_permutation_panel(AppState& s, Ui& ui);
+void draw_permutation_panel(PermutationState& p, Ui& ui);
 
 struct PanelDef;
 /// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.

@@ -1,5 +1,6 @@
 // Random-init heads panel: multi-head self-attention with seeded random weights.
 #include "panels/random_heads.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +11,8 @@
 #include "attn/linalg.hpp"
 #include "panels/patch.hpp"
 #include "panels/ui.hpp"
-#include "lesson_ui.hpp"
-#include "registry.hpp"
+#include "panels/lesson_ui.hpp"
+#include "panels/registry.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -33,7 +34,7 @@ bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in) {
     h.result = std::move(r);
     h.row_sums = std::move(sums);
     if (in.valid_length > 0) h.padding_length = in.valid_length;
-    ++s.generation;
+    changed();
   });
 }
 
@@ -104,6 +105,58 @@ Json heads_link_inputs(const AppState& s) {
 bool apply_heads_json(AppState& s, const Json& patch) { return apply_heads(s, patch); }
 
 // --- drawing -------------------------------------------------------------------------------
+
+// One heatmap per head, side by side (wrapping into rows when narrow), one legend per row.
+static void draw_head_maps(const HeadsState& h, Ui& ui) {
+  const attn::RandomHeadsResult& r = h.result;
+  const float fs = ImGui::GetFontSize();
+  const bool numbers = h.numbers_in_cells;
+  const int n = static_cast<int>(r.heads.size());
+  const float spacing = fs * 1.5f;
+  const float legend_w = fs * 4.5f;
+  const float avail = ImGui::GetContentRegionAvail().x - legend_w;
+  const float min_w = fs * 14.0f;
+  const int per_row = std::max(1, std::min(n, static_cast<int>((avail + spacing) / (min_w + spacing))));
+  const float w = std::floor((avail - spacing * (per_row - 1)) / per_row);
+  HeatmapEvent ev;
+  for (int k = 0; k < n; ++k) {
+    if (k % per_row != 0) ImGui::SameLine(0, spacing);
+    ImGui::BeginGroup();
+    ImGui::PushID(k);
+    const attn::AttentionResult& head = r.heads[static_cast<size_t>(k)];
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::Text("head %d", k + 1);
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("scale %s", short_number(head.scale, 4).c_str());
+    HeatmapSpec spec;
+    spec.values = &head.weights;
+    spec.allowed = &head.allowed;
+    spec.row_labels = &r.tokens;
+    spec.col_labels = &r.tokens;
+    spec.row_sums = k < static_cast<int>(h.row_sums.size()) ? &h.row_sums[static_cast<size_t>(k)] : nullptr;
+    spec.vmin = 0.0;
+    spec.vmax = 1.0;
+    spec.version = generation();
+    spec.numbers = numbers;
+    spec.width = w;
+    spec.legend = false;
+    ev = heatmap("head", spec, ui.gpu);
+    ImGui::PopID();
+    ImGui::EndGroup();
+    if (k % per_row == per_row - 1 || k == n - 1) {
+      // The row's legend, level with the cells.
+      ImGui::SameLine(0, spacing * 0.5f);
+      ImGui::BeginGroup();
+      ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeightWithSpacing() + ev.grid_top - ImGui::GetStyle().ItemSpacing.y));
+      ImGui::PushID(k);
+      heatmap_legend("legend", 0.0, 1.0, h.input.causal || h.input.valid_length >= 0,
+                     std::max(ev.grid_height, fs * 6.0f), ui.gpu);
+      ImGui::PopID();
+      ImGui::EndGroup();
+    }
+  }
+}
 
 void draw_heads_panel(AppState& s, Ui& ui) {
   HeadsState& h = s.heads;
@@ -221,51 +274,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   widgets::dim_wrapped(summary);
 
   // --- one heatmap per head, side by side (wrapping into rows when narrow), one legend per row
-  const int n = static_cast<int>(r.heads.size());
-  const float spacing = fs * 1.5f;
-  const float legend_w = fs * 4.5f;
-  const float avail = ImGui::GetContentRegionAvail().x - legend_w;
-  const float min_w = fs * 14.0f;
-  const int per_row = std::max(1, std::min(n, static_cast<int>((avail + spacing) / (min_w + spacing))));
-  const float w = std::floor((avail - spacing * (per_row - 1)) / per_row);
-  HeatmapEvent ev;
-  for (int k = 0; k < n; ++k) {
-    if (k % per_row != 0) ImGui::SameLine(0, spacing);
-    ImGui::BeginGroup();
-    ImGui::PushID(k);
-    const attn::AttentionResult& head = r.heads[static_cast<size_t>(k)];
-    ImGui::PushFont(ui.fonts.bold);
-    ImGui::Text("head %d", k + 1);
-    ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("scale %s", short_number(head.scale, 4).c_str());
-    HeatmapSpec spec;
-    spec.values = &head.weights;
-    spec.allowed = &head.allowed;
-    spec.row_labels = &r.tokens;
-    spec.col_labels = &r.tokens;
-    spec.row_sums = k < static_cast<int>(h.row_sums.size()) ? &h.row_sums[static_cast<size_t>(k)] : nullptr;
-    spec.vmin = 0.0;
-    spec.vmax = 1.0;
-    spec.version = s.generation;
-    spec.numbers = numbers;
-    spec.width = w;
-    spec.legend = false;
-    ev = heatmap("head", spec, ui.gpu);
-    ImGui::PopID();
-    ImGui::EndGroup();
-    if (k % per_row == per_row - 1 || k == n - 1) {
-      // The row's legend, level with the cells.
-      ImGui::SameLine(0, spacing * 0.5f);
-      ImGui::BeginGroup();
-      ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeightWithSpacing() + ev.grid_top - ImGui::GetStyle().ItemSpacing.y));
-      ImGui::PushID(k);
-      heatmap_legend("legend", 0.0, 1.0, h.input.causal || h.input.valid_length >= 0,
-                     std::max(ev.grid_height, fs * 6.0f), ui.gpu);
-      ImGui::PopID();
-      ImGui::EndGroup();
-    }
-  }
+  draw_head_maps(h, ui);
 
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);

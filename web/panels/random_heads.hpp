@@ -12,7 +12,7 @@
 #include "lessons/permutation.hpp"
 #include "lessons/check.hpp"
 #include "json/json_case.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 

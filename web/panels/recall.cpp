@@ -3,14 +3,15 @@
 // seeded example. Construct tasks: build something in the panel above, the core runs the real
 // experiment on it.
 #include "panels/recall.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 
 #include <string>
 
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
-#include "panels/translate.hpp"
+#include "panels/trained_run.hpp"  // the Translate panel's translator (TranslatorView)
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -60,8 +61,7 @@ bool check_recall_task(AppState& s, const std::string& task_id) {
         attempt.heads_heldout = &s.learned_heads.heldout;
       }
       if (field == "translate_model") {  // the Translate panel's pair as it stands
-        ensure_translate(s);
-        attempt.translate_model = s.translate.trainer.get();
+        attempt.translate_model = open_translator(s).trainer.get();
       }
     }
     attn::RecallVerdict v = attn::check_recall(task_id, attempt);
@@ -74,7 +74,7 @@ bool check_recall_task(AppState& s, const std::string& task_id) {
                                {"answer", e.choice >= 0 ? Json(t->choices[static_cast<size_t>(e.choice)]) : Json(nullptr)},
                                {"correct", v.pass}}));
     e.verdict = std::move(v);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -118,9 +118,13 @@ bool apply_recall_json(AppState& s, const Json& patch) {
 
 // --- drawing -------------------------------------------------------------------------------
 
-void draw_checks_and_recall(AppState& s, Ui& ui, const std::vector<attn::Check>& checks, const char* panel) {
+void draw_checks(Ui& ui, const std::vector<attn::Check>& checks) {
   style::heading(ui.fonts, "Checks");
   style::check_lines(checks);
+}
+
+void draw_checks_and_recall(AppState& s, Ui& ui, const std::vector<attn::Check>& checks, const char* panel) {
+  draw_checks(ui, checks);
   draw_recall_strip(s, ui, panel);
 }
 

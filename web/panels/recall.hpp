@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "json/lesson_json.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
@@ -48,6 +48,9 @@ bool apply_recall_json(AppState& s, const attn::Json& patch);
 
 /// The "check yourself" strip of one panel (tasks of attn::recall_tasks() whose panel is `panel`).
 void draw_recall_strip(AppState& s, Ui& ui, const char* panel);
+/// The heading "Checks" and the checks' lines (a panel that takes its own state draws them; its
+/// table entry draws the recall strip after it).
+void draw_checks(Ui& ui, const std::vector<attn::Check>& checks);
 /// A lesson panel's foot: the heading "Checks", the checks' lines, then the panel's recall strip.
 void draw_checks_and_recall(AppState& s, Ui& ui, const std::vector<attn::Check>& checks, const char* panel);
 

@@ -1,6 +1,5 @@
 #include "panels/registry.hpp"
-
-#include "page/api.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 
 namespace app {
 
@@ -36,10 +35,16 @@ const std::vector<PanelDef>& panels() { return table(); }
 
 PanelRegistration::PanelRegistration(const PanelDef& def) { table().push_back(def); }
 
+namespace {
+void (*g_fetch_checkpoint)(const char* url) = nullptr;
+}  // namespace
+
+void set_checkpoint_fetcher(void (*fetch)(const char* url)) { g_fetch_checkpoint = fetch; }
+
 void request_checkpoint(AppState& s, const PanelDef& p, bool shown) {
   if (!p.checkpoint || !p.checkpoint->wants(s, shown)) return;
   p.checkpoint->requested(s);
-  fetch_checkpoint(p.checkpoint->url);
+  if (g_fetch_checkpoint) g_fetch_checkpoint(p.checkpoint->url);
 }
 
 bool checkpoint_arrived(AppState& s, const std::string& url, const std::uint8_t* data, std::size_t size) {

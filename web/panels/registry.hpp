@@ -15,13 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "app_state.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 #include "learn/model_file.hpp"
 #include "panels/trained_run.hpp"
 #include "panels/ui.hpp"
 
 namespace app {
+
+struct AppState;  // every panel's state together (app/app_state.hpp, the layer above)
 
 /// A trained panel's shipped checkpoint: the table fetches it when the panel asks (first shown
 /// with its default inputs at step 0) and hands the bytes, or the failure, back to the panel.
@@ -55,6 +56,33 @@ struct ModelHooks {
 template <auto Member>
 std::optional<ErrorInfo>* error_of(AppState& s) {
   return &(s.*Member).error;
+}
+
+/// The part of AppState that is panel state `S`: how a panel whose functions take its own state
+/// reaches it from its table entry without AppState's type (the app layer, above the panels).
+/// Defined in app/app_state.cpp, one line per such panel.
+template <class S>
+S& state_of(AppState& s);
+template <class S>
+const S& state_of(const AppState& s) {
+  return state_of<S>(const_cast<AppState&>(s));
+}
+
+// PanelDef entries made from a panel's own-state functions, each picking its state out of AppState.
+/// state() or the link inputs: `F(const S&)`.
+template <class S, attn::Json (*F)(const S&)>
+attn::Json json_entry(const AppState& s) {
+  return F(state_of<S>(s));
+}
+/// set(): `F(S&, patch)`.
+template <class S, bool (*F)(S&, const attn::Json&)>
+bool apply_entry(AppState& s, const attn::Json& patch) {
+  return F(state_of<S>(s), patch);
+}
+/// The error slot of state `S`.
+template <class S>
+std::optional<ErrorInfo>* error_entry(AppState& s) {
+  return &state_of<S>(s).error;
 }
 
 /// A panel's entry. Each panel defines its own as a constexpr PanelDef in its .cpp (constant
@@ -110,6 +138,9 @@ std::string panel_names_list();
 void show_panel(AppState& s, int index, bool now = false);
 /// Show the panel called `name`; false for an unknown name.
 bool show_panel(AppState& s, const std::string& name, bool now = false);
+/// How checkpoints are fetched (app/api.hpp's fetch_checkpoint, installed by the app with its
+/// answer path; none installed: a request is marked but nothing is fetched).
+void set_checkpoint_fetcher(void (*fetch)(const char* url));
 /// Fetch panel `p`'s checkpoint if it wants it now (`shown`: it is on screen).
 void request_checkpoint(AppState& s, const PanelDef& p, bool shown);
 /// The fetched bytes of `url`, or its failure, to the panel whose checkpoint it is; false for a

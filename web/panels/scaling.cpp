@@ -2,6 +2,7 @@
 // variances), softmax saturation with and without the scale, the tied Q = K case, and the
 // row-max subtraction that prevents overflow but does not undo saturation.
 #include "panels/scaling.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -13,7 +14,7 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "imgui_stdlib.h"
 #include "learn/json_obj.hpp"
@@ -33,7 +34,7 @@ void install_curve(AppState& s) {
   c.curve = c.study->result();
   c.study.reset();
   c.pending = false;
-  ++s.generation;
+  changed();
 }
 
 }  // namespace
@@ -76,7 +77,7 @@ bool set_scaling(AppState& s, int d_k, std::uint64_t seed, int samples, bool now
         install_curve(s);
       }
     }
-    ++s.generation;
+    changed();
   });
 }
 
@@ -87,7 +88,7 @@ bool set_scaling_logits(AppState& s, const std::vector<double>& logits) {
     if (logits != c.logits) c.logits_text = attn::dump(Json(logits));
     c.logits = logits;
     c.stability = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
@@ -124,7 +125,7 @@ void tick_scaling(AppState& s, double budget_seconds) {
     if (c.study->advance(64) == 0) break;
   } while (!c.study->done() && now_seconds() - t0 < budget_seconds);
   if (c.study->done()) install_curve(s);
-  ++s.generation;
+  changed();
 }
 
 Json scaling_inputs_json(const AppState& s) {
@@ -199,54 +200,10 @@ std::string cell(double v) { return std::isfinite(v) ? short_number(v, 4) : (std
 
 }  // namespace
 
-void draw_scaling_panel(AppState& s, Ui& ui) {
-  ScalingState& c = s.scaling;
+// The raw and scaled score histograms at the chosen d_k, and the tied Q = K note.
+static void draw_histograms(const ScalingState& c, Ui& ui, float half, bool beside, float gap) {
   const float fs = ImGui::GetFontSize();
-
-  txt::para(
-      "If the d_k components of q and k are independent with mean 0 and variance 1, then q\xC2\xB7k is a sum of "
-      "d_k products of variance 1: its variance is d_k. Dividing by \xE2\x88\x9A"
-      "d_k brings it back to 1, so the "
-      "softmax sees scores of the same spread whatever the head width. Below, q and k are sampled (seeded).");
-  txt::note(
-      "The assumption is about independent unit-variance components. LayerNorm does not guarantee it after "
-      "learned projections, and tied Q = K breaks it outright (see below). Longer sequences mean more "
-      "scores, not larger ones.");
-  style::error_box(c.error);
-
-  // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
-  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 16.0f, "d_k"));
-  widgets::slider_int("d_k", &c.d_k_edit, 1, 512, "%d", ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemDeactivatedAfterEdit()) set_scaling(s, c.d_k_edit, c.seed, c.samples, false);
-  if (!ImGui::IsItemActive()) c.d_k_edit = c.d_k;
-  widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "seed"), fs * 1.5f);
-  ImGui::SetNextItemWidth(fs * 7.0f);
-  std::uint64_t seed = c.seed;
-  const std::uint64_t one = 1;
-  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu"))
-    set_scaling(s, c.d_k, seed, c.samples, false);
-  widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "samples N"), fs * 1.5f);
-  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 7.0f, "samples N"));
-  int samples = c.samples;
-  if (ImGui::InputInt("samples N", &samples, 500, 1000, ImGuiInputTextFlags_EnterReturnsTrue))
-    set_scaling(s, c.d_k, c.seed, samples, false);
-  if (c.pending) {  // the study runs in slices before each frame (tick_scaling), never in this draw
-    if (c.study)
-      ImGui::TextDisabled("Running the study: %lld / %lld \xE2\x80\xA6  (d_k = 1, 2, 4, ..., 512; %d pairs per d_k)",
-                          c.study->units_done(), c.study->total_units(), c.study->input().samples);
-    else
-      ImGui::TextDisabled("Running the study \xE2\x80\xA6  (%d pairs per d_k)", c.samples);
-    if (c.curve.dot.empty()) return;  // nothing to show yet; afterwards the last complete curve stays
-  }
-
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float gap = fs * 1.5f;
-  // Two columns (histograms, table and curves) while each keeps some room; narrow: one under the other.
-  const bool beside = avail > fs * 30.0f;
-  const float half = beside ? std::floor((avail - gap) * 0.5f) : avail;
   const float hist_h = fs * 9.0f;
-
-  // --- histograms at the chosen d_k
   if (!c.selected.dot.empty() && !c.selected_scaled.dot.empty()) {
     const attn::DotProductStats& d = c.selected.dot[0];
     const attn::DotProductStats& ds = c.selected_scaled.dot[0];
@@ -287,8 +244,11 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
                "d_k): the diagonal wins more and more as d_k grows.")
                   .c_str());
   }
+}
 
-  // --- variance table and saturation curves over d_k = 1..512
+// The variance table and the saturation and gradient curves over d_k = 1..512.
+static void draw_against_d_k(const ScalingState& c, Ui& ui, float half, bool beside, float gap) {
+  const float fs = ImGui::GetFontSize();
   const attn::ScalingResult& cu = c.curve;
   style::heading(ui.fonts, "Against d_k");
   ImGui::BeginGroup();
@@ -368,8 +328,12 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
                "; a uniform row gives " + short_number(cu.uniform_gradient_norm, 3) + ".")
                   .c_str());
   }
+}
 
-  // --- stability
+// Overflow: the naive and the stable softmax on logits the learner types.
+static void draw_stability(AppState& s, Ui& ui) {
+  ScalingState& c = s.scaling;
+  const float fs = ImGui::GetFontSize();
   style::heading(ui.fonts, "Overflow is a different problem");
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 14.0f, "logits"));
   if (ImGui::InputText("logits", &c.logits_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
@@ -402,13 +366,69 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
     widgets::end_table_fit();
   }
   txt::para(st.caption.c_str());
+}
+
+void draw_scaling_panel(AppState& s, Ui& ui) {
+  ScalingState& c = s.scaling;
+  const float fs = ImGui::GetFontSize();
+
+  txt::para(
+      "If the d_k components of q and k are independent with mean 0 and variance 1, then q\xC2\xB7k is a sum of "
+      "d_k products of variance 1: its variance is d_k. Dividing by \xE2\x88\x9A"
+      "d_k brings it back to 1, so the "
+      "softmax sees scores of the same spread whatever the head width. Below, q and k are sampled (seeded).");
+  txt::note(
+      "The assumption is about independent unit-variance components. LayerNorm does not guarantee it after "
+      "learned projections, and tied Q = K breaks it outright (see below). Longer sequences mean more "
+      "scores, not larger ones.");
+  style::error_box(c.error);
+
+  // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 16.0f, "d_k"));
+  widgets::slider_int("d_k", &c.d_k_edit, 1, 512, "%d", ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) set_scaling(s, c.d_k_edit, c.seed, c.samples, false);
+  if (!ImGui::IsItemActive()) c.d_k_edit = c.d_k;
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "seed"), fs * 1.5f);
+  ImGui::SetNextItemWidth(fs * 7.0f);
+  std::uint64_t seed = c.seed;
+  const std::uint64_t one = 1;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu"))
+    set_scaling(s, c.d_k, seed, c.samples, false);
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 7.0f, "samples N"), fs * 1.5f);
+  ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 7.0f, "samples N"));
+  int samples = c.samples;
+  if (ImGui::InputInt("samples N", &samples, 500, 1000, ImGuiInputTextFlags_EnterReturnsTrue))
+    set_scaling(s, c.d_k, c.seed, samples, false);
+  if (c.pending) {  // the study runs in slices before each frame (tick_scaling), never in this draw
+    if (c.study)
+      ImGui::TextDisabled("Running the study: %lld / %lld \xE2\x80\xA6  (d_k = 1, 2, 4, ..., 512; %d pairs per d_k)",
+                          c.study->units_done(), c.study->total_units(), c.study->input().samples);
+    else
+      ImGui::TextDisabled("Running the study \xE2\x80\xA6  (%d pairs per d_k)", c.samples);
+    if (c.curve.dot.empty()) return;  // nothing to show yet; afterwards the last complete curve stays
+  }
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float gap = fs * 1.5f;
+  // Two columns (histograms, table and curves) while each keeps some room; narrow: one under the other.
+  const bool beside = avail > fs * 30.0f;
+  const float half = beside ? std::floor((avail - gap) * 0.5f) : avail;
+
+  // --- histograms at the chosen d_k
+  draw_histograms(c, ui, half, beside, gap);
+
+  // --- variance table and saturation curves over d_k = 1..512
+  draw_against_d_k(c, ui, half, beside, gap);
+
+  // --- stability
+  draw_stability(s, ui);
   style::heading(ui.fonts, "Checks");
   widgets::dim_wrapped("across d_k = 1, 2, 4, ..., 512");
-  style::check_lines(cu.checks);
+  style::check_lines(c.curve.checks);
   ImGui::TextDisabled("at the chosen d_k = %d", c.d_k);
   style::check_lines(c.selected.checks);
   widgets::dim_wrapped("the logits above");
-  style::check_lines(st.checks);
+  style::check_lines(c.stability.checks);
   draw_recall_strip(s, ui, "scaling");
 }
 

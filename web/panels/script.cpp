@@ -1,6 +1,7 @@
 // The lesson script panel: the model the script builds (torch's CPU generator replayed by the core,
 // so seed 17 shows the matrix the script prints) and its CPU timing fixture, with its caveat.
 #include "panels/script.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +10,8 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
-#include "registry.hpp"
+#include "panels/lesson_ui.hpp"
+#include "panels/registry.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -26,7 +27,7 @@ bool run_timing(AppState& s) {
     attn::TimingFixture f = attn::timing_fixture(17);
     sc.timing = std::move(f);
     ++sc.runs;
-    ++s.generation;
+    changed();
   });
 }
 
@@ -85,7 +86,7 @@ void draw_script_panel(AppState& s, Ui& ui) {
       "uniforms, normal_'s Box-Muller fill in chunks of 16, and kaiming_uniform_'s bound 1/\xE2\x88\x9A"
       "fan_in "
       "for the Linear weights.");
-  HeatmapSpec spec = numbered_spec(m.attention.attention.weights, m.tokens, m.tokens, s.generation, left_w, 52.0f);
+  HeatmapSpec spec = numbered_spec(m.attention.attention.weights, m.tokens, m.tokens, generation(), left_w, 52.0f);
   spec.allowed = &m.attention.attention.allowed;
   heatmap("replica", spec, ui.gpu);
   txt::note(

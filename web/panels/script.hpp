@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "json/lesson_json.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 

@@ -10,7 +10,8 @@
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
 #include "panels/patch.hpp"
-#include "lesson_ui.hpp"
+#include "panels/recall.hpp"
+#include "panels/lesson_ui.hpp"
 #include "widgets/plots.hpp"
 #include "learn/json_obj.hpp"
 
@@ -18,40 +19,41 @@ namespace app {
 
 // This panel's entry in the panel table (registry.cpp).
 constexpr PanelDef kPanel = {"temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
-    temperature_state_json, apply_temperature_json, error_of<&AppState::temperature>, temperature_inputs_json, draw_temperature_panel};
+    json_entry<TemperatureState, temperature_state_json>, apply_entry<TemperatureState, apply_temperature_json>,
+    error_entry<TemperatureState>, json_entry<TemperatureState, temperature_inputs_json>, [](AppState& s, Ui& ui) {
+      draw_temperature_panel(state_of<TemperatureState>(s), ui);
+      draw_recall_strip(s, ui, "temperature");  // the check-yourself strip, under the panel's checks
+    }};
 const PanelDef& temperature_panel() { return kPanel; }
 
-bool set_temperature(AppState& s, double temperature, bool hard) {
-  TemperatureState& t = s.temperature;
+bool set_temperature(TemperatureState& t, double temperature, bool hard) {
   const attn::SelfAttentionResult& a = lesson_model().attention;
   return guarded(t.error, [&] {
     attn::TemperatureResult r = attn::temperature_attention(a.query, a.key, t.values2d, {}, temperature, hard);
     t.temperature = temperature;
     t.hard = hard;
     t.result = std::move(r);
-    ++s.generation;
+    changed();
   });
 }
 
-void init_temperature(AppState& s) {
-  s.temperature.values2d = lesson_model().attention.value.leftCols(2);
-  set_temperature(s, 1.0, false);
+void init_temperature(TemperatureState& t) {
+  t.values2d = lesson_model().attention.value.leftCols(2);
+  set_temperature(t, 1.0, false);
 }
 
-Json temperature_inputs_json(const AppState& s) {
-  return ::attn::obj({{"temperature", s.temperature.temperature}, {"hard", s.temperature.hard}});
+Json temperature_inputs_json(const TemperatureState& t) {
+  return ::attn::obj({{"temperature", t.temperature}, {"hard", t.hard}});
 }
 
-Json temperature_state_json(const AppState& s) {
-  const TemperatureState& t = s.temperature;
+Json temperature_state_json(const TemperatureState& t) {
   Json r = attn::to_json(t.result);
   r["tokens"] = lesson_model().tokens;
   r["values"] = attn::to_json(t.values2d);
-  return ::attn::obj({{"inputs", temperature_inputs_json(s)}, {"result", std::move(r)}, {"error", error_value(t.error)}});
+  return ::attn::obj({{"inputs", temperature_inputs_json(t)}, {"result", std::move(r)}, {"error", error_value(t.error)}});
 }
 
-bool apply_temperature_json(AppState& s, const Json& patch) {
-  TemperatureState& t = s.temperature;
+bool apply_temperature_json(TemperatureState& t, const Json& patch) {
   double tau = t.temperature;
   bool hard = t.hard;
   each(patch, [&](const std::string& k, const Json& v) {
@@ -62,7 +64,7 @@ bool apply_temperature_json(AppState& s, const Json& patch) {
     else
       refuse("unknown temperature input '" + k + "'");
   });
-  return set_temperature(s, tau, hard);
+  return set_temperature(t, tau, hard);
 }
 
 // --- drawing -------------------------------------------------------------------------------
@@ -132,8 +134,7 @@ void hull_plot(const attn::TemperatureResult& r, const attn::Matrix& values, con
 
 }  // namespace
 
-void draw_temperature_panel(AppState& s, Ui& ui) {
-  TemperatureState& t = s.temperature;
+void draw_temperature_panel(TemperatureState& t, Ui& ui) {
   const attn::TemperatureResult& r = t.result;
   const std::vector<std::string>& tokens = lesson_model().tokens;
   const float fs = ImGui::GetFontSize();
@@ -149,19 +150,19 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   ImGui::BeginDisabled(t.hard);
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 18.0f, "temperature \xCF\x84"));
   if (widgets::slider_float("temperature \xCF\x84", &tau, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic))
-    set_temperature(s, tau, false);
+    set_temperature(t, tau, false);
   ImGui::EndDisabled();
   bool first = true;
   for (double preset : {0.1, 1.0, 10.0}) {
     const std::string label = "\xCF\x84 = " + short_number(preset, 3);
     widgets::same_line_if_fits(widgets::button_width(label.c_str()), first ? fs : -1.0f);
     first = false;
-    if (ImGui::Button(label.c_str())) set_temperature(s, preset, false);
+    if (ImGui::Button(label.c_str())) set_temperature(t, preset, false);
   }
   widgets::same_line_if_fits(widgets::check_width("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)"),
                              fs);
   bool hard = t.hard;
-  if (ImGui::Checkbox("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)", &hard)) set_temperature(s, t.temperature, hard);
+  if (ImGui::Checkbox("argmax (the \xCF\x84 \xE2\x86\x92 0 limit)", &hard)) set_temperature(t, t.temperature, hard);
 
   const txt::TwoColumns cols = txt::two_columns(0.52f);
   const float left_w = cols.left_w, right_w = cols.right_w;
@@ -169,7 +170,7 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
   txt::begin_column(left_w);
   style::heading(ui.fonts,
                  t.hard ? "Weights: argmax" : ("Weights at \xCF\x84 = " + short_number(t.temperature, 3)).c_str());
-  HeatmapSpec spec = numbered_spec(r.attention.weights, tokens, tokens, s.generation, left_w, 50.0f);
+  HeatmapSpec spec = numbered_spec(r.attention.weights, tokens, tokens, generation(), left_w, 50.0f);
   spec.allowed = &r.attention.allowed;
   heatmap("temperature_weights", spec, ui.gpu);
   plot::bar_table(
@@ -203,7 +204,7 @@ void draw_temperature_panel(AppState& s, Ui& ui) {
         "Tick argmax to see a finite-difference probe measure it.");
   txt::end_column(right_w);
 
-  draw_checks_and_recall(s, ui, r.checks, "temperature");
+  draw_checks(ui, r.checks);
 }
 
 }  // namespace app

@@ -8,11 +8,10 @@
 #include <vector>
 
 #include "json/lesson_json.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 
 namespace app {
 
-struct AppState;
 struct Ui;
 
 struct TemperatureState {
@@ -24,20 +23,20 @@ struct TemperatureState {
 };
 
 /// τ = 1, soft (cannot fail).
-void init_temperature(AppState& s);
+void init_temperature(TemperatureState& t);
 /// Recompute through attn::temperature_attention; false (error recorded, last good kept) on bad input.
-bool set_temperature(AppState& s, double temperature, bool hard);
+bool set_temperature(TemperatureState& t, double temperature, bool hard);
 
 // --- JSON (the registry's entry) ---------------------------------------------------------
 /// What set() takes back and a link carries: {temperature, hard}.
-attn::Json temperature_inputs_json(const AppState& s);
+attn::Json temperature_inputs_json(const TemperatureState& t);
 /// {"inputs", "result": attn::to_json(TemperatureResult) + tokens, values, "error"}.
-attn::Json temperature_state_json(const AppState& s);
+attn::Json temperature_state_json(const TemperatureState& t);
 /// set({temperature: patch}); false when the setter refused. A malformed patch throws PatchError.
-bool apply_temperature_json(AppState& s, const attn::Json& patch);
+bool apply_temperature_json(TemperatureState& t, const attn::Json& patch);
 
 /// Temperature from soft to argmax; outputs inside the values' hull.
-void draw_temperature_panel(AppState& s, Ui& ui);
+void draw_temperature_panel(TemperatureState& t, Ui& ui);
 
 struct PanelDef;
 /// This panel's entry in the panel table (panels/registry.hpp); its number is its place there.

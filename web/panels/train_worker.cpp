@@ -33,7 +33,7 @@ std::map<std::string, std::string> g_rehearsed;  // per panel: the state bytes r
 
 bool available() {
 #ifdef __EMSCRIPTEN__
-  static const bool page_allows = EM_ASM_INT({ return Module["attnTrainWorkerAllowed"] ? Module["attnTrainWorkerAllowed"]() : 0; }) != 0;
+  static const bool page_allows = shim::train_worker_allowed();
   return g_available && page_allows;
 #else
   return g_available;
@@ -50,7 +50,7 @@ const std::string& failure() { return g_failure; }
 void warm(const char* kind, const std::function<std::string()>& state) {
   if (!available() || g_rehearsed.count(kind)) return;
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ if (Module["attnTrainWorkerWarm"]) Module["attnTrainWorkerWarm"](); });
+  shim::train_worker_warm();
 #endif
   if (!g_runs.empty()) return;  // the Worker is busy: asked again when it is not
   std::string& bytes = g_rehearsed[kind];  // asked once, even when state() throws
@@ -61,8 +61,7 @@ void warm(const char* kind, const std::function<std::string()>& state) {
     return;
   }
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ if (Module["attnTrainWorkerRehearse"]) Module["attnTrainWorkerRehearse"]($0, $1, $2, $3); }, bytes.data(),
-         static_cast<int>(bytes.size()), kRehearsalSteps, kRehearsalMs);
+  shim::train_worker_rehearse(bytes.data(), static_cast<int>(bytes.size()), kRehearsalSteps, kRehearsalMs);
   std::string().swap(bytes);  // the Worker has its copy; only a native test reads them back
 #endif
 }
@@ -78,8 +77,8 @@ int start(const std::string& state, double budget_seconds, int sync_every, doubl
   Run& r = g_runs[id];
   r.sync_every = sync_every;
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ Module["attnTrainWorkerRun"]($0, $1, $2, $3, $4, $5); }, id, state.data(), static_cast<int>(state.size()),
-         budget_seconds * 1000.0, sync_every, rest_seconds * 1000.0);
+  shim::train_worker_run(id, state.data(), static_cast<int>(state.size()), budget_seconds * 1000.0, sync_every,
+                         rest_seconds * 1000.0);
 #else
   (void)rest_seconds;  // the native stand-in delivers every slice at once
   r.start_state = state;
@@ -91,7 +90,7 @@ int start(const std::string& state, double budget_seconds, int sync_every, doubl
 void stop(int id) {
   if (id == 0 || g_runs.erase(id) == 0) return;
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ if (Module["attnTrainWorkerStop"]) Module["attnTrainWorkerStop"]($0); }, id);
+  shim::train_worker_stop(id);
 #endif
 }
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <utility>
 
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 #include "attn/error.hpp"
 #include "learn/checkpoint.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "panels/train_worker.hpp"
 #include "panels/ui.hpp"
 #include "platform/emscripten_shim.hpp"

@@ -22,10 +22,15 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 #include "json/json_case.hpp"
 #include "learn/checkpoint.hpp"
+#include "panels/generation.hpp"
 #include "panels/train_worker.hpp"
+
+namespace attn::lessons {
+class TranslateTrainer;
+}  // namespace attn::lessons
 
 namespace app {
 
@@ -302,7 +307,7 @@ void run_checkpoint_requested(TrainedRun& r);
 template <auto Panel, typename State>
 void checkpoint_requested_hook(State& s) {
   run_checkpoint_requested((s.*Panel).run);
-  ++s.generation;
+  changed();
 }
 void run_checkpoint_failed(TrainedRun& r, const std::string& message);
 
@@ -426,5 +431,22 @@ void draw_model_row(AppState& s, const TrainedRun& r, const char* panel, void (*
 /// The checkpoint's line while it is fetched or when it failed (empty otherwise); `what` names
 /// the run ("the default run", "the default pair").
 std::string checkpoint_note(const TrainedRun& r, const std::string& what);
+
+/// The Translate panel's translator as other panels read it (the Additive panel's trained view,
+/// the recall strips): a narrow view of its run, so that no panel reads the Translate panel's
+/// state. Defined by the Translate panel (translate.cpp).
+struct TranslatorView {
+  std::shared_ptr<attn::lessons::TranslateTrainer> trainer;  ///< null until the panel's state is built
+  bool from_checkpoint = false;    ///< its weights came from the shipped checkpoint
+  bool running = false;            ///< a run is training it
+  bool checkpoint_applies = false; ///< its inputs are the shipped run's (its checkpoint would install)
+  CheckpointFetch checkpoint;      ///< where the fetch of its checkpoint stands
+};
+/// The translator as it stands (trainer null when the Translate panel's state is not built yet).
+TranslatorView translator_view(const AppState& s);
+/// Build the Translate panel's state if missing, as when it is first shown, and read it.
+TranslatorView open_translator(AppState& s);
+/// Ask for the Translate panel's shipped checkpoint exactly as the panel does when it opens.
+void request_translator_checkpoint(AppState& s);
 
 }  // namespace app

@@ -4,6 +4,7 @@
 // Every number comes from core/lessons/translate/ through the setters in this file (training
 // slices run before the frame is drawn); this file only formats and forwards edits.
 #include "panels/translate.hpp"
+#include "app/app_state.hpp"  // AppState: this file's functions still take every panel's state
 #include "panels/registry.hpp"
 
 #include <algorithm>
@@ -15,7 +16,7 @@
 
 #include "attn/error.hpp"
 #include "attn/linalg.hpp"
-#include "lesson_ui.hpp"
+#include "panels/lesson_ui.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/model.hpp"
 #include "lessons/alignment.hpp"
@@ -259,7 +260,7 @@ void refresh_results(AppState& s, bool scores) {
     v.beam_checks = tl::beam_prefix_checks(v.beam_prefix, "words");
     t.alignment = std::move(v);
   });
-  ++s.generation;
+  changed();
 }
 
 // The token model's analyses for its inputs and the panel's beam controls, as drawn; throws the
@@ -338,6 +339,19 @@ void ensure_translate(AppState& s) {
   if (!s.translate.trainer) init_translate(s);
 }
 
+TranslatorView translator_view(const AppState& s) {
+  const TranslateState& t = s.translate;
+  return TranslatorView{t.trainer, t.run.from_checkpoint, t.run.running,
+                        t.trainer && translate_wants_checkpoint(s, true), t.run.checkpoint};
+}
+
+TranslatorView open_translator(AppState& s) {
+  ensure_translate(s);
+  return translator_view(s);
+}
+
+void request_translator_checkpoint(AppState& s) { request_checkpoint(s, translate_panel(), true); }
+
 bool set_translate_input(AppState& s, const TranslateInput& in) {
   TranslateState& t = s.translate;
   if (in == t.input && t.trainer) {
@@ -348,7 +362,7 @@ bool set_translate_input(AppState& s, const TranslateInput& in) {
   only_row.row = in.row;
   if (only_row == in && t.trainer) {  // the traced row alone: nothing to recompute
     const bool ok = guarded(t.error, [&] { validate(in); });
-    if (ok) t.input.row = in.row, ++s.generation;
+    if (ok) t.input.row = in.row, changed();
     return ok;
   }
   const bool new_run = !in.same_run(t.input) || !t.trainer;
@@ -375,7 +389,7 @@ bool set_translate_input(AppState& s, const TranslateInput& in) {
 
 bool set_translate_tokens(AppState& s, const std::vector<int>& source, const std::vector<int>& target) {
   TranslateState& t = s.translate;
-  ++s.generation;
+  changed();
   if (!t.tokens) {
     t.error = ErrorInfo{"invalid_field", "tokens take a loaded model over other vocabularies (none is loaded)"};
     return false;
@@ -433,7 +447,7 @@ bool refuse_training_tokens(AppState& s) {
                                            std::to_string(t.tokens->model.config.src_vocab) + " source, " +
                                            std::to_string(t.tokens->model.config.tgt_vocab) +
                                            " target ids) are not the lesson's; Back to the lab's model trains the pair"};
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -463,7 +477,7 @@ void translate_continue(AppState& s) {
   if (!t.trainer || t.run.running || t.trainer->done() || t.run.from_checkpoint) return;
   run_resumed(t.run, t.trainer->step());
   t.scores_study.reset();  // an earlier step's scores under way: the run's end scores its own step
-  ++s.generation;
+  changed();
 }
 
 void translate_reset(AppState& s) {
@@ -477,7 +491,7 @@ void translate_unload_model(AppState& s) {
     t.tokens.reset();
     t.run.model.reset();
     t.error.reset();
-    ++s.generation;
+    changed();
     return;
   }
   if (!t.loaded) return;
@@ -501,7 +515,7 @@ static void translate_checkpoint_failed(AppState& s, const std::string& message)
 
 static bool translate_install_checkpoint(AppState& s, const std::uint8_t* data, std::size_t size) {
   TranslateState& t = s.translate;
-  ++s.generation;
+  changed();
   const auto take = [&] {
     const tl::TranslateRun run = default_run_from_checkpoint(data, size, tl::translate_run_from_checkpoint,
                                                              tl::translate_config_json, translate_config(TranslateInput{}));
@@ -547,20 +561,20 @@ bool tick_translate(AppState& s, double budget_seconds) {
       const std::shared_ptr<tl::TranslateScoresStudy> keep = std::move(t.scores_study);
       install_scores(s, *keep, t.scores_study_step);
     }
-    ++s.generation;
+    changed();
     return true;
   }
   if (!t.run.running || !t.trainer) return false;
   tl::TranslateTrainer& tr = *t.trainer;
   if (run_in_worker(t.run, tr.done())) {
-    if (run_worker_tick(t.error, t.run, tr, 0, kTranslateWorkerPace, [] {}, [&] { rebuild_curve(t); })) ++s.generation;
+    if (run_worker_tick(t.error, t.run, tr, 0, kTranslateWorkerPace, [] {}, [&] { rebuild_curve(t); })) changed();
     return true;
   }
   if (!tr.done()) t.run.steps_in = "page";
   if (run_tick(t.error, t.run, tr, budget_seconds, [&] { return tr.advance_part() != 0; },
                [&] { tick_run_end(s, budget_seconds); }))
     rebuild_curve(t);
-  ++s.generation;
+  changed();
   return true;
 }
 
@@ -590,7 +604,7 @@ std::string translate_export(const AppState& s, const std::string& which, std::s
 
 void translate_model_refused(AppState& s, const std::string& code, const std::string& message) {
   run_model_refused(s.translate.run, s.translate.error, code, message);
-  ++s.generation;
+  changed();
 }
 
 std::string seq2seq_config_line(const attn::learn::Seq2SeqConfig& c) {
@@ -635,7 +649,7 @@ bool translate_install_tokens(AppState& s, const std::string& name, std::size_t 
 bool translate_install_model(AppState& s, const std::string& name, std::size_t bytes, attn::learn::ModelFile&& file) {
   ensure_translate(s);
   TranslateState& t = s.translate;
-  ++s.generation;
+  changed();
   if (!tl::lesson_vocabularies(file.model.seq2seq)) return translate_install_tokens(s, name, bytes, std::move(file));
   auto loaded = std::make_shared<TranslateLoaded>(TranslateLoaded{file.model.seq2seq, std::move(file.params)});
   std::optional<ErrorInfo> e;

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "lesson_ui.hpp"
-#include "app_state.hpp"
+#include "panels/lesson_ui.hpp"
+#include "app/app_state.hpp"
 #include "lessons/translate/captions.hpp"
 #include "panels/translate.hpp"
 #include "panels/ui.hpp"
@@ -192,7 +192,7 @@ void draw_tokens(AppState& s, Ui& ui) {
         const bool ok = guarded(st.translate.error, [&] { ids = parse_token_ids(text, label.c_str()); });
         if (!ok || !set_translate_tokens(st, source ? ids : kk.source, source ? kk.target : ids)) {
           if (st.translate.tokens) st.translate.tokens->source_shown = "?", st.translate.tokens->target_shown = "?";
-          ++st.generation;
+          changed();
         }
       });
     }
@@ -222,7 +222,7 @@ void draw_tokens(AppState& s, Ui& ui) {
     spec.row_sums = &k.row_sums;
     spec.row_axis = "target id";
     spec.col_axis = "source position:id";
-    spec.version = s.generation;
+    spec.version = generation();
     spec.numbers = true;
     spec.width = dc.left_w;
     spec.max_cell = 48.0f;
@@ -290,33 +290,10 @@ void draw_tokens(AppState& s, Ui& ui) {
   style::check_lines(k.checks);
 }
 
-void draw_body(AppState& s, Ui& ui) {
-  TranslateState& t = s.translate;
-  const TranslateInput& cur = t.input;
+// Both models' training loss (per step) and validation loss (every eval_every steps), side by side.
+void draw_loss_curves(const TranslateState& t, Ui& ui, const txt::TwoColumns& col) {
   const float fs = ImGui::GetFontSize();
-
-  if (t.tokens) {
-    style::error_box(t.error);
-    draw_tokens(s, ui);
-    return;
-  }
-  txt::para(
-      "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
-      "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
-      "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
-      "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
-      "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
-      "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
-      "after the noun, so the alignment is not the diagonal.");
-  style::error_box(t.error);
-
-  draw_inputs(s);
-  draw_controls(s);
   const tl::TranslateTrainer* tr = t.trainer.get();
-  if (!tr) return;
-
-  // --- loss curves: training (per step) and validation (every eval_every steps)
-  const txt::TwoColumns col = txt::two_columns(0.5f);
   const ImU32 c_none = IM_COL32(214, 120, 20, 255), c_add = IM_COL32(31, 111, 178, 255);
   txt::begin_column(col.left_w);
   style::heading(ui.fonts, "Training loss");
@@ -356,9 +333,12 @@ void draw_body(AppState& s, Ui& ui) {
     txt::note("The same loss on held-out sentences no batch contains (teacher forced).");
   }
   txt::end_column(col.right_w);
+}
 
-  // --- accuracy by source length
-  style::heading(ui.fonts, "Accuracy by source length (test set, greedy decoding)");
+// The scoring's progress, the test set's accuracy by source length (table and curves) and the alignment's agreement with
+// the grammar's.
+void draw_scores(const TranslateState& t, Ui& ui) {
+  const float fs = ImGui::GetFontSize();
   if (t.run.running && !t.scores_study) ImGui::TextDisabled("Scored when training stops (end or pause).");
   if (t.scores_study) {
     const tl::TranslateScoresStudy& st = *t.scores_study;
@@ -431,9 +411,12 @@ void draw_body(AppState& s, Ui& ui) {
     }
     txt::note(sc.agreement_caption.c_str());
   }
+}
 
-  // --- what the H control measured: the precomputed table of every width
-  style::heading(ui.fonts, "What a wider state changes (exact match by width H)");
+// The precomputed exact match of every width H, and whether the learner's run is one of its rows.
+void draw_widths(const TranslateState& t, Ui& ui) {
+  const float fs = ImGui::GetFontSize();
+  const TranslateInput& cur = t.input;
   if (!t.widths.error.empty()) {
     txt::note(t.widths.error.c_str());
   } else if (!t.widths.rows.empty()) {
@@ -458,9 +441,14 @@ void draw_body(AppState& s, Ui& ui) {
                      " row's configuration; Train reproduces it here.").c_str()
                   : "The table is for seed 17, 1000 steps and learning rate 0.005; your run's own figures are above.");
   }
+}
 
-  // --- the learned alignment beside the constructed one
-  style::heading(ui.fonts, "Alignment: learned vs constructed");
+// The sentence field, the example sentences and the test sentence's number: each edit is
+// deferred to the next frame (it runs the models).
+void draw_sentence_row(AppState& s) {
+  TranslateState& t = s.translate;
+  const TranslateInput& cur = t.input;
+  const float fs = ImGui::GetFontSize();
   {
     char* buf = t.sentence_buf;
     if (t.sentence_shown != cur.sentence) {
@@ -495,6 +483,48 @@ void draw_body(AppState& s, Ui& ui) {
     if (ImGui::IsItemDeactivatedAfterEdit())
       defer_edit(s, [i = test_index](AppState& st) { pick_translate_test_sentence(st, i); });
   }
+}
+
+void draw_body(AppState& s, Ui& ui) {
+  TranslateState& t = s.translate;
+  const TranslateInput& cur = t.input;
+  const float fs = ImGui::GetFontSize();
+
+  if (t.tokens) {
+    style::error_box(t.error);
+    draw_tokens(s, ui);
+    return;
+  }
+  txt::para(
+      "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
+      "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
+      "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
+      "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
+      "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
+      "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
+      "after the noun, so the alignment is not the diagonal.");
+  style::error_box(t.error);
+
+  draw_inputs(s);
+  draw_controls(s);
+  const tl::TranslateTrainer* tr = t.trainer.get();
+  if (!tr) return;
+
+  // --- loss curves: training (per step) and validation (every eval_every steps)
+  const txt::TwoColumns col = txt::two_columns(0.5f);
+  draw_loss_curves(t, ui, col);
+
+  // --- accuracy by source length
+  style::heading(ui.fonts, "Accuracy by source length (test set, greedy decoding)");
+  draw_scores(t, ui);
+
+  // --- what the H control measured: the precomputed table of every width
+  style::heading(ui.fonts, "What a wider state changes (exact match by width H)");
+  draw_widths(t, ui);
+
+  // --- the learned alignment beside the constructed one
+  style::heading(ui.fonts, "Alignment: learned vs constructed");
+  draw_sentence_row(s);
   const txt::TwoColumns ac = txt::two_columns(0.6f);
   txt::begin_column(ac.left_w);
   if (t.alignment) {
@@ -509,7 +539,7 @@ void draw_body(AppState& s, Ui& ui) {
     spec.row_sums = &v.row_sums;
     spec.row_axis = "target";
     spec.col_axis = "source";
-    spec.version = s.generation;
+    spec.version = generation();
     spec.numbers = true;
     spec.width = ac.left_w;
     spec.max_cell = 48.0f;

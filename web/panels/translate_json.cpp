@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 #include "panels/translate.hpp"
 #include "learn/json_obj.hpp"
 
@@ -37,11 +37,8 @@ Json translate_inputs_json(const TranslateInput& in) {
               {"sentence", in.sentence}, {"beam_width", in.beam_width}, {"alpha", in.alpha}, {"row", in.row}});
 }
 
-Json translate_state_json(const AppState& s) {
-  const TranslateState& t = s.translate;
-  Json out = Json::object();
-  out["inputs"] = translate_inputs_json(t.input);
-  run_state_json(out, t.run, progress_of(t.trainer.get(), t.input.steps), kTranslateCheckpointUrl);
+// "losses": both models' training losses (thinned to 2000 points), means, validation losses.
+static void put_losses(Json& out, const TranslateState& t) {
   if (t.trainer) {
     const tl::TranslateTrainer& tr = *t.trainer;
     const std::vector<double>& a = tr.losses(false);
@@ -65,11 +62,10 @@ Json translate_state_json(const AppState& s) {
   } else {
     out["losses"] = nullptr;
   }
-  if (t.scores_study) {  // while measured in slices: a big model's scores, or a run past its last step
-    const tl::TranslateScoresStudy& st = *t.scores_study;
-    out["scores_progress"] = ::attn::obj({{"step", t.scores_study_step}, {"phase", st.phase()},
-                                          {"units_done", st.units_done()}, {"units_total", st.units_total()}});
-  }
+}
+
+// "accuracy" and "agreement": the test set's scores by source length, and the most-read removal.
+static void put_scores(Json& out, const TranslateState& t) {
   if (t.scores) {
     const TranslateScores& sc = *t.scores;
     Json buckets = Json::array();
@@ -101,6 +97,10 @@ Json translate_state_json(const AppState& s) {
     out["accuracy"] = nullptr;
     out["agreement"] = nullptr;
   }
+}
+
+// "alignment" and "decoding": the sentence's weights, interventions, greedy, teacher forced and beam.
+static void put_alignment(Json& out, const TranslateState& t) {
   if (t.alignment) {
     const TranslateAlignmentView& v = *t.alignment;
     Json rows = Json::array();
@@ -175,53 +175,10 @@ Json translate_state_json(const AppState& s) {
     out["alignment"] = nullptr;
     out["decoding"] = nullptr;
   }
-  {
-    Json rows = Json::array();
-    for (int i = 0; i < t.lesson_weights.rows(); ++i) {
-      Json r = Json::array();
-      for (int j = 0; j < t.lesson_weights.cols(); ++j) r.push_back(t.lesson_weights(i, j));
-      rows.push_back(r);
-    }
-    out["lesson_alignment"] = ::attn::obj({{"rows", t.lesson_rows}, {"columns", t.lesson_cols}, {"weights", rows},
-                                   {"note", "constructed by the lesson, not learned"}});
-  }
-  {
-    Json rows = Json::array();
-    for (const tl::TranslateWidthResult& w : t.widths.rows) {
-      const auto model = [](const tl::TranslateEval& e) {
-        Json b = Json::array();
-        for (const tl::BucketAccuracy& a : e.buckets) {
-          Json x = bucket_json(a);
-          x["lo"] = a.bucket.lo, x["hi"] = a.bucket.hi;
-          b.push_back(x);
-        }
-        return ::attn::obj({{"buckets", b}, {"overall", bucket_json(e.overall)}});
-      };
-      rows.push_back(::attn::obj({{"hidden", w.hidden}, {"encoder", w.config.bidirectional ? "bidirectional" : "forward"},
-                          {"none", model(w.none)}, {"additive", model(w.additive)},
-                          {"agreement", ::attn::obj({{"share", w.agreement.overall.share},
-                                                     {"mean_weight", w.agreement.overall.mean_weight},
-                                                     {"targets", w.agreement.overall.targets}})},
-                          {"none_final_loss", w.none_final_loss}, {"additive_final_loss", w.additive_final_loss},
-                          {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}}));
-    }
-    out["widths"] = ::attn::obj({{"rows", rows},
-                         {"note", "precomputed natively from each width's seed (checkpoints/translate_widths.json); "
-                                  "seed, steps and learning rate at their defaults"},
-                         {"caption", t.widths.caption},
-                         {"encoders_caption", t.widths.encoders_caption},
-                         {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}});
-  }
-  {
-    const TranslateReproduction& r = t.reproduction;
-    out["reproduction"] = r.compared ? ::attn::obj({{"compared_with", "the precomputed run at H " + std::to_string(r.hidden)},
-                                            {"same", r.same},
-                                            {"none_fnv1a", r.none_fnv1a},
-                                            {"additive_fnv1a", r.additive_fnv1a},
-                                            {"want_none_fnv1a", r.want_none_fnv1a},
-                                            {"want_additive_fnv1a", r.want_additive_fnv1a}})
-                                     : Json(nullptr);
-  }
+}
+
+// "tokens": a model the user brought, read on its own ids (and what the lab's pair shows is null).
+static void put_tokens(Json& out, const TranslateState& t) {
   if (t.tokens) {
     const TranslateTokens& k = *t.tokens;
     const tl::TokenAnalysis& a = k.analysis;
@@ -272,6 +229,69 @@ Json translate_state_json(const AppState& s) {
     out["alignment"] = nullptr;
     out["decoding"] = nullptr;
   }
+}
+
+Json translate_state_json(const AppState& s) {
+  const TranslateState& t = s.translate;
+  Json out = Json::object();
+  out["inputs"] = translate_inputs_json(t.input);
+  run_state_json(out, t.run, progress_of(t.trainer.get(), t.input.steps), kTranslateCheckpointUrl);
+  put_losses(out, t);
+  if (t.scores_study) {  // while measured in slices: a big model's scores, or a run past its last step
+    const tl::TranslateScoresStudy& st = *t.scores_study;
+    out["scores_progress"] = ::attn::obj({{"step", t.scores_study_step}, {"phase", st.phase()},
+                                          {"units_done", st.units_done()}, {"units_total", st.units_total()}});
+  }
+  put_scores(out, t);
+  put_alignment(out, t);
+  {
+    Json rows = Json::array();
+    for (int i = 0; i < t.lesson_weights.rows(); ++i) {
+      Json r = Json::array();
+      for (int j = 0; j < t.lesson_weights.cols(); ++j) r.push_back(t.lesson_weights(i, j));
+      rows.push_back(r);
+    }
+    out["lesson_alignment"] = ::attn::obj({{"rows", t.lesson_rows}, {"columns", t.lesson_cols}, {"weights", rows},
+                                   {"note", "constructed by the lesson, not learned"}});
+  }
+  {
+    Json rows = Json::array();
+    for (const tl::TranslateWidthResult& w : t.widths.rows) {
+      const auto model = [](const tl::TranslateEval& e) {
+        Json b = Json::array();
+        for (const tl::BucketAccuracy& a : e.buckets) {
+          Json x = bucket_json(a);
+          x["lo"] = a.bucket.lo, x["hi"] = a.bucket.hi;
+          b.push_back(x);
+        }
+        return ::attn::obj({{"buckets", b}, {"overall", bucket_json(e.overall)}});
+      };
+      rows.push_back(::attn::obj({{"hidden", w.hidden}, {"encoder", w.config.bidirectional ? "bidirectional" : "forward"},
+                          {"none", model(w.none)}, {"additive", model(w.additive)},
+                          {"agreement", ::attn::obj({{"share", w.agreement.overall.share},
+                                                     {"mean_weight", w.agreement.overall.mean_weight},
+                                                     {"targets", w.agreement.overall.targets}})},
+                          {"none_final_loss", w.none_final_loss}, {"additive_final_loss", w.additive_final_loss},
+                          {"none_fnv1a", w.none_fnv1a}, {"additive_fnv1a", w.additive_fnv1a}}));
+    }
+    out["widths"] = ::attn::obj({{"rows", rows},
+                         {"note", "precomputed natively from each width's seed (checkpoints/translate_widths.json); "
+                                  "seed, steps and learning rate at their defaults"},
+                         {"caption", t.widths.caption},
+                         {"encoders_caption", t.widths.encoders_caption},
+                         {"error", t.widths.error.empty() ? Json(nullptr) : Json(t.widths.error)}});
+  }
+  {
+    const TranslateReproduction& r = t.reproduction;
+    out["reproduction"] = r.compared ? ::attn::obj({{"compared_with", "the precomputed run at H " + std::to_string(r.hidden)},
+                                            {"same", r.same},
+                                            {"none_fnv1a", r.none_fnv1a},
+                                            {"additive_fnv1a", r.additive_fnv1a},
+                                            {"want_none_fnv1a", r.want_none_fnv1a},
+                                            {"want_additive_fnv1a", r.want_additive_fnv1a}})
+                                     : Json(nullptr);
+  }
+  put_tokens(out, t);
   out["error"] = t.error ? ::attn::obj({{"code", t.error->code}, {"message", t.error->message}}) : Json(nullptr);
   return out;
 }

@@ -10,6 +10,7 @@
 // sideways with a hint (begin_sideways / end_sideways).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -24,7 +25,8 @@
 #include "imgui.h"
 #include "imgui_internal.h"  // the current wrap position (DC.TextWrapPos)
 
-#include "app_state.hpp"
+#include "json/json_case.hpp"  // attn::Json
+#include "panels/generation.hpp"
 #include "widgets/heatmap.hpp"
 #include "widgets/slider.hpp"
 #include "widgets/ui_style.hpp"

@@ -9,11 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "app.hpp"
 #include "json/json_case.hpp"
-#include "widgets/heatmap_cursor.hpp"
-#include "widgets/heatmap_gl.hpp"
-#include "widgets/ui_style.hpp"
 #include "imgui_internal.h"
 #include "platform/platform.hpp"
 #include "learn/json_obj.hpp"
@@ -22,9 +18,8 @@ namespace app {
 
 namespace {
 
-App* g_app = nullptr;
 Platform* g_platform = nullptr;
-GlHeatmapGpu* g_gpu = nullptr;
+glue::Hooks g_hooks;
 
 std::string g_clipboard;     // the last text copied or pasted
 int g_paste_stage = 0;       // 2: press Ctrl+V next frame, 1: release it
@@ -33,7 +28,7 @@ bool g_restore_pending = false;
 std::string g_reply;
 
 void request_frame() {
-  if (g_app) g_app->request_frame();
+  if (g_hooks.request_frame) g_hooks.request_frame();
 }
 
 void set_modifiers_from_sdl(ImGuiIO& io) {
@@ -90,10 +85,9 @@ ImGuiID g_judged = 0;  // the field whose keyboard kind attn_app_text_field last
 
 namespace glue {
 
-void install(App* app, Platform* platform, GlHeatmapGpu* gpu) {
-  g_app = app;
+void install(Platform* platform, Hooks hooks) {
   g_platform = platform;
-  g_gpu = gpu;
+  g_hooks = std::move(hooks);
   // The paste reaches ImGui after the keys typed before it (see Platform::push_paste), into
   // the field being edited then; with none, the text stays on the clipboard only.
   platform->on_paste = [] {
@@ -109,10 +103,8 @@ bool before_frame() {
     // the cache is empty).
     g_restore_pending = false;
     if (g_platform) g_platform->recreate_renderer();
-    if (g_gpu) {
-      g_gpu->shutdown();
-      if (!g_gpu->init()) std::fprintf(stderr, "attention_lab: heatmap shaders failed after the context came back\n");
-    }
+    if (g_hooks.recreate_gpu && !g_hooks.recreate_gpu())
+      std::fprintf(stderr, "attention_lab: heatmap shaders failed after the context came back\n");
     request_frame();
   }
   ImGuiIO& io = ImGui::GetIO();
@@ -205,11 +197,11 @@ const char* attn_app_input_state() {
     j["want_text"] = io.WantTextInput;
     j["active_item"] = GImGui->ActiveId != 0;
     j["hovered_item"] = GImGui->HoveredId != 0;
-    j["cell_mode"] = app::heatmap_cell_mode_active();
+    j["cell_mode"] = (app::g_hooks.cell_mode && app::g_hooks.cell_mode());
     j["nav_window"] = GImGui->NavWindow ? attn::Json(GImGui->NavWindow->Name) : attn::Json(nullptr);
     j["nav_item"] = GImGui->NavId != 0 && !GImGui->NavDisableHighlight;
     // The last frame drew a "U+732B" placeholder for a character without a glyph.
-    j["placeholders"] = app::style::last_placeholder_frame() == ImGui::GetFrameCount();
+    j["placeholders"] = app::g_hooks.placeholder_frame && app::g_hooks.placeholder_frame() == ImGui::GetFrameCount();
     // The window the wheel would scroll now: [scroll y, max scroll y] (null: none can).
     if (ImGuiWindow* w = app::wheel_target(false)) j["scroll"] = {w->Scroll.y, w->ScrollMax.y};
     else j["scroll"] = nullptr;
@@ -273,7 +265,7 @@ int attn_app_touch_scroll(double x, double y, double dy) {
 }
 
 void attn_app_touch_ui(int on) {
-  app::style::set_touch_sizes(on != 0);
+  if (app::g_hooks.touch_sizes) app::g_hooks.touch_sizes(on != 0);
   app::request_frame();
 }
 

@@ -14,16 +14,25 @@
 //               then ImGui's and the heatmaps' GL objects are recreated.
 #pragma once
 
+#include <functional>
+
 #include "platform/emscripten_shim.hpp"
 
 namespace app {
-class App;
 class Platform;
-class GlHeatmapGpu;
 
 namespace glue {
-/// Remember what before_frame() must reach. Pointers must outlive the loop.
-void install(App* app, Platform* platform, GlHeatmapGpu* gpu);
+/// What the glue reaches above the platform, handed down by the app (the platform is the lowest
+/// layer: it calls up only through these).
+struct Hooks {
+  std::function<void()> request_frame;       ///< draw the next tick even if nothing changed
+  std::function<bool()> recreate_gpu;        ///< new heatmap GL objects after a restored context
+  std::function<bool()> cell_mode;           ///< a heatmap's keyboard cell cursor is active
+  std::function<int()> placeholder_frame;    ///< ImGui frame of the last glyph placeholder drawn
+  std::function<void(bool)> touch_sizes;     ///< touch-sized widgets on or off
+};
+/// Remember what before_frame() must reach. `platform` must outlive the loop.
+void install(Platform* platform, Hooks hooks);
 /// Before a frame: type a pending paste, rebuild GL objects after a restored context.
 /// False while the WebGL context is lost (skip the frame).
 bool before_frame();

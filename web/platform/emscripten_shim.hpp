@@ -37,6 +37,39 @@ inline void page_action(const char* name) {
 }
 /// ImGui's clipboard callbacks → the system clipboard (platform/browser_glue.cpp).
 void install_clipboard();
+/// Fetch a shipped checkpoint relative to the page (Module.attnFetchCheckpoint); the page answers
+/// through attn_app_checkpoint_loaded / _failed (app/api.hpp), at once when it cannot fetch.
+inline void fetch_checkpoint(const char* url) {
+  EM_ASM({
+    if (Module["attnFetchCheckpoint"]) Module["attnFetchCheckpoint"](UTF8ToString($0));
+    else Module["_attn_app_checkpoint_failed"]($0, 0);
+  }, url);
+}
+
+// The training Worker (web/worker/, started by attention_lab_api.js): panels/train_worker.cpp's
+// calls into the page, which answers through attn_app_train_state / _failed.
+/// The page lets runs go to the Worker (not ?train_worker=0, a Worker could start).
+inline bool train_worker_allowed() {
+  return EM_ASM_INT({ return Module["attnTrainWorkerAllowed"] ? Module["attnTrainWorkerAllowed"]() : 0; }) != 0;
+}
+/// Start the Worker's module loading (its first run then starts at once).
+inline void train_worker_warm() {
+  EM_ASM({ if (Module["attnTrainWorkerWarm"]) Module["attnTrainWorkerWarm"](); });
+}
+/// Step `size` state bytes `steps` times (at most `ms`) in a second runner and throw them away.
+inline void train_worker_rehearse(const char* data, int size, int steps, int ms) {
+  EM_ASM({ if (Module["attnTrainWorkerRehearse"]) Module["attnTrainWorkerRehearse"]($0, $1, $2, $3); }, data, size,
+         steps, ms);
+}
+/// Run `id` from the state bytes: slices of `budget_ms`, a state back every `sync_every` steps,
+/// `rest_ms` of rest after each slice.
+inline void train_worker_run(int id, const char* data, int size, double budget_ms, int sync_every, double rest_ms) {
+  EM_ASM({ Module["attnTrainWorkerRun"]($0, $1, $2, $3, $4, $5); }, id, data, size, budget_ms, sync_every, rest_ms);
+}
+/// Stop run `id` (its later messages are dropped).
+inline void train_worker_stop(int id) {
+  EM_ASM({ if (Module["attnTrainWorkerStop"]) Module["attnTrainWorkerStop"]($0); }, id);
+}
 }  // namespace app::shim
 
 #define ATTN_MAIN_LOOP_BEGIN app::shim::main_loop_body = [&]() { do

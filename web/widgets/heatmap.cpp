@@ -9,7 +9,7 @@
 #include "imgui_internal.h"  // ImTextCharFromUtf8
 
 #include "widgets/heatmap_cursor.hpp"
-#include "page/page_view.hpp"
+#include "widgets/page_view.hpp"
 #include "widgets/ui_style.hpp"
 
 namespace app {
@@ -243,6 +243,146 @@ void diverging_legend(const char* id, double range, float height, const char* ne
   legends_this_frame().push_back(id);
 }
 
+// Labels as the font can draw them: `labels` itself when none needs a placeholder, else `out`
+// holding them with placeholders (and `placeholders` set).
+static const std::vector<std::string>* shown_labels(const std::vector<std::string>* labels,
+                                                    std::vector<std::string>* out, bool& placeholders) {
+  // Most labels are ASCII, which the font has: no copies then (a map may have 2048 labels a side).
+  auto ascii = [](const std::string& t) {
+    return std::all_of(t.begin(), t.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
+  };
+  if (!labels || std::all_of(labels->begin(), labels->end(), ascii)) return labels;
+  bool any = false;
+  out->reserve(labels->size());
+  for (const std::string& s : *labels) out->push_back(style::shown_text(s, &any));
+  placeholders = placeholders || any;
+  return any ? static_cast<const std::vector<std::string>*>(out) : labels;
+}
+
+// A heatmap's labels as laid out: which are shown, and the room they take.
+struct AxisLabels {
+  const std::vector<std::string>* rows;  ///< row labels as drawn (null: none)
+  const std::vector<std::string>* cols;  ///< column labels as drawn (null: none)
+  const std::vector<double>* sums;       ///< row sums (null: none)
+  float label_w, col_label_len;          ///< row labels' width, column labels' length
+  bool horizontal_cols;                  ///< column labels fit across their cells
+  float pad;
+};
+
+// The values written in the cells, when they fit (never in masked cells).
+static void draw_cell_numbers(ImDrawList* dl, const HeatmapSpec& spec, const attn::BoolMatrix* allowed, ImVec2 g0,
+                              float cell, double vmin, double vmax) {
+  const attn::Matrix& m = *spec.values;
+  const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+  const float fs = ImGui::GetFontSize();
+  if (spec.numbers && cell >= fs + 2.0f && text_w("0.00") <= cell - 4.0f) {
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        if (allowed && !(*allowed)(i, j)) continue;
+        const double v = m(i, j);
+        const std::string s = cell_text(v, vmin, vmax);
+        const float w = text_w(s);
+        if (w > cell - 3.0f) continue;
+        const ImVec2 c(g0.x + (j + 0.5f) * cell, g0.y + (i + 0.5f) * cell);
+        dl->AddText(ImVec2(std::round(c.x - w * 0.5f), std::round(c.y - fs * 0.5f)),
+                    cmap::text_on(spec.map, (v - vmin) / (vmax - vmin)), s.c_str());
+      }
+  }
+}
+
+// The row and column labels (thinned when cells are smaller than the text) and the row sums.
+static void draw_labels_and_sums(ImDrawList* dl, const HeatmapSpec& spec, const AxisLabels& ax, ImVec2 origin, ImVec2 g0,
+                                 ImVec2 g1, float cell, float top) {
+  const std::vector<std::string>* rlab = ax.rows;
+  const std::vector<std::string>* clab = ax.cols;
+  const std::vector<double>* sums = ax.sums;
+  const float label_w = ax.label_w, col_label_len = ax.col_label_len, pad = ax.pad;
+  const bool horizontal_cols = ax.horizontal_cols;
+  const int rows = static_cast<int>(spec.values->rows()), cols = static_cast<int>(spec.values->cols());
+  const float fs = ImGui::GetFontSize();
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const int rstep = std::max(1, static_cast<int>(std::ceil(fs / cell)));
+  if (rlab) {
+    for (int i = 0; i < rows; i += rstep) {
+      const std::string& s = (*rlab)[static_cast<size_t>(i)];
+      const float w = std::min(text_w(s), label_w);
+      const float y = g0.y + (i + 0.5f) * cell - fs * 0.5f;
+      const ImVec4 clip(origin.x, y - fs, origin.x + label_w, y + 2 * fs);
+      const ImU32 c = i == spec.selected_row ? style::accent_u32() : text_col;
+      dl->AddText(ImGui::GetFont(), fs, ImVec2(origin.x + label_w - w, y), c, s.c_str(), nullptr, 0.0f, &clip);
+    }
+  }
+  if (clab) {
+    const int cstep = horizontal_cols ? 1 : std::max(1, static_cast<int>(std::ceil(fs / cell)));
+    for (int j = 0; j < cols; j += cstep) {
+      const std::string& s = (*clab)[static_cast<size_t>(j)];
+      const float cx = g0.x + (j + 0.5f) * cell;
+      if (horizontal_cols) {
+        const float w = text_w(s);
+        dl->AddText(ImVec2(std::round(cx - w * 0.5f), origin.y), text_col, s.c_str());
+      } else {
+        add_text_vertical(dl, ImVec2(cx, g0.y - pad), text_col, s.c_str(), col_label_len);
+      }
+    }
+  }
+
+  // --- row sums
+  if (sums) {
+    const float x = g1.x + pad;
+    if (top >= fs) dl->AddText(ImVec2(x, g0.y - fs - pad * 0.5f), dim_col, "row sum");
+    for (int i = 0; i < rows; i += rstep) {
+      char buf[32];
+      const double v = (*sums)[static_cast<size_t>(i)];
+      std::snprintf(buf, sizeof buf, "%.4f", std::isfinite(v) ? v : 0.0);
+      dl->AddText(ImVec2(x, g0.y + (i + 0.5f) * cell - fs * 0.5f), dim_col, std::isfinite(v) ? buf : "n/a");
+    }
+  }
+}
+
+// The hovered (or keyboard-chosen) cell's tooltip: its row and column, its value, its row sum.
+static void cell_tooltip(const HeatmapSpec& spec, const AxisLabels& ax, const attn::BoolMatrix* allowed, int hr, int hc,
+                       bool show_cursor) {
+  const std::vector<std::string>* rlab = ax.rows;
+  const std::vector<std::string>* clab = ax.cols;
+  const std::vector<double>* sums = ax.sums;
+  const attn::Matrix& m = *spec.values;
+  ImGui::BeginTooltip();
+  const std::string rname = rlab ? "\"" + (*rlab)[static_cast<size_t>(hr)] + "\" " : "";
+  const std::string cname = clab ? "\"" + (*clab)[static_cast<size_t>(hc)] + "\" " : "";
+  ImGui::Text("%s %s(row %d)  \xE2\x86\x92  %s %s(column %d)", spec.row_axis, rname.c_str(), hr, spec.col_axis,
+              cname.c_str(), hc);
+  if (allowed && !(*allowed)(hr, hc)) {
+    ImGui::TextUnformatted("masked: not allowed, left out of the softmax");
+    ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
+  } else {
+    ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
+  }
+  if (sums) ImGui::TextDisabled("row %d sums to %s", hr, exact_number((*sums)[static_cast<size_t>(hr)]).c_str());
+  if (show_cursor) ImGui::TextDisabled("arrow keys move \xC2\xB7 Esc leaves");
+  ImGui::EndTooltip();
+}
+
+// The cells as a texture (value, allowed) for `spec.version`, once per data version.
+static void upload_cells(HeatmapGpu& gpu, ImGuiID tex_id, const HeatmapSpec& spec, const attn::BoolMatrix* allowed,
+                         double vmin) {
+  const attn::Matrix& m = *spec.values;
+  const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+  if (!gpu.has(tex_id, spec.version)) {
+    static std::vector<float> scratch;
+    scratch.resize(static_cast<size_t>(rows) * static_cast<size_t>(cols) * 2);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        const size_t k = (static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j)) * 2;
+        const double v = m(i, j);
+        const bool ok = !allowed || (*allowed)(i, j);
+        scratch[k] = std::isfinite(v) ? static_cast<float>(v) : static_cast<float>(vmin);
+        scratch[k + 1] = ok ? 1.0f : 0.0f;
+      }
+    gpu.upload(tex_id, spec.version, rows, cols, scratch.data());
+  }
+}
+
 HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   HeatmapEvent ev;
   if (!spec.values || spec.values->rows() == 0 || spec.values->cols() == 0) {
@@ -260,20 +400,8 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   // Labels as the font can draw them (the record for the text mirror and exports keeps spec's).
   bool placeholders = false;
   std::vector<std::string> shown_rows, shown_cols;
-  auto shown = [&](const std::vector<std::string>* labels, std::vector<std::string>* out) {
-    // Most labels are ASCII, which the font has: no copies then (a map may have 2048 labels a side).
-    auto ascii = [](const std::string& t) {
-      return std::all_of(t.begin(), t.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
-    };
-    if (!labels || std::all_of(labels->begin(), labels->end(), ascii)) return labels;
-    bool any = false;
-    out->reserve(labels->size());
-    for (const std::string& s : *labels) out->push_back(style::shown_text(s, &any));
-    placeholders = placeholders || any;
-    return any ? static_cast<const std::vector<std::string>*>(out) : labels;
-  };
-  rlab = shown(rlab, &shown_rows);
-  clab = shown(clab, &shown_cols);
+  rlab = shown_labels(rlab, &shown_rows, placeholders);
+  clab = shown_labels(clab, &shown_cols, placeholders);
   double vmin = spec.vmin, vmax = spec.vmax;
   cmap::shown_range(spec.map, vmin, vmax);
 
@@ -325,19 +453,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   view::record_heatmap(item_id, id, spec, g0, g1);  // for the DOM text mirror and exports
 
   // --- cells: upload once per data version, then one textured quad on the GPU
-  if (!gpu.has(tex_id, spec.version)) {
-    static std::vector<float> scratch;
-    scratch.resize(static_cast<size_t>(rows) * static_cast<size_t>(cols) * 2);
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) {
-        const size_t k = (static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j)) * 2;
-        const double v = m(i, j);
-        const bool ok = !allowed || (*allowed)(i, j);
-        scratch[k] = std::isfinite(v) ? static_cast<float>(v) : static_cast<float>(vmin);
-        scratch[k + 1] = ok ? 1.0f : 0.0f;
-      }
-    gpu.upload(tex_id, spec.version, rows, cols, scratch.data());
-  }
+  upload_cells(gpu, tex_id, spec, allowed, vmin);
   dl->AddRectFilled(g0, g1, ImGui::GetColorU32(ImGuiCol_FrameBg));
   gpu.draw(dl, tex_id, g0, g1, static_cast<float>(vmin), static_cast<float>(vmax), cell >= 6.0f, spec.map);
 
@@ -377,59 +493,11 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   }
 
   // --- numbers in cells
-  if (spec.numbers && cell >= fs + 2.0f && text_w("0.00") <= cell - 4.0f) {
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) {
-        if (allowed && !(*allowed)(i, j)) continue;
-        const double v = m(i, j);
-        const std::string s = cell_text(v, vmin, vmax);
-        const float w = text_w(s);
-        if (w > cell - 3.0f) continue;
-        const ImVec2 c(g0.x + (j + 0.5f) * cell, g0.y + (i + 0.5f) * cell);
-        dl->AddText(ImVec2(std::round(c.x - w * 0.5f), std::round(c.y - fs * 0.5f)),
-                    cmap::text_on(spec.map, (v - vmin) / (vmax - vmin)), s.c_str());
-      }
-  }
+  draw_cell_numbers(dl, spec, allowed, g0, cell, vmin, vmax);
 
   // --- labels (thinned when cells are smaller than the text)
-  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const int rstep = std::max(1, static_cast<int>(std::ceil(fs / cell)));
-  if (rlab) {
-    for (int i = 0; i < rows; i += rstep) {
-      const std::string& s = (*rlab)[static_cast<size_t>(i)];
-      const float w = std::min(text_w(s), label_w);
-      const float y = g0.y + (i + 0.5f) * cell - fs * 0.5f;
-      const ImVec4 clip(origin.x, y - fs, origin.x + label_w, y + 2 * fs);
-      const ImU32 c = i == spec.selected_row ? style::accent_u32() : text_col;
-      dl->AddText(ImGui::GetFont(), fs, ImVec2(origin.x + label_w - w, y), c, s.c_str(), nullptr, 0.0f, &clip);
-    }
-  }
-  if (clab) {
-    const int cstep = horizontal_cols ? 1 : std::max(1, static_cast<int>(std::ceil(fs / cell)));
-    for (int j = 0; j < cols; j += cstep) {
-      const std::string& s = (*clab)[static_cast<size_t>(j)];
-      const float cx = g0.x + (j + 0.5f) * cell;
-      if (horizontal_cols) {
-        const float w = text_w(s);
-        dl->AddText(ImVec2(std::round(cx - w * 0.5f), origin.y), text_col, s.c_str());
-      } else {
-        add_text_vertical(dl, ImVec2(cx, g0.y - pad), text_col, s.c_str(), col_label_len);
-      }
-    }
-  }
-
-  // --- row sums
-  if (sums) {
-    const float x = g1.x + pad;
-    if (top >= fs) dl->AddText(ImVec2(x, g0.y - fs - pad * 0.5f), dim_col, "row sum");
-    for (int i = 0; i < rows; i += rstep) {
-      char buf[32];
-      const double v = (*sums)[static_cast<size_t>(i)];
-      std::snprintf(buf, sizeof buf, "%.4f", std::isfinite(v) ? v : 0.0);
-      dl->AddText(ImVec2(x, g0.y + (i + 0.5f) * cell - fs * 0.5f), dim_col, std::isfinite(v) ? buf : "n/a");
-    }
-  }
+  const AxisLabels ax{rlab, clab, sums, label_w, col_label_len, horizontal_cols, pad};
+  draw_labels_and_sums(dl, spec, ax, origin, g0, g1, cell, top);
 
   // --- legend
   if (spec.legend) {
@@ -451,20 +519,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
       ImGui::SetNextWindowPos(ImVec2(c0.x + cell + 8, c0.y));
     }
 
-    ImGui::BeginTooltip();
-    const std::string rname = rlab ? "\"" + (*rlab)[static_cast<size_t>(hr)] + "\" " : "";
-    const std::string cname = clab ? "\"" + (*clab)[static_cast<size_t>(hc)] + "\" " : "";
-    ImGui::Text("%s %s(row %d)  \xE2\x86\x92  %s %s(column %d)", spec.row_axis, rname.c_str(), hr, spec.col_axis,
-                cname.c_str(), hc);
-    if (allowed && !(*allowed)(hr, hc)) {
-      ImGui::TextUnformatted("masked: not allowed, left out of the softmax");
-      ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
-    } else {
-      ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
-    }
-    if (sums) ImGui::TextDisabled("row %d sums to %s", hr, exact_number((*sums)[static_cast<size_t>(hr)]).c_str());
-    if (show_cursor) ImGui::TextDisabled("arrow keys move \xC2\xB7 Esc leaves");
-    ImGui::EndTooltip();
+    cell_tooltip(spec, ax, allowed, hr, hc, show_cursor);
   }
   if (placeholders) style::placeholder_note();
   ImGui::PopID();

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "page/page_view.hpp"  // view::record_plot
+#include "widgets/page_view.hpp"  // view::record_plot
 #include "widgets/heatmap.hpp"  // short_number
 #include "imgui_internal.h"  // ImRect
 

@@ -6,11 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app_state.hpp"
-#include "lessons/random_heads.hpp"
-#include "lessons/alignment.hpp"
-#include "lessons/permutation.hpp"
-#include "lessons/check.hpp"
+#include "lessons/check.hpp"  // attn::Check, the value check_lines draws
+#include "widgets/error_info.hpp"
 #include "imgui.h"
 
 namespace app {

@@ -10,11 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "page/api.hpp"
-#include "app.hpp"
+#include "app/api.hpp"
+#include "app/app.hpp"
+#include "widgets/heatmap_cursor.hpp"
 #include "widgets/heatmap_gl.hpp"
+#include "widgets/ui_style.hpp"
 #include "platform/browser_glue.hpp"
 #include "platform/emscripten_shim.hpp"
 #include "platform/platform.hpp"
@@ -85,7 +88,16 @@ int main(int argc, char** argv) {
 
   static app::App application(gpu);
   app::set_api_app(&application);
-  app::glue::install(&application, &platform, &gpu);
+  app::glue::Hooks hooks;
+  hooks.request_frame = [] { application.request_frame(); };
+  hooks.recreate_gpu = [] {
+    gpu.shutdown();
+    return gpu.init();
+  };
+  hooks.cell_mode = [] { return app::heatmap_cell_mode_active(); };
+  hooks.placeholder_frame = [] { return app::style::last_placeholder_frame(); };
+  hooks.touch_sizes = [](bool on) { app::style::set_touch_sizes(on); };
+  app::glue::install(&platform, std::move(hooks));
   if (!options.panel.empty()) attn_app_show_panel(options.panel.c_str());
   for (const std::string& patch : options.patches) std::printf("--set: %s\n", attn_app_set(patch.c_str()));
 

@@ -1,13 +1,13 @@
-#include "app.hpp"
+#include "app/app.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "page/api.hpp"
+#include "app/api.hpp"
 #include "widgets/heatmap_cursor.hpp"
 #include "page/page_tools.hpp"
-#include "page/page_view.hpp"
+#include "widgets/page_view.hpp"
 #include "page/fit_report.hpp"
 #include "panels/registry.hpp"
 
@@ -27,7 +27,7 @@ bool App::ensure_fonts(float pixel_ratio) {
 void App::frame_presented(double now_seconds) {
   ++state_.frames;
   frame_requested_ = false;
-  drawn_generation_ = state_.generation;
+  drawn_generation_ = generation();
   drawn_panel_ = state_.panel;
   last_frame_at_ = now_seconds;
 }
@@ -35,7 +35,7 @@ void App::frame_presented(double now_seconds) {
 bool App::needs_frame(bool had_input, double now) const {
   if (had_input) busy_until_ = now + 0.4;
   const ImGuiIO& io = ImGui::GetIO();
-  return frame_requested_ || now < busy_until_ || panels_busy(state_) || state_.generation != drawn_generation_ ||
+  return frame_requested_ || now < busy_until_ || panels_busy(state_) || generation() != drawn_generation_ ||
          state_.panel != drawn_panel_ || io.WantTextInput || (ImGui::IsAnyItemActive() && !heatmap_cell_mode_active()) || last_frame_at_ < 0 ||
          now - last_frame_at_ > 0.5;
 }

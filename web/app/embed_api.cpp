@@ -1,11 +1,11 @@
-#include "page/embed_api.hpp"
+#include "app/embed_api.hpp"
 
 #include <string>
 
-#include "page/api.hpp"
-#include "app.hpp"
+#include "app/api.hpp"
+#include "app/app.hpp"
 #include "page/page_tools.hpp"
-#include "page/page_view.hpp"
+#include "widgets/page_view.hpp"
 #include "panels/registry.hpp"
 #include "learn/json_obj.hpp"
 

@@ -1,11 +1,11 @@
-#include "page/api.hpp"
+#include "app/api.hpp"
 #include "panels/train_worker.hpp"
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "app.hpp"
+#include "app/app.hpp"
 #include "page/fit_report.hpp"
 #include "json/json_case.hpp"
 #include "panels/registry.hpp"
@@ -27,15 +27,15 @@ const char* no_app() {
 }  // namespace
 
 namespace app {
-void set_api_app(App* a) { g_app = a; }
+void set_api_app(App* a) {
+  g_app = a;
+  set_checkpoint_fetcher(fetch_checkpoint);  // the panel table's fetches go through the page
+}
 App* api_app() { return g_app; }
 
 void fetch_checkpoint(const char* url) {
 #ifdef __EMSCRIPTEN__
-  EM_ASM({
-    if (Module["attnFetchCheckpoint"]) Module["attnFetchCheckpoint"](UTF8ToString($0));
-    else Module["_attn_app_checkpoint_failed"]($0, 0);
-  }, url);
+  shim::fetch_checkpoint(url);
 #else
   const std::string path = std::string(ATTN_SOURCE_DIR) + "/" + url;
   std::ifstream in(path, std::ios::binary);
@@ -142,5 +142,16 @@ const char* attn_app_export_model(const char* panel, const char* which) {
 }
 
 const unsigned char* attn_app_export_data() { return reinterpret_cast<const unsigned char*>(g_export.data()); }
+
+const char* attn_app_fit() {
+  static std::string fit_reply;  // its own buffer: a caller may hold state() and fit() at once
+  fit_reply = attn::dump(app::fit::report_json(app::fit::last()));
+  return fit_reply.c_str();
+}
+
+void attn_app_fit_probe(int px) {
+  app::fit::set_probe(static_cast<float>(px));
+  if (g_app) g_app->request_frame();
+}
 
 }  // extern "C"

@@ -1,4 +1,4 @@
-// web/app_state.hpp — what the page shows, and the one path by which it changes.
+// web/app/app_state.hpp — what the page shows, and the one path by which it changes.
 //
 // Data flows one way (one-way data flow): inputs → core → result → panel draws the result.
 // Every input change (a widget, or window.attentionLab.set from JS) goes through
@@ -26,7 +26,7 @@
 #include "attn/rope.hpp"
 #include "lessons/position_symmetry.hpp"
 #include "panels/cost.hpp"
-#include "error_info.hpp"
+#include "widgets/error_info.hpp"
 #include "panels/learned_heads.hpp"
 #include "panels/translate.hpp"
 #include "panels/alignment.hpp"
@@ -59,8 +59,6 @@ struct AppState {
   CostState cost;
   LearnedHeadsState learned_heads;
   TranslateState translate;
-  /// Bumped on every successful recompute; heatmaps re-upload their textures when it changes.
-  std::uint64_t generation = 1;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)
   /// Edits a draw function forwarded (defer_edit): applied in order before the next frame's ticks,
   /// so that a setter's work (a beam search, a fresh trainer) never runs inside a draw call.

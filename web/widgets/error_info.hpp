@@ -1,4 +1,4 @@
-// web/error_info.hpp — an error as the page shows it (shared by the panels, web/panels/*.hpp).
+// web/widgets/error_info.hpp — an error as the page shows it (shared by the panels, web/panels/*.hpp).
 #pragma once
 
 #include <attn/error.hpp>

@@ -1,11 +1,11 @@
-#include "page/page_view.hpp"
+#include "widgets/page_view.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
 
-#include "app_state.hpp"  // ErrorInfo
+#include "widgets/error_info.hpp"
 #include "widgets/heatmap.hpp"
 #include "learn/json_obj.hpp"
 

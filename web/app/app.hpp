@@ -1,4 +1,4 @@
-// web/app.hpp — the whole page as ImGui calls: title, navigation, the active panel.
+// web/app/app.hpp — the whole page as ImGui calls: title, navigation, the active panel.
 //
 // App::frame() is called between ImGui::NewFrame() and ImGui::Render(). It needs no GPU
 // backend (heatmaps go through HeatmapGpu), so the headless test drives it directly.
@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 #include "widgets/heatmap.hpp"
 #include "widgets/ui_style.hpp"
 

@@ -1,4 +1,4 @@
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -22,14 +22,14 @@ using attn::Matrix;
 
 AppState make_default_state() {
   AppState s;
-  reset_alignment(s);
+  reset_alignment(s.alignment);
   set_heads_input(s, s.heads.input);
-  set_permutation_input(s, s.permutation.input);
-  init_masks(s);  // the lesson-claim panels, in the order their defaults were always computed
-  init_attribution(s);
+  set_permutation_input(s.permutation, s.permutation.input);
+  init_masks(s.masks);  // the lesson-claim panels, in the order their defaults were always computed
+  init_attribution(s.attribution);
   init_scaling(s);
-  init_temperature(s);
-  init_dropout(s);
+  init_temperature(s.temperature);
+  init_dropout(s.dropout);
   init_additive(s);
   init_script(s);
   init_recall(s);
@@ -102,5 +102,13 @@ void apply_deferred_edits(AppState& s) {
   edits.swap(s.edits);  // an edit may queue another: it waits for the frame after
   for (auto& e : edits) e(s);
 }
+
+// The panels whose functions take their own state reach it through state_of (panels/registry.hpp).
+template <> MasksState& state_of<MasksState>(AppState& s) { return s.masks; }
+template <> TemperatureState& state_of<TemperatureState>(AppState& s) { return s.temperature; }
+template <> DropoutState& state_of<DropoutState>(AppState& s) { return s.dropout; }
+template <> AlignmentState& state_of<AlignmentState>(AppState& s) { return s.alignment; }
+template <> AttributionState& state_of<AttributionState>(AppState& s) { return s.attribution; }
+template <> PermutationState& state_of<PermutationState>(AppState& s) { return s.permutation; }
 
 }  // namespace app

@@ -1,4 +1,4 @@
-// web/page/embed_api.hpp — the C functions behind the course-page features of window.attentionLab
+// web/app/embed_api.hpp — the C functions behind the course-page features of window.attentionLab
 // (embed.js, web/page/embed/): embed mode, the link state, the text mirror, the page tools' feedback.
 //
 // Same conventions as api.hpp: UTF-8 JSON in and out, replies valid until the next call.

@@ -1,4 +1,4 @@
-// web/page/api.hpp — the C functions behind window.attentionLab (web/page/attention_lab_api.js).
+// web/app/api.hpp — the C functions behind window.attentionLab (web/page/attention_lab_api.js).
 //
 // Strings in and out are UTF-8 JSON. Returned pointers stay valid until the next call
 // of any of these functions (JS copies them at once). Natively the same functions
@@ -61,4 +61,8 @@ ATTN_EXPORT int attn_app_pending_events();
 /// The height of the panel's content in the last frame, from the canvas top, in the units ImGui
 /// lays out in (CSS px in the browser): what a frame needs to show it without scrolling.
 ATTN_EXPORT double attn_app_content_height();
+/// JSON of app::fit::report_json(fit::last()) (page/fit_report.hpp).
+ATTN_EXPORT const char* attn_app_fit();
+/// app::fit::set_probe(px) (tests only).
+ATTN_EXPORT void attn_app_fit_probe(int px);
 }

@@ -1,4 +1,4 @@
-// web/page/page_view.hpp — what the last frame showed, as data: the page's text mirror and exports.
+// web/widgets/page_view.hpp — what the last frame showed, as data: the page's text mirror and exports.
 //
 // The heatmap widget and the check/error helpers report here while a frame is drawn, so the
 // record always matches the screen, for every panel, without the panels knowing about it:
@@ -17,10 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "lessons/random_heads.hpp"
-#include "lessons/alignment.hpp"
-#include "lessons/permutation.hpp"
-#include "lessons/check.hpp"
+#include "lessons/check.hpp"  // attn::Check, recorded as drawn
 #include "json/json_case.hpp"
 #include "attn/types.hpp"
 #include "imgui.h"
