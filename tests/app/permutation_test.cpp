@@ -7,8 +7,8 @@ namespace headless {
 void check_permutation(Driver& d, app::App& a) {
   Json s;
   g_step = "permutation";
-  d.click("##nav", 2);
-  expect(api_state()["panel"] == "permutation", "third nav entry opens the permutation panel");
+  d.click("##nav", 9);
+  expect(api_state()["panel"] == "permutation", "the tenth nav entry opens the permutation panel");
   d.sweep(53);
   d.click("Shuffle");
   d.click("causal mask");
