@@ -5,8 +5,7 @@ namespace headless {
 
 void check_additive(Driver& d, app::App& a) {
   Json s;
-  g_step = "additive";
-  attn_app_show_panel("additive");
+  open_panel_step("additive");
   d.click("next step >");
   d.click("next step >");
   expect(api_state()["additive"]["step"] == 2, "stepping to the last target word");

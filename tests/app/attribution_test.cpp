@@ -5,8 +5,7 @@ namespace headless {
 
 void check_attribution(Driver& d, app::App& a) {
   Json s;
-  g_step = "attribution";
-  attn_app_show_panel("attribution");
+  open_panel_step("attribution");
   d.click("the counterexample");
   expect(api_state()["attribution"]["result"]["row"]["output"][1].get<double>() > 0.19, "counterexample row");
   d.click("le chat noir: the \"chat\" row");

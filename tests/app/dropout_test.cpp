@@ -4,8 +4,7 @@
 namespace headless {
 
 void check_dropout(Driver& d, app::App& a) {
-  g_step = "dropout";
-  attn_app_show_panel("dropout");
+  open_panel_step("dropout");
   d.click("p = 0");
   expect(api_state()["dropout"]["inputs"]["p"] == 0.0, "p = 0 button");
   expect_checks_pass("dropout");

@@ -5,8 +5,7 @@ namespace headless {
 
 void check_masks(Driver& d, app::App& a) {
   Json s;
-  g_step = "masks";
-  attn_app_show_panel("masks");
+  open_panel_step("masks");
   d.click("policy: zero");
   expect(api_state()["masks"]["inputs"]["zero_policy"] == true, "zero policy radio");
   d.click("Allow everything");

@@ -5,8 +5,7 @@ namespace headless {
 
 void check_scaling(Driver& d, app::App& a) {
   Json s;
-  g_step = "scaling";
-  attn_app_show_panel("scaling");
+  open_panel_step("scaling");
   expect(api_state()["scaling"]["result"]["curve"]["dot"].size() == 10, "the study runs when the panel is shown");
   d.click("d_k");  // a click on the slider's middle: applied on release
   expect(api_state()["scaling"]["inputs"]["d_k"] != 64, "the d_k slider applies on release");

@@ -5,8 +5,7 @@ namespace headless {
 
 void check_script(Driver& d, app::App& a) {
   Json s;
-  g_step = "script";
-  attn_app_show_panel("script");
+  open_panel_step("script");
   d.click("Run the fixture again");
   expect(api_state()["script"]["inputs"]["runs"] == 2, "the fixture ran again");
   expect_checks_pass("script");

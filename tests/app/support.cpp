@@ -53,6 +53,11 @@ void expect(bool ok, const std::string& what) {
   if (!ok) fail(what);
 }
 
+void open_panel_step(const char* panel) {
+  g_step = panel;
+  attn_app_show_panel(panel);
+}
+
 Json api_state() { return Json::parse(attn_app_state()); }
 Json api_set(const Json& patch) { return Json::parse(attn_app_set(attn::dump(patch).c_str())); }
 

@@ -56,6 +56,8 @@ extern std::string g_step;                       ///< the step a failure names
 void fail(const std::string& what);
 /// fail(what) unless ok.
 void expect(bool ok, const std::string& what);
+/// Shows `panel` through the page API (attn_app_show_panel) and names it as the step failures report.
+void open_panel_step(const char* panel);
 
 /// Keys the driver presses; 1.86 reads keys through io.KeyMap/KeysDown.
 enum Key { kEnter = 1, kBackspace, kEscape, kTab, kA };

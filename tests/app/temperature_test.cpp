@@ -4,8 +4,7 @@
 namespace headless {
 
 void check_temperature(Driver& d, app::App& a) {
-  g_step = "temperature";
-  attn_app_show_panel("temperature");
+  open_panel_step("temperature");
   d.click("\xCF\x84 = 0.1");
   expect(api_state()["temperature"]["inputs"]["temperature"] == 0.1, "tau preset button");
   expect_accepted({{"temperature", {{"hard", true}}}});

@@ -17,13 +17,9 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp).
-constexpr PanelDef kPanel = {"attribution", "Attribution", "weight is not contribution", "Attribution: a large weight is not a large effect",
-    json_entry<AttributionState, attribution_state_json>, apply_entry<AttributionState, apply_attribution_json>,
-    error_entry<AttributionState>, json_entry<AttributionState, attribution_inputs_json>, [](AppState& s, Ui& ui) {
-      draw_attribution_panel(state_of<AttributionState>(s), ui);
-      draw_recall_strip(s, ui, "attribution");  // the check-yourself strip, under the panel's checks
-    }};
+constexpr char kRecall[] = "attribution";  // the check-yourself strip under the panel's checks
+constexpr PanelDef kPanel = own_state_panel<AttributionState, attribution_state_json, apply_attribution_json, attribution_inputs_json, draw_attribution_panel, kRecall>(
+    "attribution", "Attribution", "weight is not contribution", "Attribution: a large weight is not a large effect");  // its entry in the panel table (registry.cpp)
 const PanelDef& attribution_panel() { return kPanel; }
 
 bool set_attribution(AttributionState& a, const std::vector<std::string>& keys, const Vector& weights, const Matrix& values) {

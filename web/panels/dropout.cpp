@@ -16,13 +16,9 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp).
-constexpr PanelDef kPanel = {"dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights",
-    json_entry<DropoutState, dropout_state_json>, apply_entry<DropoutState, apply_dropout_json>,
-    error_entry<DropoutState>, json_entry<DropoutState, dropout_inputs_json>, [](AppState& s, Ui& ui) {
-      draw_dropout_panel(state_of<DropoutState>(s), ui);
-      draw_recall_strip(s, ui, "dropout");  // the check-yourself strip, under the panel's checks
-    }};
+constexpr char kRecall[] = "dropout";  // the check-yourself strip under the panel's checks
+constexpr PanelDef kPanel = own_state_panel<DropoutState, dropout_state_json, apply_dropout_json, dropout_inputs_json, draw_dropout_panel, kRecall>(
+    "dropout", "Dropout", "sampled rows, kept weights", "Dropout on attention weights");  // its entry in the panel table (registry.cpp)
 const PanelDef& dropout_panel() { return kPanel; }
 
 bool set_dropout(DropoutState& d, double p, std::uint64_t seed) {

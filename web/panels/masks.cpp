@@ -17,13 +17,9 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp).
-constexpr PanelDef kPanel = {"masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see",
-    json_entry<MasksState, masks_state_json>, apply_entry<MasksState, apply_masks_json>, error_entry<MasksState>,
-    json_entry<MasksState, masks_inputs_json>, [](AppState& s, Ui& ui) {
-      draw_masks_panel(state_of<MasksState>(s), ui);
-      draw_recall_strip(s, ui, "masking");  // the check-yourself strip, under the panel's checks
-    }};
+constexpr char kRecall[] = "masking";  // the check-yourself strip under the panel's checks
+constexpr PanelDef kPanel = own_state_panel<MasksState, masks_state_json, apply_masks_json, masks_inputs_json, draw_masks_panel, kRecall>(
+    "masks", "Masks", "causal, padding, empty rows", "Masks: what a query may not see");  // its entry in the panel table (registry.cpp)
 const PanelDef& masks_panel() { return kPanel; }
 
 bool set_masks_prefix(MasksState& m, int from, double amount) {

@@ -25,13 +25,9 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp).
-constexpr PanelDef kPanel = {"permutation", "Permutation", "order, masks, positions", "Permutation: what self-attention knows about order",
-    json_entry<PermutationState, permutation_state_json>, apply_entry<PermutationState, apply_permutation_json>,
-    error_entry<PermutationState>, json_entry<PermutationState, permutation_link_inputs>, [](AppState& s, Ui& ui) {
-      draw_permutation_panel(state_of<PermutationState>(s), ui);
-      draw_recall_strip(s, ui, "positions");  // the check-yourself strip, under the panel's checks
-    }};
+constexpr char kRecall[] = "positions";  // the check-yourself strip under the panel's checks
+constexpr PanelDef kPanel = own_state_panel<PermutationState, permutation_state_json, apply_permutation_json, permutation_link_inputs, draw_permutation_panel, kRecall>(
+    "permutation", "Permutation", "order, masks, positions", "Permutation: what self-attention knows about order");  // its entry in the panel table (registry.cpp)
 const PanelDef& permutation_panel() { return kPanel; }
 
 // --- Permutation ------------------------------------------------------------

@@ -84,6 +84,14 @@ template <class S>
 std::optional<ErrorInfo>* error_entry(AppState& s) {
   return &state_of<S>(s).error;
 }
+void draw_recall_strip(AppState& s, Ui& ui, const char* panel);  // recall.hpp
+/// The drawing: `Draw(S&, Ui&)`, then the check-yourself strip of `Recall` (the recall table's
+/// panel key) under the panel's checks.
+template <class S, void (*Draw)(S&, Ui&), const char* Recall>
+void draw_entry(AppState& s, Ui& ui) {
+  Draw(state_of<S>(s), ui);
+  draw_recall_strip(s, ui, Recall);
+}
 
 /// A panel's entry. Each panel defines its own as a constexpr PanelDef in its .cpp (constant
 /// initialisation: no order of static initialisation can see it unset) and returns it from its
@@ -120,6 +128,16 @@ struct PanelDef {
   /// (view().busy); a study that only adds its figures at the end does not count.
   bool (*changing)(const AppState&) = nullptr;
 };
+
+/// The table entry of a panel whose functions take their own state S: its four names (state key,
+/// navigation title, subtitle, heading), then its functions, each reaching S through state_of;
+/// `Recall` names its check-yourself strip.
+template <class S, attn::Json (*State)(const S&), bool (*Apply)(S&, const attn::Json&), attn::Json (*Inputs)(const S&),
+          void (*Draw)(S&, Ui&), const char* Recall>
+constexpr PanelDef own_state_panel(const char* name, const char* title, const char* subtitle, const char* heading) {
+  return {name, title, subtitle, heading, json_entry<S, State>, apply_entry<S, Apply>, error_entry<S>,
+          json_entry<S, Inputs>, draw_entry<S, Draw, Recall>};
+}
 
 /// All panels, in navigation order (index = AppState::panel).
 const std::vector<PanelDef>& panels();

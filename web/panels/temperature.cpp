@@ -17,13 +17,9 @@
 
 namespace app {
 
-// This panel's entry in the panel table (registry.cpp).
-constexpr PanelDef kPanel = {"temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax",
-    json_entry<TemperatureState, temperature_state_json>, apply_entry<TemperatureState, apply_temperature_json>,
-    error_entry<TemperatureState>, json_entry<TemperatureState, temperature_inputs_json>, [](AppState& s, Ui& ui) {
-      draw_temperature_panel(state_of<TemperatureState>(s), ui);
-      draw_recall_strip(s, ui, "temperature");  // the check-yourself strip, under the panel's checks
-    }};
+constexpr char kRecall[] = "temperature";  // the check-yourself strip under the panel's checks
+constexpr PanelDef kPanel = own_state_panel<TemperatureState, temperature_state_json, apply_temperature_json, temperature_inputs_json, draw_temperature_panel, kRecall>(
+    "temperature", "Soft to hard", "temperature, argmax, hull", "Soft to hard: temperature down to argmax");  // its entry in the panel table (registry.cpp)
 const PanelDef& temperature_panel() { return kPanel; }
 
 bool set_temperature(TemperatureState& t, double temperature, bool hard) {
