@@ -205,10 +205,10 @@ test('HiDPI: at deviceScaleFactor 2 the backing store is twice the CSS size, and
   assert.deepEqual(s.buffer, [s.css[0] * 2, s.css[1] * 2]);
   await page.screenshot({ path: path.join(artifacts, 'e2e-alignment-dpr2.png') });
 
-  // The sidebar's second entry ("Random-init heads") sits at about (120, 213) CSS px.
+  // The sidebar's second entry ("Translate") sits at about (120, 213) CSS px.
   await page.mouse.click(120, 213);
   await frames(page, 3);
-  assert.equal((await lab(page, () => window.attentionLab.state())).panel, 'heads', 'a click at CSS coordinates lands');
+  assert.equal((await lab(page, () => window.attentionLab.state())).panel, 'translate', 'a click at CSS coordinates lands');
 
   await page.setViewportSize({ width: 1000, height: 700 });
   await frames(page, 4);
