@@ -30,13 +30,10 @@ void embedding_forward(float* out, const int* tokens, const float* table, int n,
 
 namespace detail {
 void linear_f32_avx2(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
-void linear_f32_avx512(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
 }  // namespace detail
 
 void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc) {
 #if defined(ATTN_LINEAR_F32_AVX2)
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512) return detail::linear_f32_avx512(out, inp, weight, bias, n, ic, oc);
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return detail::linear_f32_avx2(out, inp, weight, bias, n, ic, oc);
 #endif

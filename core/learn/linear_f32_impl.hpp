@@ -1,6 +1,5 @@
 // learn/linear_f32_impl.hpp — the float32 linear layer's loops, included by layers_f32.cpp
-// (SSE2 natively, simd128 in wasm), linear_f32_avx2.cpp (-mavx2) and linear_f32_avx512.cpp (-mavx512f),
-// picked at run time on x86-64.
+// (SSE2 natively, simd128 in wasm) and linear_f32_avx2.cpp (-mavx2, picked at run time on x86-64).
 // Define ATTN_LINEAR_F32_NS before including: the namespace of this copy.
 //
 // out[N×OC] = inp[N×IC]·weightᵀ + bias, weight OC×IC (torch's layout). A tile of kTile outputs has
@@ -15,18 +14,16 @@
 
 namespace attn::learn::ATTN_LINEAR_F32_NS {
 
+constexpr int kTile = 16, kRows = 4;
+
 // kLanes floats as one value (GCC and clang vector extensions): lane-wise IEEE operations, so each
-// lane is one output's own sum. Sixteen with AVX-512 (one register), eight with AVX2, four
-// otherwise (SSE2, wasm simd128). Loads and stores through memcpy (no alignment assumed). A tile is
-// two registers of outputs; AVX-512's 32 registers hold six rows' sums at once.
-#if defined(__AVX512F__)
-constexpr int kLanes = 16, kRows = 6;
-#elif defined(__AVX2__)
-constexpr int kLanes = 8, kRows = 4;
+// lane is one output's own sum. Eight with AVX2 (one register), four otherwise (SSE2, wasm
+// simd128). Loads and stores through memcpy (no alignment assumed).
+#if defined(__AVX2__)
+constexpr int kLanes = 8;
 #else
-constexpr int kLanes = 4, kRows = 4;
+constexpr int kLanes = 4;
 #endif
-constexpr int kTile = 2 * kLanes;
 typedef float FV __attribute__((vector_size(kLanes * 4)));
 constexpr int kVecs = kTile / kLanes;  ///< vectors per tile of outputs
 

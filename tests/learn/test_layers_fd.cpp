@@ -15,9 +15,8 @@
 using namespace attn::learn;
 
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-namespace attn::learn::detail {  // the x86-64 widths of the float32 linear layer (layers_f32.cpp picks one)
+namespace attn::learn::detail {  // the AVX2 width of the float32 linear layer (layers_f32.cpp picks it when it can)
 void linear_f32_avx2(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
-void linear_f32_avx512(float* out, const float* inp, const float* weight, const float* bias, int n, int ic, int oc);
 }  // namespace attn::learn::detail
 #endif
 using attn_test::check_grads;
@@ -382,8 +381,8 @@ TEST_CASE("learn fd: cross-entropy with ignore_index", "[learn][fd]") {
 
 TEST_CASE("learn: the float32 linear layer gives the bits of the plain loop at every width", "[learn][f32]") {
   // Bias plus the products in ascending k, one rounding each: the plain scalar loop below, written
-  // independently of the blocked kernel (tiles of outputs, blocks of rows; SSE2, and AVX2 and
-  // AVX-512 each called directly when the CPU has them; simd128 in wasm). Shapes cover partial tiles and row blocks.
+  // independently of the blocked kernel (tiles of outputs, blocks of rows; SSE2, and AVX2 called
+  // directly when the CPU has it; simd128 in wasm). Shapes cover partial tiles and row blocks.
   attn::Rng rng(77);
   for (auto [n, ic, oc] : {std::tuple{1, 5, 3}, std::tuple{7, 33, 17}, std::tuple{9, 64, 50}, std::tuple{13, 70, 45}}) {
     std::vector<float> x(static_cast<size_t>(n) * ic), w(static_cast<size_t>(oc) * ic), b(static_cast<size_t>(oc));
@@ -397,10 +396,6 @@ TEST_CASE("learn: the float32 linear layer gives the bits of the plain loop at e
     if (__builtin_cpu_supports("avx2")) {
       variants.emplace_back(got.size());
       attn::learn::detail::linear_f32_avx2(variants.back().data(), x.data(), w.data(), b.data(), n, ic, oc);
-    }
-    if (__builtin_cpu_supports("avx512f")) {
-      variants.emplace_back(got.size());
-      attn::learn::detail::linear_f32_avx512(variants.back().data(), x.data(), w.data(), b.data(), n, ic, oc);
     }
 #endif
     for (int r = 0; r < n; ++r)
