@@ -281,7 +281,9 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   draw_recall_strip(s, ui, "heads");
   style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
               "patched, is in the Learned heads panel.");
-  if (widgets::wrapped_button("See heads that learned something: Learned heads (12)")) show_panel(s, "learned_heads");
+  const std::string learned = "See heads that learned something: Learned heads (" +
+                              panel_number(static_cast<std::size_t>(panel_index("learned_heads"))) + ")";
+  if (widgets::wrapped_button(learned.c_str())) show_panel(s, "learned_heads");
 }
 
 }  // namespace app
