@@ -1,6 +1,7 @@
 // wasm = native (conformance): every JSON case of the project goes through the native `attn run`
-// and through the browser — the page's window.attentionLab.compute path and the script API
-// (attention-lab-compute.js) — in headless Chromium; the result texts must be identical, so
+// and through the browser — the script API (attention-lab-compute.js) and the page's
+// window.attentionLab.compute, which loads that module on first use — in headless Chromium; the
+// result texts must be identical, so
 // every number agrees to the last bit and every error has the same code and message.
 // The only exceptions are wall-clock fields (the CPU timing fixture, the Cost panel's kernel timing),
 // for cost_timing, what the instruction set decides (the fast kernels are not bit-identical
@@ -99,13 +100,13 @@ test(`wasm = native: ${cases.length} JSON cases, bit for bit, through the page a
     if (r.status !== 0 && r.status !== 2) throw new Error(`${c.name}: attn exited ${r.status}: ${r.stderr}`);
     return r.stdout.replace(/\n$/, '');
   });
-  const browserOut = await page.evaluate((texts) => texts.map((t) => {
-    const n = lengthBytesUTF8(t) + 1, p = _malloc(n);
-    stringToUTF8(t, p, n);
-    const out = UTF8ToString(Module._attn_app_compute(p));
-    _free(p);
-    return [out];
-  }), cases.map((c) => c.text));
+  // The page's compute() hands the case to the same module and gives back the parsed object: its
+  // re-serialised text must equal the native text re-serialised the same way.
+  const browserOut = await page.evaluate(async (texts) => {
+    const out = [];
+    for (const t of texts) out.push([JSON.stringify(await window.attentionLab.compute(t))]);
+    return out;
+  }, cases.map((c) => c.text));
   const scriptOut = await page.evaluate(async (texts) => {
     const lab = await window.attentionLabCompute.ready;
     return texts.map((t) => lab.computeText(t));
@@ -120,7 +121,7 @@ test(`wasm = native: ${cases.length} JSON cases, bit for bit, through the page a
     }
     const want = comparable(c.op, native[i]);
     if (JSON.parse(native[i]).error) ++errors;
-    if (comparable(c.op, browserOut[i][0]) !== want) mismatches.push(`${c.name} (page):\n  native ${want.slice(0, 300)}\n  wasm   ${browserOut[i][0].slice(0, 300)}`);
+    if (comparable(c.op, browserOut[i][0]) !== comparable(c.op, JSON.stringify(JSON.parse(native[i])))) mismatches.push(`${c.name} (page):\n  native ${want.slice(0, 300)}\n  wasm   ${browserOut[i][0].slice(0, 300)}`);
     if (comparable(c.op, scriptOut[i]) !== want) mismatches.push(`${c.name} (script API):\n  native ${want.slice(0, 300)}\n  wasm   ${scriptOut[i].slice(0, 300)}`);
   });
   assert.deepEqual(mismatches.slice(0, 5), [], `${mismatches.length} of ${2 * cases.length} results differ`);

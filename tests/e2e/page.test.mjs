@@ -182,7 +182,12 @@ test('compute() runs the JSON case contract', async () => {
   const { page, context } = await openLab(browser, server.url);
   const file = path.join(repoRoot, 'tests', 'cases', 'lesson-alignment-le-chat-noir.json');
   const c = JSON.parse(fs.readFileSync(file, 'utf8'));
+  // The case contract's module is not part of the first download: fetched on the first compute().
+  const fetched = () => page.evaluate(() => performance.getEntriesByType('resource')
+    .some((e) => /attention-lab-compute\.(js|wasm)$/.test(e.name)));
+  assert.equal(await fetched(), false, 'attention-lab-compute loaded before compute()');
   const out = await lab(page, (x) => window.attentionLab.compute(x), c.case);
+  assert.equal(await fetched(), true, 'compute() fetched attention-lab-compute');
   for (const key of Object.keys(c.expect)) {
     const want = c.expect[key].flat(), got = out[key].flat();
     assert.equal(got.length, want.length, key);

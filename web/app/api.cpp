@@ -71,10 +71,6 @@ const char* attn_app_show_panel(const char* name) {
   return reply(app::apply_json(g_app->state(), ::attn::obj({{"panel", name ? name : ""}})));
 }
 
-const char* attn_app_compute(const char* case_json) {
-  return reply(attn::run_case_text(case_json ? case_json : ""));
-}
-
 const char* attn_app_take_events() {
   if (!g_app) return no_app();
   std::vector<std::string>& q = g_app->state().host_events;

@@ -27,8 +27,6 @@ ATTN_EXPORT const char* attn_app_state();
 ATTN_EXPORT const char* attn_app_set(const char* patch_json);
 /// Show a panel by name (app::panel_name: "alignment", "heads", ..., "script"); same reply shape as attn_app_set.
 ATTN_EXPORT const char* attn_app_show_panel(const char* name);
-/// The JSON case contract (attn::run_case_text): one case object in, result or {"error"} out.
-ATTN_EXPORT const char* attn_app_compute(const char* case_json);
 /// Frames presented so far.
 ATTN_EXPORT int attn_app_frames();
 /// Ask for a frame on the next tick even if nothing changed (the app skips idle frames).

@@ -10,7 +10,8 @@
 //   set(patch)                e.g. {heads: {seed: 3, causal: true}, permutation: {permutation: [1,0,2]}}
 //   setSentence(s)            heads and permutation panels      setSeed(n)      both panels
 //   setHeads(n)               setCausal(panel, on)              setPositions(panel, on)
-//   setPermutation([..])      compute(caseObject)  → the JSON case contract (attn::run_case_text)
+//   setPermutation([..])      compute(caseObject)  → Promise of the JSON case contract's result
+//                             (attention-lab-compute.js, fetched from this folder on first use)
 //   frames()                  frames presented so far     nextFrame()  Promise of the next one's number
 //   firstFrameAt              ms from navigation start to the first presented frame (null before)
 //   frameStats()              {intervals, work}: ms between the last presented frames, and
@@ -103,6 +104,27 @@
     }
   }
 
+  // The JSON case contract runs in attention-lab-compute.js, the core's own module, fetched from
+  // this script's folder on the first compute(): the page's first download carries no op table.
+  let computeLoading = null;
+  function computeModule() {
+    if (computeLoading) return computeLoading;
+    computeLoading = new Promise(function (resolve, reject) {
+      if (window.attentionLabCompute) return resolve(window.attentionLabCompute.ready);
+      const src = locateFile('attention-lab-compute.js');
+      const s = document.createElement('script');
+      s.src = src;
+      s.onload = function () {
+        if (window.attentionLabCompute) resolve(window.attentionLabCompute.ready);
+        else reject(new Error(src + ' loaded but defined no attentionLabCompute'));
+      };
+      s.onerror = function () { reject(new Error('could not load ' + src)); };
+      document.head.appendChild(s);
+    });
+    computeLoading.catch(function () { computeLoading = null; });  // a later call tries again
+    return computeLoading;
+  }
+
   const MAX_MODEL_BYTES = 16 * 1024 * 1024;  // app::kMaxPageModelBytes
 
   // A C function taking one int and returning JSON.
@@ -125,7 +147,9 @@
     showPanel: function (name) { return call('attn_app_show_panel', String(name)); },
     set: function (patch) { return call('attn_app_set', JSON.stringify(patch)); },
     compute: function (caseObject) {
-      return call('attn_app_compute', typeof caseObject === 'string' ? caseObject : JSON.stringify(caseObject));
+      const text = typeof caseObject === 'string' ? caseObject : JSON.stringify(caseObject);
+      return computeModule().then(function (core) { return core.compute(text); },
+        function (err) { return { error: { code: 'not_ready', message: err.message } }; });
     },
     setSentence: function (s) { return api.set({ heads: { sentence: String(s) }, permutation: { sentence: String(s) } }); },
     setSeed: function (n) { return api.set({ heads: { seed: n }, permutation: { seed: n } }); },

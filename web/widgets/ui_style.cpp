@@ -27,6 +27,11 @@ const ImWchar kGlyphRanges[] = {
 #include "attn_glyph_ranges.inc"
     0,
 };
+// The bold subset's ranges (marked RB there); the regular face is merged in for the others.
+const ImWchar kBoldGlyphRanges[] = {
+#include "attn_bold_glyph_ranges.inc"
+    0,
+};
 
 }  // namespace
 
@@ -37,20 +42,27 @@ Fonts load_fonts(float pixel_ratio) {
   Fonts f;
   f.pixel_ratio = r;
 #if ATTN_HAVE_EMBEDDED_FONTS
-  auto add = [&](const unsigned char* data, unsigned size, float points) {
+  auto add = [&](const unsigned char* data, unsigned size, float points, const ImWchar* ranges, bool merge) {
     ImFontConfig cfg;
     cfg.FontDataOwnedByAtlas = false;  // the bytes are static data in the binary
     cfg.OversampleH = r >= 2.0f ? 1 : 2;
     cfg.OversampleV = 1;
     cfg.PixelSnapH = false;
+    cfg.MergeMode = merge;  // ImGui keeps the glyphs already there: the bold ones win
     return io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(data), static_cast<int>(size),
-                                          std::round(points * r), &cfg, kGlyphRanges);
+                                          std::round(points * r), &cfg, ranges);
   };
-  f.body = add(kFontRegular, kFontRegularSize, 17.0f);
-  f.small = add(kFontRegular, kFontRegularSize, 14.5f);
-  f.bold = add(kFontBold, kFontBoldSize, 17.0f);
-  f.heading = add(kFontBold, kFontBoldSize, 21.0f);
-  f.title = add(kFontBold, kFontBoldSize, 25.0f);
+  // Bold: the bold subset, then the regular face merged in for the code points it lacks.
+  auto add_bold = [&](float points) {
+    ImFont* font = add(kFontBold, kFontBoldSize, points, kBoldGlyphRanges, false);
+    add(kFontRegular, kFontRegularSize, points, kGlyphRanges, true);
+    return font;
+  };
+  f.body = add(kFontRegular, kFontRegularSize, 17.0f, kGlyphRanges, false);
+  f.small = add(kFontRegular, kFontRegularSize, 14.5f, kGlyphRanges, false);
+  f.bold = add_bold(17.0f);
+  f.heading = add_bold(21.0f);
+  f.title = add_bold(25.0f);
 #else
   // Fallback: ImGui's built-in bitmap font, scaled. Readable, not pretty.
   ImFontConfig cfg;

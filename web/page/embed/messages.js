@@ -67,7 +67,8 @@
       case 'view': return reply({ ok: true, view: lab.view(MIRROR_CELLS) });
       case 'compute': {
         if (!d.case || (typeof d.case !== 'object' && typeof d.case !== 'string')) return bad('compute needs {case: {...}}');
-        return reply({ ok: true, result: lab.compute(d.case) });
+        lab.compute(d.case).then(function (result) { reply({ ok: true, result: result }); });
+        return;
       }
       default: return bad('unknown message type ' + JSON.stringify(d.type.slice(0, 60)));
     }
