@@ -38,7 +38,9 @@ const verdict = (ok) => (ok ? 'PASS ' : 'SHORT');
 console.log(`Attention Lab page benchmark (${site})`);
 console.log('\nbytes                   raw         gzip -9');
 let codeGzip = 0;
-for (const f of ['attention_lab.wasm', 'attention_lab.js', 'index.html']) {
+// The first download: the page's wasm and its two scripts (tests/e2e/budget.test.mjs checks the
+// same sum from what Chromium fetches); index.html is shown beside them.
+for (const f of ['attention_lab.wasm', 'attention_lab.js', 'embed.js', 'index.html']) {
   const file = path.join(site, f);
   if (!fs.existsSync(file)) { console.error(`missing ${file}: build the web preset first`); process.exit(1); }
   const raw = fs.readFileSync(file);

@@ -5,7 +5,8 @@
 #
 # What it does, each step skipped when already done:
 #   1. apt packages (compilers, Eigen, Catch2, nlohmann-json, SDL2, emscripten, chromium, xvfb,
-#      DejaVu fonts and fonttools, whose pyftsubset cuts them to the glyphs the page draws ...)
+#      DejaVu fonts and fonttools, whose pyftsubset cuts them to the glyphs the page draws,
+#      node-terser, which minifies the page's scripts ...)
 #   2. Debian *source* packages imgui and libsdl2, fetched through a private apt configuration
 #      derived at run time from the machine's own Debian entries (the machine's apt setup is
 #      not touched); apt verifies the files against the signed Sources index.
@@ -30,7 +31,7 @@ APT_PACKAGES=(
   libeigen3-dev catch2 nlohmann-json3-dev libsdl2-dev libstb-dev libbenchmark-dev
   libgl-dev libgl1-mesa-dri
   emscripten libclang-rt-14-dev
-  chromium xvfb xauth fonts-dejavu-core fonttools
+  chromium xvfb xauth fonts-dejavu-core fonttools node-terser
   python3 ca-certificates curl gzip xz-utils tar
   unicode-data
 )

@@ -3,19 +3,43 @@
 // Why our own: std::uniform_real_distribution and std::normal_distribution are
 // implemented differently by libstdc++ (native) and libc++ (emscripten), so
 // the same seed would give different weights in the browser. The engine is
-// std::mt19937_64, whose output sequence the C++ standard fixes exactly; the
-// conversions below use only IEEE arithmetic and attn::det functions.
+// MT19937-64 with the parameters of std::mt19937_64 ([rand.predef]), whose output sequence the
+// C++ standard fixes exactly; the conversions below use only IEEE arithmetic and attn::det
+// functions. The engine is written out here (Matsumoto & Nishimura 1998; Nishimura 2000 for the
+// 64-bit parameters) for its textual state alone: the standard library's goes through iostreams,
+// whose locale machinery is a third of the page's download budget, and libstdc++ and libc++
+// write it differently. tests/attn/test_random.cpp checks it against std::mt19937_64.
 // Distributions match PyTorch's defaults in *law*, not in bits: PyTorch has its
 // own generator, so seed 17 here is not torch.manual_seed(17).
 #pragma once
 
 #include <cstdint>
-#include <random>
+#include <cstddef>
 #include <string>
 
 #include "attn/types.hpp"
 
 namespace attn {
+
+/// MT19937-64: the generator std::mt19937_64 names, draw for draw (checked against it natively).
+class Mt19937_64 {
+ public:
+  static constexpr int kWords = 312;  // n, the state's 64-bit words
+  /// Seeded as std::mt19937_64(seed): x_0 = seed, x_i = f·(x_{i−1} ⊕ (x_{i−1} ≫ 62)) + i.
+  explicit Mt19937_64(std::uint64_t seed);
+  /// The next 64-bit output (the state's next word, tempered).
+  std::uint64_t operator()();
+  /// The standard's textual representation: X_{i−n} … X_{i−1}, oldest first, in decimal with one
+  /// space between (what libc++'s operator<< writes).
+  std::string text() const;
+  /// Reads text() back. Returns the characters consumed, or 0 when the text does not hold n
+  /// decimal words below 2^64 (the engine is then unchanged).
+  std::size_t read(const std::string& text);
+
+ private:
+  std::uint64_t x_[kWords];
+  int i_ = 0;  // the word the next draw replaces: X_{i−n}
+};
 
 class Rng {
  public:
@@ -28,15 +52,14 @@ class Rng {
   double normal();
   /// Uniform integer in [0, n) by rejection (no modulo bias). n >= 1.
   std::uint64_t below(std::uint64_t n);
-  /// The generator's whole state as text (the engine's textual form, then the normal spare):
-  /// set_state of it continues the same sequence with the same C++ library. libstdc++ (native)
-  /// and libc++ (wasm) write the engine differently, and a text of one is refused by the other.
+  /// The generator's whole state as text (the engine's textual form, then the normal spare and
+  /// its bits): set_state of it continues the same sequence, natively and in wasm alike.
   std::string state() const;
   /// Restores a state() text. Throws Error(invalid_field) when it does not parse.
   void set_state(const std::string& text);
 
  private:
-  std::mt19937_64 engine_;
+  Mt19937_64 engine_;
   bool has_spare_ = false;
   double spare_ = 0.0;
 };

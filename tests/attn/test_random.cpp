@@ -6,6 +6,9 @@
 
 #include <cstring>
 #include <random>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "support/support.hpp"
 
@@ -126,4 +129,45 @@ TEST_CASE("random: state() and set_state continue the sequence, other texts are 
   CHECK_THROWS_AS(c.set_state(saved.substr(0, saved.size() / 2)), attn::Error);
   CHECK_THROWS_AS(c.set_state(""), attn::Error);
   CHECK(c.state() == before);  // a refused text changes nothing
+}
+
+TEST_CASE("random: the engine is std::mt19937_64 draw for draw, and its text is the standard's", "[random]") {
+  for (const std::uint64_t seed : {0ULL, 1ULL, 17ULL, 2026ULL, 0xFFFFFFFFFFFFFFFFULL}) {
+    attn::Mt19937_64 ours(seed);
+    std::mt19937_64 ref(seed);
+    int drawn = 0;
+    for (const int upto : {0, 1, 311, 312, 313, 624, 700, 2000}) {
+      for (; drawn < upto; ++drawn) REQUIRE(ours() == ref());
+      // The standard's text is X_{i-n} ... X_{i-1}. libc++ writes exactly that. libstdc++ twists
+      // all n words at once and writes its array and then its position p: that is the standard's
+      // text only when p = n (no draw taken from the new batch yet).
+      std::ostringstream os;
+      os << ref;
+      std::istringstream is(os.str());
+      std::vector<std::uint64_t> words;
+      for (std::uint64_t w; is >> w;) words.push_back(w);
+      bool comparable = words.size() == static_cast<std::size_t>(attn::Mt19937_64::kWords);
+      if (words.size() == attn::Mt19937_64::kWords + 1) {
+        comparable = words.back() == static_cast<std::uint64_t>(attn::Mt19937_64::kWords);
+        words.pop_back();
+      }
+      INFO("seed " << seed << " after " << upto << " draws");
+      if (comparable) {
+        std::string standard;
+        for (std::size_t j = 0; j < words.size(); ++j) standard += (j ? " " : "") + std::to_string(words[j]);
+        CHECK(ours.text() == standard);
+      }
+      // Read back, the text continues the sequence.
+      attn::Mt19937_64 copy(99);
+      CHECK(copy.read(ours.text()) == ours.text().size());
+      std::mt19937_64 ref_copy = ref;
+      for (int k = 0; k < 400; ++k) REQUIRE(copy() == ref_copy());
+    }
+  }
+  attn::Mt19937_64 e(5);
+  const std::string before = e.text();
+  CHECK(e.read("1 2 3") == 0);                                   // too few words
+  CHECK(e.read(std::string(312 * 2, ' ')) == 0);                  // none
+  CHECK(e.read("18446744073709551616" + before.substr(before.find(' '))) == 0);  // 2^64 overflows
+  CHECK(e.text() == before);  // a refused text changes nothing
 }
