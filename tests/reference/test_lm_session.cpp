@@ -122,6 +122,13 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
   INFO(past_vocab.dump());
   CHECK(past_vocab["error"]["code"] == "invalid_field");
   CHECK(past_vocab["error"]["message"].get<std::string>().find("tokens[1]") != std::string::npos);
+  // the Worker reads a token list with the JSON contract's reader: the same codes and words
+  const Json empty = s.run_text(R"({"op":"forward","tokens":[]})");
+  CHECK(empty["error"]["code"] == "invalid_field");
+  CHECK(empty["error"]["message"] == "tokens must be one sequence: a list of 1 to n_positions token ids");
+  CHECK(s.run_text(R"({"op":"generate","tokens":[1,-2],"steps":1})")["error"]["message"] ==
+        "tokens[1] must be a token id (an integer >= 0)");
+  CHECK(s.run_text(R"({"op":"generate","steps":1})")["error"]["code"] == "missing_field");
   CHECK(s.run_text("{not json")["error"]["code"] == "invalid_json");
   CHECK(s.run_text(R"({"op":"train"})")["error"]["code"] == "unknown_op");
   CHECK(s.run_text(R"({"op":"forward","tokens":[1],"topk":3})")["error"]["code"] == "invalid_field");

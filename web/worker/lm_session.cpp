@@ -30,20 +30,6 @@ int end_of_text_id(const attn::BpeTokenizer* t) {
     return -1;
   }
 }
-
-// tokens as ids: a list of integers in [0, 2^30] (the model checks its vocabulary).
-std::vector<int> token_list(const attn::Fields& f) {
-  const Json& j = f.required("tokens");
-  if (!j.is_array() || j.empty() || j.size() > 4096)
-    bad(ErrorCode::invalid_field, "tokens must be a list of 1 to n_positions token ids");
-  std::vector<int> ids;
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_number_integer() || j[i].get<long long>() < 0 || j[i].get<long long>() > (1LL << 30))
-      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] must be a token id (an integer >= 0)");
-    ids.push_back(static_cast<int>(j[i].get<long long>()));
-  }
-  return ids;
-}
 }  // namespace
 
 Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, const std::string& config_json, int heads) {
@@ -168,7 +154,7 @@ Json LmSession::run(const Json& request) {
   if (op == "forward") {
     f.check_known({"op", "tokens", "top"});
     const int k = static_cast<int>(f.integer("top", 10, 0, 1000));
-    last_ = forward(token_list(f));
+    last_ = forward(f.token_ids("tokens"));
     return attn::obj({{"tokens", last_.tokens},
                       {"layers", last_.layers},
                       {"heads", last_.heads},
@@ -182,7 +168,7 @@ Json LmSession::run(const Json& request) {
     const double temperature = f.has("temperature") ? f.number("temperature", 0.0) : 0.0;
     const std::uint64_t seed = f.seed("seed", 0);
     const bool stop = !f.has("stop_at_end") || f.boolean("stop_at_end", true);
-    return attn::obj({{"tokens", generate(token_list(f), steps, temperature, seed, stop)}});
+    return attn::obj({{"tokens", generate(f.token_ids("tokens"), steps, temperature, seed, stop)}});
   }
   bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, forward and generate, not \"" + op + "\"");
 }
