@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "attn/error.hpp"
@@ -140,6 +141,23 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
 
   s.unload();
   CHECK(s.run_text(R"({"op":"forward","tokens":[1]})")["error"]["message"] == "no model loaded");
+}
+
+TEST_CASE("lm session: every reply carries a core error code, never an exception", "[reference][lm]") {
+  // the Worker's load and tokenizer calls answer through answer(), as run_text does
+  const Json core = app::LmSession::answer([]() -> Json { throw attn::Error(attn::ErrorCode::shape_mismatch, "w is 2x3"); });
+  CHECK(core == Json{{"error", {{"code", "shape_mismatch"}, {"message", "w is 2x3"}}}});
+  const Json memory = app::LmSession::answer([]() -> Json { throw std::bad_alloc(); });
+  CHECK(memory["error"]["code"] == "too_large");
+  CHECK(memory["error"]["message"].get<std::string>().rfind("the request could not be run: ", 0) == 0);
+  CHECK(app::LmSession::answer([] { return Json{{"ok", true}}; }) == Json{{"ok", true}});
+  app::LmSession s;
+  const Json tokenizer = app::LmSession::answer([&] {
+    s.set_tokenizer("[1, 2]", "a b");
+    return s.info();
+  });
+  CHECK(tokenizer["error"]["code"] == "invalid_field");
+  CHECK_FALSE(s.has_tokenizer());
 }
 
 #ifdef ATTN_GPT2_TOKENIZER_DIR

@@ -174,10 +174,16 @@ Json LmSession::run(const Json& request) {
 }
 
 Json LmSession::run_text(const std::string& text) {
-  try {
+  return answer([&] {
     const Json request = Json::parse(text, nullptr, false);
     if (request.is_discarded()) bad(ErrorCode::invalid_json, "the request is not JSON");
     return run(request);
+  });
+}
+
+Json LmSession::answer(const std::function<Json()>& work) {
+  try {
+    return work();
   } catch (const attn::Error& e) {
     return attn::error_json(e);
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,8 +78,13 @@ class LmSession {
   /// Throws attn::Error naming a bad field or op.
   attn::Json run(const attn::Json& request);
   /// run() on JSON text; never throws: a bad request comes back as {"error": {code, message}}
-  /// (invalid_json when the text is not JSON).
+  /// (invalid_json when the text is not JSON), as answer() gives it.
   attn::Json run_text(const std::string& text);
+  /// `work`'s answer, never an exception: an attn::Error comes back as the core's error JSON
+  /// {"error": {code, message}} (attn::error_json), any other exception (std::bad_alloc when a
+  /// model does not fit in memory) as too_large "the request could not be run: WHAT". Every
+  /// reply of the Worker goes through it, so it answers only the core's error codes.
+  static attn::Json answer(const std::function<attn::Json()>& work);
   const LmForward& last_forward() const { return last_; }
 
  private:
