@@ -20,16 +20,9 @@ namespace learn = attn::learn;
 namespace {
 [[noreturn]] void bad(ErrorCode code, const std::string& message) { throw attn::Error(code, message); }
 
-// The vocabulary's "<|endoftext|>" id, or -1 when there is no tokenizer or it lacks one.
-int end_of_text_id(const attn::BpeTokenizer* t) {
-  if (!t) return -1;
-  try {
-    const attn::BpeEncoding e = t->encode(attn::kEndOfText, true);
-    return e.ids.size() == 1 ? e.ids[0] : -1;
-  } catch (const attn::Error&) {
-    return -1;
-  }
-}
+// The vocabulary's "<|endoftext|>" id (an int: ids stop at kMaxTokenId), or -1 when there is no
+// tokenizer or it lacks one.
+int end_of_text_id(const attn::BpeTokenizer* t) { return t ? static_cast<int>(t->end_of_text_id()) : -1; }
 }  // namespace
 
 Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, const std::string& config_json, int heads) {
