@@ -134,6 +134,11 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
   CHECK(s.run_text(R"({"op":"train"})")["error"]["code"] == "unknown_op");
   CHECK(s.run_text(R"({"op":"forward","tokens":[1],"topk":3})")["error"]["code"] == "invalid_field");
   const int context = before["config"]["context"].get<int>();
+  // a forward checks its one sequence once, naming positions as the flat list does
+  CHECK_THROWS_WITH(s.forward({}), "tokens: the sequence needs at least one token");
+  CHECK_THROWS_WITH(s.forward(std::vector<int>(static_cast<std::size_t>(context) + 1, 1)),
+                    "tokens has " + std::to_string(context + 1) + " ids, beyond the model's context (n_positions) of " +
+                        std::to_string(context));
   const Json too_long = s.run_text(Json{{"op", "generate"}, {"tokens", {1}}, {"steps", context}}.dump());
   CHECK(too_long["error"]["code"] == "invalid_field");
   CHECK(too_long["error"]["message"].get<std::string>().find("context") != std::string::npos);

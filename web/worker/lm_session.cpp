@@ -65,20 +65,12 @@ Json LmSession::tokenize(const std::string& text, bool special) const {
 LmForward LmSession::forward(const std::vector<int>& tokens) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
   const learn::DecoderConfig& c = model_->model.decoder;
-  if (tokens.empty()) bad(ErrorCode::empty_sequence, "tokens: the forward needs at least one token");
-  if (static_cast<long>(tokens.size()) > c.context)
-    bad(ErrorCode::invalid_field, "tokens has " + std::to_string(tokens.size()) + " ids; the model's n_positions is " +
-                                      std::to_string(c.context));
-  for (std::size_t i = 0; i < tokens.size(); ++i)  // named as the request gives them: one sequence
-    if (tokens[i] < 0 || tokens[i] >= c.vocab)
-      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[i]) +
-                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
+  learn::validate_decoder_sequence(c, tokens, model_->model.decoder_limits);
   learn::DecoderBatch b;
   b.batch = 1;
   b.t = static_cast<int>(tokens.size());
   b.tokens = tokens;
   b.targets = tokens;  // the forward computes a loss too; these targets are never read back
-  learn::validate_decoder_batch(c, b, model_->model.decoder_limits);
   learn::DecoderActivationsT<float> acts;
   learn::decoder_forward(c, model_->model.layout, model_->params.data(), b, acts);
 

@@ -55,8 +55,9 @@ class LmSession {
 
   /// One forward over `tokens` (1..n_positions ids, each < vocab): every layer's and head's
   /// attention weights and the last position's logits and probabilities. Throws Error(invalid_field)
-  /// with no model loaded, for an empty sequence, too many tokens ("n_positions") or an id past the
-  /// vocabulary (naming its position).
+  /// with no model loaded, and as learn::validate_decoder_sequence checks the tokens:
+  /// Error(empty_sequence) for none, Error(invalid_field) for too many ("context (n_positions)") or
+  /// an id past the vocabulary (naming its position, "tokens[i]").
   LmForward forward(const std::vector<int>& tokens) const;
 
   /// The `k` most probable next tokens of a forward: [{id, prob, logit, piece, text}] in descending
