@@ -134,6 +134,23 @@ template <class T> ATTN_INLINE void fill(T* x, ptrdiff_t n, T value) {
   for (ptrdiff_t j = 0; j < n; ++j) x[j] = value;
 }
 
+// Packs the first n rows of `src` (row stride ld, `cols` wide) transposed into slabs of `width`
+// rows: slab s holds column c of its rows at dst[(s·cols + c)·width + lane]; the lanes past row n
+// in the last slab are zero, so a register block can read whole slabs.
+template <class T> ATTN_INLINE void pack_slabs(T* dst, const T* src, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t cols, int width) {
+  for (ptrdiff_t s = 0; s * width < n; ++s)
+    for (int x = 0; x < width; ++x) {
+      const ptrdiff_t i = s * width + x;
+      T* d = dst + s * cols * width + x;
+      if (i < n) {
+        const T* row = src + i * ld;
+        for (ptrdiff_t c = 0; c < cols; ++c) d[c * width] = row[c];
+      } else {
+        for (ptrdiff_t c = 0; c < cols; ++c) d[c * width] = 0;
+      }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Dense: S = Q·Kᵀ and O = P·V by Eigen's GEMM, the softmax in between row by row.
 //   1. S (Tq×Tk, row-major, in the workspace) = Q·Kᵀ            — Eigen GEMM
@@ -433,17 +450,7 @@ template <class T> void tiled_impl(KernelArgs<T>& a) {
     // not hit the same few L1 sets (nbp is often a power of two).
     const ptrdiff_t lds = nbp + NQ;
     // Pack the query tile: Qᵀ in slabs of NQ queries, zero past the last query.
-    for (ptrdiff_t s = 0; s < nbp / NQ; ++s)
-      for (int x = 0; x < NQ; ++x) {
-        const ptrdiff_t ii = s * NQ + x;
-        T* dst = qt + s * dk * NQ + x;
-        if (ii < nb) {
-          const T* src = a.q + (i0 + ii) * a.ldq;
-          for (ptrdiff_t c = 0; c < dk; ++c) dst[c * NQ] = src[c];
-        } else {
-          for (ptrdiff_t c = 0; c < dk; ++c) dst[c * NQ] = 0;
-        }
-      }
+    pack_slabs(qt, a.q + i0 * a.ldq, a.ldq, nb, dk, NQ);
     fill(m, nbp, kNegInf<T>);
     fill(l, nbp, T(0));
     fill(o, lds * dv, T(0));
@@ -475,19 +482,8 @@ template <class T> void tiled_impl(KernelArgs<T>& a) {
 
       // 1. Scores Sᵀ (kb × nbp). Full tiles: scaled, checked and max-reduced in registers.
       const std::uint64_t t0 = a.clock_ns ? a.clock_ns() : 0;
-      if constexpr (ATTN_PACK_KEYS != 0) {  // zero rows past the tile's last key
-        for (ptrdiff_t blk = 0; blk * kRows < kb; ++blk)
-          for (int r = 0; r < kRows; ++r) {
-            const ptrdiff_t jj = blk * kRows + r;
-            T* dst = kp + blk * dk * kRows + r;
-            if (jj < kb) {
-              const T* src = a.k + (j0 + jj) * a.ldk;
-              for (ptrdiff_t c = 0; c < dk; ++c) dst[c * kRows] = src[c];
-            } else {
-              for (ptrdiff_t c = 0; c < dk; ++c) dst[c * kRows] = 0;
-            }
-          }
-      }
+      if constexpr (ATTN_PACK_KEYS != 0)  // zero rows past the tile's last key
+        pack_slabs(kp, a.k + j0 * a.ldk, a.ldk, kb, dk, kRows);
       for (ptrdiff_t x = 0; x < nbp; x += W) store<T>(mt + x, ninf);
       if (full) {
         Vec<T> chk{};
