@@ -292,6 +292,17 @@ static_assert(kRows >= 1 && kRows <= 12 && kRows <= kKeyPackRows, "a register bl
 #define ATTN_BLOCK_INLINE ATTN_INLINE
 #endif
 
+/// One k step of block_2w: each of the R rows' accumulator pair += a[r·ars] · (b0, b1).
+template <class T, int R>
+ATTN_INLINE void rank1_2w(Vec<T>* a0, Vec<T>* a1, const T* __restrict a, ptrdiff_t ars, Vec<T> b0, Vec<T> b1) {
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    const Vec<T> x = splat<T>(a[r * ars]);
+    a0[r] += x * b0;
+    a1[r] += x * b1;
+  }
+}
+
 /// The one register block of both products: R rows × 2W lanes (one slab of queries),
 ///   C[r][0..2W) (+)= Σ_k A(r, k) · B[k][0..2W),   A(r, k) = a[r·ars + k·acs],  B row k at b + k·ldb.
 /// Scores:  Sᵀ = K·Qᵀ:   A = K, in place (ars = ld_k, acs = 1) or packed in blocks of R keys
@@ -321,30 +332,10 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   }
   ptrdiff_t k = 0;
   for (; k + 2 <= kdim; k += 2, a += 2 * acs, b += 2 * ldb) {
-    const Vec<T> b0 = load<T>(b), b1 = load<T>(b + W);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const Vec<T> x = splat<T>(a[r * ars]);
-      a0[r] += x * b0;
-      a1[r] += x * b1;
-    }
-    const Vec<T> b2 = load<T>(b + ldb), b3 = load<T>(b + ldb + W);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const Vec<T> x = splat<T>(a[acs + r * ars]);
-      a0[r] += x * b2;
-      a1[r] += x * b3;
-    }
+    rank1_2w<T, R>(a0, a1, a, ars, load<T>(b), load<T>(b + W));
+    rank1_2w<T, R>(a0, a1, a + acs, ars, load<T>(b + ldb), load<T>(b + ldb + W));
   }
-  if (k < kdim) {
-    const Vec<T> b0 = load<T>(b), b1 = load<T>(b + W);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const Vec<T> x = splat<T>(a[r * ars]);
-      a0[r] += x * b0;
-      a1[r] += x * b1;
-    }
-  }
+  if (k < kdim) rank1_2w<T, R>(a0, a1, a, ars, load<T>(b), load<T>(b + W));
   if constexpr (FUSE) {
     Vec<T> m0 = load<T>(mt), m1 = load<T>(mt + W), z = chk;
 #pragma GCC unroll 12
