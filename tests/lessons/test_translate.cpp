@@ -622,6 +622,16 @@ bool same_eval(const TranslateEval& a, const TranslateEval& b) {
   return true;
 }
 
+// Two rows of the H table hold the same trained pair: its parameters' hashes, both models' scores
+// and the attention model's agreement count.
+void check_same_models(const TranslateWidthResult& a, const TranslateWidthResult& b) {
+  CHECK(a.none_fnv1a == b.none_fnv1a);
+  CHECK(a.additive_fnv1a == b.additive_fnv1a);
+  CHECK(same_eval(a.none, b.none));
+  CHECK(same_eval(a.additive, b.additive));
+  CHECK(a.agreement.overall.on_source == b.agreement.overall.on_source);
+}
+
 std::vector<TranslateWidthResult> shipped_widths() {
   return translate_widths_from_json(attn_test::load_json("../checkpoints/translate_widths.json"));
 }
@@ -646,13 +656,9 @@ TEST_CASE("translate: the H table's width 32 is the shipped checkpoint, scored a
   const TranslateRun shipped = shipped_run();
   const TranslateWidthResult again = translate_width_result_of(shipped);
   const TranslateWidthResult& row = rows[2];
-  CHECK(row.none_fnv1a == again.none_fnv1a);
-  CHECK(row.additive_fnv1a == again.additive_fnv1a);
-  CHECK(same_eval(row.none, again.none));
-  CHECK(same_eval(row.additive, again.additive));
+  check_same_models(row, again);
   CHECK(row.additive_final_loss == shipped.additive_losses.back());
   CHECK(row.none_final_loss == shipped.none_losses.back());
-  CHECK(row.agreement.overall.on_source == again.agreement.overall.on_source);
   CHECK(row.agreement.overall.weight_sum == again.agreement.overall.weight_sum);
 }
 
@@ -670,13 +676,9 @@ TEST_CASE("translate: the H table's width 8 is what training it from its seed gi
     cfg.bidirectional = i == 0;
     INFO("encoder " << (cfg.bidirectional ? "bidirectional" : "forward"));
     const TranslateWidthResult fresh = translate_width_result(cfg, 8);
-    CHECK(fresh.none_fnv1a == row.none_fnv1a);
-    CHECK(fresh.additive_fnv1a == row.additive_fnv1a);
-    CHECK(same_eval(fresh.none, row.none));
-    CHECK(same_eval(fresh.additive, row.additive));
+    check_same_models(fresh, row);
     CHECK(fresh.none_final_loss == row.none_final_loss);
     CHECK(fresh.additive_final_loss == row.additive_final_loss);
-    CHECK(fresh.agreement.overall.on_source == row.agreement.overall.on_source);
   }
 }
 
