@@ -176,27 +176,22 @@ void BM_gemm(benchmark::State& state) {
 #include <immintrin.h>
 /// The machine's float32 multiply-add peak: 12 independent chains of FMAs (enough chains to cover
 /// the FMA latency on two FMA ports), 8 lanes with AVX2 (192 FLOPs per iteration), 16 lanes with
-/// AVX-512 (384).
-__attribute__((target("avx2,fma"), noinline)) float fma_loop_avx2(long n) {
-  __m256 acc[12];
-  for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(0.001f * static_cast<float>(i));
-  const __m256 m = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-6f);
-  for (long k = 0; k < n; ++k)
-    for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_ps(acc[i], m, c);
-  float out = 0;
-  for (int i = 0; i < 12; ++i) out += _mm256_cvtss_f32(acc[i]);
-  return out;
-}
-__attribute__((target("avx512f,avx2,fma"), noinline)) float fma_loop_avx512(long n) {
-  __m512 acc[12];
-  for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
-  const __m512 m = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(1e-6f);
-  for (long k = 0; k < n; ++k)
-    for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], m, c);
-  float out = 0;
-  for (int i = 0; i < 12; ++i) out += _mm512_cvtss_f32(acc[i]);
-  return out;
-}
+/// AVX-512 (384). One macro writes both: the intrinsics differ only in width, and each needs its
+/// function's target attribute, which a template cannot vary.
+#define ATTN_FMA_LOOP(NAME, TARGET, VEC, SET1, FMADD, LANE0)                    \
+  __attribute__((target(TARGET), noinline)) float NAME(long n) {                \
+    VEC acc[12];                                                                \
+    for (int i = 0; i < 12; ++i) acc[i] = SET1(0.001f * static_cast<float>(i)); \
+    const VEC m = SET1(0.9999f), c = SET1(1e-6f);                               \
+    for (long k = 0; k < n; ++k)                                                \
+      for (int i = 0; i < 12; ++i) acc[i] = FMADD(acc[i], m, c);                \
+    float out = 0;                                                              \
+    for (int i = 0; i < 12; ++i) out += LANE0(acc[i]);                          \
+    return out;                                                                 \
+  }
+ATTN_FMA_LOOP(fma_loop_avx2, "avx2,fma", __m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_cvtss_f32)
+ATTN_FMA_LOOP(fma_loop_avx512, "avx512f,avx2,fma", __m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_cvtss_f32)
+#undef ATTN_FMA_LOOP
 
 /// The FMA width of the kernels' build: AVX-512 when they run it, else AVX2.
 bool fma_peak_avx512() { return kn::active_isa() == kn::Isa::avx512; }

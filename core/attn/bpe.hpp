@@ -84,6 +84,8 @@ class BpeTokenizer {
   /// The vocabulary string of `id` ("Ġworld"); Error(invalid_field) as decode_bytes.
   const std::string& piece(long long id, std::size_t position = 0) const;
 
+  /// The vocabulary's id of "<|endoftext|>" (50256 in GPT-2's), or −1 when it has no such token.
+  long long end_of_text_id() const { return end_of_text_id_; }
   std::size_t vocab_size() const { return id_symbol_.size(); }
   std::size_t merge_count() const { return merges_.size(); }
 

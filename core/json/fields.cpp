@@ -132,6 +132,23 @@ std::vector<long long> Fields::integers(const char* field, const std::vector<lon
   return out;
 }
 
+std::vector<int> Fields::token_ids(const char* field) const {
+  const nlohmann::json& j = required(field);
+  const std::string n = name(field);
+  if (!j.is_array() || j.empty() || j.size() > 4096)
+    fail(ErrorCode::invalid_field, n + " must be one sequence: a list of 1 to n_positions token ids");
+  std::vector<int> ids;
+  ids.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    const nlohmann::json& e = j[i];
+    // An unsigned value past 2^63 reads back negative here, and is refused with the rest.
+    if (!e.is_number_integer() || e.get<long long>() < 0 || e.get<long long>() > (1LL << 30))
+      fail(ErrorCode::invalid_field, n + "[" + std::to_string(i) + "] must be a token id (an integer >= 0)");
+    ids.push_back(static_cast<int>(e.get<long long>()));
+  }
+  return ids;
+}
+
 Fields Fields::object(const char* field, const std::string& where) const {
   return Fields(required(field), where, name(field) + ".");
 }

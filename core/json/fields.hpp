@@ -85,6 +85,13 @@ class Fields {
   std::vector<long long> integers(const char* field, const std::vector<long long>& fallback, long long lo,
                                   long long hi) const;
 
+  /// Required list of token ids, one sequence: 1 to 4096 integers, each in [0, 2^30] (the bounds
+  /// keep the list's memory and an id's int small; the model then checks its own vocabulary and
+  /// context). Errors: missing_field; invalid_field "NAME must be one sequence: a list of 1 to
+  /// n_positions token ids" (not an array, empty, too long) and "NAME[i] must be a token id (an
+  /// integer >= 0)".
+  std::vector<int> token_ids(const char* field) const;
+
   /// A nested object read with the prefix PREFIX + NAME + "." (required: missing_field when
   /// absent; invalid_field "<where> must be an object" when it is not one).
   Fields object(const char* field, const std::string& where) const;

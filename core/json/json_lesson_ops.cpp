@@ -25,27 +25,21 @@
 namespace attn {
 
 namespace {
-CaseFileReader& installed_reader() {
-  static CaseFileReader reader;
+// The one installed reader of each kind (CaseFileReader, CaseFileRanges), empty until set.
+template <class Reader>
+Reader& installed() {
+  static Reader reader;
   return reader;
 }
 }  // namespace
 
-void set_case_file_reader(CaseFileReader reader) { installed_reader() = std::move(reader); }
-
-namespace {
-CaseFileRanges& installed_ranges() {
-  static CaseFileRanges ranges;
-  return ranges;
-}
-}  // namespace
-
-void set_case_file_ranges(CaseFileRanges ranges) { installed_ranges() = std::move(ranges); }
+void set_case_file_reader(CaseFileReader reader) { installed<CaseFileReader>() = std::move(reader); }
+void set_case_file_ranges(CaseFileRanges ranges) { installed<CaseFileRanges>() = std::move(ranges); }
 
 NamedFile open_named_file(const std::string& path, const char* field) {
   NamedFile f;
   const std::string what = field;
-  const CaseFileRanges r = installed_ranges();
+  const CaseFileRanges r = installed<CaseFileRanges>();
   if (r.size && r.read) {
     try {
       f.size = r.size(path);
@@ -73,11 +67,11 @@ NamedFile open_named_file(const std::string& path, const char* field) {
 }
 
 std::string read_named_file(const std::string& path, const char* field) {
-  if (!installed_reader())
+  if (!installed<CaseFileReader>())
     throw Error(ErrorCode::invalid_field, std::string(field) + ": this build has no file access (the page has no "
                                           "file system; use the attn tool)");
   try {
-    return installed_reader()(path);
+    return installed<CaseFileReader>()(path);
   } catch (const Error& e) {
     throw Error(e.code(), std::string(field) + ": " + e.what());
   }

@@ -189,15 +189,7 @@ template <class S>
 Json generate_json(const learn::ModelFileT<S>& m, const Fields& f) {
   if (m.model.kind != learn::ModelKind::decoder)
     fail(ErrorCode::invalid_field, "generate runs a decoder; this file is a seq2seq model");
-  const Json& tokens = f.required("tokens");
-  if (!tokens.is_array() || tokens.empty() || tokens.size() > 4096)
-    fail(ErrorCode::invalid_field, "tokens must be one sequence: a list of 1 to n_positions token ids");
-  std::vector<int> prompt;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    if (!tokens[i].is_number_integer() || tokens[i].get<long long>() < 0 || tokens[i].get<long long>() > (1LL << 30))
-      fail(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] must be a token id (an integer >= 0)");
-    prompt.push_back(static_cast<int>(tokens[i].get<long long>()));
-  }
+  const std::vector<int> prompt = f.token_ids("tokens");
   const int steps = static_cast<int>(f.required_integer("steps", 0, 4096));
   const double temperature = f.has("temperature") ? f.number("temperature", 0.0) : 0.0;
   const std::uint64_t seed = f.has("seed") ? static_cast<std::uint64_t>(f.integer("seed", 0, 0, (1LL << 53))) : 0;

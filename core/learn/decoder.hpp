@@ -127,6 +127,13 @@ void validate_decoder_config(const DecoderConfig& cfg, const DecoderLimits& limi
 /// Throws Error(invalid_field / shape_mismatch / too_large) naming the position.
 void validate_decoder_batch(const DecoderConfig& cfg, const DecoderBatch& batch, const DecoderLimits& limits = {});
 
+/// Checks one sequence for a forward, as a request that gives it as one flat list names it: 1 to
+/// context ids, each in [0, V), within limits as a batch of one. The batch {1, T', tokens, targets =
+/// tokens} then passes validate_decoder_batch, so a caller checks once. Throws Error(empty_sequence)
+/// for no token, Error(invalid_field) past the context or for "tokens[i] = ID" outside the
+/// vocabulary, Error(too_large) past limits.batch_numbers.
+void validate_decoder_sequence(const DecoderConfig& cfg, const std::vector<int>& tokens, const DecoderLimits& limits = {});
+
 /// An intervention on head outputs (before out_proj), for ablation and activation patching
 /// (forward only). mode[l·heads + h] says what head h of layer l passes on:
 ///   keep  — its own output;

@@ -470,25 +470,11 @@ void attention_backward(double* dq, double* dk, double* dv, const double* dout, 
 // ---------------------------------------------------------------- cross-entropy
 double cross_entropy_forward(double* probs, const double* logits, const int* targets, int n, int v,
                              int* counted) {
-  double total = 0.0;
-  int count = 0;
-  for (int i = 0; i < n; ++i) {
-    const double* z = logits + static_cast<long>(i) * v;
-    double* p = probs + static_cast<long>(i) * v;
-    double mx = z[0];
-    for (int j = 1; j < v; ++j)
-      if (z[j] > mx) mx = z[j];
-    exp_shifted(p, z, mx, v);
-    double sum = 0.0;
-    for (int j = 0; j < v; ++j) sum += p[j];
-    for (int j = 0; j < v; ++j) p[j] /= sum;
-    if (targets[i] == kIgnoreIndex) continue;
-    // −log softmax = log Σ exp(z − max) − (z_t − max)
-    total += det::log(sum) - (z[targets[i]] - mx);
-    ++count;
-  }
-  if (counted) *counted = count;
-  return count > 0 ? total / count : 0.0;
+  return generic::cross_entropy_forward(probs, logits, targets, n, v, counted,
+                                        [](double* p, const double* z, double mx, int len) -> const double* {
+                                          exp_shifted(p, z, mx, len);
+                                          return p;
+                                        });
 }
 
 void cross_entropy_backward(double* dlogits, const double* probs, const int* targets, int n, int v, int counted) {

@@ -115,23 +115,12 @@ void attention_forward(float* out, float* weights, const float* q, const float* 
 double cross_entropy_forward(float* probs, const float* logits, const int* targets, int n, int v, int* counted) {
   thread_local std::vector<double> e;
   e.resize(static_cast<size_t>(v));
-  double total = 0.0;
-  int count = 0;
-  for (int i = 0; i < n; ++i) {
-    const float* z = logits + static_cast<long>(i) * v;
-    float* p = probs + static_cast<long>(i) * v;
-    double mx = z[0];
-    for (int j = 1; j < v; ++j)
-      if (z[j] > mx) mx = z[j];
-    double sum = 0.0;
-    for (int j = 0; j < v; ++j) sum += (e[static_cast<size_t>(j)] = det::exp(static_cast<double>(z[j]) - mx));
-    for (int j = 0; j < v; ++j) p[j] = static_cast<float>(e[static_cast<size_t>(j)] / sum);
-    if (targets[i] == kIgnoreIndex) continue;
-    total += det::log(sum) - (static_cast<double>(z[targets[i]]) - mx);
-    ++count;
-  }
-  if (counted) *counted = count;
-  return count > 0 ? total / count : 0.0;
+  return generic::cross_entropy_forward(probs, logits, targets, n, v, counted,
+                                        [](float*, const float* z, double mx, int len) -> const double* {
+                                          for (int j = 0; j < len; ++j)
+                                            e[static_cast<size_t>(j)] = det::exp(static_cast<double>(z[j]) - mx);
+                                          return e.data();
+                                        });
 }
 
 }  // namespace attn::learn

@@ -1,11 +1,13 @@
 // learn/layers_generic.hpp — the forward layers whose loops are one template over the element type,
-// for layers.cpp (double) and layers_f32.cpp (float): LayerNorm and RoPE compute in double from the
-// inputs either way and round once to S, so the double instantiation is the float64 layer exactly.
+// for layers.cpp (double) and layers_f32.cpp (float): LayerNorm, RoPE and the softmax cross-entropy
+// compute in double from the inputs either way and round once to S, so the double instantiation is
+// the float64 layer exactly.
 // Internal to core/learn; the public declarations are layers.hpp's.
 #pragma once
 
 #include <cmath>
 
+#include "attn/detmath.hpp"
 #include "learn/layers.hpp"
 
 namespace attn::learn::generic {
@@ -46,6 +48,33 @@ void rope_forward(S* x, const RopeTable& tab, int t, int stride, int first) {
       row[2 * i + 1] = static_cast<S>(a * s + b * c);
     }
   }
+}
+
+/// layers.hpp's cross_entropy_forward over S: each row's maximum, normaliser and loss term in
+/// double, ascending j. `exp_row(p, z, mx, v)` returns a row of v doubles holding det::exp(z[j] − mx)
+/// (the double layer writes them into p itself, vectorised with the same bits; the float one into
+/// a double buffer of its own); the probabilities are those divided by their sum, rounded once to S.
+template <class S, class ExpRow>
+double cross_entropy_forward(S* probs, const S* logits, const int* targets, int n, int v, int* counted, ExpRow exp_row) {
+  double total = 0.0;
+  int count = 0;
+  for (int i = 0; i < n; ++i) {
+    const S* z = logits + static_cast<long>(i) * v;
+    S* p = probs + static_cast<long>(i) * v;
+    double mx = z[0];
+    for (int j = 1; j < v; ++j)
+      if (z[j] > mx) mx = z[j];
+    const double* e = exp_row(p, z, mx, v);
+    double sum = 0.0;
+    for (int j = 0; j < v; ++j) sum += e[j];
+    for (int j = 0; j < v; ++j) p[j] = static_cast<S>(e[j] / sum);
+    if (targets[i] == kIgnoreIndex) continue;
+    // −log softmax = log Σ exp(z − max) − (z_t − max)
+    total += det::log(sum) - (static_cast<double>(z[targets[i]]) - mx);
+    ++count;
+  }
+  if (counted) *counted = count;
+  return count > 0 ? total / count : 0.0;
 }
 
 }  // namespace attn::learn::generic

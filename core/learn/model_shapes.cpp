@@ -17,6 +17,24 @@ namespace {
 
 std::string at2(int b, int t) { return "[" + std::to_string(b) + "][" + std::to_string(t) + "]"; }
 
+// The bounds a decoder batch of B sequences of T' tokens keeps whatever its ids are.
+void check_decoder_batch_size(const DecoderConfig& c, int batch, int t, const DecoderLimits& lim) {
+  if (static_cast<long>(batch) * t > 65536)
+    bad(ErrorCode::too_large, "at most 65536 tokens per batch (B·T), got " + std::to_string(long(batch) * t));
+  // Memory bound: the saved weights (B·h·T'²) and the widest activation (B·T'·max(3d, m, V)).
+  const long widest = std::max({3L * c.d_model, long(c.mlp), long(c.vocab)});
+  if (long(batch) * c.heads * t * t > lim.batch_numbers || long(batch) * t * widest > lim.batch_numbers)
+    bad(ErrorCode::too_large, "batch too large for this model: B·heads·T'² and B·T'·max(3·d_model, mlp, vocab) must "
+                              "each stay within " + std::to_string(lim.batch_numbers) + " numbers");
+}
+
+// Error(invalid_field) "NAME = ID is outside the vocabulary 0..V−1" unless 0 <= id < V.
+void check_token_id(const DecoderConfig& c, const std::string& name, int id, const char* hint = "") {
+  if (id < 0 || id >= c.vocab)
+    bad(ErrorCode::invalid_field, name + " = " + std::to_string(id) + " is outside the vocabulary 0.." +
+                                      std::to_string(c.vocab - 1) + hint);
+}
+
 }  // namespace
 
 std::string decoder_param_name(int layer, const char* rest) {
@@ -75,32 +93,30 @@ void validate_decoder_batch(const DecoderConfig& c, const DecoderBatch& b, const
   if (b.t > c.context)
     bad(ErrorCode::invalid_field, "sequences have " + std::to_string(b.t) + " tokens, beyond model.context = " +
                                       std::to_string(c.context));
-  if (static_cast<long>(b.batch) * b.t > 65536)
-    bad(ErrorCode::too_large, "at most 65536 tokens per batch (B·T), got " + std::to_string(long(b.batch) * b.t));
-  // Memory bound: the saved weights (B·h·T'²) and the widest activation (B·T'·max(3d, m, V)).
-  const long widest = std::max({3L * c.d_model, long(c.mlp), long(c.vocab)});
-  if (long(b.batch) * c.heads * b.t * b.t > lim.batch_numbers || long(b.batch) * b.t * widest > lim.batch_numbers)
-    bad(ErrorCode::too_large, "batch too large for this model: B·heads·T'² and B·T'·max(3·d_model, mlp, vocab) must "
-                              "each stay within " + std::to_string(lim.batch_numbers) + " numbers");
+  check_decoder_batch_size(c, b.batch, b.t, lim);
   const size_t n = static_cast<size_t>(b.batch) * b.t;
   if (b.tokens.size() != n || b.targets.size() != n)
     bad(ErrorCode::shape_mismatch, "tokens and targets must both be " + std::to_string(b.batch) + "x" +
                                        std::to_string(b.t));
   int counted = 0;
   for (size_t i = 0; i < n; ++i) {
-    const std::string at = "[" + std::to_string(i / b.t) + "][" + std::to_string(i % b.t) + "]";
-    if (b.tokens[i] < 0 || b.tokens[i] >= c.vocab)
-      bad(ErrorCode::invalid_field, "tokens" + at + " = " + std::to_string(b.tokens[i]) +
-                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
+    const std::string at = at2(static_cast<int>(i / b.t), static_cast<int>(i % b.t));
+    check_token_id(c, "tokens" + at, b.tokens[i]);
     if (b.targets[i] == kIgnoreIndex) continue;
-    if (b.targets[i] < 0 || b.targets[i] >= c.vocab)
-      bad(ErrorCode::invalid_field, "targets" + at + " = " + std::to_string(b.targets[i]) +
-                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1) +
-                                        " (use -100 to ignore a position)");
+    check_token_id(c, "targets" + at, b.targets[i], " (use -100 to ignore a position)");
     ++counted;
   }
   if (counted == 0)
     bad(ErrorCode::invalid_field, "every target of the batch is -100 (ignored): the loss would be undefined");
+}
+
+void validate_decoder_sequence(const DecoderConfig& c, const std::vector<int>& tokens, const DecoderLimits& lim) {
+  if (tokens.empty()) bad(ErrorCode::empty_sequence, "tokens: the sequence needs at least one token");
+  if (static_cast<long>(tokens.size()) > c.context)
+    bad(ErrorCode::invalid_field, "tokens has " + std::to_string(tokens.size()) +
+                                      " ids, beyond the model's context (n_positions) of " + std::to_string(c.context));
+  check_decoder_batch_size(c, 1, static_cast<int>(tokens.size()), lim);
+  for (size_t i = 0; i < tokens.size(); ++i) check_token_id(c, "tokens[" + std::to_string(i) + "]", tokens[i]);
 }
 
 ParamLayout decoder_layout(const DecoderConfig& c) {

@@ -3,12 +3,21 @@
 
 namespace headless {
 
+namespace {
+// Puts the canvas back at the size a check found and the Alignment panel on screen, where the
+// next check starts.
+void restore_canvas(Driver& d, const ImVec2& saved) {
+  ImGui::GetIO().DisplaySize = saved;
+  attn_app_show_panel("alignment");
+  d.frames(2);
+}
+}  // namespace
+
 // every panel fits a narrow canvas: at each width, after a few frames, the widest item
 // (before clipping; boxes that scroll sideways count with their box) stays inside the panel's
 // visible area, and no box (child, table column) cuts its content. The throw-away panel,
 // laid out too wide, is flagged; its content inside a sideways-scrolling box is not.
 void check_fit(Driver& d, app::App& a) {
-  Json s;
   ImGuiIO& io = ImGui::GetIO();
   g_step = "fit";
   {
@@ -83,16 +92,13 @@ void check_fit(Driver& d, app::App& a) {
              "the fit probe is flagged: " + attn::dump(fit));
       app::fit::set_probe(0.0f);
     }
-    io.DisplaySize = saved;
-    attn_app_show_panel("alignment");
-    d.frames(2);
+    restore_canvas(d, saved);
   }
 }
 
 // plot ticks at round values (1, 2 or 5 times a power of ten apart), read from what
 // every panel's plots drew at 1280 units
 void check_plot_ticks(Driver& d, app::App& a) {
-  Json s;
   ImGuiIO& io = ImGui::GetIO();
   g_step = "ticks";
   {
@@ -152,9 +158,7 @@ void check_plot_ticks(Driver& d, app::App& a) {
     for (const char* want : {"scaling:maxw", "learned_heads:loss", "learned_heads:scores by step",
                              "translate:train loss", "translate:accuracy by length"})
       expect(names.find(std::string(" ") + want) != std::string::npos, std::string("the ticks of ") + want + " were read");
-    io.DisplaySize = saved;
-    attn_app_show_panel("alignment");
-    d.frames(2);
+    restore_canvas(d, saved);
   }
 }
 
@@ -162,7 +166,6 @@ void check_plot_ticks(Driver& d, app::App& a) {
 // (ImGui's behaviour, rounded to the format), and on every panel at a phone's and a desktop's
 // width no slider's value rectangle overlaps its frame (which holds the grab)
 void check_sliders(Driver& d, app::App& a) {
-  Json s;
   ImGuiIO& io = ImGui::GetIO();
   g_step = "slider";
   {
@@ -230,9 +233,7 @@ void check_sliders(Driver& d, app::App& a) {
     d.frames(2);
     expect(std::fabs(api_state()["dropout"]["inputs"]["p"].get<double>() - 0.3) < 1e-6,
            "Ctrl+click and typing 0.3 sets p: " + attn::dump(api_state()["dropout"]["inputs"]));
-    io.DisplaySize = saved;
-    attn_app_show_panel("alignment");
-    d.frames(2);
+    restore_canvas(d, saved);
   }
 }
 
@@ -240,7 +241,6 @@ void check_sliders(Driver& d, app::App& a) {
 // as published, the signed heatmaps drawn with it (over a range centred at 0), the Δloss and
 // loss-change tables with their legends
 void check_colour_maps(Driver& d, app::App& a) {
-  Json s;
   ImGuiIO& io = ImGui::GetIO();
   g_step = "colormap";
   {
@@ -296,9 +296,7 @@ void check_colour_maps(Driver& d, app::App& a) {
     expect(legends.count("learned_heads:\xCE\x94loss legend") && legends.count("translate:loss change legend"),
            "the Δloss and loss-change tables draw their diverging legends:" + ls);
     std::printf("colour maps:%s\ndiverging legends:%s\n", seen.c_str(), ls.c_str());
-    io.DisplaySize = saved;
-    attn_app_show_panel("alignment");
-    d.frames(2);
+    restore_canvas(d, saved);
   }
 }
 

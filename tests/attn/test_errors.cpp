@@ -44,24 +44,18 @@ const std::string Q = R"("query":[[1,0]],"key":[[1,0],[0,1]],"value":[[1],[2]])"
 }  // namespace
 
 TEST_CASE("errors: code names are stable strings", "[errors]") {
-  const std::pair<ErrorCode, const char*> all[] = {
-      {ErrorCode::invalid_json, "invalid_json"},
-      {ErrorCode::unknown_op, "unknown_op"},
-      {ErrorCode::missing_field, "missing_field"},
-      {ErrorCode::invalid_field, "invalid_field"},
-      {ErrorCode::empty_sequence, "empty_sequence"},
-      {ErrorCode::shape_mismatch, "shape_mismatch"},
-      {ErrorCode::non_finite, "non_finite"},
-      {ErrorCode::no_allowed_key, "no_allowed_key"},
-      {ErrorCode::causal_alignment_required, "causal_alignment_required"},
-      {ErrorCode::invalid_scale, "invalid_scale"},
-      {ErrorCode::invalid_mask, "invalid_mask"},
-      {ErrorCode::too_large, "too_large"},
-  };
-  for (const auto& p : all) {
-    CHECK(std::string(attn::code_name(p.first)) == p.second);
-    const attn::Error e(p.first, "msg");
-    CHECK(e.code() == p.first);
+  // The contract's names, in the order error.hpp declares the codes.
+  const char* const names[] = {"invalid_json",   "unknown_op",     "missing_field",
+                               "invalid_field",  "empty_sequence", "shape_mismatch",
+                               "non_finite",     "no_allowed_key", "causal_alignment_required",
+                               "invalid_scale",  "invalid_mask",   "too_large"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(ErrorCode::too_large) + 1,
+                "one name per code");
+  for (std::size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    const ErrorCode code = static_cast<ErrorCode>(i);
+    CHECK(std::string(attn::code_name(code)) == names[i]);
+    const attn::Error e(code, "msg");
+    CHECK(e.code() == code);
     CHECK(std::string(e.what()) == "msg");
   }
   const attn::Json j = attn::error_json(attn::Error(ErrorCode::shape_mismatch, "key is 1x3"));

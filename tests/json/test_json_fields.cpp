@@ -49,6 +49,35 @@ TEST_CASE("json fields: a nested object prefixes its field names", "[json]") {
   }
 }
 
+TEST_CASE("json fields: token_ids reads one sequence of token ids, naming the field", "[json]") {
+  const Json j = Json::parse(R"({"tokens": [0, 50256, 1073741824], "empty": [], "nested": [[1]], "negative": [3, -1],
+                                 "fraction": [1.5], "huge": [1073741825], "wrapped": [18446744073709551615],
+                                 "none": null})");
+  const attn::Fields f(j, "test case");
+  CHECK(f.token_ids("tokens") == std::vector<int>{0, 50256, 1 << 30});
+  CHECK_ATTN_ERROR(f.token_ids("none"), attn::ErrorCode::missing_field);
+  const auto message = [&](const char* field) {
+    try {
+      f.token_ids(field);
+    } catch (const attn::Error& e) {
+      CHECK(e.code() == attn::ErrorCode::invalid_field);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("empty") == "empty must be one sequence: a list of 1 to n_positions token ids");
+  CHECK(message("nested") == "nested[0] must be a token id (an integer >= 0)");
+  CHECK(message("negative") == "negative[1] must be a token id (an integer >= 0)");
+  CHECK(message("fraction") == "fraction[0] must be a token id (an integer >= 0)");
+  CHECK(message("huge") == "huge[0] must be a token id (an integer >= 0)");
+  CHECK(message("wrapped") == "wrapped[0] must be a token id (an integer >= 0)");
+  Json long_list = Json::object();
+  long_list["tokens"] = std::vector<int>(4097, 1);
+  CHECK_ATTN_ERROR(attn::Fields(long_list, "test case").token_ids("tokens"), attn::ErrorCode::invalid_field);
+  long_list["tokens"] = std::vector<int>(4096, 1);
+  CHECK(attn::Fields(long_list, "test case").token_ids("tokens").size() == 4096);
+}
+
 TEST_CASE("json ops: a null required field is missing in every op", "[json]") {
   CHECK(error_code(R"({"op":"attention","query":null,"key":[[1]],"value":[[1]]})") == "missing_field");
   CHECK(error_code(R"({"op":"self_attention","x":null,"w_q":[[1]],"w_k":[[1]],"w_v":[[1]]})") == "missing_field");

@@ -1,6 +1,7 @@
 // Bad input to the learning ops: the documented code, and a message naming what is wrong.
 #include <attn/error.hpp>
 #include <json/json_case.hpp>
+#include <learn/decoder.hpp>
 #include <catch2/catch.hpp>
 
 using attn::Json;
@@ -121,4 +122,40 @@ TEST_CASE("learn errors: attention_backward refuses the tiled kernel - dropout a
   const Json r = attn::run_case(c);
   CHECK(r["grad_query"][0][0] == 0.0);
   CHECK(r["weights"][0][1] == 0.0);
+}
+
+TEST_CASE("learn errors: one sequence is checked as its flat list names it, once", "[learn][errors]") {
+  attn::learn::DecoderConfig c;
+  c.vocab = 5;
+  c.context = 4;
+  c.d_model = 4;
+  c.heads = 2;
+  c.layers = 1;
+  const auto message = [&](const std::vector<int>& tokens, attn::ErrorCode code, const attn::learn::DecoderLimits& lim) {
+    try {
+      attn::learn::validate_decoder_sequence(c, tokens, lim);
+    } catch (const attn::Error& e) {
+      CHECK(e.code() == code);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const attn::learn::DecoderLimits lim;
+  CHECK(message({}, attn::ErrorCode::empty_sequence, lim) == "tokens: the sequence needs at least one token");
+  CHECK(message({1, 2, 3, 4, 0}, attn::ErrorCode::invalid_field, lim) ==
+        "tokens has 5 ids, beyond the model's context (n_positions) of 4");
+  CHECK(message({1, 5}, attn::ErrorCode::invalid_field, lim) == "tokens[1] = 5 is outside the vocabulary 0..4");
+  CHECK(message({-1}, attn::ErrorCode::invalid_field, lim) == "tokens[0] = -1 is outside the vocabulary 0..4");
+  attn::learn::DecoderLimits tight;
+  tight.batch_numbers = 2 * 4 * 4 - 1;  // heads·T'² for four tokens is one past it
+  CHECK(message({1, 2, 3, 4}, attn::ErrorCode::too_large, tight).find("batch too large") == 0);
+  // what passes passes the batch check as a batch of one, so a caller checks once
+  for (const std::vector<int>& ok : {std::vector<int>{0}, std::vector<int>{4, 3, 2, 1}}) {
+    CHECK(message(ok, attn::ErrorCode::invalid_field, lim) == "no error");
+    attn::learn::DecoderBatch b;
+    b.batch = 1;
+    b.t = static_cast<int>(ok.size());
+    b.tokens = b.targets = ok;
+    CHECK_NOTHROW(attn::learn::validate_decoder_batch(c, b, lim));
+  }
 }

@@ -56,6 +56,18 @@ DecoderBatch decoder_batch(attn::Rng& rng, int b, int t, int vocab, int ignored_
   return d;
 }
 
+// The full forward over one sequence (its tokens stand in as targets; the loss is not read).
+DecoderActivations forward_one(const DecoderConfig& c, const Model& m, const std::vector<double>& params,
+                               const std::vector<int>& seq) {
+  DecoderBatch b;
+  b.batch = 1;
+  b.t = static_cast<int>(seq.size());
+  b.tokens = b.targets = seq;
+  DecoderActivations a;
+  decoder_forward(c, m.layout, params.data(), b, a);
+  return a;
+}
+
 }  // namespace
 
 TEST_CASE("learn fd: decoder - every position signal - with and without MLP and LayerNorm", "[learn][fd]") {
@@ -131,24 +143,14 @@ TEST_CASE("learn: K/V-cache decoding with GPT-2 options equals the full forward 
   // Each new token is the full forward's argmax over the sequence so far (first maximum).
   std::vector<int> seq = prompt;
   for (int g : gen) {
-    DecoderBatch b;
-    b.batch = 1;
-    b.t = static_cast<int>(seq.size());
-    b.tokens = b.targets = seq;
-    DecoderActivations a;
-    decoder_forward(c, m.layout, params.data(), b, a);
+    const DecoderActivations a = forward_one(c, m, params, seq);
     const double* last = a.logits.data() + (seq.size() - 1) * static_cast<size_t>(c.vocab);
     const int argmax = static_cast<int>(std::max_element(last, last + c.vocab) - last);
     CHECK(g == argmax);
     seq.push_back(g);
   }
   // The cached logits equal the full forward's row by row.
-  DecoderBatch b;
-  b.batch = 1;
-  b.t = static_cast<int>(seq.size());
-  b.tokens = b.targets = seq;
-  DecoderActivations a;
-  decoder_forward(c, m.layout, params.data(), b, a);
+  const DecoderActivations a = forward_one(c, m, params, seq);
   const std::vector<double> cached = decoder_incremental_logits(c, m.layout, params, seq);
   REQUIRE(cached.size() == a.logits.size());
   for (size_t i = 0; i < cached.size(); ++i) CHECK(std::fabs(cached[i] - a.logits[i]) < 1e-12);

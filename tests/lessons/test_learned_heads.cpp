@@ -207,8 +207,7 @@ TEST_CASE("learned heads: a run moved through its state bytes continues with the
   // Step 0 (no Adam moments yet), then mid-run twice, through encoded bytes each time.
   for (int k : {0, 5, 4}) {
     moved.advance(k);
-    const std::string bytes = learn::encode_checkpoint(moved.state_checkpoint());
-    moved = HeadsTrainer::from_state(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+    moved = attn_test::through_bytes(moved);
   }
   CHECK(moved.step() == 9);
   moved.advance(12);
@@ -219,19 +218,13 @@ TEST_CASE("learned heads: a run moved through its state bytes continues with the
   CHECK(same_bits(one.initial_params(), moved.initial_params()));
 
   // load_state in place: the page's trainer takes the Worker's state.
-  HeadsTrainer page(cfg), worker(cfg);
-  worker.advance(7);
-  page.load_state(worker.state_checkpoint());
+  learn::Checkpoint c;
+  HeadsTrainer page = attn_test::taken_over<HeadsTrainer>(cfg, 7, &c);
   page.advance(12);
   CHECK(same_bits(one.params(), page.params()));
 
   // Refused with what is wrong, the trainer unchanged.
-  learn::Checkpoint c = worker.state_checkpoint();
-  HeadsTrainingConfig other = cfg;
-  other.seed = cfg.seed + 1;
-  HeadsTrainer stranger(other);
-  CHECK_THROWS_WITH(stranger.load_state(c), Catch::Contains("another run"));
-  CHECK(stranger.step() == 0);
+  attn_test::check_refuses_other_run<HeadsTrainer>(cfg, c);
   learn::Checkpoint short_losses = c;
   short_losses.arrays[4].second.pop_back();  // losses
   CHECK_THROWS_WITH(HeadsTrainer::from_state(short_losses), Catch::Contains("one loss per step"));
@@ -413,7 +406,7 @@ TEST_CASE("learned heads: a checkpoint keeps every bit and refuses damaged files
   c.add("empty", {});
   const std::string bytes = learn::encode_checkpoint(c);
   // 8 magic + 4 version + 4 header length + header + 5 doubles + checksum
-  const learn::Checkpoint back = learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  const learn::Checkpoint back = attn_test::decode_bytes(bytes);
   CHECK(back.meta == c.meta);
   CHECK(same_bits(back.array("a"), c.array("a")));
   CHECK(back.array("empty").empty());
@@ -422,7 +415,7 @@ TEST_CASE("learned heads: a checkpoint keeps every bit and refuses damaged files
 
   auto refused = [](std::string b, const char* what) {
     try {
-      learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(b.data()), b.size());
+      attn_test::decode_bytes(b);
       FAIL("accepted a damaged checkpoint: " << what);
     } catch (const Error& e) {
       CHECK(e.code() == ErrorCode::invalid_field);
@@ -450,8 +443,7 @@ TEST_CASE("learned heads: a run record survives its checkpoint and a restored tr
   REQUIRE(run.snapshots.size() == 3);  // steps 0, 100 and 120
   CHECK(run.snapshots[1].step == 100);
   const std::string bytes = learn::encode_checkpoint(heads_run_checkpoint(run));
-  const HeadsRun back = heads_run_from_checkpoint(
-      learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  const HeadsRun back = heads_run_from_checkpoint(attn_test::decode_bytes(bytes));
   CHECK(heads_config_json(back.config) == heads_config_json(cfg));
   CHECK(same_bits(back.params, run.params));
   CHECK(same_bits(back.losses, run.losses));

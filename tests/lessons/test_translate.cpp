@@ -234,14 +234,10 @@ TEST_CASE("translate: a run moved through its state bytes after every part conti
   c.steps = 20;                       // 64 pairs in batches of 8: the order is drawn again at steps 9 and 17
   TranslateTrainer whole(c);
   whole.advance(100);
-  auto move = [](const TranslateTrainer& t) {
-    const std::string bytes = learn::encode_checkpoint(t.state_checkpoint());
-    return TranslateTrainer::from_state(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
-  };
-  TranslateTrainer moved = move(TranslateTrainer(c, TranslateTrainer::StartValidation::pending));
+  TranslateTrainer moved = attn_test::through_bytes(TranslateTrainer(c, TranslateTrainer::StartValidation::pending));
   int parts = 0;
   while (moved.advance_part() != 0) {
-    moved = move(moved);
+    moved = attn_test::through_bytes(moved);
     ++parts;
   }
   CHECK(parts == c.steps + 11 * 2 * 2);  // validations at 0, 2, ..., 20: 2 models × 2 passes each
@@ -252,19 +248,13 @@ TEST_CASE("translate: a run moved through its state bytes after every part conti
     CHECK(same_bits(whole.validation_losses(att), moved.validation_losses(att)));
   }
   // load_state in place: the page's pair takes the Worker's state.
-  TranslateTrainer page(c), worker(c);
-  worker.advance(11);
-  page.load_state(worker.state_checkpoint());
+  learn::Checkpoint st;
+  TranslateTrainer page = attn_test::taken_over<TranslateTrainer>(c, 11, &st);
   page.advance(100);
   CHECK(same_bits(whole.model(true).params, page.model(true).params));
 
   // Refused with what is wrong, the trainer unchanged.
-  const learn::Checkpoint st = worker.state_checkpoint();
-  TranslateConfig other = c;
-  other.seed = c.seed + 1;
-  TranslateTrainer stranger(other);
-  CHECK_THROWS_WITH(stranger.load_state(st), Catch::Contains("another run"));
-  CHECK(stranger.step() == 0);
+  attn_test::check_refuses_other_run<TranslateTrainer>(c, st);
   learn::Checkpoint bad = st;
   for (auto& [name, values] : bad.arrays)
     if (name == "batches") values[0] = 1e6;
@@ -286,7 +276,7 @@ TEST_CASE("translate: a run moved through its state bytes after every part conti
   TranslateTrainer a(c, file, start), b(c, file, start);
   a.advance(100);
   b.advance(7);
-  TranslateTrainer b2 = move(b);
+  TranslateTrainer b2 = attn_test::through_bytes(b);
   CHECK(b2.model(true).config.hidden == 6);
   b2.advance(100);
   CHECK(same_bits(a.model(true).params, b2.model(true).params));
@@ -440,7 +430,7 @@ TEST_CASE("translate: a run record survives its checkpoint and damaged records a
   const TranslateRun run = record_translate_run(small_config());
   const std::string bytes = learn::encode_checkpoint(translate_run_checkpoint(run));
   const TranslateRun back =
-      translate_run_from_checkpoint(learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+      translate_run_from_checkpoint(attn_test::decode_bytes(bytes));
   CHECK(translate_config_json(back.config) == translate_config_json(run.config));
   CHECK(same_bits(back.additive_params, run.additive_params));
   CHECK(same_bits(back.none_losses, run.none_losses));
@@ -632,6 +622,16 @@ bool same_eval(const TranslateEval& a, const TranslateEval& b) {
   return true;
 }
 
+// Two rows of the H table hold the same trained pair: its parameters' hashes, both models' scores
+// and the attention model's agreement count.
+void check_same_models(const TranslateWidthResult& a, const TranslateWidthResult& b) {
+  CHECK(a.none_fnv1a == b.none_fnv1a);
+  CHECK(a.additive_fnv1a == b.additive_fnv1a);
+  CHECK(same_eval(a.none, b.none));
+  CHECK(same_eval(a.additive, b.additive));
+  CHECK(a.agreement.overall.on_source == b.agreement.overall.on_source);
+}
+
 std::vector<TranslateWidthResult> shipped_widths() {
   return translate_widths_from_json(attn_test::load_json("../checkpoints/translate_widths.json"));
 }
@@ -656,13 +656,9 @@ TEST_CASE("translate: the H table's width 32 is the shipped checkpoint, scored a
   const TranslateRun shipped = shipped_run();
   const TranslateWidthResult again = translate_width_result_of(shipped);
   const TranslateWidthResult& row = rows[2];
-  CHECK(row.none_fnv1a == again.none_fnv1a);
-  CHECK(row.additive_fnv1a == again.additive_fnv1a);
-  CHECK(same_eval(row.none, again.none));
-  CHECK(same_eval(row.additive, again.additive));
+  check_same_models(row, again);
   CHECK(row.additive_final_loss == shipped.additive_losses.back());
   CHECK(row.none_final_loss == shipped.none_losses.back());
-  CHECK(row.agreement.overall.on_source == again.agreement.overall.on_source);
   CHECK(row.agreement.overall.weight_sum == again.agreement.overall.weight_sum);
 }
 
@@ -680,13 +676,9 @@ TEST_CASE("translate: the H table's width 8 is what training it from its seed gi
     cfg.bidirectional = i == 0;
     INFO("encoder " << (cfg.bidirectional ? "bidirectional" : "forward"));
     const TranslateWidthResult fresh = translate_width_result(cfg, 8);
-    CHECK(fresh.none_fnv1a == row.none_fnv1a);
-    CHECK(fresh.additive_fnv1a == row.additive_fnv1a);
-    CHECK(same_eval(fresh.none, row.none));
-    CHECK(same_eval(fresh.additive, row.additive));
+    check_same_models(fresh, row);
     CHECK(fresh.none_final_loss == row.none_final_loss);
     CHECK(fresh.additive_final_loss == row.additive_final_loss);
-    CHECK(fresh.agreement.overall.on_source == row.agreement.overall.on_source);
   }
 }
 

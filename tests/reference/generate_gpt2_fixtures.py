@@ -27,12 +27,12 @@ CI does not need torch: the files are committed. Regenerate:
 import json
 import math
 import os
-import struct
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from safetensors_io import save_safetensors
 
 torch.set_default_dtype(torch.float64)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -60,6 +60,18 @@ def gelu_new(x):
 
 
 ACT = {"gelu_new": gelu_new, "gelu": F.gelu, "relu": F.relu}
+
+
+def gpt_forward(model, idx):
+    """Both families' forward (the `forward` of GPT2 and NanoGPT): token plus position embeddings,
+    the blocks, the final LayerNorm and the head; returns (logits, [attention weights per layer])."""
+    t = model.transformer
+    x = t.wte(idx) + t.wpe(torch.arange(idx.size(1)))
+    maps = []
+    for b in t.h:
+        x, w = b(x)
+        maps.append(w)
+    return model.lm_head(t.ln_f(x)), maps
 
 
 class GPT2Attention(nn.Module):
@@ -143,14 +155,7 @@ class GPT2(nn.Module):
                     m.weight.add_(torch.randn_like(m.weight) * 0.2)
                     m.bias.add_(torch.randn_like(m.bias) * 0.1)
 
-    def forward(self, idx):
-        t = self.transformer
-        x = t.wte(idx) + t.wpe(torch.arange(idx.size(1)))
-        maps = []
-        for b in t.h:
-            x, w = b(x)
-            maps.append(w)
-        return self.lm_head(t.ln_f(x)), maps
+    forward = gpt_forward
 
 
 # ---------------------------------------------------------------- nanoGPT
@@ -223,32 +228,10 @@ class NanoGPT(nn.Module):
                 if p.dim() == 2 and "wte" not in n and "wpe" not in n:
                     p.normal_(0.0, 0.2)
 
-    def forward(self, idx):
-        t = self.transformer
-        x = t.wte(idx) + t.wpe(torch.arange(idx.size(1)))
-        maps = []
-        for b in t.h:
-            x, w = b(x)
-            maps.append(w)
-        return self.lm_head(t.ln_f(x)), maps
+    forward = gpt_forward
 
 
 # ---------------------------------------------------------------- files
-def tensor_bytes(t, dtype):
-    t = t.detach()
-    if dtype == "F64":
-        return t.to(torch.float64).numpy().astype("<f8").tobytes()
-    if dtype == "F32":
-        return t.to(torch.float32).numpy().astype("<f4").tobytes()
-    if dtype == "F16":
-        return t.to(torch.float16).numpy().astype("<f2").tobytes()
-    if dtype == "BF16":
-        return t.to(torch.bfloat16).view(torch.int16).numpy().astype("<i2").tobytes()
-    if dtype == "BOOL":
-        return t.to(torch.bool).numpy().astype(np.uint8).tobytes()
-    raise ValueError(dtype)
-
-
 def stored(t, dtype):
     """The values a reader gets back from `dtype`, as float64."""
     t = t.detach()
@@ -256,22 +239,6 @@ def stored(t, dtype):
         return t.to(torch.bfloat16).to(torch.float64)
     return {"F64": t.to(torch.float64), "F32": t.to(torch.float32).to(torch.float64),
             "F16": t.to(torch.float16).to(torch.float64)}[dtype]
-
-
-def save(entries, path, metadata=None):
-    """entries: [(name, tensor, dtype)] written in order as a safetensors file."""
-    header, blobs, at = {}, [], 0
-    if metadata:
-        header["__metadata__"] = metadata
-    for name, t, dtype in entries:
-        b = tensor_bytes(t, dtype)
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [at, at + len(b)]}
-        blobs.append(b)
-        at += len(b)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 def L(t):
@@ -321,7 +288,7 @@ def stored_model(model, dtype):
 
 
 def fixture(name, about, model, cfg, dtype, tokens, config=True, **kw):
-    save(entries_of(model, dtype, **kw), os.path.join(OUT, name + ".safetensors"))
+    save_safetensors(entries_of(model, dtype, **kw), os.path.join(OUT, name + ".safetensors"))
     case = {"op": "model_logits", "model": name + ".safetensors", "tokens": tokens}
     if config:
         with open(os.path.join(OUT, name + ".config.json"), "w") as f:
@@ -395,7 +362,7 @@ def main():
     torch.manual_seed(7)
     toks = [[3, 14, 15, 9, 26, 5, 35, 8], [52, 0, 1, 2, 50, 33, 7, 7]]  # vocab 53
     nano = NanoGPT(V=53, C=32, H=4, L=2, P=16, bias=True)
-    save(entries_of(nano, "F32", keep_lm_head=True, drop=("transformer.wte.weight",)),
+    save_safetensors(entries_of(nano, "F32", keep_lm_head=True, drop=("transformer.wte.weight",)),
          os.path.join(OUT, "nanogpt-bias-lm-head-only.safetensors"), metadata={"heads": "4"})
     stored_model(nano, "F32")
     logits, maps = nano(torch.tensor(toks))
@@ -404,7 +371,7 @@ def main():
                {"op": "model_logits", "model": "nanogpt-bias-lm-head-only.safetensors", "tokens": toks},
                {"logits": L(logits), "weights": [L(w) for w in maps]})
     nb = NanoGPT(V=53, C=32, H=2, L=2, P=16, bias=False)
-    save(entries_of(nb, "F32", keep_lm_head=True), os.path.join(OUT, "nanogpt-nobias.safetensors"))
+    save_safetensors(entries_of(nb, "F32", keep_lm_head=True), os.path.join(OUT, "nanogpt-nobias.safetensors"))
     stored_model(nb, "F32")
     logits, maps = nb(torch.tensor(toks))
     both_precisions("nanogpt-nobias", "nanoGPT bias=False (no Linear nor LayerNorm biases), both names of the tied pair "
@@ -454,12 +421,12 @@ def main():
     m = GPT2(cfg)
     ent = entries_of(m, "F32")
     ent = [(n, torch.ones(1, 1, 12, 11) if n == "transformer.h.1.attn.bias" else t, dt) for n, t, dt in ent]
-    save(ent, os.path.join(OUT, "bad-mask-buffer-shape.safetensors"))
+    save_safetensors(ent, os.path.join(OUT, "bad-mask-buffer-shape.safetensors"))
     write_case("bad-mask-buffer-shape", "h.1.attn.bias of shape [1, 1, 12, 11]",
                {"op": "model_info", "model": "bad-mask-buffer-shape.safetensors", "config": base + ".config.json"},
                expect_error="shape_mismatch")
     ent = entries_of(m, "F32", drop=("transformer.h.0.mlp.c_proj.weight",))
-    save(ent, os.path.join(OUT, "bad-missing-tensor.safetensors"))
+    save_safetensors(ent, os.path.join(OUT, "bad-missing-tensor.safetensors"))
     write_case("bad-missing-tensor", "a block without mlp.c_proj.weight",
                {"op": "model_info", "model": "bad-missing-tensor.safetensors", "config": base + ".config.json"},
                expect_error="missing_field")

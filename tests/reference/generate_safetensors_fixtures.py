@@ -3,7 +3,7 @@
 
 Each fixture is a small torch module whose state_dict names are exactly the core's (the
 Decoder and Seq2Seq modules of tests/learn/generate_learn_fixtures.py, which mirror
-core/learn/decoder.hpp and seq2seq.hpp), saved as safetensors by save_safetensors() below (the
+core/learn/decoder.hpp and seq2seq.hpp), saved as safetensors by safetensors_io.py (the
 `safetensors` package is not in Debian), plus a JSON file: a model_logits request without its
 "model" path, and torch's logits and attention weights (decoder) or alignment (seq2seq). The
 Catch2 test (test_safetensors_fixtures.cpp) loads each file through the op and compares to
@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "learn"))
 from generate_learn_fixtures import Decoder, Seq2Seq, rope  # noqa: E402  (the same modules)
+from safetensors_io import save_safetensors  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 DT = torch.float64
@@ -42,20 +43,9 @@ CHECK = 1e-12
 NP_DTYPES = {"F64": "<f8", "F32": "<f4"}
 
 
-def save_safetensors(tensors, path, metadata=None, dtype="F64"):
-    """The safetensors layout with struct and json: u64 header length, JSON header, raw data."""
-    header, blobs, at = {}, [], 0
-    if metadata:
-        header["__metadata__"] = metadata
-    for name, t in tensors.items():
-        b = t.detach().cpu().numpy().astype(NP_DTYPES[dtype]).tobytes()
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [at, at + len(b)]}
-        blobs.append(b)
-        at += len(b)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+def save_tensors(tensors, path, metadata=None, dtype="F64"):
+    """{name: tensor} saved in order as one dtype ("F64" or "F32") by safetensors_io."""
+    save_safetensors([(name, t, dtype) for name, t in tensors.items()], path, metadata)
 
 
 def load_safetensors(path):
@@ -234,7 +224,7 @@ def write_fixtures():
     total = 0
     for name, about, dtype, sd, meta, case, expect in fixtures:
         st = os.path.join(OUT, name + ".safetensors")
-        save_safetensors(sd, st, meta, dtype)
+        save_tensors(sd, st, meta, dtype)
         back, _ = load_safetensors(st)  # the writer round-trips
         assert set(back) == set(sd) and all(torch.equal(back[k], sd[k]) for k in sd)
         doc = {"generator": GENERATOR, "torch": torch.__version__, "name": name, "about": about,

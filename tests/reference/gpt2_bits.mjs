@@ -13,16 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { requireArgs, requireFiles } from './script_args.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [nativeAttn, wasmCommand] = process.argv.slice(2);
-if (!nativeAttn || !wasmCommand) {
-  console.error('usage: node tests/reference/gpt2_bits.mjs NATIVE_ATTN "WASM_ATTN_COMMAND"');
-  process.exit(64);
-}
-if (!fs.existsSync(nativeAttn)) {
-  console.error(`gpt2_bits: no native attn at ${nativeAttn}: build the native preset first (scripts/test.sh does)`);
-  process.exit(1);
-}
+const [nativeAttn, wasmCommand] = requireArgs('node tests/reference/gpt2_bits.mjs NATIVE_ATTN "WASM_ATTN_COMMAND"', 2);
+requireFiles([nativeAttn], (f) => `gpt2_bits: no native attn at ${f}: build the native preset first (scripts/test.sh does)`);
 const wasm = wasmCommand.split(' ').filter(Boolean);
 
 const files = [

@@ -16,18 +16,11 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+import { requireArgs, requireFiles } from './script_args.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [nativeAttn, lmJs] = process.argv.slice(2);
-if (!nativeAttn || !lmJs) {
-  console.error('usage: node tests/reference/lm_worker.mjs NATIVE_ATTN LM_JS');
-  process.exit(64);
-}
-for (const f of [nativeAttn, lmJs]) {
-  if (!fs.existsSync(f)) {
-    console.error(`lm_worker: no ${f}: build the native and web presets first (scripts/test.sh does)`);
-    process.exit(1);
-  }
-}
+const [nativeAttn, lmJs] = requireArgs('node tests/reference/lm_worker.mjs NATIVE_ATTN LM_JS', 2);
+requireFiles([nativeAttn, lmJs], (f) => `lm_worker: no ${f}: build the native and web presets first (scripts/test.sh does)`);
 const factory = createRequire(import.meta.url)(path.resolve(lmJs));
 // The .wasm handed over: node's fetch takes no file paths.
 const lm = factory.api(await factory({ wasmBinary: fs.readFileSync(lmJs.replace(/\.js$/, '.wasm')) }));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "attn/error.hpp"
@@ -122,10 +123,22 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
   INFO(past_vocab.dump());
   CHECK(past_vocab["error"]["code"] == "invalid_field");
   CHECK(past_vocab["error"]["message"].get<std::string>().find("tokens[1]") != std::string::npos);
+  // the Worker reads a token list with the JSON contract's reader: the same codes and words
+  const Json empty = s.run_text(R"({"op":"forward","tokens":[]})");
+  CHECK(empty["error"]["code"] == "invalid_field");
+  CHECK(empty["error"]["message"] == "tokens must be one sequence: a list of 1 to n_positions token ids");
+  CHECK(s.run_text(R"({"op":"generate","tokens":[1,-2],"steps":1})")["error"]["message"] ==
+        "tokens[1] must be a token id (an integer >= 0)");
+  CHECK(s.run_text(R"({"op":"generate","steps":1})")["error"]["code"] == "missing_field");
   CHECK(s.run_text("{not json")["error"]["code"] == "invalid_json");
   CHECK(s.run_text(R"({"op":"train"})")["error"]["code"] == "unknown_op");
   CHECK(s.run_text(R"({"op":"forward","tokens":[1],"topk":3})")["error"]["code"] == "invalid_field");
   const int context = before["config"]["context"].get<int>();
+  // a forward checks its one sequence once, naming positions as the flat list does
+  CHECK_THROWS_WITH(s.forward({}), "tokens: the sequence needs at least one token");
+  CHECK_THROWS_WITH(s.forward(std::vector<int>(static_cast<std::size_t>(context) + 1, 1)),
+                    "tokens has " + std::to_string(context + 1) + " ids, beyond the model's context (n_positions) of " +
+                        std::to_string(context));
   const Json too_long = s.run_text(Json{{"op", "generate"}, {"tokens", {1}}, {"steps", context}}.dump());
   CHECK(too_long["error"]["code"] == "invalid_field");
   CHECK(too_long["error"]["message"].get<std::string>().find("context") != std::string::npos);
@@ -133,6 +146,23 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
 
   s.unload();
   CHECK(s.run_text(R"({"op":"forward","tokens":[1]})")["error"]["message"] == "no model loaded");
+}
+
+TEST_CASE("lm session: every reply carries a core error code, never an exception", "[reference][lm]") {
+  // the Worker's load and tokenizer calls answer through answer(), as run_text does
+  const Json core = app::LmSession::answer([]() -> Json { throw attn::Error(attn::ErrorCode::shape_mismatch, "w is 2x3"); });
+  CHECK(core == Json{{"error", {{"code", "shape_mismatch"}, {"message", "w is 2x3"}}}});
+  const Json memory = app::LmSession::answer([]() -> Json { throw std::bad_alloc(); });
+  CHECK(memory["error"]["code"] == "too_large");
+  CHECK(memory["error"]["message"].get<std::string>().rfind("the request could not be run: ", 0) == 0);
+  CHECK(app::LmSession::answer([] { return Json{{"ok", true}}; }) == Json{{"ok", true}});
+  app::LmSession s;
+  const Json tokenizer = app::LmSession::answer([&] {
+    s.set_tokenizer("[1, 2]", "a b");
+    return s.info();
+  });
+  CHECK(tokenizer["error"]["code"] == "invalid_field");
+  CHECK_FALSE(s.has_tokenizer());
 }
 
 #ifdef ATTN_GPT2_TOKENIZER_DIR

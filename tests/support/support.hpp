@@ -676,10 +676,40 @@ inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
-/// A shipped checkpoint, by its path relative to tests/ ("../checkpoints/translate.ckpt"), decoded.
-inline attn::learn::Checkpoint read_checkpoint(const std::string& relative) {
-  const std::string bytes = read_text(relative);
+/// learn::decode_checkpoint over the bytes of a string (an encoded checkpoint or a file's text).
+inline attn::learn::Checkpoint decode_bytes(const std::string& bytes) {
   return attn::learn::decode_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+}
+
+/// A shipped checkpoint, by its path relative to tests/ ("../checkpoints/translate.ckpt"), decoded.
+inline attn::learn::Checkpoint read_checkpoint(const std::string& relative) { return decode_bytes(read_text(relative)); }
+
+/// A trainer's whole state through its encoded bytes and back, as the training Worker hands a run
+/// over: Trainer::from_state of the decoded encode_checkpoint(t.state_checkpoint()).
+template <class Trainer>
+Trainer through_bytes(const Trainer& t) {
+  return Trainer::from_state(decode_bytes(attn::learn::encode_checkpoint(t.state_checkpoint())));
+}
+
+/// The page's side of the handover: a new trainer of `config` takes in place (load_state) the state
+/// of another that ran `steps` steps, as the page takes the Worker's; `state` receives that state.
+template <class Trainer, class Config>
+Trainer taken_over(const Config& config, int steps, attn::learn::Checkpoint* state) {
+  Trainer page(config), worker(config);
+  worker.advance(steps);
+  *state = worker.state_checkpoint();
+  page.load_state(*state);
+  return page;
+}
+
+/// A trainer of `config` with another seed refuses `state` as another run's and stays at step 0.
+template <class Trainer, class Config>
+void check_refuses_other_run(const Config& config, const attn::learn::Checkpoint& state) {
+  Config other = config;
+  other.seed = config.seed + 1;
+  Trainer stranger(other);
+  CHECK_THROWS_WITH(stranger.load_state(state), Catch::Contains("another run"));
+  CHECK(stranger.step() == 0);
 }
 
 }  // namespace attn_test

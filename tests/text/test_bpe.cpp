@@ -191,6 +191,9 @@ TEST_CASE("BPE: special <|endoftext|> only when asked", "[bpe]") {
   CHECK(t.encode("<|endoftext|><|endoftext|>", true).ids == std::vector<int>{256, 256});
   const BpeTokenizer no_eot({{"a", 0}}, {});
   CHECK_THROWS_CODE_WITH(no_eot.encode("a", true), ErrorCode::invalid_field, "<|endoftext|>");
+  CHECK(t.end_of_text_id() == 256);
+  CHECK(tiny().end_of_text_id() == 14);
+  CHECK(no_eot.end_of_text_id() == -1);
 }
 
 TEST_CASE("BPE: each token's text, U+FFFD where a token splits a character", "[bpe]") {

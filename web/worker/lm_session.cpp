@@ -20,30 +20,9 @@ namespace learn = attn::learn;
 namespace {
 [[noreturn]] void bad(ErrorCode code, const std::string& message) { throw attn::Error(code, message); }
 
-// The vocabulary's "<|endoftext|>" id, or -1 when there is no tokenizer or it lacks one.
-int end_of_text_id(const attn::BpeTokenizer* t) {
-  if (!t) return -1;
-  try {
-    const attn::BpeEncoding e = t->encode(attn::kEndOfText, true);
-    return e.ids.size() == 1 ? e.ids[0] : -1;
-  } catch (const attn::Error&) {
-    return -1;
-  }
-}
-
-// tokens as ids: a list of integers in [0, 2^30] (the model checks its vocabulary).
-std::vector<int> token_list(const attn::Fields& f) {
-  const Json& j = f.required("tokens");
-  if (!j.is_array() || j.empty() || j.size() > 4096)
-    bad(ErrorCode::invalid_field, "tokens must be a list of 1 to n_positions token ids");
-  std::vector<int> ids;
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_number_integer() || j[i].get<long long>() < 0 || j[i].get<long long>() > (1LL << 30))
-      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] must be a token id (an integer >= 0)");
-    ids.push_back(static_cast<int>(j[i].get<long long>()));
-  }
-  return ids;
-}
+// The vocabulary's "<|endoftext|>" id (an int: ids stop at kMaxTokenId), or -1 when there is no
+// tokenizer or it lacks one.
+int end_of_text_id(const attn::BpeTokenizer* t) { return t ? static_cast<int>(t->end_of_text_id()) : -1; }
 }  // namespace
 
 Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, const std::string& config_json, int heads) {
@@ -86,20 +65,12 @@ Json LmSession::tokenize(const std::string& text, bool special) const {
 LmForward LmSession::forward(const std::vector<int>& tokens) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
   const learn::DecoderConfig& c = model_->model.decoder;
-  if (tokens.empty()) bad(ErrorCode::empty_sequence, "tokens: the forward needs at least one token");
-  if (static_cast<long>(tokens.size()) > c.context)
-    bad(ErrorCode::invalid_field, "tokens has " + std::to_string(tokens.size()) + " ids; the model's n_positions is " +
-                                      std::to_string(c.context));
-  for (std::size_t i = 0; i < tokens.size(); ++i)  // named as the request gives them: one sequence
-    if (tokens[i] < 0 || tokens[i] >= c.vocab)
-      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[i]) +
-                                        " is outside the vocabulary 0.." + std::to_string(c.vocab - 1));
+  learn::validate_decoder_sequence(c, tokens, model_->model.decoder_limits);
   learn::DecoderBatch b;
   b.batch = 1;
   b.t = static_cast<int>(tokens.size());
   b.tokens = tokens;
   b.targets = tokens;  // the forward computes a loss too; these targets are never read back
-  learn::validate_decoder_batch(c, b, model_->model.decoder_limits);
   learn::DecoderActivationsT<float> acts;
   learn::decoder_forward(c, model_->model.layout, model_->params.data(), b, acts);
 
@@ -168,7 +139,7 @@ Json LmSession::run(const Json& request) {
   if (op == "forward") {
     f.check_known({"op", "tokens", "top"});
     const int k = static_cast<int>(f.integer("top", 10, 0, 1000));
-    last_ = forward(token_list(f));
+    last_ = forward(f.token_ids("tokens"));
     return attn::obj({{"tokens", last_.tokens},
                       {"layers", last_.layers},
                       {"heads", last_.heads},
@@ -182,16 +153,22 @@ Json LmSession::run(const Json& request) {
     const double temperature = f.has("temperature") ? f.number("temperature", 0.0) : 0.0;
     const std::uint64_t seed = f.seed("seed", 0);
     const bool stop = !f.has("stop_at_end") || f.boolean("stop_at_end", true);
-    return attn::obj({{"tokens", generate(token_list(f), steps, temperature, seed, stop)}});
+    return attn::obj({{"tokens", generate(f.token_ids("tokens"), steps, temperature, seed, stop)}});
   }
   bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, forward and generate, not \"" + op + "\"");
 }
 
 Json LmSession::run_text(const std::string& text) {
-  try {
+  return answer([&] {
     const Json request = Json::parse(text, nullptr, false);
     if (request.is_discarded()) bad(ErrorCode::invalid_json, "the request is not JSON");
     return run(request);
+  });
+}
+
+Json LmSession::answer(const std::function<Json()>& work) {
+  try {
+    return work();
   } catch (const attn::Error& e) {
     return attn::error_json(e);
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,8 +55,9 @@ class LmSession {
 
   /// One forward over `tokens` (1..n_positions ids, each < vocab): every layer's and head's
   /// attention weights and the last position's logits and probabilities. Throws Error(invalid_field)
-  /// with no model loaded, for an empty sequence, too many tokens ("n_positions") or an id past the
-  /// vocabulary (naming its position).
+  /// with no model loaded, and as learn::validate_decoder_sequence checks the tokens:
+  /// Error(empty_sequence) for none, Error(invalid_field) for too many ("context (n_positions)") or
+  /// an id past the vocabulary (naming its position, "tokens[i]").
   LmForward forward(const std::vector<int>& tokens) const;
 
   /// The `k` most probable next tokens of a forward: [{id, prob, logit, piece, text}] in descending
@@ -77,8 +79,13 @@ class LmSession {
   /// Throws attn::Error naming a bad field or op.
   attn::Json run(const attn::Json& request);
   /// run() on JSON text; never throws: a bad request comes back as {"error": {code, message}}
-  /// (invalid_json when the text is not JSON).
+  /// (invalid_json when the text is not JSON), as answer() gives it.
   attn::Json run_text(const std::string& text);
+  /// `work`'s answer, never an exception: an attn::Error comes back as the core's error JSON
+  /// {"error": {code, message}} (attn::error_json), any other exception (std::bad_alloc when a
+  /// model does not fit in memory) as too_large "the request could not be run: WHAT". Every
+  /// reply of the Worker goes through it, so it answers only the core's error codes.
+  static attn::Json answer(const std::function<attn::Json()>& work);
   const LmForward& last_forward() const { return last_; }
 
  private:

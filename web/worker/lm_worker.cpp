@@ -8,7 +8,6 @@
 #include <emscripten.h>
 
 #include <cstdint>
-#include <exception>
 #include <string>
 
 #include "attn/error.hpp"
@@ -35,10 +34,6 @@ const char* reply(const attn::Json& j) {
   g_reply = attn::dump(j);
   return g_reply.c_str();
 }
-const char* reply_error(const std::exception& e) {
-  if (const auto* a = dynamic_cast<const attn::Error*>(&e)) return reply(attn::error_json(*a));
-  return reply(attn::obj({{"error", attn::obj({{"code", "internal"}, {"message", e.what()}})}}));
-}
 }  // namespace
 
 extern "C" {
@@ -47,27 +42,23 @@ extern "C" {
 /// text (may be empty) and `heads` (0: from the file): the model's info, or {"error": {code, message}}
 /// with the last model kept.
 EMSCRIPTEN_KEEPALIVE const char* attn_lm_load(double file_size, const char* config_json, int heads) {
-  try {
+  return reply(app::LmSession::answer([&] {
     const attn::learn::ByteRange read = [](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
       if (attn_lm_read_js(static_cast<double>(offset), static_cast<int>(length), dst) != 0)
         throw attn::Error(attn::ErrorCode::invalid_field,
                           "could not read bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) +
                               " of the model file");
     };
-    return reply(g_session.load(static_cast<std::uint64_t>(file_size), read, config_json ? config_json : "", heads));
-  } catch (const std::exception& e) {
-    return reply_error(e);
-  }
+    return g_session.load(static_cast<std::uint64_t>(file_size), read, config_json ? config_json : "", heads);
+  }));
 }
 
-/// GPT-2's tokenizer from encoder.json's and vocab.bpe's text: {"ok": true} or the error.
+/// GPT-2's tokenizer from encoder.json's and vocab.bpe's text: the session's info or the error.
 EMSCRIPTEN_KEEPALIVE const char* attn_lm_tokenizer(const char* vocab_json, const char* merges_txt) {
-  try {
+  return reply(app::LmSession::answer([&] {
     g_session.set_tokenizer(vocab_json ? vocab_json : "", merges_txt ? merges_txt : "");
-    return reply(g_session.info());
-  } catch (const std::exception& e) {
-    return reply_error(e);
-  }
+    return g_session.info();
+  }));
 }
 
 /// One request (LmSession::run) as JSON text: the answer, or {"error": {code, message}}.

@@ -134,6 +134,23 @@ template <class T> ATTN_INLINE void fill(T* x, ptrdiff_t n, T value) {
   for (ptrdiff_t j = 0; j < n; ++j) x[j] = value;
 }
 
+// Packs the first n rows of `src` (row stride ld, `cols` wide) transposed into slabs of `width`
+// rows: slab s holds column c of its rows at dst[(s·cols + c)·width + lane]; the lanes past row n
+// in the last slab are zero, so a register block can read whole slabs.
+template <class T> ATTN_INLINE void pack_slabs(T* dst, const T* src, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t cols, int width) {
+  for (ptrdiff_t s = 0; s * width < n; ++s)
+    for (int x = 0; x < width; ++x) {
+      const ptrdiff_t i = s * width + x;
+      T* d = dst + s * cols * width + x;
+      if (i < n) {
+        const T* row = src + i * ld;
+        for (ptrdiff_t c = 0; c < cols; ++c) d[c * width] = row[c];
+      } else {
+        for (ptrdiff_t c = 0; c < cols; ++c) d[c * width] = 0;
+      }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Dense: S = Q·Kᵀ and O = P·V by Eigen's GEMM, the softmax in between row by row.
 //   1. S (Tq×Tk, row-major, in the workspace) = Q·Kᵀ            — Eigen GEMM
@@ -275,6 +292,17 @@ static_assert(kRows >= 1 && kRows <= 12 && kRows <= kKeyPackRows, "a register bl
 #define ATTN_BLOCK_INLINE ATTN_INLINE
 #endif
 
+/// One k step of block_2w: each of the R rows' accumulator pair += a[r·ars] · (b0, b1).
+template <class T, int R>
+ATTN_INLINE void rank1_2w(Vec<T>* a0, Vec<T>* a1, const T* __restrict a, ptrdiff_t ars, Vec<T> b0, Vec<T> b1) {
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    const Vec<T> x = splat<T>(a[r * ars]);
+    a0[r] += x * b0;
+    a1[r] += x * b1;
+  }
+}
+
 /// The one register block of both products: R rows × 2W lanes (one slab of queries),
 ///   C[r][0..2W) (+)= Σ_k A(r, k) · B[k][0..2W),   A(r, k) = a[r·ars + k·acs],  B row k at b + k·ldb.
 /// Scores:  Sᵀ = K·Qᵀ:   A = K, in place (ars = ld_k, acs = 1) or packed in blocks of R keys
@@ -304,30 +332,10 @@ ATTN_BLOCK_INLINE void block_2w(ptrdiff_t kdim, const T* __restrict a, ptrdiff_t
   }
   ptrdiff_t k = 0;
   for (; k + 2 <= kdim; k += 2, a += 2 * acs, b += 2 * ldb) {
-    const Vec<T> b0 = load<T>(b), b1 = load<T>(b + W);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const Vec<T> x = splat<T>(a[r * ars]);
-      a0[r] += x * b0;
-      a1[r] += x * b1;
-    }
-    const Vec<T> b2 = load<T>(b + ldb), b3 = load<T>(b + ldb + W);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const Vec<T> x = splat<T>(a[acs + r * ars]);
-      a0[r] += x * b2;
-      a1[r] += x * b3;
-    }
+    rank1_2w<T, R>(a0, a1, a, ars, load<T>(b), load<T>(b + W));
+    rank1_2w<T, R>(a0, a1, a + acs, ars, load<T>(b + ldb), load<T>(b + ldb + W));
   }
-  if (k < kdim) {
-    const Vec<T> b0 = load<T>(b), b1 = load<T>(b + W);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const Vec<T> x = splat<T>(a[r * ars]);
-      a0[r] += x * b0;
-      a1[r] += x * b1;
-    }
-  }
+  if (k < kdim) rank1_2w<T, R>(a0, a1, a, ars, load<T>(b), load<T>(b + W));
   if constexpr (FUSE) {
     Vec<T> m0 = load<T>(mt), m1 = load<T>(mt + W), z = chk;
 #pragma GCC unroll 12
@@ -433,17 +441,7 @@ template <class T> void tiled_impl(KernelArgs<T>& a) {
     // not hit the same few L1 sets (nbp is often a power of two).
     const ptrdiff_t lds = nbp + NQ;
     // Pack the query tile: Qᵀ in slabs of NQ queries, zero past the last query.
-    for (ptrdiff_t s = 0; s < nbp / NQ; ++s)
-      for (int x = 0; x < NQ; ++x) {
-        const ptrdiff_t ii = s * NQ + x;
-        T* dst = qt + s * dk * NQ + x;
-        if (ii < nb) {
-          const T* src = a.q + (i0 + ii) * a.ldq;
-          for (ptrdiff_t c = 0; c < dk; ++c) dst[c * NQ] = src[c];
-        } else {
-          for (ptrdiff_t c = 0; c < dk; ++c) dst[c * NQ] = 0;
-        }
-      }
+    pack_slabs(qt, a.q + i0 * a.ldq, a.ldq, nb, dk, NQ);
     fill(m, nbp, kNegInf<T>);
     fill(l, nbp, T(0));
     fill(o, lds * dv, T(0));
@@ -475,19 +473,8 @@ template <class T> void tiled_impl(KernelArgs<T>& a) {
 
       // 1. Scores Sᵀ (kb × nbp). Full tiles: scaled, checked and max-reduced in registers.
       const std::uint64_t t0 = a.clock_ns ? a.clock_ns() : 0;
-      if constexpr (ATTN_PACK_KEYS != 0) {  // zero rows past the tile's last key
-        for (ptrdiff_t blk = 0; blk * kRows < kb; ++blk)
-          for (int r = 0; r < kRows; ++r) {
-            const ptrdiff_t jj = blk * kRows + r;
-            T* dst = kp + blk * dk * kRows + r;
-            if (jj < kb) {
-              const T* src = a.k + (j0 + jj) * a.ldk;
-              for (ptrdiff_t c = 0; c < dk; ++c) dst[c * kRows] = src[c];
-            } else {
-              for (ptrdiff_t c = 0; c < dk; ++c) dst[c * kRows] = 0;
-            }
-          }
-      }
+      if constexpr (ATTN_PACK_KEYS != 0)  // zero rows past the tile's last key
+        pack_slabs(kp, a.k + j0 * a.ldk, a.ldk, kb, dk, kRows);
       for (ptrdiff_t x = 0; x < nbp; x += W) store<T>(mt + x, ninf);
       if (full) {
         Vec<T> chk{};

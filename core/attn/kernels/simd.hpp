@@ -98,34 +98,27 @@ template <class T> ATTN_INLINE auto not_finite(Vec<T> x) {
 // subnormal (x < −87.33 float, x < −708.39 double) are flushed to 0; x above 88.376 (float) /
 // 709.436 (double) gives +inf, slightly before the true overflow at 88.72 / 709.78.
 // e^r on the reduced argument |r| <= ln2/2: p(r) = 1 + r + r²·q(r), q by Horner.
+// q(r) by Horner's rule over its coefficients, highest degree first: (c₀·r + c₁)·r + … + c_{N−1}.
+template <class V, class T, std::size_t N> ATTN_INLINE V horner(V r, const T (&c)[N]) {
+  V p = splat<T>(c[0]);
+  for (std::size_t i = 1; i < N; ++i) p = p * r + c[i];
+  return p;
+}
+
 // float: Cephes expf's coefficients (Moshier, Cephes Math Library, expf.c).
 ATTN_INLINE f32v exp_poly(f32v r) {
-  f32v p = splat<float>(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
-  return p;
+  static constexpr float q[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+  return horner(r, q) * (r * r) + r + 1.0f;
 }
 
 // double: the Taylor series to degree 13, Horner from 1/13! down to 1/2! (truncation 4e-18).
 ATTN_INLINE f64v exp_poly(f64v r) {
-  f64v p = splat<double>(1.6059043836821613e-10);
-  p = p * r + 2.0876756987868099e-09;
-  p = p * r + 2.5052108385441720e-08;
-  p = p * r + 2.7557319223985893e-07;
-  p = p * r + 2.7557319223985888e-06;
-  p = p * r + 2.4801587301587302e-05;
-  p = p * r + 1.9841269841269841e-04;
-  p = p * r + 1.3888888888888889e-03;
-  p = p * r + 8.3333333333333333e-03;
-  p = p * r + 4.1666666666666667e-02;
-  p = p * r + 1.6666666666666667e-01;
-  p = p * r + 0.5;
-  p = p * (r * r) + r + 1.0;
-  return p;
+  static constexpr double q[] = {1.6059043836821613e-10, 2.0876756987868099e-09, 2.5052108385441720e-08,
+                                 2.7557319223985893e-07, 2.7557319223985888e-06, 2.4801587301587302e-05,
+                                 1.9841269841269841e-04, 1.3888888888888889e-03, 8.3333333333333333e-03,
+                                 4.1666666666666667e-02, 1.6666666666666667e-01, 0.5};
+  return horner(r, q) * (r * r) + r + 1.0;
 }
 
 ATTN_INLINE f32v exp_v(f32v x) {
