@@ -131,10 +131,13 @@ HeadAnatomy head_anatomy(const RandomHeadsResult& r, int head, int query_row) {
     for (Index c = 0; c < an.q.cols(); ++c) s += an.q(i, c) * an.k(j, c);
     an.raw_scores.push_back(s);
     an.scaled.push_back(s * a.scale);
+    an.raw_abs_max = std::max(an.raw_abs_max, std::fabs(s));
+    an.scaled_abs_max = std::max(an.scaled_abs_max, std::fabs(s * a.scale));
     an.allowed.push_back(a.allowed(i, j));
     an.weights.push_back(a.weights(i, j));
   }
   for (Index c = 0; c < a.output.cols(); ++c) an.output.push_back(a.output(i, c));
+  an.qkv_abs_max = std::max({an.q.cwiseAbs().maxCoeff(), an.k.cwiseAbs().maxCoeff(), an.v.cwiseAbs().maxCoeff()});
   return an;
 }
 

@@ -59,6 +59,9 @@ struct HeadAnatomy {
   std::vector<bool> allowed;          ///< T: the allowed mask's row
   std::vector<double> weights;        ///< T: softmax of the scaled scores over allowed keys (0 elsewhere)
   std::vector<double> output;         ///< d_v: Σ_j weights_j · v_j, the row's context vector
+  /// Display ranges: the row's largest |raw score| and |scaled score| (over every key, allowed or
+  /// not) and the largest |entry| of q, k and v together (a symmetric colour range for the three).
+  double raw_abs_max = 0.0, scaled_abs_max = 0.0, qkv_abs_max = 0.0;
 };
 
 /// One head's anatomy for `query_row` of a random_heads result: the head's q, k, v as the experiment

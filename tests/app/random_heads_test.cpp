@@ -33,6 +33,29 @@ void check_random_heads(Driver& d, app::App& a) {
     d.frames(2);
   }
   expect(api_state()["heads"]["result"]["heads"].size() == 8, "8 heads drawn");
+  // The anatomy of one head (state().heads.anatomy), each step against the core's own result.
+  expect_accepted({{"heads", {{"head", 5}, {"query_row", 5}, {"anatomy_step", 2}}}});
+  d.frames(2);
+  {
+    const Json st = api_state()["heads"];
+    const Json& an = st["anatomy"];
+    const Json& core = st["result"]["heads"][5];
+    expect(an["head"] == 5 && an["query_row"] == 5 && an["step"] == 2, "anatomy: head, query row and step set");
+    expect(an["q"].size() == st["result"]["tokens"].size() && an["q"][0].size() == st["inputs"]["d_k"], "anatomy: q is T\xC3\x97" "d_k");
+    for (size_t j = 0; j < an["weights"].size(); ++j) {
+      expect(an["weights"][j] == core["weights"][5][j], "anatomy: weights are the head's row");
+      expect(an["masked"][j] == core["scores"][5][j], "anatomy: masked scores are the contract's scores, null where masked");
+      expect(an["scaled"][j].get<double>() == an["raw_scores"][j].get<double>() * an["scale"].get<double>(),
+             "anatomy: scaled = raw \xC3\x97 scale");
+    }
+    expect(an["output"] == core["output"][5], "anatomy: the output is the head's output row");
+  }
+  d.click("all steps");
+  expect(api_state()["heads"]["anatomy"]["step"] == 6, "all steps shown");
+  d.sweep(61);
+  expect_rejected({{"heads", {{"head", 8}}}}, "heads", "invalid_field");
+  expect_rejected({{"heads", {{"query_row", 99}}}}, "heads", "invalid_field");
+  expect_rejected({{"heads", {{"anatomy_step", 7}}}}, "heads", "invalid_field");
   d.sweep(97);
   expect_rejected({{"heads", {{"sentence", ""}}}}, "heads", "empty_sequence");
   std::string long_sentence;

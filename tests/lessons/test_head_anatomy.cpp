@@ -46,6 +46,12 @@ TEST_CASE("head anatomy: each step of one head's row, checked independently", "[
           for (int j = 0; j < t; ++j) o += a.weights[static_cast<size_t>(j)] * a.v(j, c);
           CHECK(a.output[static_cast<size_t>(c)] == Approx(o).margin(1e-15));
         }
+        // display ranges: the largest magnitudes, found here by Eigen's own reductions
+        const Eigen::Map<const Eigen::VectorXd> raw(a.raw_scores.data(), t), scaled(a.scaled.data(), t);
+        CHECK(a.raw_abs_max == raw.cwiseAbs().maxCoeff());
+        CHECK(a.scaled_abs_max == scaled.cwiseAbs().maxCoeff());
+        CHECK(a.qkv_abs_max == std::max(std::max(a.q.lpNorm<Eigen::Infinity>(), a.k.lpNorm<Eigen::Infinity>()),
+                                        a.v.lpNorm<Eigen::Infinity>()));
         // the core's attention on the same q, k, v gives the same row, bit for bit
         attn::MaskSpec mask;
         mask.causal = attn::Causal::square;

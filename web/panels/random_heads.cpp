@@ -13,6 +13,7 @@
 #include "panels/ui.hpp"
 #include "panels/lesson_ui.hpp"
 #include "panels/registry.hpp"
+#include "widgets/plots.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app {
@@ -24,6 +25,21 @@ const PanelDef& heads_panel() { return kPanel; }
 
 // --- Random heads -----------------------------------------------------------
 
+namespace {
+// The anatomy of the chosen head and row of h.result (the core's), and its labels for drawing.
+void compute_anatomy(HeadsState& h) {
+  h.anatomy = attn::head_anatomy(h.result, h.anatomy_head, h.anatomy_row);
+  const attn::HeadAnatomy& a = h.anatomy;
+  h.anatomy_masked.clear();  // drawn "masked" where the mask forbids the key
+  for (size_t j = 0; j < a.scaled.size(); ++j) h.anatomy_masked.push_back(a.allowed[j] ? a.scaled[j] : std::nan(""));
+  h.anatomy_features.clear();
+  for (int c = 0; c < std::max(a.d_k, a.d_v); ++c) h.anatomy_features.push_back(std::to_string(c + 1));
+  h.anatomy_output = "(";
+  for (size_t c = 0; c < a.output.size(); ++c) h.anatomy_output += (c ? ", " : "") + short_number(a.output[c], 3);
+  h.anatomy_output += ")";
+}
+}  // namespace
+
 bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in) {
   HeadsState& h = s.heads;
   return guarded(h.error, [&] {
@@ -34,6 +50,20 @@ bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in) {
     h.result = std::move(r);
     h.row_sums = std::move(sums);
     if (in.valid_length > 0) h.padding_length = in.valid_length;
+    // fewer heads or tokens than before: the anatomy moves to the last one there is
+    h.anatomy_head = std::min(h.anatomy_head, static_cast<int>(h.result.heads.size()) - 1);
+    h.anatomy_row = std::min(h.anatomy_row, static_cast<int>(h.result.tokens.size()) - 1);
+    compute_anatomy(h);
+    changed();
+  });
+}
+
+bool set_heads_anatomy(HeadsState& h, int head, int query_row) {
+  return guarded(h.error, [&] {
+    attn::head_anatomy(h.result, head, query_row);  // refuses a head or row out of range, naming it
+    h.anatomy_head = head;
+    h.anatomy_row = query_row;
+    compute_anatomy(h);
     changed();
   });
 }
@@ -68,13 +98,37 @@ bool apply_heads(AppState& s, const Json& patch) {
       const std::string init = get_string(*it, "init");
       if (init != "core" && init != "torch_replica") throw PatchError{"init must be \"core\" or \"torch_replica\""};
       in.init = init == "core" ? attn::HeadsInit::core : attn::HeadsInit::torch_replica;
+    } else if (k == "head" || k == "query_row" || k == "anatomy_step") {
+      // the anatomy's choices, applied after the inputs (a new sentence may change the rows)
     } else {
       throw PatchError{"unknown heads input '" + k + "'"};
     }
   }
-  return set_heads_input(s, in);
+  if (!set_heads_input(s, in)) return false;
+  if (patch.contains("anatomy_step")) h.anatomy_step = get_number<int>(patch["anatomy_step"], "anatomy_step", 1, kAnatomySteps);
+  if (!patch.contains("head") && !patch.contains("query_row")) return true;
+  const int head = patch.contains("head") ? get_number<int>(patch["head"], "head", -1000000, 1000000) : h.anatomy_head;
+  const int row = patch.contains("query_row") ? get_number<int>(patch["query_row"], "query_row", -1000000, 1000000)
+                                              : h.anatomy_row;
+  return set_heads_anatomy(h, head, row);
 }
 
+}  // namespace
+
+namespace {
+// state().heads.anatomy: the head and query row, q, k, v (T×" "d_k, T×" "d_v), and the row's raw_scores
+// (q·kⱼ), scaled, masked (null where not allowed, as the JSON contract writes masked scores),
+// weights and output.
+Json anatomy_json(const HeadsState& h) {
+  const attn::HeadAnatomy& a = h.anatomy;
+  Json masked = Json::array();
+  for (size_t j = 0; j < a.scaled.size(); ++j) masked.push_back(a.allowed[j] ? Json(a.scaled[j]) : Json(nullptr));
+  return ::attn::obj({{"head", a.head}, {"query_row", a.query_row}, {"step", h.anatomy_step},
+                      {"d_k", a.d_k}, {"d_v", a.d_v}, {"scale", a.scale},
+                      {"q", attn::to_json(a.q)}, {"k", attn::to_json(a.k)}, {"v", attn::to_json(a.v)},
+                      {"raw_scores", a.raw_scores}, {"scaled", a.scaled}, {"masked", masked},
+                      {"weights", a.weights}, {"output", a.output}});
+}
 }  // namespace
 
 Json heads_state_json(const AppState& s) {
@@ -86,9 +140,11 @@ Json heads_state_json(const AppState& s) {
                           {"key_padding", h.input.valid_length >= 0},
                           {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
                           {"positions", positions_name(h.input.positions)},
-                          {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}})},
+                          {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"},
+                          {"head", h.anatomy_head}, {"query_row", h.anatomy_row}})},
               {"sentence_text", h.sentence_text},
               {"result", attn::to_json(h.result)},
+              {"anatomy", anatomy_json(h)},
               {"row_sums", heads_rows},
               {"error", error_value(h.error)}});
 }
@@ -99,7 +155,8 @@ Json heads_link_inputs(const AppState& s) {
               {"heads", h.input.heads}, {"d_k", h.input.d_k}, {"causal", h.input.causal},
               {"valid_length", h.input.valid_length >= 0 ? Json(h.input.valid_length) : Json(nullptr)},
               {"positions", positions_name(h.input.positions)},
-              {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"}});
+              {"init", h.input.init == attn::HeadsInit::core ? "core" : "torch_replica"},
+              {"head", h.anatomy_head}, {"query_row", h.anatomy_row}});
 }
 
 bool apply_heads_json(AppState& s, const Json& patch) { return apply_heads(s, patch); }
@@ -156,6 +213,98 @@ static void draw_head_maps(const HeadsState& h, Ui& ui) {
       ImGui::EndGroup();
     }
   }
+}
+
+constexpr std::size_t kAnatomyTableTokens = 24;  // one line per key: a longer row would run for screens
+
+// The anatomy of one head, step by step: Q, K, V; the raw scores of the chosen query row; ÷√d_k; the
+// mask; the softmax; the output. Everything drawn comes from the panel's state (lessons::head_anatomy).
+static void draw_head_anatomy(HeadsState& h, Ui& ui) {
+  const attn::HeadAnatomy& a = h.anatomy;
+  const attn::RandomHeadsResult& r = h.result;
+  const float fs = ImGui::GetFontSize();
+  style::heading(ui.fonts, "Anatomy of one head");
+  int head = a.head + 1, row = a.query_row;
+  bool pick = false;
+  ImGui::SetNextItemWidth(fs * 7.0f);
+  if (r.heads.size() > 1 && widgets::slider_int("head##anatomy", &head, 1, static_cast<int>(r.heads.size()))) pick = true;
+  if (r.heads.size() > 1) widgets::same_line_if_fits(widgets::labeled_width(fs * 8.0f, "query row"), fs * 1.5f);
+  ImGui::SetNextItemWidth(fs * 8.0f);
+  if (ImGui::BeginCombo("query row", r.tokens[static_cast<size_t>(row)].c_str())) {
+    for (int i = 0; i < static_cast<int>(r.tokens.size()); ++i)
+      if (ImGui::Selectable((std::to_string(i + 1) + "  " + r.tokens[static_cast<size_t>(i)]).c_str(), i == row)) {
+        row = i;
+        pick = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (pick) set_heads_anatomy(h, head - 1, row);
+  static const char* const kStep[kAnatomySteps] = {"1 project: Q, K, V", "2 scores q\xC2\xB7k", "3 \xC3\xB7\xE2\x88\x9A" "d\xE2\x82\x96",
+                                                   "4 mask", "5 softmax", "6 weights \xC2\xB7 V"};
+  widgets::same_line_if_fits(widgets::labeled_width(fs * 10.0f, "step"), fs * 1.5f);
+  ImGui::SetNextItemWidth(fs * 10.0f);
+  widgets::slider_int("step", &h.anatomy_step, 1, kAnatomySteps, kStep[h.anatomy_step - 1]);
+  widgets::same_line_if_fits(widgets::button_width("all steps"));
+  if (ImGui::Button("all steps")) h.anatomy_step = kAnatomySteps;
+
+  // 1. Q = X·W_q, K = X·W_k, V = X·W_v (this head's columns; RoPE already applied to Q and K when on)
+  // Side by side where three fit, else one under another (a phone).
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float map_w = avail >= fs * 30.0f ? std::min(avail / 3.0f - fs, fs * 16.0f) : std::min(avail, fs * 16.0f);
+  const char* names[3] = {"Q = X\xC2\xB7W_q", "K = X\xC2\xB7W_k", "V = X\xC2\xB7W_v"};
+  const attn::Matrix* mats[3] = {&a.q, &a.k, &a.v};
+  for (int m = 0; m < 3; ++m) {
+    if (m > 0) widgets::same_line_if_fits(map_w, fs);
+    ImGui::BeginGroup();
+    ImGui::PushID(m);
+    ImGui::Text("%s  (%d\xC3\x97%d)", names[m], static_cast<int>(mats[m]->rows()), static_cast<int>(mats[m]->cols()));
+    HeatmapSpec spec;
+    spec.values = mats[m];
+    spec.row_labels = &r.tokens;
+    spec.col_labels = &h.anatomy_features;
+    spec.vmin = -std::max(a.qkv_abs_max, 1e-12);
+    spec.vmax = std::max(a.qkv_abs_max, 1e-12);
+    spec.map = ColorMap::sunset;
+    spec.value_name = "value";
+    spec.col_axis = "feature";
+    spec.row_axis = "token";
+    spec.version = generation();
+    spec.width = map_w;
+    spec.max_cell = fs * 1.6f;
+    spec.legend = false;
+    spec.selected_row = m == 0 ? a.query_row : -1;
+    heatmap("anatomy_qkv", spec, ui.gpu);
+    ImGui::PopID();
+    ImGui::EndGroup();
+  }
+  if (h.anatomy_step < 2) return;
+
+  // 2-5. the chosen query's row, one key per line: raw scores, scaled, masked, softmax
+  if (r.tokens.size() > kAnatomyTableTokens) {
+    widgets::dim_wrapped(("The step-by-step table is drawn for sentences of up to " + std::to_string(kAnatomyTableTokens) +
+                          " tokens; this one has " + std::to_string(r.tokens.size()) +
+                          ". state().heads.anatomy holds every key's numbers.")
+                             .c_str());
+    return;
+  }
+  ImGui::TextWrapped("Query \"%s\" (row %d, outlined in Q) against every key:", r.tokens[static_cast<size_t>(a.query_row)].c_str(),
+                     a.query_row + 1);
+  std::vector<plot::BarColumn> cols;
+  cols.push_back(plot::BarColumn{"q\xC2\xB7k\xE2\xB1\xBC (raw)", a.raw_scores, std::max(a.raw_abs_max, 1e-12)});
+  if (h.anatomy_step >= 3)
+    cols.push_back(plot::BarColumn{"\xC3\xB7\xE2\x88\x9A" "d\xE2\x82\x96 = " + short_number(a.scale, 3) + "\xC3\x97", a.scaled,
+                                   std::max(a.scaled_abs_max, 1e-12)});
+  if (h.anatomy_step >= 4) {
+    plot::BarColumn masked{"mask", h.anatomy_masked, std::max(a.scaled_abs_max, 1e-12)};
+    masked.nan_text = "masked";
+    cols.push_back(masked);
+  }
+  if (h.anatomy_step >= 5) cols.push_back(plot::BarColumn{"softmax: weight", a.weights, 1.0, IM_COL32(200, 90, 40, 255)});
+  plot::bar_table("anatomy_row", r.tokens, cols, ImGui::GetContentRegionAvail().x, a.query_row);
+  if (h.anatomy_step < 6) return;
+  ImGui::Text("output = \xCE\xA3\xE2\xB1\xBC weight\xE2\xB1\xBC \xC2\xB7 v\xE2\xB1\xBC = %s  (d_v = %d)", h.anatomy_output.c_str(), a.d_v);
+  widgets::dim_wrapped("A weighted average of V's rows: it lies inside their convex hull. Bars below 0 are drawn empty; "
+                       "their numbers are shown.");
 }
 
 void draw_heads_panel(AppState& s, Ui& ui) {
@@ -275,6 +424,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
 
   // --- one heatmap per head, side by side (wrapping into rows when narrow), one legend per row
   draw_head_maps(h, ui);
+  draw_head_anatomy(h, ui);
 
   style::heading(ui.fonts, "Checks");
   style::check_lines(r.checks);

@@ -19,6 +19,9 @@ namespace app {
 struct AppState;
 struct Ui;
 
+/// The anatomy's steps: Q, K, V; raw scores; ÷√d_k; the mask; softmax; the weights · V.
+inline constexpr int kAnatomySteps = 6;
+
 struct HeadsState {
   attn::RandomHeadsInput input;  ///< last good inputs (valid_length -1 = no key padding)
   /// Valid length used when key padding is switched on (kept while it is off).
@@ -29,11 +32,23 @@ struct HeadsState {
   attn::RandomHeadsResult result;
   std::vector<std::vector<double>> row_sums;  ///< per head, per row
   std::optional<ErrorInfo> error;
+
+  /// The anatomy of one head for one query row (lessons::head_anatomy), recomputed with the result.
+  int anatomy_head = 0, anatomy_row = 1;  ///< inputs `head` and `query_row` (0-based), clamped into range
+  int anatomy_step = kAnatomySteps;       ///< steps shown, 1..kAnatomySteps (all by default)
+  attn::HeadAnatomy anatomy;
+  std::vector<double> anatomy_masked;            ///< scaled scores, NaN where the mask forbids the key (drawn "masked")
+  std::vector<std::string> anatomy_features;     ///< "1".."d_k": the maps' column labels
+  std::string anatomy_output;                    ///< the output vector, written out
 };
+
 
 // --- Random heads -----------------------------------------------------------
 /// Recompute with `in`; on success it becomes the shown input.
 bool set_heads_input(AppState& s, const attn::RandomHeadsInput& in);
+/// Shows the anatomy of head `head` (0-based) for query row `query_row`; false (with the panel's
+/// error) when either is out of range for the current result.
+bool set_heads_anatomy(HeadsState& h, int head, int query_row);
 
 // --- JSON (the registry's entry) ---------------------------------------------
 attn::Json heads_state_json(const AppState& s);

@@ -359,7 +359,7 @@ void bar_table(const char* id, const std::vector<std::string>& labels, const std
       const BarColumn& col = columns[static_cast<size_t>(c)];
       const float x = p0.x + label_w + gap * (c + 0.5f) + col_w * c;
       const double v = r < col.values.size() ? col.values[r] : NAN;
-      const std::string t = std::isfinite(v) ? short_number(v, 3) : "n/a";
+      const std::string t = std::isfinite(v) ? short_number(v, 3) : col.nan_text;
       const float tw = ImGui::CalcTextSize("0.000e-00").x * 0.75f;
       const float bar_max = std::max(4.0f, col_w - tw - 6);
       if (std::isfinite(v) && col.max > 0) {

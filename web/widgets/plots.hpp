@@ -48,6 +48,7 @@ struct BarColumn {
   std::vector<double> values;
   double max = 1.0;
   ImU32 color = IM_COL32(31, 111, 178, 255);
+  const char* nan_text = "n/a";  ///< what a NaN cell says (e.g. "masked")
 };
 void bar_table(const char* id, const std::vector<std::string>& labels, const std::vector<BarColumn>& columns,
                float width, int highlight_row = -1);
