@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "panels/ui.hpp"  // imgui.h first: imgui_stdlib.h needs it
 #include "panels/lesson_model.hpp"
@@ -292,6 +293,18 @@ void number_lines(const char* label, const attn::Vector& v, ImFont* font) {
   ImGui::PopFont();
 }
 
+// "Weights per step" under its heading, the current step's row outlined; both views draw it.
+// Returns the row clicked this frame, or -1.
+int step_weights_map(const char* id, const attn::Matrix& alignment, const std::vector<std::string>& target_words,
+                     const std::vector<std::string>& source_words, int step, float width, Ui& ui) {
+  style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
+  HeatmapSpec spec = numbered_spec(alignment, target_words, source_words, generation(), width, 64.0f);
+  spec.selected_row = step;
+  spec.row_axis = "target step";
+  spec.col_axis = "source word";
+  return heatmap(id, spec, ui.gpu).clicked_row;
+}
+
 // The trained view: the Translate panel's attention translator read at one target step. Draws
 // a.trained as computed by the setters and tick_additive; computes nothing.
 void draw_additive_trained(AppState& s, Ui& ui) {
@@ -356,13 +369,9 @@ void draw_additive_trained(AppState& s, Ui& ui) {
 
   const txt::TwoColumns cols = txt::two_columns(0.45f);
   txt::begin_column(cols.left_w);
-  style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
-  HeatmapSpec spec = numbered_spec(t.walk.alignment, st.target_words, st.source_words, generation(), cols.left_w, 64.0f);
-  spec.selected_row = step;
-  spec.row_axis = "target step";
-  spec.col_axis = "source word";
-  const HeatmapEvent ev = heatmap("trained_alignment", spec, ui.gpu);
-  if (ev.clicked_row >= 0) set_additive_trained_step(s, ev.clicked_row);
+  const int clicked =
+      step_weights_map("trained_alignment", t.walk.alignment, st.target_words, st.source_words, step, cols.left_w, ui);
+  if (clicked >= 0) set_additive_trained_step(s, clicked);
   ImGui::TextDisabled("Click a row to jump to that step.");
   cols.to_right();
   const attn::AdditiveResult& ar = st.attention;
@@ -489,13 +498,8 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   const float left_w = cols.left_w, right_w = cols.right_w;
 
   txt::begin_column(left_w);
-  style::heading(ui.fonts, "Weights per step (rows: target, columns: source)");
-  HeatmapSpec spec = numbered_spec(r.alignment, r.target_tokens, r.source_tokens, generation(), left_w, 64.0f);
-  spec.selected_row = step;
-  spec.row_axis = "target step";
-  spec.col_axis = "source word";
-  const HeatmapEvent ev = heatmap("alignment", spec, ui.gpu);
-  if (ev.clicked_row >= 0) set_additive_step(s, ev.clicked_row);
+  const int clicked = step_weights_map("alignment", r.alignment, r.target_tokens, r.source_tokens, step, left_w, ui);
+  if (clicked >= 0) set_additive_step(s, clicked);
   widgets::dim_wrapped("Click a row to jump to that step.");
   style::heading(ui.fonts, "One step");
   txt::para("1. The previous decoder state s scores every source state h_j (additive score e_j).");

@@ -11,6 +11,7 @@
 #include <lessons/check.hpp>  // attn::PositionKind
 
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "imgui.h"
@@ -83,6 +84,19 @@ inline bool sentence_field(std::string& text) {
   const float fs = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(fit_labeled(std::max(fs * 17.5f, ImGui::GetContentRegionAvail().x - fs * 24.0f), "sentence"));
   return ImGui::InputText("sentence", &text);
+}
+
+/// A panel's "seed" field, `width` wide, after the sentence field on its line when it fits; its
+/// +/- buttons step by 1. True when the seed was edited this frame (then written to `seed`).
+inline bool seed_field(std::uint64_t& seed, float width) {
+  const float fs = ImGui::GetFontSize();
+  same_line_if_fits(labeled_width(width, "seed"), fs * 1.5f);
+  ImGui::SetNextItemWidth(width);
+  std::uint64_t edited = seed;
+  const std::uint64_t one = 1;
+  if (!ImGui::InputScalar("seed", ImGuiDataType_U64, &edited, &one, nullptr, "%llu")) return false;
+  seed = edited;
+  return true;
 }
 
 /// A rounded box sized by its content: begin_box() before the content, end_box() after it.

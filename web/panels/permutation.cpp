@@ -308,14 +308,7 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
     apply_permutation(p, ::attn::obj({{"sentence", p.sentence_text}}));
     in = p.input;
   }
-  widgets::same_line_if_fits(widgets::labeled_width(field, "seed"), fs * 1.5f);
-  ImGui::SetNextItemWidth(field);
-  std::uint64_t seed = in.seed;
-  const std::uint64_t one = 1;
-  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &one, nullptr, "%llu")) {
-    in.seed = seed;
-    changed = true;
-  }
+  if (widgets::seed_field(in.seed, field)) changed = true;
 
   draw_permutation_field(p, in);
   widgets::same_line_if_fits(widgets::check_width("causal mask"), fs * 1.5f);

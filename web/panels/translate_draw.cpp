@@ -22,6 +22,18 @@ namespace tl = attn::lessons;
 
 namespace {
 
+// An alignment map (rows: target, columns: source) with its row sums, numbered in cells of at
+// most 48 points: the three alignment maps of the panel look alike.
+HeatmapSpec alignment_spec(const attn::Matrix& weights, const std::vector<std::string>& rows,
+                           const std::vector<std::string>& cols, const std::vector<double>& row_sums,
+                           const char* row_axis, const char* col_axis, std::uint64_t version, float width) {
+  HeatmapSpec spec = numbered_spec(weights, rows, cols, version, width, 48.0f);
+  spec.row_sums = &row_sums;
+  spec.row_axis = row_axis;
+  spec.col_axis = col_axis;
+  return spec;
+}
+
 // The beam's width and length-penalty sliders (the panel's inputs; both views of the panel).
 void draw_beam_controls(AppState& s, const char* width_label) {
   const float fs = ImGui::GetFontSize();
@@ -215,18 +227,10 @@ void draw_tokens(AppState& s, Ui& ui) {
     ImGui::TextUnformatted(a.target_given ? "Alignment of the target typed (teacher forced)"
                                           : "Alignment of its greedy output (teacher forced)");
     ImGui::PopFont();
-    HeatmapSpec spec;
-    spec.values = &k.weights;
-    spec.row_labels = &k.rows;
-    spec.col_labels = &k.cols;
-    spec.row_sums = &k.row_sums;
-    spec.row_axis = "target id";
-    spec.col_axis = "source position:id";
-    spec.version = generation();
-    spec.numbers = true;
-    spec.width = dc.left_w;
-    spec.max_cell = 48.0f;
-    heatmap("translate_tokens_alignment", spec, ui.gpu);
+    heatmap("translate_tokens_alignment",
+            alignment_spec(k.weights, k.rows, k.cols, k.row_sums, "target id", "source position:id", generation(),
+                           dc.left_w),
+            ui.gpu);
   }
   dc.to_right();
   ImGui::PushFont(ui.fonts.bold);
@@ -532,17 +536,8 @@ void draw_body(AppState& s, Ui& ui) {
     ImGui::PushFont(ui.fonts.bold);
     ImGui::Text("Learned (attention model, step %d)", v.step);
     ImGui::PopFont();
-    HeatmapSpec spec;
-    spec.values = &v.weights;
-    spec.row_labels = &v.result.target_words;
-    spec.col_labels = &v.result.source_words;
-    spec.row_sums = &v.row_sums;
-    spec.row_axis = "target";
-    spec.col_axis = "source";
-    spec.version = generation();
-    spec.numbers = true;
-    spec.width = ac.left_w;
-    spec.max_cell = 48.0f;
+    HeatmapSpec spec = alignment_spec(v.weights, v.result.target_words, v.result.source_words, v.row_sums, "target",
+                                      "source", generation(), ac.left_w);
     const int traced = std::min(cur.row, static_cast<int>(v.weights.rows()) - 1);
     spec.selected_row = traced;
     const HeatmapEvent ev = heatmap("translate_alignment", spec, ui.gpu);
@@ -608,18 +603,10 @@ void draw_body(AppState& s, Ui& ui) {
   ImGui::PushFont(ui.fonts.bold);
   ImGui::TextUnformatted("Constructed (the lesson's, not learned)");
   ImGui::PopFont();
-  HeatmapSpec ls;
-  ls.values = &t.lesson_weights;
-  ls.row_labels = &t.lesson_rows;
-  ls.col_labels = &t.lesson_cols;
-  ls.row_sums = &t.lesson_row_sums;
-  ls.row_axis = "target";
-  ls.col_axis = "source";
-  ls.version = 1;
-  ls.numbers = true;
-  ls.width = ac.right_w;
-  ls.max_cell = 48.0f;
-  heatmap("translate_lesson_alignment", ls, ui.gpu);
+  heatmap("translate_lesson_alignment",
+          alignment_spec(t.lesson_weights, t.lesson_rows, t.lesson_cols, t.lesson_row_sums, "target", "source", 1,
+                         ac.right_w),
+          ui.gpu);
   txt::note("The lesson wrote these weights by hand to show the idea (each French word reads its English word). "
             "A trained model need not do that: compare the measured matrix on the left.");
   txt::end_column(ac.right_w);

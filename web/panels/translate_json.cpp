@@ -2,6 +2,7 @@
 // the set() patch forwarded to the setters in translate.cpp.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ namespace {
 Json bucket_json(const tl::BucketAccuracy& b) {
   return ::attn::obj({{"exact_match", b.exact_match}, {"token_accuracy", b.token_accuracy}, {"exact", b.exact},
               {"correct", b.correct},         {"tokens", b.tokens},                 {"sentences", b.sentences}});
+}
+
+// Each key null: results not computed, or not the ones the panel shows.
+void put_nulls(Json& out, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) out[k] = nullptr;
 }
 
 double mean_of(const std::vector<double>& v, size_t from, size_t to) {
@@ -94,8 +100,7 @@ static void put_scores(Json& out, const TranslateState& t) {
                                                 {"exact_match_intact", sc.removal.exact_match_intact},
                                                 {"exact_match_removed", sc.removal.exact_match_removed}});
   } else {
-    out["accuracy"] = nullptr;
-    out["agreement"] = nullptr;
+    put_nulls(out, {"accuracy", "agreement"});
   }
 }
 
@@ -103,12 +108,7 @@ static void put_scores(Json& out, const TranslateState& t) {
 static void put_alignment(Json& out, const TranslateState& t) {
   if (t.alignment) {
     const TranslateAlignmentView& v = *t.alignment;
-    Json rows = Json::array();
-    for (int i = 0; i < v.weights.rows(); ++i) {
-      Json r = Json::array();
-      for (int j = 0; j < v.weights.cols(); ++j) r.push_back(v.weights(i, j));
-      rows.push_back(r);
-    }
+    const Json rows = attn::to_json(v.weights);
     out["alignment"] = ::attn::obj({{"step", v.step},
                             {"sentence", t.input.sentence},
                             {"source_words", v.result.source_words},
@@ -172,8 +172,7 @@ static void put_alignment(Json& out, const TranslateState& t) {
                                                  {"shared_max_diff", v.beam_prefix.shared_max_diff}})},
                                      {"checks", attn::to_json(v.beam_checks)}})}});
   } else {
-    out["alignment"] = nullptr;
-    out["decoding"] = nullptr;
+    put_nulls(out, {"alignment", "decoding"});
   }
 }
 
@@ -183,7 +182,7 @@ static void put_tokens(Json& out, const TranslateState& t) {
     const TranslateTokens& k = *t.tokens;
     const tl::TokenAnalysis& a = k.analysis;
     const int V = k.model.config.tgt_vocab;
-    Json greedy = Json::array(), forced = Json::array(), beam = Json::array(), removals = Json::array(), rows = Json::array();
+    Json greedy = Json::array(), forced = Json::array(), beam = Json::array(), removals = Json::array();
     for (const tl::DecodeStep& st : a.greedy.steps)
       greedy.push_back(::attn::obj({{"token", st.token}, {"probability", st.probability}, {"attention", st.attention}}));
     for (int i = 0; i < a.forced.rows; ++i) {
@@ -191,11 +190,7 @@ static void put_tokens(Json& out, const TranslateState& t) {
       forced.push_back(::attn::obj({{"target", want}, {"argmax", a.forced.argmax[static_cast<size_t>(i)]},
                                     {"p_target", a.forced.probs[static_cast<size_t>(i * V + want)]}}));
     }
-    for (int i = 0; i < k.weights.rows(); ++i) {
-      Json r = Json::array();
-      for (int j = 0; j < k.weights.cols(); ++j) r.push_back(k.weights(i, j));
-      rows.push_back(r);
-    }
+    const Json rows = attn::to_json(k.weights);
     for (const tl::BeamHypothesis& h : a.beam.finished)
       beam.push_back(::attn::obj({{"tokens", h.tokens}, {"ended", h.ended}, {"log_prob", h.log_prob}, {"score", h.score}}));
     for (const tl::TokenRemoval& w : a.removals)
@@ -224,10 +219,7 @@ static void put_tokens(Json& out, const TranslateState& t) {
          {"checks", attn::to_json(k.checks)},
          {"needs_lesson_words", tl::lesson_word_analyses()}});
     // The lab's pair waits behind the loaded model; its results are not what the panel shows.
-    out["accuracy"] = nullptr;
-    out["agreement"] = nullptr;
-    out["alignment"] = nullptr;
-    out["decoding"] = nullptr;
+    put_nulls(out, {"accuracy", "agreement", "alignment", "decoding"});
   }
 }
 

@@ -45,21 +45,38 @@ void text_centered(ImDrawList* dl, float cx, float y, ImU32 col, const std::stri
   dl->AddText(ImVec2(cx - ts.x * 0.5f, y), col, s.c_str());
 }
 
+// A plot's box: an invisible button width×height at the cursor (its place in the layout and the
+// mouse over it), its corners and the draw list; every plot starts with it.
+struct PlotBox {
+  ImDrawList* dl;
+  ImVec2 p0, p1;
+  bool hovered;
+};
+PlotBox plot_box(const char* button_id, float width, float height) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(button_id, ImVec2(width, height));
+  return PlotBox{dl, p0, ImVec2(p0.x + width, p0.y + height), ImGui::IsItemHovered()};
+}
+
+// The box's white ground and its frame.
+void plot_frame(ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
+  dl->AddRectFilled(p0, p1, kBg, 6.0f);
+  dl->AddRect(p0, p1, kFrame, 6.0f);
+}
+
 }  // namespace
 
 void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, float width, float height,
                ImU32 color, const char* x_label, int below, int above) {
   ImGui::PushID(id);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##hist", ImVec2(width, height));
-  const bool hovered = ImGui::IsItemHovered();
-  const ImVec2 p1(p0.x + width, p0.y + height);
+  const PlotBox box = plot_box("##hist", width, height);
+  ImDrawList* dl = box.dl;
+  const ImVec2 p0 = box.p0, p1 = box.p1;
   // Plot area: room below for the axis labels.
   const ImVec2 a0(p0.x + 6, p0.y + 6), a1(p1.x - 6, p1.y - fs * 2.4f);
-  dl->AddRectFilled(p0, p1, kBg, 6.0f);
-  dl->AddRect(p0, p1, kFrame, 6.0f);
+  plot_frame(dl, p0, p1);
   int peak = 1;
   for (int c : counts) peak = std::max(peak, c);
   const int n = static_cast<int>(counts.size());
@@ -69,7 +86,7 @@ void histogram(const char* id, const std::vector<int>& counts, double lo, double
     const float x0 = a0.x + bw * static_cast<float>(i), x1 = x0 + bw;
     const float top =
         a1.y - (a1.y - a0.y) * static_cast<float>(counts[static_cast<size_t>(i)]) / static_cast<float>(peak);
-    const bool hot = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x1;
+    const bool hot = box.hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x1;
     if (hot) hover_bin = i;
     if (counts[static_cast<size_t>(i)] > 0)
       dl->AddRectFilled(ImVec2(x0 + (bw > 3 ? 0.5f : 0.0f), top), ImVec2(x1 - (bw > 3 ? 0.5f : 0.0f), a1.y),
@@ -111,12 +128,10 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
                double ymin, double ymax, float width, float height, const char* x_label, const char* y_label,
                int max_ticks, bool markers) {
   ImGui::PushID(id);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##plot", ImVec2(width, height));
-  const bool hovered = ImGui::IsItemHovered();
-  const ImVec2 p1(p0.x + width, p0.y + height);
+  const PlotBox box = plot_box("##plot", width, height);
+  ImDrawList* dl = box.dl;
+  const ImVec2 p0 = box.p0, p1 = box.p1;
   // The header strip holds the y label and the legend, in as many rows as keep it inside the box.
   const float entry_gap = fs * 1.0f, key_w = fs * 1.5f;
   std::vector<ImVec2> legend_at;  // each series' legend position
@@ -134,8 +149,7 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
   const float row_h = fs * 1.25f;
   const float strip = fs * 0.35f + row_h * rows;  // y label and legend, above the plot area
   const ImVec2 a0(p0.x + fs * 3.0f, p0.y + strip + 6), a1(p1.x - 12, p1.y - fs * 2.4f);
-  dl->AddRectFilled(p0, p1, kBg, 6.0f);
-  dl->AddRect(p0, p1, kFrame, 6.0f);
+  plot_frame(dl, p0, p1);
   if (xs.empty() || !(ymax > ymin)) {
     ImGui::PopID();
     return;
@@ -207,7 +221,7 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
     dl->AddLine(ImVec2(x, y + fs * 0.55f), ImVec2(x + fs * 1.2f, y + fs * 0.55f), s.color, s.dashed ? 1.5f : 2.5f);
     dl->AddText(ImVec2(x + key_w, y), dim_text(), s.name.c_str());
   }
-  if (hovered) {
+  if (box.hovered) {
     // Nearest x to the mouse.
     const float mx = ImGui::GetIO().MousePos.x;
     size_t best = 0;
@@ -229,17 +243,14 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
              const std::vector<std::string>& labels, float width, float height, const char* x_label,
              const char* y_label, ImU32 color) {
   ImGui::PushID(id);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##scatter", ImVec2(width, height));
-  const bool hovered = ImGui::IsItemHovered();
-  const ImVec2 p1(p0.x + width, p0.y + height);
+  const PlotBox box = plot_box("##scatter", width, height);
+  ImDrawList* dl = box.dl;
+  const ImVec2 p0 = box.p0, p1 = box.p1;
   const float strip = fs * 1.6f;
   ImVec2 a0(p0.x + fs * 3.2f, p0.y + strip + 6);
   const ImVec2 a1(p1.x - 14, p1.y - fs * 2.4f);
-  dl->AddRectFilled(p0, p1, kBg, 6.0f);
-  dl->AddRect(p0, p1, kFrame, 6.0f);
+  plot_frame(dl, p0, p1);
   dl->AddText(ImVec2(p0.x + 8, p0.y + (strip - fs) * 0.5f + 2), ImGui::GetColorU32(ImGuiCol_Text), y_label);
   const size_t n = std::min(xs.size(), ys.size());
   if (n == 0) {
@@ -311,7 +322,7 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
       }
     }
     const float d = std::hypot(q.x - mouse.x, q.y - mouse.y);
-    if (hovered && d < best_d) best_d = d, best = static_cast<int>(i);
+    if (box.hovered && d < best_d) best_d = d, best = static_cast<int>(i);
   }
   if (best >= 0) {
     const ImVec2 q = to_px(xs[static_cast<size_t>(best)], ys[static_cast<size_t>(best)]);
@@ -336,13 +347,11 @@ void bar_table(const char* id, const std::vector<std::string>& labels, const std
   const float gap = fs * 1.0f;
   const float col_w = nc > 0 ? (width - label_w - gap * nc) / nc : 0.0f;
   const float row_h = fs * 1.7f;
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float height = row_h * (static_cast<float>(labels.size()) + 1.0f) + 4;
-  ImGui::InvisibleButton("##bars", ImVec2(width, height));
-  const bool hovered = ImGui::IsItemHovered();
+  const PlotBox box = plot_box("##bars", width, height);
+  const ImVec2 p0 = box.p0;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), kBg, 6.0f);
-  dl->AddRect(p0, ImVec2(p0.x + width, p0.y + height), kFrame, 6.0f);
+  plot_frame(dl, p0, box.p1);
   for (int c = 0; c < nc; ++c) {
     const float x = p0.x + label_w + gap * (c + 0.5f) + col_w * c;
     const ImVec4 clip(x, p0.y, x + col_w, p0.y + row_h);
@@ -369,7 +378,7 @@ void bar_table(const char* id, const std::vector<std::string>& labels, const std
       }
       dl->AddLine(ImVec2(x, y + row_h * 0.12f), ImVec2(x, y + row_h * 0.88f), IM_COL32(150, 150, 150, 255));
       dl->AddText(ImVec2(x + bar_max + 6 - (bar_max > tw ? 0 : 0), y + (row_h - fs) * 0.5f), dim_text(), t.c_str());
-      if (hovered && mouse.x >= x && mouse.x < x + col_w && mouse.y >= y && mouse.y < y + row_h) {
+      if (box.hovered && mouse.x >= x && mouse.x < x + col_w && mouse.y >= y && mouse.y < y + row_h) {
         ImGui::BeginTooltip();
         ImGui::Text("%s, %s: %s", labels[r].c_str(), col.title.c_str(),
                     std::isfinite(v) ? exact_number(v).c_str() : "not defined");

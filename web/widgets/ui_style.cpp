@@ -110,7 +110,6 @@ void apply_theme() {
   c[ImGuiCol_Text] = rgb(31, 35, 40);
   c[ImGuiCol_TextDisabled] = rgb(95, 102, 112);
   c[ImGuiCol_WindowBg] = rgb(248, 247, 243);
-  c[ImGuiCol_ChildBg] = rgb(0, 0, 0, 0.0f);
   c[ImGuiCol_PopupBg] = rgb(255, 255, 255, 0.98f);
   c[ImGuiCol_Border] = rgb(208, 212, 218);
   c[ImGuiCol_FrameBg] = rgb(255, 255, 255);
@@ -130,8 +129,9 @@ void apply_theme() {
   c[ImGuiCol_TableBorderLight] = rgb(226, 223, 215);
   c[ImGuiCol_TableBorderStrong] = rgb(208, 204, 194);
   c[ImGuiCol_TableRowBgAlt] = rgb(0, 0, 0, 0.025f);
-  c[ImGuiCol_ScrollbarBg] = rgb(0, 0, 0, 0.0f);
   c[ImGuiCol_ScrollbarGrab] = rgb(200, 200, 195);
+  // Child windows and the scrollbar's track show the window's ground through them.
+  for (ImGuiCol i : {ImGuiCol_ChildBg, ImGuiCol_ScrollbarBg}) c[i] = rgb(0, 0, 0, 0.0f);
 }
 
 void set_touch_sizes(bool on) {
