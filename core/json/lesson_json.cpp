@@ -257,6 +257,18 @@ Json to_json(const TemperatureResult& r) {
   return j;
 }
 
+Json to_json(const TemperatureGradientTrend& r) {
+  return ::attn::obj({{"temperature", r.temperature},
+              {"reference_temperature", r.reference_temperature},
+              {"mean_norm", r.mean_norm},
+              {"reference_mean_norm", r.reference_mean_norm},
+              {"max_norm", r.max_norm},
+              {"ratio", r.ratio},
+              {"factor_ratio", r.factor_ratio},
+              {"bracket_ratio", r.bracket_ratio},
+              {"caption", r.caption}});
+}
+
 Json to_json(const AttentionDropout& r) {
   return ::attn::obj({{"p", r.p},
               {"seed", r.seed},

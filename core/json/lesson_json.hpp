@@ -44,6 +44,7 @@ Json to_json(const AdditiveDecoderDemo& r);
 Json to_json(const lessons::TrainedAdditiveStep& r, lessons::DecoderFeed feed);
 Json to_json(const PositionSymmetryResult& r);
 Json to_json(const TemperatureResult& r);
+Json to_json(const TemperatureGradientTrend& r);
 Json to_json(const AttentionDropout& r);
 Json to_json(const LstmResult& r);
 Json to_json(const TimingFixture& r);
