@@ -108,6 +108,16 @@ Json to_json(const AttributionResult& r) {
               {"checks", to_json(r.checks)}});
 }
 
+Json to_json(const ScalingHistograms& r) {
+  return ::attn::obj({{"lo", r.lo},
+              {"hi", r.hi},
+              {"y_max", r.y_max},
+              {"sd", r.sd},
+              {"scaled_sd", r.scaled_sd},
+              {"narrowing", r.narrowing},
+              {"caption", r.caption}});
+}
+
 Json to_json(const ScalingResult& r) {
   Json dot = Json::array(), sat = Json::array();
   for (const DotProductStats& s : r.dot)
