@@ -120,7 +120,11 @@ test('scaling: var(q.k) ~ d_k, scaled ~ 1; logits 1000/1001 overflow naively, no
   const d = s.scaling.result.selected.dot[0];
   assert.equal(d.d_k, 256);
   assert.ok(Math.abs(d.variance / 256 - 1) < 0.15, `var(q.k)/d_k = ${d.variance / 256}`);
-  assert.ok(Math.abs(s.scaling.result.selected_scaled.dot[0].scaled_variance - 1) < 0.15);
+  assert.ok(Math.abs(d.scaled_variance - 1) < 0.15);
+  const h = s.scaling.result.histograms;
+  assert.equal(h.lo, -64, 'one x axis for both: ±4 sqrt(256)');
+  assert.equal(h.hi, 64);
+  assert.equal(h.y_max, Math.max(...d.histogram, ...d.scaled_histogram), 'one y axis: the taller peak');
   const st = s.scaling.result.stability;
   assert.equal(st.naive_overflowed, true);
   assert.ok(Math.abs(st.stable_weights[0] + st.stable_weights[1] - 1) < 1e-12);
