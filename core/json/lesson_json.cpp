@@ -108,6 +108,16 @@ Json to_json(const AttributionResult& r) {
               {"checks", to_json(r.checks)}});
 }
 
+Json to_json(const ScalingHistograms& r) {
+  return ::attn::obj({{"lo", r.lo},
+              {"hi", r.hi},
+              {"y_max", r.y_max},
+              {"sd", r.sd},
+              {"scaled_sd", r.scaled_sd},
+              {"narrowing", r.narrowing},
+              {"caption", r.caption}});
+}
+
 Json to_json(const ScalingResult& r) {
   Json dot = Json::array(), sat = Json::array();
   for (const DotProductStats& s : r.dot)
@@ -255,6 +265,18 @@ Json to_json(const TemperatureResult& r) {
   j["gradient_note"] = r.gradient_note;
   j["checks"] = to_json(r.checks);
   return j;
+}
+
+Json to_json(const TemperatureGradientTrend& r) {
+  return ::attn::obj({{"temperature", r.temperature},
+              {"reference_temperature", r.reference_temperature},
+              {"mean_norm", r.mean_norm},
+              {"reference_mean_norm", r.reference_mean_norm},
+              {"max_norm", r.max_norm},
+              {"ratio", r.ratio},
+              {"factor_ratio", r.factor_ratio},
+              {"bracket_ratio", r.bracket_ratio},
+              {"caption", r.caption}});
 }
 
 Json to_json(const AttentionDropout& r) {

@@ -32,6 +32,8 @@ Json to_json(const EmptyRowDemo& r);
 Json to_json(const CausalAlignmentTable& r);
 Json to_json(const AttributionResult& r);  ///< remove_key_change: null where impossible
 Json to_json(const ScalingResult& r);
+/// {lo, hi, y_max, sd, scaled_sd, narrowing, caption}; the study itself is serialised on its own.
+Json to_json(const ScalingHistograms& r);
 Json to_json(const SoftmaxStability& r);   ///< naive_exp / naive_weights: null where inf / NaN
 /// scores: null where invalid; checks: the claims measured on r (lessons/additive_checks.hpp)
 Json to_json(const AdditiveResult& r, const std::vector<Check>& checks);
@@ -44,6 +46,7 @@ Json to_json(const AdditiveDecoderDemo& r);
 Json to_json(const lessons::TrainedAdditiveStep& r, lessons::DecoderFeed feed);
 Json to_json(const PositionSymmetryResult& r);
 Json to_json(const TemperatureResult& r);
+Json to_json(const TemperatureGradientTrend& r);
 Json to_json(const AttentionDropout& r);
 Json to_json(const LstmResult& r);
 Json to_json(const TimingFixture& r);

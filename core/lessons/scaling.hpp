@@ -126,6 +126,24 @@ class ScalingStudy {
   double worst_var_ = 0, worst_scaled_ = 0, worst_tied_ = 0;
 };
 
+/// The raw and the scaled scores of one d_k on one shared axis: the same bins over the same x
+/// range and one count scale for both, so their spreads compare by eye (drawn each on its own
+/// range, the two would look alike whatever d_k).
+struct ScalingHistograms {
+  /// d_ks = {d_k}: histogram (q·k) and scaled_histogram (q·k/√d_k) over the same `bins` bins.
+  ScalingResult study;
+  double lo = 0, hi = 0;  ///< the shared x range, ±4√d_k: four standard deviations of the raw q·k
+  int y_max = 0;          ///< the shared y range: the larger of the two histograms' peak counts
+  double sd = 0, scaled_sd = 0;  ///< √ of the measured variances of q·k and q·k/√d_k
+  double narrowing = 0;   ///< sd / scaled_sd: how much narrower the scaled histogram is (≈ √d_k)
+  std::string caption;    ///< the page's sentence under the pair, worded from the figures above
+};
+
+/// scaling_study of the one d_k with `samples` pairs, `rows` saturation rows and `bins` bins over
+/// ±4√d_k, plus the shared axis and its caption. Errors: those of scaling_study (d_k 1..4096, ...).
+ScalingHistograms scaling_histograms(int d_k, std::uint64_t seed = 17, int samples = 2000, int rows = 100,
+                                     int bins = 81);
+
 /// The row-max subtraction measured where it could matter: `rows` softmax rows of `keys` unscaled
 /// scores q·k with d_k components (N(0,1), Rng(seed): q then the keys, row by row), logits that
 /// do not overflow exp(). Each row's softmax is computed naively (exp of the raw logits) and with

@@ -177,7 +177,7 @@ TemperatureResult temperature_attention(const Matrix& q, const Matrix& k, const 
                                         const AttentionOptions& options) {
   if (!hard && (!std::isfinite(temperature) || !(temperature > 0.0)))
     throw Error(ErrorCode::invalid_field, "temperature must be a finite number > 0 (got " + std::to_string(temperature) +
-                                              "); for the tau -> 0 limit choose hard (argmax) mode");
+                                              "); for the τ → 0 limit choose hard (argmax) mode");
   TemperatureResult r;
   r.temperature = temperature;
   r.hard = hard;
@@ -274,11 +274,11 @@ TemperatureResult temperature_attention(const Matrix& q, const Matrix& k, const 
     return std::string(buf);
   };
   if (!hard) {
-    r.gradient_note = "soft attention is differentiable: dw/ds measured by the softmax backward pass (it equals "
-                      "(diag(w) - w w^T)/tau); its norm shrinks as a row saturates (tau -> 0)";
+    r.gradient_note = "Soft attention is differentiable: dw/ds is measured by the softmax backward pass (it "
+                      "equals (diag(w) − w wᵀ)/τ).";
   } else {
     r.gradient_note = "hard (argmax) selection, measured by a central finite-difference probe (each allowed score "
-                      "moved by +/-" + num(kArgmaxProbeStep) + " of its row's score gap): max |dw/ds| = " +
+                      "moved by ±" + num(kArgmaxProbeStep) + " of its row's score gap): max |dw/ds| = " +
                       num(r.probe_max) + " over " + std::to_string(r.probed_partials) +
                       " partial derivatives. The selection is piecewise constant in the scores, so it gives no "
                       "useful learning signal";
@@ -297,6 +297,62 @@ TemperatureResult temperature_attention(const Matrix& q, const Matrix& k, const 
                                          std::to_string(r.probed_partials) + " partial derivatives)",
                                      r.probe_max, 0.0));
   return r;
+}
+
+TemperatureGradientTrend temperature_gradient_trend(double temperature, const std::vector<double>& norms,
+                                                    double reference_temperature,
+                                                    const std::vector<double>& reference_norms) {
+  for (double t : {temperature, reference_temperature})
+    if (!std::isfinite(t) || !(t > 0.0))
+      throw Error(ErrorCode::invalid_field, "gradient trend: temperatures must be finite and > 0");
+  if (norms.empty() || norms.size() != reference_norms.size())
+    throw Error(ErrorCode::invalid_field, "gradient trend: needs the same rows at both temperatures, got " +
+                                              std::to_string(norms.size()) + " and " +
+                                              std::to_string(reference_norms.size()));
+  TemperatureGradientTrend t;
+  t.temperature = temperature;
+  t.reference_temperature = reference_temperature;
+  for (size_t i = 0; i < norms.size(); ++i) {
+    if (!std::isfinite(norms[i]) || norms[i] < 0 || !std::isfinite(reference_norms[i]) || reference_norms[i] < 0)
+      throw Error(ErrorCode::invalid_field, "gradient trend: row " + std::to_string(i) + " has no finite norm");
+    t.mean_norm += norms[i];
+    t.reference_mean_norm += reference_norms[i];
+    t.max_norm = std::max(t.max_norm, norms[i]);
+  }
+  t.mean_norm /= static_cast<double>(norms.size());
+  t.reference_mean_norm /= static_cast<double>(norms.size());
+  if (!(t.reference_mean_norm > 0))
+    throw Error(ErrorCode::invalid_field, "gradient trend: the reference rows have no gradient to compare with");
+  t.ratio = t.mean_norm / t.reference_mean_norm;
+  t.factor_ratio = reference_temperature / temperature;
+  t.bracket_ratio = t.ratio / t.factor_ratio;
+  auto num = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+    return std::string(buf);
+  };
+  const std::string at = "At τ = " + num(temperature) + " the rows' mean ‖dw/ds‖ is " + num(t.mean_norm);
+  if (temperature == reference_temperature) {
+    t.caption = at + ". This is the reference τ: move τ to measure whether the 1/τ factor of "
+                     "(diag(w) − w wᵀ)/τ or the saturating bracket wins.";
+    return t;
+  }
+  const bool colder = temperature < reference_temperature;  // then 1/τ grew
+  const bool grew = t.ratio > 1.0;
+  const bool bracket_grew = t.bracket_ratio > 1.0;
+  const std::string outcome = std::string("the gradient ") + (grew ? "grew" : "shrank") + " as τ " + (colder ? "fell" : "rose");
+  std::string verdict;
+  if (colder == bracket_grew)
+    verdict = "both pushed the same way: " + outcome;
+  else if (colder == grew)
+    verdict = "the 1/τ factor wins: " + outcome;
+  else
+    verdict = "the bracket wins: " + outcome;
+  t.caption = at + ", " + num(t.ratio) + "× its value at τ = " + num(reference_temperature) + " (" +
+              num(t.reference_mean_norm) + "). Of (diag(w) − w wᵀ)/τ, the 1/τ factor changed " + num(t.factor_ratio) +
+              "× and the bracket " + num(t.bracket_ratio) + "× as the rows " + (colder ? "sharpened" : "flattened") +
+              ", so " + verdict + ".";
+  return t;
 }
 
 }  // namespace attn

@@ -9,7 +9,8 @@
 // combination of projected values"). For d_v = 2 the hull is computed (Andrew's monotone chain)
 // and each output's distance outside it measured; for other d_v the per-coordinate range is used.
 // Gradient, measured rather than written down: in soft mode ∂w/∂s comes from the softmax backward
-// of learn::attention_backward (it equals (diag(w) − w wᵀ)/τ, the softmax Jacobian); in hard mode a
+// of learn::attention_backward (it equals (diag(w) − w wᵀ)/τ, the softmax Jacobian; what its norm does
+// as τ moves is measured by temperature_gradient_trend); in hard mode a
 // central finite-difference probe perturbs each allowed score and finds the selection unchanged,
 // so its gradient is 0 almost everywhere (and does not exist at ties): no useful learning signal —
 // the reason the lesson uses soft attention.
@@ -70,6 +71,28 @@ TemperatureResult temperature_attention(const Matrix& q, const Matrix& k, const 
 /// key, an underflowed weight and an empty row contribute 0. Cost O(n²).
 double softmax_jacobian_norm(const double* s, const unsigned char* allowed, int n, double scale,
                              double* weights = nullptr);
+
+/// What ‖∂w/∂s‖ does between a reference temperature and the current one, worded from the two
+/// measured sets of row norms (TemperatureResult::gradient_norm). The Jacobian is
+/// (diag(w) − w wᵀ)/τ, so each row's norm times τ is the bracket's norm: of the change in the mean
+/// norm, the 1/τ factor accounts for τ_ref/τ and the bracket (how saturated the rows are) for the rest.
+struct TemperatureGradientTrend {
+  double temperature = 1.0, reference_temperature = 1.0;
+  double mean_norm = 0.0;            ///< mean over the rows of ‖∂w/∂s‖_F at τ
+  double reference_mean_norm = 0.0;  ///< the same at τ_ref
+  double max_norm = 0.0;             ///< largest row norm at τ: the full scale of the page's bars
+  double ratio = 1.0;                ///< mean_norm / reference_mean_norm
+  double factor_ratio = 1.0;         ///< τ_ref / τ: the change of the 1/τ factor alone
+  double bracket_ratio = 1.0;        ///< ratio / factor_ratio: the change of the mean ‖diag(w) − w wᵀ‖_F
+  std::string caption;               ///< the page's sentence, worded from the figures above
+};
+
+/// Compares the soft-mode row norms at τ with those at τ_ref (the same rows, equal counts).
+/// Errors: invalid_field (a temperature not finite or <= 0, no rows, unequal counts, a norm not
+/// finite or < 0, a zero reference mean).
+TemperatureGradientTrend temperature_gradient_trend(double temperature, const std::vector<double>& norms,
+                                                    double reference_temperature,
+                                                    const std::vector<double>& reference_norms);
 
 /// Convex hull of 2-D points (rows of an n×2 matrix), counter-clockwise, no collinear vertices;
 /// 1 or 2 rows for degenerate sets. Errors: shape_mismatch (cols != 2), empty_sequence, non_finite.

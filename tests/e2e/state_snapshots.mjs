@@ -51,10 +51,11 @@ export const GROUPS = [
   { name: 'lesson_panels', url: '', actions: [
     ['showPanel', 'masks'], ['set', { masks: { amount: 5, from: 2, zero_policy: true } }], ['set', { masks: { from: 0 } }],
     ['set', { masks: { from: 3, amount: 100, zero_policy: false } }],
+    ['set', { masks: { toggle: [1, 0] } }], ['set', { masks: { toggle: [1, 1] } }],  // "cat" masked: refused
     ['showPanel', 'attribution'], ['set', { attribution: { weights: [0.7, 0.3], values: [[0, 0], [1, 2]] } }],
     ['set', { recall: { task: 'attribution.zero_top' } }], ['set', { attribution: { preset: 'chat' } }],
     ['showPanel', 'scaling'], ['set', { scaling: { d_k: 256 } }], ['set', { scaling: { d_k: 64 } }],
-    ['showPanel', 'temperature'], ['set', { temperature: { temperature: 0.1 } }], ['set', { temperature: { hard: true } }],
+    ['showPanel', 'temperature'], ['set', { temperature: { temperature: 0.01 } }], ['set', { temperature: { hard: true } }],
     ['set', { temperature: { hard: false, temperature: 1 } }],
     ['showPanel', 'dropout'], ['set', { dropout: { p: 0 } }], ['set', { dropout: { p: 1 } }],
     ['set', { dropout: { p: 0.25, seed: 17 } }],

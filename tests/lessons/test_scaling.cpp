@@ -317,3 +317,47 @@ TEST_CASE("scaling: a study refuses what scaling_study refuses - and has no resu
   CHECK(study.done());
   CHECK(study.result().dot.size() == 1);
 }
+
+TEST_CASE("scaling: the raw and scaled histograms share one axis - widths compare by eye", "[lesson][scaling]") {
+  for (int d_k : {1, 64, 512}) {
+    const attn::ScalingHistograms h = attn::scaling_histograms(d_k, 17, 2000, 100, 81);
+    REQUIRE(h.study.dot.size() == 1);
+    const attn::DotProductStats& d = h.study.dot[0];
+    INFO("d_k " << d_k << ": " << h.caption);
+    // One x range, ±4√d_k, and the same 81 bins for both.
+    const double range = 4.0 * std::sqrt(static_cast<double>(d_k));
+    CHECK(h.lo == -range);
+    CHECK(h.hi == range);
+    REQUIRE(d.histogram.size() == 81);
+    REQUIRE(d.scaled_histogram.size() == 81);
+    // One y range: the taller of the two peaks, found here independently.
+    int peak = 0;
+    for (size_t b = 0; b < 81; ++b) peak = std::max({peak, d.histogram[b], d.scaled_histogram[b]});
+    CHECK(h.y_max == peak);
+    // Every sample is counted once in each histogram (inside, below or above).
+    int n = d.below + d.above, ns = d.scaled_below + d.scaled_above;
+    for (size_t b = 0; b < 81; ++b) n += d.histogram[b], ns += d.scaled_histogram[b];
+    CHECK(n == 2000);
+    CHECK(ns == 2000);
+    // q·k/√d_k is q·k divided by √d_k, so the measured widths differ by exactly √d_k (up to rounding).
+    CHECK(std::fabs(h.narrowing - std::sqrt(static_cast<double>(d_k))) <= 1e-9 * std::sqrt(static_cast<double>(d_k)));
+    CHECK(std::fabs(h.sd - std::sqrt(d.variance)) == 0.0);
+    CHECK(h.caption.find("from " + std::string(d_k == 64 ? "-32 to 32" : d_k == 1 ? "-4 to 4" : "-90.5 to 90.5")) !=
+          std::string::npos);
+    CHECK(h.caption.find("counts from 0 to " + std::to_string(peak)) != std::string::npos);
+    if (d_k == 1) {
+      CHECK(d.histogram == d.scaled_histogram);  // dividing by √1 moves no sample
+      CHECK(h.caption.find("coincide") != std::string::npos);
+    } else {
+      // The scaled scores sit in the middle of the shared axis: none beyond ±6 (a 6-sigma event).
+      const double width = 2.0 * range / 81.0;
+      for (size_t b = 0; b < 81; ++b) {
+        const double centre = -range + (static_cast<double>(b) + 0.5) * width;
+        if (std::fabs(centre) > 6.0 + width) CHECK(d.scaled_histogram[b] == 0);
+      }
+      CHECK(h.y_max == *std::max_element(d.scaled_histogram.begin(), d.scaled_histogram.end()));
+      CHECK(h.caption.find("× narrower (√d_k = " + std::string(d_k == 64 ? "8" : "22.6") + ")") != std::string::npos);
+    }
+  }
+  CHECK_ATTN_ERROR(attn::scaling_histograms(0), attn::ErrorCode::invalid_field);
+}

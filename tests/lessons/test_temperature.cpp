@@ -1,5 +1,6 @@
 // tests/lessons/test_temperature.cpp — temperature, hard argmax, convex hull.
 #include <lessons/temperature.hpp>
+#include <lessons/torch_replica.hpp>
 
 #include "support/support.hpp"
 
@@ -258,4 +259,68 @@ TEST_CASE("temperature: tau must be finite and positive outside hard mode", "[le
   CHECK_ATTN_ERROR(attn::temperature_attention(Q3(), K3(), V3(), {}, INFINITY, false), attn::ErrorCode::invalid_field);
   CHECK_NOTHROW(attn::temperature_attention(Q3(), K3(), V3(), {}, 0.0, true));  // hard ignores τ
   CHECK_ATTN_ERROR(attn::temperature_attention(Q3(), M({{1, 0, 0}}), V3(), {}, 1.0, false), attn::ErrorCode::shape_mismatch);
+}
+
+TEST_CASE("temperature: the gradient trend is worded from the norms it is given", "[lesson][temperature]") {
+  // Hand-made norms, one case per verdict. Mean, ratio and the two factors by hand:
+  // {2, 4} at τ 0.5 against {1, 1} at τ 1: mean 3, ratio 3, 1/τ grew 2×, bracket 1.5×: both up.
+  const attn::TemperatureGradientTrend both = attn::temperature_gradient_trend(0.5, {2, 4}, 1.0, {1, 1});
+  CHECK(both.mean_norm == 3.0);
+  CHECK(both.reference_mean_norm == 1.0);
+  CHECK(both.max_norm == 4.0);
+  CHECK(both.ratio == 3.0);
+  CHECK(both.factor_ratio == 2.0);
+  CHECK(both.bracket_ratio == 1.5);
+  CHECK_THAT(both.caption, Catch::Matchers::Contains("At τ = 0.5 the rows' mean ‖dw/ds‖ is 3, 3× its value at τ = 1 (1)"));
+  CHECK_THAT(both.caption, Catch::Matchers::Contains("1/τ factor changed 2× and the bracket 1.5×"));
+  CHECK_THAT(both.caption, Catch::Matchers::Contains("both pushed the same way: the gradient grew as τ fell"));
+  // {3} at τ 0.25 against {1} at τ 1: ratio 3, 1/τ grew 4×, the bracket fell to 0.75×: 1/τ wins.
+  const attn::TemperatureGradientTrend factor = attn::temperature_gradient_trend(0.25, {3}, 1.0, {1});
+  CHECK(factor.bracket_ratio == 0.75);
+  CHECK_THAT(factor.caption, Catch::Matchers::Contains("changed 4× and the bracket 0.75× as the rows sharpened"));
+  CHECK_THAT(factor.caption, Catch::Matchers::Contains("the 1/τ factor wins: the gradient grew as τ fell"));
+  // {0.5} at τ 0.1 against {1} at τ 1: ratio 0.5, 1/τ grew 10×, the bracket fell to 0.05×: saturation wins.
+  const attn::TemperatureGradientTrend bracket = attn::temperature_gradient_trend(0.1, {0.5}, 1.0, {1});
+  CHECK(std::fabs(bracket.bracket_ratio - 0.05) < 1e-16);
+  CHECK_THAT(bracket.caption, Catch::Matchers::Contains("0.5× its value"));
+  CHECK_THAT(bracket.caption, Catch::Matchers::Contains("the bracket wins: the gradient shrank as τ fell"));
+  // Warmer: {0.2} at τ 10 against {1} at τ 1: 1/τ fell to 0.1×, bracket 2×: 1/τ wins, shrank as τ rose.
+  const attn::TemperatureGradientTrend warm = attn::temperature_gradient_trend(10.0, {0.2}, 1.0, {1});
+  CHECK_THAT(warm.caption, Catch::Matchers::Contains("as the rows flattened, so the 1/τ factor wins: the gradient shrank as τ rose"));
+  // The reference itself, and refusals.
+  const attn::TemperatureGradientTrend same = attn::temperature_gradient_trend(1.0, {0.7}, 1.0, {0.7});
+  CHECK(same.ratio == 1.0);
+  CHECK_THAT(same.caption, Catch::Matchers::Contains("is 0.7. This is the reference τ"));
+  CHECK_ATTN_ERROR(attn::temperature_gradient_trend(0.0, {1}, 1.0, {1}), attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::temperature_gradient_trend(0.5, {1, 2}, 1.0, {1}), attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::temperature_gradient_trend(0.5, {1}, 1.0, {0}), attn::ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(attn::temperature_gradient_trend(0.5, {NAN}, 1.0, {1}), attn::ErrorCode::invalid_field);
+}
+
+TEST_CASE("temperature: on the lesson's head the measured trend matches the Jacobian formula", "[lesson][temperature]") {
+  const attn::LessonReplica m = attn::lesson_replica();
+  const attn::SelfAttentionResult& a = m.attention;
+  const Matrix v2 = a.value.leftCols(2);
+  // Row norms by the formula ‖diag(w) − w wᵀ‖_F / τ on the panel's weights, not by the backward pass.
+  auto mean_formula = [&](double tau) {
+    const attn::TemperatureResult r = attn::temperature_attention(a.query, a.key, v2, {}, tau, false);
+    double s = 0;
+    for (Index i = 0; i < r.attention.weights.rows(); ++i) s += formula_jacobian_norm(r.attention.weights, i, tau);
+    return std::make_pair(s / static_cast<double>(r.attention.weights.rows()), r);
+  };
+  for (double tau : {0.01, 0.1, 0.25, 10.0}) {
+    const auto [mean, r] = mean_formula(tau);
+    const auto [ref_mean, ref] = mean_formula(1.0);
+    const attn::TemperatureGradientTrend t =
+        attn::temperature_gradient_trend(tau, r.gradient_norm, 1.0, ref.gradient_norm);
+    INFO("tau " << tau << ": " << t.caption);
+    CHECK(std::fabs(t.mean_norm - mean) <= 1e-12 * std::max(1.0, mean));
+    CHECK(std::fabs(t.reference_mean_norm - ref_mean) <= 1e-12);
+    // The verdict follows this test's own ratio and bracket (mean norm × τ is the mean bracket).
+    const bool grew = mean > ref_mean, colder = tau < 1.0, bracket_grew = mean * tau > ref_mean * 1.0;
+    const std::string outcome = std::string("the gradient ") + (grew ? "grew" : "shrank") + " as τ " + (colder ? "fell" : "rose");
+    CHECK_THAT(t.caption, Catch::Matchers::Contains(outcome));
+    CHECK_THAT(t.caption, Catch::Matchers::Contains(
+                              colder == bracket_grew ? "both pushed" : (colder == grew ? "the 1/τ factor wins" : "the bracket wins")));
+  }
 }

@@ -1,4 +1,5 @@
-// Masks panel: prefix isolation under a causal mask (with the unmasked control), key padding,
+// Masks panel: prefix isolation under a causal mask (with the unmasked control), the weights a
+// mask leaves on a grid the learner edits (causal at first), key padding,
 // a query with no allowed key under both policies, and the two causal alignments for Tq != Tk.
 #include "panels/masks.hpp"
 #include "panels/registry.hpp"
@@ -92,9 +93,8 @@ void init_masks(MasksState& m) {
   const int t = static_cast<int>(lesson_model().x.rows());
   set_masks_prefix(m, 3, 100.0);
   set_masks_padding(m, 4);
-  attn::BoolMatrix grid = attn::BoolMatrix::Constant(t, t, true);
-  grid.row(1).setConstant(false);  // query "cat" may attend to nothing
-  set_masks_empty_allowed(m, grid);
+  // Opens on a working causal mask; the all-masked row is one click away ("Mask every key of ...").
+  set_masks_empty_allowed(m, attn::causal_mask(t, t, attn::Causal::square));
   set_masks_causal(m, 3, 5);
 }
 
@@ -207,7 +207,7 @@ static void draw_prefix_isolation(MasksState& m, Ui& ui, float col_w) {
   txt::end_column(col_w);
 }
 
-// 2. Key padding: padded keys get no weight; padded query rows still produce outputs.
+// 3. Key padding: padded keys get no weight; padded query rows still produce outputs.
 static void draw_key_padding(MasksState& m, Ui& ui, float col_w) {
   const std::vector<std::string>& tokens = lesson_model().tokens;
   const int t = static_cast<int>(tokens.size());
@@ -248,16 +248,18 @@ static void draw_key_padding(MasksState& m, Ui& ui, float col_w) {
   txt::end_column(col_w);
 }
 
-// 3. A query with no allowed key under the two policies, on a grid the learner clicks.
+// 2. The weights a mask leaves, on a grid the learner clicks (causal at first); a query with no
+// allowed key under the two policies.
 static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
   const std::vector<std::string>& tokens = lesson_model().tokens;
   const int t = static_cast<int>(tokens.size());
   const float fs = ImGui::GetFontSize();
   txt::begin_column(col_w);
-  style::heading(ui.fonts, "A query with no allowed key");
+  style::heading(ui.fonts, "The weights a mask leaves");
   txt::note(
-      "Click a cell to allow or mask it. The default policy refuses a row with nothing to attend to, "
-      "as the lesson's reference does; the zero policy (PyTorch >= 2.5, FlashAttention) returns a zero row.");
+      "It opens on the causal mask: each query sees itself and the keys before it. Click a cell to allow "
+      "or mask it. Mask a whole row and the query has nothing to attend to: the default policy refuses "
+      "that, as the lesson's reference does; the zero policy (PyTorch >= 2.5, FlashAttention) returns a zero row.");
   if (ImGui::RadioButton("policy: error (default)", !m.zero_policy)) set_masks_zero_policy(m, false);
   widgets::same_line_if_fits(widgets::check_width("policy: zero"), fs);
   if (ImGui::RadioButton("policy: zero", m.zero_policy)) set_masks_zero_policy(m, true);
@@ -281,6 +283,8 @@ static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
     const HeatmapEvent ge = heatmap("empty_grid", g, ui.gpu);
     if (ge.clicked_row >= 0 && ge.hovered_col >= 0) toggle_masks_empty_cell(m, ge.clicked_row, ge.hovered_col);
   }
+  if (ImGui::Button("Causal")) set_masks_empty_allowed(m, attn::causal_mask(t, t, attn::Causal::square));
+  widgets::same_line_if_fits(widgets::button_width("Allow everything"));
   if (ImGui::Button("Allow everything")) set_masks_empty_allowed(m, attn::BoolMatrix::Constant(t, t, true));
   widgets::same_line_if_fits(widgets::button_width("Mask every key of \"cat\""));
   if (ImGui::Button("Mask every key of \"cat\"")) {
@@ -299,7 +303,10 @@ static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
       txt::para("Every row has an allowed key: the default policy accepts.");
       ImGui::PopStyleColor();
     }
-    txt::note("The weights drawn above are the zero policy's; under the default policy this case has no result.");
+    if (er.rejected)
+      txt::note("The weights drawn above are the zero policy's; under the default policy this case has no result.");
+    else
+      txt::note("No row is empty, so both policies give the weights drawn above.");
   } else {
     txt::note(
         "Zero policy: a row with no allowed key gets zero weights and a zero output. Its weights do not "
@@ -374,12 +381,12 @@ void draw_masks_panel(MasksState& m, Ui& ui) {
   // --- 1. prefix isolation -----------------------------------------------------------
   draw_prefix_isolation(m, ui, col_w);
 
-  // --- 2. key padding ------------------------------------------------------------------
+  // --- 2. the mask's weights (causal at first) and an empty row: beside 1 on a wide page ---
   if (two_col) ImGui::SameLine(x0 + col_w + gap);
-  draw_key_padding(m, ui, col_w);
-
-  // --- 3. an empty row -----------------------------------------------------------------
   draw_empty_row(m, ui, col_w);
+
+  // --- 3. key padding ------------------------------------------------------------------
+  draw_key_padding(m, ui, col_w);
 
   // --- 4. causal alignments for Tq != Tk -----------------------------------------------
   if (two_col) ImGui::SameLine(x0 + col_w + gap);
@@ -387,8 +394,8 @@ void draw_masks_panel(MasksState& m, Ui& ui) {
 
   style::heading(ui.fonts, "Checks");
   style::check_lines(m.prefix.checks);
-  style::check_lines(m.padding.checks);
   style::check_lines(m.empty.checks);
+  style::check_lines(m.padding.checks);
   style::check_lines(m.causal.checks);
 }
 

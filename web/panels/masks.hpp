@@ -23,7 +23,7 @@ struct MasksState {
   int from = 3;                    ///< prefix isolation: first perturbed position
   double amount = 100.0;           ///< added to every feature of positions >= from
   int valid_length = 4;            ///< key padding: keys valid_length..T−1 are padding
-  attn::BoolMatrix empty_allowed;  ///< T×T allowed grid of the empty-row demo (true = may attend)
+  attn::BoolMatrix empty_allowed;  ///< T×T allowed grid the learner edits (true = may attend); causal at first
   bool zero_policy = false;        ///< show EmptyRows::zero instead of the default refusal
   int tq = 3, tk = 5;              ///< causal alignments for Tq != Tk
 
@@ -36,7 +36,7 @@ struct MasksState {
   std::optional<ErrorInfo> error;
 };
 
-/// The lesson's defaults (cannot fail).
+/// The lesson's defaults, the grid causal (cannot fail).
 void init_masks(MasksState& m);
 // --- Masks --------------------------------------------------------------------
 bool set_masks_prefix(MasksState& m, int from, double amount);
@@ -58,7 +58,8 @@ attn::Json masks_state_json(const MasksState& m);
 /// MasksState::error). A malformed patch throws PatchError (reported as invalid_field).
 bool apply_masks_json(MasksState& m, const attn::Json& patch);
 
-/// Prefix isolation, key padding, an all-masked row, top-left vs bottom-right causal (the entry
+/// Prefix isolation, the weights a mask leaves (causal at first; an all-masked row one click
+/// away), key padding, top-left vs bottom-right causal (the entry
 /// draws the recall strip under it).
 void draw_masks_panel(MasksState& m, Ui& ui);
 

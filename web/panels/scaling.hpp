@@ -34,8 +34,9 @@ struct ScalingState {
   attn::ScalingResult curve;            ///< d_k = 1, 2, 4, ..., 512: variance and saturation against d_k
                                         ///< (the last complete one while a new study runs)
   std::optional<attn::ScalingStudy> study;  ///< the curve's study in progress (seed, samples as above)
-  attn::ScalingResult selected;         ///< {d_k}, histograms over ±4·sqrt(d_k) (raw q·k)
-  attn::ScalingResult selected_scaled;  ///< {d_k}, same samples, histograms over ±4 (q·k/sqrt(d_k))
+  /// {d_k}: raw and scaled histograms on one shared axis (attn::scaling_histograms); its study
+  /// is state()'s "selected", the axis and caption "histograms".
+  attn::ScalingHistograms selected;
   attn::SoftmaxStability stability;
   /// The curve's study waits for or runs in frames (state() reports pending: true and its progress).
   bool pending = false;
@@ -62,7 +63,7 @@ void tick_scaling(AppState& s, double budget_seconds = 0.012);
 // --- JSON (the registry's entry) ---------------------------------------------------------
 /// What set() takes back and a link carries: {d_k, seed, samples, logits}.
 attn::Json scaling_inputs_json(const AppState& s);
-/// {"inputs", "result": {curve, selected, selected_scaled, stability, checks}, "error"}, and while
+/// {"inputs", "result": {curve, selected, histograms, stability, checks}, "error"}, and while
 /// the study waits for or runs in frames "pending": true, "progress": {units_done, total_units}.
 attn::Json scaling_state_json(const AppState& s);
 /// set({scaling: patch}); false when a setter refused. A malformed patch throws PatchError.

@@ -26,16 +26,23 @@ bool set_temperature(TemperatureState& t, double temperature, bool hard) {
   const attn::SelfAttentionResult& a = lesson_model().attention;
   return guarded(t.error, [&] {
     attn::TemperatureResult r = attn::temperature_attention(a.query, a.key, t.values2d, {}, temperature, hard);
+    if (t.reference.gradient_norm.empty())
+      t.reference = attn::temperature_attention(a.query, a.key, t.values2d, {}, kReferenceTemperature, false);
+    attn::TemperatureGradientTrend trend;
+    if (!hard)
+      trend = attn::temperature_gradient_trend(temperature, r.gradient_norm, kReferenceTemperature,
+                                               t.reference.gradient_norm);
     t.temperature = temperature;
     t.hard = hard;
     t.result = std::move(r);
+    t.gradient_trend = std::move(trend);
     changed();
   });
 }
 
 void init_temperature(TemperatureState& t) {
   t.values2d = lesson_model().attention.value.leftCols(2);
-  set_temperature(t, 1.0, false);
+  set_temperature(t, kDefaultTemperature, false);
 }
 
 Json temperature_inputs_json(const TemperatureState& t) {
@@ -46,6 +53,7 @@ Json temperature_state_json(const TemperatureState& t) {
   Json r = attn::to_json(t.result);
   r["tokens"] = lesson_model().tokens;
   r["values"] = attn::to_json(t.values2d);
+  r["gradient_trend"] = t.hard ? Json(nullptr) : attn::to_json(t.gradient_trend);
   return ::attn::obj({{"inputs", temperature_inputs_json(t)}, {"result", std::move(r)}, {"error", error_value(t.error)}});
 }
 
@@ -149,7 +157,7 @@ void draw_temperature_panel(TemperatureState& t, Ui& ui) {
     set_temperature(t, tau, false);
   ImGui::EndDisabled();
   bool first = true;
-  for (double preset : {0.1, 1.0, 10.0}) {
+  for (double preset : {0.01, kDefaultTemperature, 1.0, 10.0}) {
     const std::string label = "\xCF\x84 = " + short_number(preset, 3);
     widgets::same_line_if_fits(widgets::button_width(label.c_str()), first ? fs : -1.0f);
     first = false;
@@ -177,11 +185,8 @@ void draw_temperature_panel(TemperatureState& t, Ui& ui) {
        plot::BarColumn{"\xE2\x80\x96"
                        "dw/ds\xE2\x80\x96",
                        r.gradient_norm,
-                       [&] {
-                         double m = 1e-12;
-                         for (double g : r.gradient_norm) m = std::max(m, g);
-                         return m;
-                       }(),
+                       // soft: the core's largest row norm; hard: the probe's norms are 0 (or n/a)
+                       t.hard || !(t.gradient_trend.max_norm > 0.0) ? 1.0 : t.gradient_trend.max_norm,
                        IM_COL32(120, 90, 170, 255)}},
       left_w);
   cols.to_right();
@@ -193,6 +198,7 @@ void draw_temperature_panel(TemperatureState& t, Ui& ui) {
       "temperature. At argmax each output sits exactly on a value.");
   style::heading(ui.fonts, "Gradient");
   txt::para(r.gradient_note.c_str());
+  if (!t.hard) txt::para(t.gradient_trend.caption.c_str());
   if (!t.hard)
     txt::note(
         "Hard argmax is piecewise constant in the scores: its gradient is zero almost everywhere (and "

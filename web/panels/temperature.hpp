@@ -14,15 +14,24 @@ namespace app {
 
 struct Ui;
 
+/// The τ the panel opens at. The lesson's random-init head has small scores: at τ = 1 every row is
+/// nearly uniform (largest weights 0.19–0.22 of 6 keys, uniform 0.167), at 0.1 they are visibly
+/// peaked (0.35–0.66) and still soft.
+inline constexpr double kDefaultTemperature = 0.1;
+/// The τ the gradient caption compares with: ordinary attention.
+inline constexpr double kReferenceTemperature = 1.0;
+
 struct TemperatureState {
-  double temperature = 1.0;        ///< τ (soft mode), > 0
+  double temperature = kDefaultTemperature;  ///< τ (soft mode), > 0
   bool hard = false;               ///< the τ → 0 limit: argmax selection
   attn::TemperatureResult result;  ///< on the lesson model's Q, K and the first two features of V
+  attn::TemperatureResult reference;  ///< the same at kReferenceTemperature (soft)
+  attn::TemperatureGradientTrend gradient_trend;  ///< soft mode: ‖dw/ds‖ at τ against the reference
   attn::Matrix values2d;           ///< T×2: the values whose hull is drawn
   std::optional<ErrorInfo> error;
 };
 
-/// τ = 1, soft (cannot fail).
+/// τ = kDefaultTemperature, soft (cannot fail).
 void init_temperature(TemperatureState& t);
 /// Recompute through attn::temperature_attention; false (error recorded, last good kept) on bad input.
 bool set_temperature(TemperatureState& t, double temperature, bool hard);
@@ -30,7 +39,8 @@ bool set_temperature(TemperatureState& t, double temperature, bool hard);
 // --- JSON (the registry's entry) ---------------------------------------------------------
 /// What set() takes back and a link carries: {temperature, hard}.
 attn::Json temperature_inputs_json(const TemperatureState& t);
-/// {"inputs", "result": attn::to_json(TemperatureResult) + tokens, values, "error"}.
+/// {"inputs", "result": attn::to_json(TemperatureResult) + tokens, values, gradient_trend (soft
+/// mode; null in hard mode), "error"}.
 attn::Json temperature_state_json(const TemperatureState& t);
 /// set({temperature: patch}); false when the setter refused. A malformed patch throws PatchError.
 bool apply_temperature_json(TemperatureState& t, const attn::Json& patch);
