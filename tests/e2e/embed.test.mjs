@@ -617,10 +617,15 @@ test('the DOM text mirror matches state() and follows it live', async () => {
   await page.evaluate(() => window.attentionLabPage.sync());
   s = await state(page);
   m = await mirror();
-  assert.deepEqual(m.tables.map((x) => x.name), ['head 1', 'head 2', 'head 3']);
-  m.tables.forEach((tab, k) => {
+  // One table per head, then the anatomy's Q, K and V of the chosen head.
+  assert.deepEqual(m.tables.map((x) => x.name), ['head 1', 'head 2', 'head 3', 'anatomy Q', 'anatomy K', 'anatomy V']);
+  m.tables.slice(0, 3).forEach((tab, k) => {
     assert.deepEqual(tab.rows.map((r) => r.head), ['x', 'y', 'z', 'w']);
     assert.deepEqual(tab.rows.map((r) => r.values.slice(0, 4).map(Number)), s.heads.result.heads[k].weights);
+  });
+  m.tables.slice(3).forEach((tab, k) => {
+    assert.deepEqual(tab.rows.map((r) => r.head), ['x', 'y', 'z', 'w']);
+    assert.deepEqual(tab.rows.map((r) => r.values.map(Number)), s.heads.anatomy[['q', 'k', 'v'][k]]);
   });
   const masked = await page.evaluate(() => document.querySelectorAll('#mirror td[data-masked]').length);
   assert.equal(masked, 3 * 6, 'causal: 6 masked cells per head, marked as masked');
@@ -630,12 +635,12 @@ test('the DOM text mirror matches state() and follows it live', async () => {
   await cdp.send('Accessibility.enable');
   const { nodes } = await cdp.send('Accessibility.getFullAXTree');
   const names = (role) => nodes.filter((n) => n.role && n.role.value === role).map((n) => n.name && n.name.value);
-  assert.equal(names('table').length, 3, 'three tables in the accessibility tree');
+  assert.equal(names('table').length, 6, 'six tables in the accessibility tree');
   assert.ok(names('columnheader').filter((x) => x === 'z').length >= 3, 'their column headers: ' + names('columnheader').join(' '));
   assert.ok(names('cell').filter((x) => x === 'masked').length >= 3 * 6, 'their masked cells');
   // Without a forced sync the new view's tables arrive within a few frames, built between them.
   await page.evaluate(() => window.attentionLab.set({ heads: { heads: 2 } }));
-  await page.waitForFunction(() => document.querySelectorAll('#mirror table').length === 2, null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelectorAll('#mirror table').length === 2 + 3, null, { timeout: 10000 });
   assert.deepEqual(log.errors, []);
   await context.close();
 });

@@ -273,7 +273,8 @@ static void draw_head_anatomy(HeadsState& h, Ui& ui) {
     spec.max_cell = fs * 1.6f;
     spec.legend = false;
     spec.selected_row = m == 0 ? a.query_row : -1;
-    heatmap("anatomy_qkv", spec, ui.gpu);
+    static const char* const kIds[3] = {"anatomy Q", "anatomy K", "anatomy V"};  // the text mirror's table names
+    heatmap(kIds[m], spec, ui.gpu);
     ImGui::PopID();
     ImGui::EndGroup();
   }
