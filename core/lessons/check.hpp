@@ -4,7 +4,9 @@
 // and tests assert `pass`. This header has no other dependency, so an experiment includes it alone.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -23,5 +25,12 @@ Check check_at_most(std::string claim, double measured, double limit);
 /// The claim "measured > limit" (an effect that must be visible, e.g. equivariance breaking by more
 /// than 1e-3), with pass computed here. Never throws (NaN fails).
 Check check_above(std::string claim, double measured, double limit);
+
+/// How many of `checks` pass: the panels' one line "N of M claims hold".
+std::size_t checks_held(const std::vector<Check>& checks);
+/// The measured figure as a learner reads it, to 2 significant digits. A claim that an error stays
+/// at rounding size (at most a limit of 1e-6 or less) and holds reads "0" when it is exactly 0 and
+/// "0 (rounding: 1.1e-16)" otherwise, not a bare 1.1e-16 that looks like a real effect.
+std::string measured_text(const Check& c);
 
 }  // namespace attn

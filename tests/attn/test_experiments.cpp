@@ -37,6 +37,21 @@ TEST_CASE("experiments: check helpers", "[experiments]") {
   CHECK_FALSE(attn::check_above("c", 1.0, 1.0).expect_at_most);
 }
 
+TEST_CASE("experiments: checks held and measured figures as a learner reads them", "[experiments]") {
+  const std::vector<attn::Check> checks = {attn::check_at_most("a", 0.5, 1.0), attn::check_at_most("b", 2.0, 1.0),
+                                           attn::check_above("c", 2.0, 1.0)};
+  CHECK(attn::checks_held(checks) == 2);
+  CHECK(attn::checks_held({}) == 0);
+  // a rounding-size error held to a tiny tolerance: zero, with the rounding named
+  CHECK(attn::measured_text(attn::check_at_most("sum", 1.1102230246251565e-16, 1e-12)) == "0 (rounding: 1.1e-16)");
+  CHECK(attn::measured_text(attn::check_at_most("sum", -2.2e-16, 1e-12)) == "0 (rounding: 2.2e-16)");
+  CHECK(attn::measured_text(attn::check_at_most("sum", 0.0, 1e-12)) == "0");
+  // a failed tolerance, a loose tolerance and an effect keep their figure
+  CHECK(attn::measured_text(attn::check_at_most("sum", 3e-12, 1e-12)) == "3e-12");
+  CHECK(attn::measured_text(attn::check_at_most("gap", 0.0123, 0.05)) == "0.012");
+  CHECK(attn::measured_text(attn::check_above("effect", 2.5e-7, 1e-9)) == "2.5e-07");
+}
+
 TEST_CASE("experiments: set_weight_keep_distribution keeps rows distributions", "[experiments][alignment]") {
   Matrix w = M({{0.5, 0.3, 0.2}, {0.1, 0.1, 0.8}});
   SECTION("others keep their proportions") {

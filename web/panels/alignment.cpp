@@ -301,7 +301,10 @@ void draw_alignment_panel(AlignmentState& a, Ui& ui, const std::function<void()>
   widgets::dim_wrapped("Click a row to trace it.");
 
   style::heading(ui.fonts, "Edit the weights and values");
-  widgets::dim_wrapped("Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
+  // No keyboard hint on a touch device.
+  widgets::dim_wrapped(style::touch_sizes()
+                           ? "Drag a weight: the rest of its row rescales to keep the sum at 1."
+                           : "Drag a weight (Ctrl+click to type one): the rest of its row rescales to keep the sum at 1.");
   // One slider per weight: moving one rescales the others so the row still sums to 1.
   if (widgets::begin_table_fit("##weights", tk + 1, ImGuiTableFlags_SizingStretchSame, left_w, tq + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.2f);

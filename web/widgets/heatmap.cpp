@@ -27,6 +27,15 @@ std::string exact_number(double v) {
   return buf;
 }
 
+std::string tooltip_number(double v) {
+  if (ImGui::GetIO().KeyShift || std::isnan(v) || std::isinf(v)) return exact_number(v);
+  return short_number(v, 4);
+}
+
+void tooltip_exact_hint() {
+  if (!style::touch_sizes() && !ImGui::GetIO().KeyShift) ImGui::TextDisabled("hold Shift for the exact values");
+}
+
 std::string short_number(double v, int digits) {
   if (std::isnan(v)) return "n/a";
   if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
@@ -352,14 +361,11 @@ static void cell_tooltip(const HeatmapSpec& spec, const AxisLabels& ax, const at
   const std::string cname = clab ? "\"" + (*clab)[static_cast<size_t>(hc)] + "\" " : "";
   ImGui::Text("%s %s(row %d)  \xE2\x86\x92  %s %s(column %d)", spec.row_axis, rname.c_str(), hr, spec.col_axis,
               cname.c_str(), hc);
-  if (allowed && !(*allowed)(hr, hc)) {
-    ImGui::TextUnformatted("masked: not allowed, left out of the softmax");
-    ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
-  } else {
-    ImGui::Text("%s = %s", spec.value_name, exact_number(m(hr, hc)).c_str());
-  }
-  if (sums) ImGui::TextDisabled("row %d sums to %s", hr, exact_number((*sums)[static_cast<size_t>(hr)]).c_str());
+  if (allowed && !(*allowed)(hr, hc)) ImGui::TextUnformatted("masked: not allowed, left out of the softmax");
+  ImGui::Text("%s = %s", spec.value_name, tooltip_number(m(hr, hc)).c_str());
+  if (sums) ImGui::TextDisabled("row %d sums to %s", hr, tooltip_number((*sums)[static_cast<size_t>(hr)]).c_str());
   if (show_cursor) ImGui::TextDisabled("arrow keys move \xC2\xB7 Esc leaves");
+  tooltip_exact_hint();
   ImGui::EndTooltip();
 }
 

@@ -118,6 +118,11 @@ const std::vector<std::string>& diverging_legends_drawn();
 
 /// Shortest decimal that reads back to exactly `v` ("0.8", "0.10000000000000002").
 std::string exact_number(double v);
+/// A number in a tooltip: 4 significant digits, or exact_number while Shift is held (the exact
+/// value on demand; exports and state() always carry every digit).
+std::string tooltip_number(double v);
+/// The tooltips' closing hint that Shift shows the exact values (dimmed; none on touch devices).
+void tooltip_exact_hint();
 /// Short display form (%.*g with `digits` significant digits); "−" for negatives, never "nan".
 std::string short_number(double v, int digits = 3);
 

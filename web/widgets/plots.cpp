@@ -230,10 +230,10 @@ void line_plot(const char* id, const std::vector<double>& xs, const std::vector<
     const ImVec2 q = to_px(xs[best], ymin);
     dl->AddLine(ImVec2(q.x, a0.y), ImVec2(q.x, a1.y), IM_COL32(214, 120, 20, 160));
     ImGui::BeginTooltip();
-    ImGui::Text("%s = %s", x_label, short_number(xs[best], 6).c_str());
+    ImGui::Text("%s = %s", x_label, tooltip_number(xs[best]).c_str());
     for (const Series& s : series)
       if (best < s.y.size())
-        ImGui::Text("%s: %s", s.name.c_str(), std::isfinite(s.y[best]) ? short_number(s.y[best], 6).c_str() : "n/a");
+        ImGui::Text("%s: %s", s.name.c_str(), std::isfinite(s.y[best]) ? tooltip_number(s.y[best]).c_str() : "n/a");
     ImGui::EndTooltip();
   }
   ImGui::PopID();
@@ -329,8 +329,9 @@ void scatter(const char* id, const std::vector<double>& xs, const std::vector<do
     dl->AddCircle(q, 7.0f, IM_COL32(214, 120, 20, 255), 0, 2.0f);
     ImGui::BeginTooltip();
     if (static_cast<size_t>(best) < labels.size()) ImGui::TextUnformatted(labels[static_cast<size_t>(best)].c_str());
-    ImGui::Text("%s: %s", x_label, exact_number(xs[static_cast<size_t>(best)]).c_str());
-    ImGui::Text("%s: %s", y_label, exact_number(ys[static_cast<size_t>(best)]).c_str());
+    ImGui::Text("%s: %s", x_label, tooltip_number(xs[static_cast<size_t>(best)]).c_str());
+    ImGui::Text("%s: %s", y_label, tooltip_number(ys[static_cast<size_t>(best)]).c_str());
+    tooltip_exact_hint();
     ImGui::EndTooltip();
   }
   ImGui::PopID();
@@ -381,7 +382,8 @@ void bar_table(const char* id, const std::vector<std::string>& labels, const std
       if (box.hovered && mouse.x >= x && mouse.x < x + col_w && mouse.y >= y && mouse.y < y + row_h) {
         ImGui::BeginTooltip();
         ImGui::Text("%s, %s: %s", labels[r].c_str(), col.title.c_str(),
-                    std::isfinite(v) ? exact_number(v).c_str() : "not defined");
+                    std::isfinite(v) ? tooltip_number(v).c_str() : "not defined");
+        tooltip_exact_hint();
         ImGui::EndTooltip();
       }
     }

@@ -134,6 +134,8 @@ void apply_theme() {
   for (ImGuiCol i : {ImGuiCol_ChildBg, ImGuiCol_ScrollbarBg}) c[i] = rgb(0, 0, 0, 0.0f);
 }
 
+bool touch_sizes() { return g_touch_sizes; }
+
 void set_touch_sizes(bool on) {
   if (on == g_touch_sizes) return;
   g_touch_sizes = on;
@@ -200,7 +202,19 @@ void heading(const Fonts& f, const char* text) {
 }
 
 void check_lines(const std::vector<attn::Check>& checks) {
-  view::record_checks(checks);  // the DOM text mirror lists them too
+  view::record_checks(checks);  // the DOM text mirror lists them too, open or not
+  if (checks.empty()) return;
+  const std::size_t held = attn::checks_held(checks);
+  const bool all = held == checks.size();
+  ImGui::PushID(checks.front().claim.c_str());  // stable across frames, unlike the vector's address
+  // One line, "12 of 12 claims hold", that opens to the claims and their measured values; a
+  // claim that fails keeps the list open.
+  if (!all) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
+  char head[96];
+  std::snprintf(head, sizeof head, "%s %zu of %zu claims hold", all ? "\xE2\x9C\x93" : "\xE2\x9A\xA0", held, checks.size());
+  const bool open = ImGui::TreeNodeEx("##claims", ImGuiTreeNodeFlags_NoTreePushOnOpen, "%s", head);
+  ImGui::PopID();
+  if (!open) return;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   for (const attn::Check& c : checks) {
@@ -214,7 +228,7 @@ void check_lines(const std::vector<attn::Check>& checks) {
     ImGui::SameLine();
     ImGui::AlignTextToFramePadding();
     char line[512];
-    std::snprintf(line, sizeof line, "%s = %s   (%s %s)", c.claim.c_str(), short_number(c.measured, 2).c_str(),
+    std::snprintf(line, sizeof line, "%s = %s   (%s %s)", c.claim.c_str(), attn::measured_text(c).c_str(),
                   c.expect_at_most ? "needs \xE2\x89\xA4" : "needs >", short_number(c.limit, 2).c_str());
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().FramePadding.y + 2);
     ImGui::TextWrapped("%s", line);  // wraps at a column's wrap position when one is pushed, else at the edge

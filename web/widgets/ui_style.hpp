@@ -32,6 +32,8 @@ void apply_theme();
 /// Touch devices (a coarse primary pointer): frames, buttons, sliders and checkboxes at least
 /// 44 window units tall, so a fingertip hits them. Re-applies the theme when it changes.
 void set_touch_sizes(bool on);
+/// Whether the touch sizes are on (a touch device: no keyboard hints such as "hold Shift").
+bool touch_sizes();
 
 ImU32 accent_u32();
 ImVec4 accent();
