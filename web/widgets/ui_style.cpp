@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "imgui_internal.h"  // ImTextCharFromUtf8
 #include "widgets/heatmap.hpp"
@@ -206,13 +208,23 @@ void check_lines(const std::vector<attn::Check>& checks) {
   if (checks.empty()) return;
   const std::size_t held = attn::checks_held(checks);
   const bool all = held == checks.size();
-  ImGui::PushID(checks.front().claim.c_str());  // stable across frames, unlike the vector's address
+  // The list's ID: its first claim and how many lists with that first claim this frame drew before
+  // it (a panel may show the same claims twice), stable across frames, unlike the vector's address.
+  static int frame = -1;
+  static std::map<std::string, int> seen;
+  if (frame != ImGui::GetFrameCount()) {
+    frame = ImGui::GetFrameCount();
+    seen.clear();
+  }
+  ImGui::PushID(checks.front().claim.c_str());
+  ImGui::PushID(seen[checks.front().claim]++);
   // One line, "12 of 12 claims hold", that opens to the claims and their measured values; a
   // claim that fails keeps the list open.
   if (!all) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
   char head[96];
   std::snprintf(head, sizeof head, "%s %zu of %zu claims hold", all ? "\xE2\x9C\x93" : "\xE2\x9A\xA0", held, checks.size());
   const bool open = ImGui::TreeNodeEx("##claims", ImGuiTreeNodeFlags_NoTreePushOnOpen, "%s", head);
+  ImGui::PopID();
   ImGui::PopID();
   if (!open) return;
   ImDrawList* dl = ImGui::GetWindowDrawList();
