@@ -191,56 +191,6 @@ std::string cell(double v) { return std::isfinite(v) ? short_number(v, 4) : (std
 
 }  // namespace
 
-// Bars of `counts` over equal bins from lo to hi against a count scale of y_max, both handed in by
-// the core so two histograms drawn with the same lo, hi and y_max compare by eye. (plot::histogram
-// scales each to its own peak.) Hovering a bar shows its bin and count.
-static void shared_histogram(const char* id, const std::vector<int>& counts, double lo, double hi, int y_max,
-                             float width, float height, ImU32 color, const char* x_label) {
-  ImGui::PushID(id);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float fs = ImGui::GetFontSize();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##hist", ImVec2(width, height));
-  const bool hovered = ImGui::IsItemHovered();
-  const ImVec2 p1(p0.x + width, p0.y + height);
-  const ImVec2 a0(p0.x + 6, p0.y + 6), a1(p1.x - 6, p1.y - fs * 2.4f);
-  dl->AddRectFilled(p0, p1, IM_COL32(255, 255, 255, 255), 6.0f);
-  dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Border), 6.0f);
-  const int n = static_cast<int>(counts.size());
-  const float bw = n > 0 ? (a1.x - a0.x) / static_cast<float>(n) : 0.0f;
-  const float peak = static_cast<float>(std::max(1, y_max));
-  int hover_bin = -1;
-  for (int i = 0; i < n; ++i) {
-    const float x0 = a0.x + bw * static_cast<float>(i), x1 = x0 + bw;
-    const int count = counts[static_cast<size_t>(i)];
-    const bool hot = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x1;
-    if (hot) hover_bin = i;
-    if (count > 0)
-      dl->AddRectFilled(ImVec2(x0 + (bw > 3 ? 0.5f : 0.0f), a1.y - (a1.y - a0.y) * static_cast<float>(count) / peak),
-                        ImVec2(x1 - (bw > 3 ? 0.5f : 0.0f), a1.y), hot ? IM_COL32(214, 120, 20, 255) : color);
-  }
-  const ImU32 axis = IM_COL32(120, 120, 120, 255), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  dl->AddLine(ImVec2(a0.x, a1.y), ImVec2(a1.x, a1.y), axis);
-  for (double v : {lo, 0.0, hi}) {
-    if (!(hi > lo)) break;
-    const float x = a0.x + static_cast<float>((v - lo) / (hi - lo)) * (a1.x - a0.x);
-    dl->AddLine(ImVec2(x, a1.y), ImVec2(x, a1.y + 4), axis);
-    const std::string t = short_number(v, 3);
-    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
-    dl->AddText(ImVec2(std::max(p0.x + 3, std::min(p1.x - ts.x - 3, x - ts.x * 0.5f)), a1.y + 5), dim, t.c_str());
-  }
-  const std::string top = "count " + std::to_string(y_max);  // the shared y scale, at its top
-  dl->AddText(ImVec2(a0.x + 2, a0.y), dim, top.c_str());
-  const ImVec2 ls = ImGui::CalcTextSize(x_label);
-  dl->AddText(ImVec2(0.5f * (a0.x + a1.x) - ls.x * 0.5f, a1.y + fs * 1.2f), dim, x_label);
-  if (hover_bin >= 0 && hi > lo) {
-    const double w = (hi - lo) / n;
-    ImGui::SetTooltip("[%s, %s): %d samples", short_number(lo + w * hover_bin, 4).c_str(),
-                      short_number(lo + w * (hover_bin + 1), 4).c_str(), counts[static_cast<size_t>(hover_bin)]);
-  }
-  ImGui::PopID();
-}
-
 // The raw and scaled score histograms at the chosen d_k on one shared axis, and the tied Q = K note.
 static void draw_histograms(const ScalingState& c, Ui& ui, float half, bool beside, float gap) {
   const float fs = ImGui::GetFontSize();
@@ -253,7 +203,7 @@ static void draw_histograms(const ScalingState& c, Ui& ui, float half, bool besi
     ImGui::Text("q\xC2\xB7k at d_k = %d", d.d_k);
     ImGui::PopFont();
     widgets::dim_after(("var = " + short_number(d.variance, 4) + "  (\xE2\x89\x88 d_k = " + std::to_string(d.d_k) + ")").c_str());
-    shared_histogram("raw", d.histogram, h.lo, h.hi, h.y_max, half, hist_h, style::accent_u32(), "q\xC2\xB7k");
+    plot::histogram("raw", d.histogram, h.lo, h.hi, h.y_max, half, hist_h, style::accent_u32(), "q\xC2\xB7k");
     ImGui::EndGroup();
     if (beside) ImGui::SameLine(0, gap);
     ImGui::BeginGroup();
@@ -263,7 +213,7 @@ static void draw_histograms(const ScalingState& c, Ui& ui, float half, bool besi
         "d_k");
     ImGui::PopFont();
     widgets::dim_after(("var = " + short_number(d.scaled_variance, 4) + "  (\xE2\x89\x88 1)").c_str());
-    shared_histogram("scaled", d.scaled_histogram, h.lo, h.hi, h.y_max, half, hist_h, IM_COL32(60, 140, 110, 255),
+    plot::histogram("scaled", d.scaled_histogram, h.lo, h.hi, h.y_max, half, hist_h, IM_COL32(60, 140, 110, 255),
                      "q\xC2\xB7k / \xE2\x88\x9A"
                      "d_k");
     ImGui::EndGroup();

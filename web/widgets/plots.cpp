@@ -67,8 +67,8 @@ void plot_frame(ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
 
 }  // namespace
 
-void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, float width, float height,
-               ImU32 color, const char* x_label, int below, int above) {
+void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, int y_max, float width,
+               float height, ImU32 color, const char* x_label) {
   ImGui::PushID(id);
   const float fs = ImGui::GetFontSize();
   const PlotBox box = plot_box("##hist", width, height);
@@ -77,15 +77,13 @@ void histogram(const char* id, const std::vector<int>& counts, double lo, double
   // Plot area: room below for the axis labels.
   const ImVec2 a0(p0.x + 6, p0.y + 6), a1(p1.x - 6, p1.y - fs * 2.4f);
   plot_frame(dl, p0, p1);
-  int peak = 1;
-  for (int c : counts) peak = std::max(peak, c);
+  const float peak = static_cast<float>(std::max(1, y_max));
   const int n = static_cast<int>(counts.size());
   const float bw = n > 0 ? (a1.x - a0.x) / static_cast<float>(n) : 0.0f;
   int hover_bin = -1;
   for (int i = 0; i < n; ++i) {
     const float x0 = a0.x + bw * static_cast<float>(i), x1 = x0 + bw;
-    const float top =
-        a1.y - (a1.y - a0.y) * static_cast<float>(counts[static_cast<size_t>(i)]) / static_cast<float>(peak);
+    const float top = a1.y - (a1.y - a0.y) * static_cast<float>(counts[static_cast<size_t>(i)]) / peak;
     const bool hot = box.hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x1;
     if (hot) hover_bin = i;
     if (counts[static_cast<size_t>(i)] > 0)
@@ -107,14 +105,10 @@ void histogram(const char* id, const std::vector<int>& counts, double lo, double
     if (lo < 0 && hi > 0) tick(0.0);
     tick(hi);
   }
+  const std::string top = "count " + std::to_string(y_max);  // the count scale, at its top
+  dl->AddText(ImVec2(a0.x + 2, a0.y), dim_text(), top.c_str());
   text_centered(dl, 0.5f * (a0.x + a1.x), a1.y + fs * 1.2f, dim_text(), x_label);
-  if (below + above > 0) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "outside the range: %d below, %d above", below, above);
-    const ImVec2 ts = ImGui::CalcTextSize(buf);
-    dl->AddText(ImVec2(a1.x - ts.x - 2, a0.y), dim_text(), buf);
-  }
-  if (hover_bin >= 0) {
+  if (hover_bin >= 0 && hi > lo) {
     const double w = (hi - lo) / n;
     ImGui::BeginTooltip();
     ImGui::Text("[%s, %s): %d samples", short_number(lo + w * hover_bin, 4).c_str(),

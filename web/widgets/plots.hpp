@@ -16,10 +16,11 @@ namespace app::plot {
 /// empty or non-finite range.
 std::vector<double> round_ticks(double lo, double hi, int max_ticks);
 
-/// Bars of `counts` over equal bins from lo to hi, one ImGui item of width×height. Hovering a
-/// bar shows its bin and count. `below`/`above` (samples outside the range) are noted in a corner.
-void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, float width, float height,
-               ImU32 color, const char* x_label, int below = 0, int above = 0);
+/// Bars of `counts` over equal bins from lo to hi against the count scale `y_max` (handed in, so
+/// two histograms given the same lo, hi and y_max compare by eye), one ImGui item of width×height,
+/// "count y_max" at its top. Hovering a bar shows its bin and count.
+void histogram(const char* id, const std::vector<int>& counts, double lo, double hi, int y_max, float width,
+               float height, ImU32 color, const char* x_label);
 
 struct Series {
   std::string name;
