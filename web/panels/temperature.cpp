@@ -26,12 +26,10 @@ bool set_temperature(TemperatureState& t, double temperature, bool hard) {
   const attn::SelfAttentionResult& a = lesson_model().attention;
   return guarded(t.error, [&] {
     attn::TemperatureResult r = attn::temperature_attention(a.query, a.key, t.values2d, {}, temperature, hard);
-    if (t.reference.gradient_norm.empty())
-      t.reference = attn::temperature_attention(a.query, a.key, t.values2d, {}, kReferenceTemperature, false);
     attn::TemperatureGradientTrend trend;
     if (!hard)
       trend = attn::temperature_gradient_trend(temperature, r.gradient_norm, kReferenceTemperature,
-                                               t.reference.gradient_norm);
+                                               t.reference_gradient_norm);
     t.temperature = temperature;
     t.hard = hard;
     t.result = std::move(r);
@@ -41,7 +39,11 @@ bool set_temperature(TemperatureState& t, double temperature, bool hard) {
 }
 
 void init_temperature(TemperatureState& t) {
-  t.values2d = lesson_model().attention.value.leftCols(2);
+  const attn::SelfAttentionResult& a = lesson_model().attention;
+  t.values2d = a.value.leftCols(2);
+  // The caption's reference norms: the lesson model is fixed, so they are measured once.
+  t.reference_gradient_norm =
+      attn::temperature_attention(a.query, a.key, t.values2d, {}, kReferenceTemperature, false).gradient_norm;
   set_temperature(t, kDefaultTemperature, false);
 }
 

@@ -25,7 +25,7 @@ struct TemperatureState {
   double temperature = kDefaultTemperature;  ///< τ (soft mode), > 0
   bool hard = false;               ///< the τ → 0 limit: argmax selection
   attn::TemperatureResult result;  ///< on the lesson model's Q, K and the first two features of V
-  attn::TemperatureResult reference;  ///< the same at kReferenceTemperature (soft)
+  std::vector<double> reference_gradient_norm;  ///< each row's ‖dw/ds‖ at kReferenceTemperature (soft)
   attn::TemperatureGradientTrend gradient_trend;  ///< soft mode: ‖dw/ds‖ at τ against the reference
   attn::Matrix values2d;           ///< T×2: the values whose hull is drawn
   std::optional<ErrorInfo> error;
