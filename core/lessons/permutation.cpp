@@ -39,6 +39,7 @@ PermutationResult permutation_experiment(const PermutationInput& in) {
   r.f_px = s.f_px;
   r.p_f_x = s.p_f_x;
   r.max_diff = s.max_diff;
+  r.difference = r.f_px - r.p_f_x;
   r.weights_x = s.weights_x;
   r.weights_px = s.weights_px;
 

@@ -25,6 +25,7 @@ struct PermutationResult {
   Matrix f_px;                               ///< f(P·X)
   Matrix p_f_x;                              ///< P·f(X)
   double max_diff = 0;                       ///< max |f(P·X) − P·f(X)|
+  Matrix difference;                         ///< f(P·X) − P·f(X), entry by entry (the difference map)
   Matrix weights_x, weights_px;              ///< attention weights of f(X) and f(P·X)
   // Permuting K and V together (same P) leaves one query's output unchanged.
   Vector query_output;                       ///< output row `query` with K, V in order

@@ -4,10 +4,11 @@
 namespace headless {
 
 namespace {
-// Puts the canvas back at the size a check found and the Alignment panel on screen, where the
-// next check starts.
+// Puts the canvas back at the size a check found, the detail sections as a panel opens them, and
+// the Alignment panel on screen, where the next check starts.
 void restore_canvas(Driver& d, const ImVec2& saved) {
   ImGui::GetIO().DisplaySize = saved;
+  app::style::set_details_open(false);
   attn_app_show_panel("alignment");
   d.frames(2);
 }
@@ -37,10 +38,12 @@ void check_fit(Driver& d, app::App& a) {
     std::printf("\n");
     std::map<std::string, std::vector<float>> widest;
     int sideways_at_320 = 0;  // the detector's control: narrow canvases do scroll some tables
-    for (const int mode : {0, 1, 2}) {  // plain, touch sizes (phones), embedded (a course page's iframe)
+    // plain, touch sizes (phones), embedded (a course page's iframe), every detail section open
+    for (const int mode : {0, 1, 2, 3}) {
       const bool touch = mode == 1;
       app::style::set_touch_sizes(touch);
       a.set_embed(mode == 2);
+      app::style::set_details_open(mode == 3);
       for (float w : widths) {
         if (mode && w > 390) continue;
         io.DisplaySize = ImVec2(w, 800);
@@ -48,13 +51,26 @@ void check_fit(Driver& d, app::App& a) {
           const Json fit = measure(p.name);
           if (!mode) widest[p.name].push_back(fit["widest"].get<float>());
           const std::string at = std::string(p.name) + " at " + std::to_string(static_cast<int>(w)) +
-                                 (touch ? " (touch sizes)" : mode == 2 ? " (embedded)" : "") + ": ";
+                                 (touch ? " (touch sizes)" : mode == 2 ? " (embedded)" : mode == 3 ? " (details open)" : "") + ": ";
           expect(fit["canvas_width"].get<float>() == w, at + "canvas width reported");
           expect(fit["visible_right"].get<float>() <= w, at + "the visible area is inside the canvas");
           // A desktop canvas shows every table whole: none may need scrolling sideways.
           if (!mode && w >= 1280)
             expect(fit["sideways_tables"].empty(), at + "a table scrolls sideways: " + attn::dump(fit["sideways_tables"]));
           if (!mode && w == 320) sideways_at_320 += static_cast<int>(fit["sideways_tables"].size());
+          // One idea per screen: at most 2 screens of content at 1280×800 and 4.5 on a 390×844 phone;
+          // the two panels that train a model, 3.5 and 7.
+          if ((!mode && w == 1280) || (touch && w == 390)) {
+            const std::string name = p.name;
+            const bool trained = name == "translate" || name == "learned_heads";
+            const float screen = touch ? 844.0f : 800.0f;
+            const float screens = fit["content_height"].get<float>() / screen;
+            const float bound = touch ? (trained ? 7.0f : 4.5f) : (trained ? 3.5f : 2.0f);
+            std::printf("content height of %-14s at %4d: %.2f screens (at most %.1f)\n", p.name, static_cast<int>(w),
+                        screens, bound);
+            expect(screens <= bound, at + "content height " + std::to_string(screens) + " screens, past " +
+                                         std::to_string(bound));
+          }
           if (fit["widest"].get<float>() > fit["visible_right"].get<float>() + 0.5f || fit["fits"] != true) {
             // Name the widgets past the edge (text has no ID and is not listed; the report has its edge).
             std::string past;
@@ -69,6 +85,7 @@ void check_fit(Driver& d, app::App& a) {
     }
     app::style::set_touch_sizes(false);
     a.set_embed(false);
+    app::style::set_details_open(false);
     expect(sideways_at_320 > 0, "at 320 units some table scrolls sideways, and the report names it");
     for (const app::PanelDef& p : app::panels()) {
       std::printf("%-14s", p.name);
@@ -101,6 +118,7 @@ void check_fit(Driver& d, app::App& a) {
 void check_plot_ticks(Driver& d, app::App& a) {
   ImGuiIO& io = ImGui::GetIO();
   g_step = "ticks";
+  app::style::set_details_open(true);  // every plot, those in collapsed sections too
   {
     // Why a tick list is not round, or "" when it is.
     auto not_round = [](const std::vector<double>& t) -> std::string {
@@ -243,6 +261,7 @@ void check_sliders(Driver& d, app::App& a) {
 void check_colour_maps(Driver& d, app::App& a) {
   ImGuiIO& io = ImGui::GetIO();
   g_step = "colormap";
+  app::style::set_details_open(true);  // every heatmap and legend, those in collapsed sections too
   {
     auto hex = [](const ImVec4& c) {
       char b[8];

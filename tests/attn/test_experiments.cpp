@@ -206,6 +206,17 @@ TEST_CASE("experiments: permutation equivariance and its breakers", "[experiment
     INFO("max_diff " << fmt17(r.max_diff));
     CHECK(r.max_diff > 1e-3);
     check_all_pass(r.checks);
+    // The difference map, entry by entry, and its largest entry is the headline number.
+    REQUIRE(r.difference.rows() == r.f_px.rows());
+    REQUIRE(r.difference.cols() == r.f_px.cols());
+    double largest = 0.0;
+    for (Index i = 0; i < r.f_px.rows(); ++i)
+      for (Index j = 0; j < r.f_px.cols(); ++j) {
+        CHECK(r.difference(i, j) == r.f_px(i, j) - r.p_f_x(i, j));
+        largest = std::max(largest, std::fabs(r.f_px(i, j) - r.p_f_x(i, j)));
+      }
+    CHECK(r.difference.cwiseAbs().maxCoeff() == largest);
+    CHECK(largest == r.max_diff);
   }
   SECTION("positions break equivariance: > 1e-3") {
     in.positions = attn::PositionKind::sinusoidal;

@@ -322,7 +322,8 @@ test('a link reproduces the view: state → copy link → new page → the same 
     if (panel === 'additive') { inputs.step = entry.step; inputs.trained_step = entry.trained.step; }
     assert.deepEqual(li[panel] || {}, inputs, `linkInputs().${panel} = state().${panel}.inputs`);
   }
-  // The "Copy link" button puts the address on the clipboard.
+  // "Copy link" in the "⋯" menu puts the address on the clipboard.
+  await clickLabel(page, '\u22EF');
   await clickLabel(page, 'Copy link');
   await page.waitForFunction(() => /Link to this view copied/.test(document.getElementById('mirror-notice').textContent));
   const link = await page.evaluate(() => navigator.clipboard.readText());
@@ -518,6 +519,7 @@ test('export: PNG at 1× and 2×, CSV and JSON hold the current heatmap exactly'
   const { context, page, log } = await openLabPage('?panel=alignment');
   const s = await state(page);
   const save = async (label) => {
+    await clickLabel(page, '\u22EF');  // the exports are in the "⋯" menu
     const [dl] = await Promise.all([page.waitForEvent('download'), clickLabel(page, label)]);
     const file = path.join(artifacts, 'embed-export-' + dl.suggestedFilename());
     await dl.saveAs(file);

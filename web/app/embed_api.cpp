@@ -1,4 +1,5 @@
 #include "app/embed_api.hpp"
+#include "widgets/ui_style.hpp"
 
 #include <string>
 
@@ -52,6 +53,11 @@ const char* attn_app_view(int max_cells) { return reply(app::view::view_json(max
 
 void attn_app_set_embed(int on) {
   if (app::App* a = app::api_app()) a->set_embed(on != 0);
+}
+
+void attn_app_set_details_open(int on) {
+  app::style::set_details_open(on != 0);
+  if (app::App* a = app::api_app()) a->request_frame();
 }
 
 void attn_app_toast(const char* text) {

@@ -25,6 +25,8 @@ ATTN_EXPORT const char* attn_app_link_inputs();
 ATTN_EXPORT const char* attn_app_view(int max_cells);
 /// Embed mode on (1) or off (0): the panel alone, no navigation.
 ATTN_EXPORT void attn_app_set_embed(int on);
+/// Every detail section drawn open (1) or collapsed as the panel chose (0): link details=open.
+ATTN_EXPORT void attn_app_set_details_open(int on);
 /// A short confirmation beside the page tools ("Link copied").
 ATTN_EXPORT void attn_app_toast(const char* text);
 }

@@ -25,6 +25,7 @@
 //                             working: busy or a study under way (its figures come by themselves)
 //   linkInputs()              {panel, <panel>: {inputs}}: what a link needs to reproduce this view
 //   setEmbed(on)              the panel alone, without navigation (index.html?embed=1)
+//   setDetailsOpen(on)        every collapsed detail section open (index.html?details=open)
 //   inputState()              keys/modifiers/mouse as ImGui sees them (focus and touch tests);
 //                             pending_input: events not yet given to ImGui (0: all delivered)
 //   fit()                     whether the panel on screen fits its width, measured in the last frame
@@ -160,6 +161,7 @@
     view: function (maxCells) { return callInt('attn_app_view', maxCells | 0); },
     linkInputs: function () { return call('attn_app_link_inputs'); },
     setEmbed: function (on) { Module['_attn_app_set_embed'](on ? 1 : 0); },
+    setDetailsOpen: function (on) { Module['_attn_app_set_details_open'](on ? 1 : 0); },
     inputState: function () { return call('attn_app_input_state'); },
     fit: function () { return call('attn_app_fit'); },
     takeEvents: function () { return Module['_attn_app_pending_events']() > 0 ? call('attn_app_take_events') : []; },

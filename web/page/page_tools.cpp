@@ -41,10 +41,11 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
   ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(6, 2));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(5, 4));
   const ImGuiStyle& st = ImGui::GetStyle();
-  float width = 0;
-  const int n = static_cast<int>(sizeof kTools / sizeof kTools[0]);
-  for (int i = 0; i < n; ++i) width += ImGui::CalcTextSize(kTools[i].label).x + st.FramePadding.x * 2 + st.ItemSpacing.x;
+  // One "⋯" button opens the exports (Copy link, PNG, PNG 2×, CSV, JSON): the panel's own
+  // controls stay the loudest thing on screen.
+  const char* menu_label = "\xE2\x8B\xAF###page_tools";
   const char* open_label = "Open the full lab";
+  float width = ImGui::CalcTextSize("\xE2\x8B\xAF").x + st.FramePadding.x * 2 + st.ItemSpacing.x;
   if (embed) width += ImGui::CalcTextSize(open_label).x + st.FramePadding.x * 2 + st.ItemSpacing.x;
   const float right = ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x;
   const float frame_h = ImGui::GetFrameHeight();
@@ -53,15 +54,19 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
     ImGui::SetCursorScreenPos(ImVec2(right - width, title_top + std::max(0.0f, (title_h - frame_h) * 0.5f)));
   }
   ImGui::BeginGroup();
-  for (int i = 0; i < n; ++i) {
-    if (i) widgets::same_line_if_fits(widgets::button_width(kTools[i].label));  // a narrow canvas: next line
-    if (ImGui::SmallButton(kTools[i].label)) shim::page_action(kTools[i].action);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kTools[i].help);
-  }
   if (embed) {
-    widgets::same_line_if_fits(widgets::button_width(open_label));
     if (ImGui::SmallButton(open_label)) shim::page_action("open_full");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open this view in a new tab, with the navigation.");
+    widgets::same_line_if_fits(widgets::button_width("\xE2\x8B\xAF"));
+  }
+  if (ImGui::SmallButton(menu_label)) ImGui::OpenPopup("##page_tools_menu");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy link, PNG, CSV, JSON");
+  if (ImGui::BeginPopup("##page_tools_menu")) {
+    for (const Tool& t : kTools) {
+      if (ImGui::MenuItem(t.label)) shim::page_action(t.action);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", t.help);
+    }
+    ImGui::EndPopup();
   }
   ImGui::EndGroup();
   if (!g_toast.empty() && ImGui::GetTime() < g_toast_until) {

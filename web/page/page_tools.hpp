@@ -1,4 +1,4 @@
-// web/page/page_tools.hpp — the small row of page tools beside a panel's title: copy a link to
+// web/page/page_tools.hpp — the page tools beside a panel's title: a "⋯" menu to copy a link to
 // this exact view, export the current heatmap (PNG at the screen's resolution or 2×, CSV)
 // and all of the panel's matrices (JSON); in embed mode also "open the full lab".
 //
@@ -12,7 +12,8 @@
 
 namespace app {
 
-/// Draw the tools on the title's line (right-aligned) or, when it is too narrow, below it.
+/// Draw the "⋯" menu (and "Open the full lab" when embedded) on the title's line, right-aligned,
+/// or, when it is too narrow, below it.
 void draw_page_tools(const Fonts& fonts, bool embed);
 /// A short confirmation shown beside the tools for a few seconds.
 void page_tools_toast(const std::string& text);

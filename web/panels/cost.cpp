@@ -395,7 +395,8 @@ void draw_cost_panel(AppState& s, Ui& ui) {
 
   txt::para(
       "Every query scores every key, so dense attention does work and stores numbers in proportion to T\xC2\xB2. "
-      "The counts below are exact for the sizes you type; the conventions are listed at the end.");
+      "Try a larger T or a window w; notice which counts grow with T\xC2\xB2 (exact for the sizes you type; "
+      "how they are counted is at the end).");
   style::error_box(c.error);
   if (c.pending) {  // the T×T weights map is computed before the next frame (show_cost_panel), not in this draw
     ImGui::TextDisabled("Computing the %d\xC3\x97%d weights map...", c.timing_input.t, c.timing_input.t);
@@ -472,8 +473,10 @@ void draw_cost_panel(AppState& s, Ui& ui) {
                 .c_str());
   txt::end_column(right_w);
 
-  style::heading(ui.fonts, "How these are counted");
-  for (const std::string& line : r.conventions) txt::note(("\xE2\x80\xA2 " + line).c_str());
+  if (style::begin_details("How these are counted")) {
+    for (const std::string& line : r.conventions) txt::note(("\xE2\x80\xA2 " + line).c_str());
+    style::end_details();
+  }
   draw_recall_strip(s, ui, "cost");
 }
 

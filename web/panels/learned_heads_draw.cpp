@@ -193,6 +193,8 @@ void draw_extrapolation(AppState& s, Ui& ui) {
 }
 
 void draw_body(AppState& s, Ui& ui);
+void draw_curves(AppState& s, Ui& ui);
+void draw_settings(AppState& s, Ui& ui);
 
 }  // namespace
 
@@ -277,10 +279,10 @@ void draw_controls(AppState& s) {
   RunControlsText text;
   // The task as trained: a loaded model's shorter context shortens its runs.
   const lh::InductionTask task = tr ? tr->config().task : learned_heads_config(cur).task;
-  text.details = "; batch 16 sequences of " + std::to_string(task.context) + " tokens (a random prefix of 0 to " +
+  text.details = ": batch 16 sequences of " + std::to_string(task.context) + " tokens (a random prefix of 0 to " +
                  std::to_string(task.prefix_max) + " tokens, a run of " + std::to_string(task.run_min) + " to " +
                  std::to_string(task.run_max) + " tokens twice, then filler; " + std::to_string(task.vocab) +
-                 " token values), Adam, clip 1; run " + std::to_string(h.run.runs);
+                 " token values), Adam, clip 1";
   text.what = "the default run";
   text.opened_tail = "Train runs the same seed here and gives the same bits.";
   draw_run_controls(s, h.run, progress_of(tr, cur.steps), text, kRunActions);
@@ -497,64 +499,34 @@ void draw_body(AppState& s, Ui& ui) {
   const lh::HeadsTrainer* tr = h.trainer.get();
   const int heads = tr ? tr->model().heads : cur.heads;
 
-  const std::string intro =
-      (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
-                : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
-      "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
-      "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
-      "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
-      "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
-      "does, whatever it does.";
-  txt::para(intro.c_str());
+  // Figure first: one line to start from, the run's buttons, the snapshot slider and every head's
+  // map; the task's story, the settings and the curves are collapsed below.
+  txt::para(h.loaded ? "The loaded decoder, measured and trained here on random tokens that contain a run twice (only "
+                       "the second copy is predictable). Try the snapshot slider; notice which maps change, then what "
+                       "removing a head costs."
+                     : "A tiny decoder trained in this page on random tokens that contain a run twice (only the second "
+                       "copy is predictable). Try the snapshot slider; notice which maps change, then what removing a "
+                       "head costs.");
   style::error_box(h.error);
 
-  draw_inputs(s);
   draw_controls(s);
-  if (!tr) return;
+  if (!tr) {
+    draw_settings(s, ui);
+    return;
+  }
 
-  const txt::TwoColumns col = txt::two_columns(0.55f);
-  // --- loss curve
-  txt::begin_column(col.left_w);
-  style::heading(ui.fonts, "Loss while training");
-  draw_loss_curve(h, col.left_w);
-  col.to_right();
-
-  style::heading(ui.fonts, "Held-out data");
   const lh::HeadsSnapshot* snap = h.snapshots.empty() ? nullptr : &h.snapshots[static_cast<size_t>(h.shown)];
-  if (!h.snapshots.empty()) {
+  if (snap) {
     int idx = h.shown;
-    ImGui::SetNextItemWidth(std::max(fs * 8, col.right_w - widgets::labeled_width(0, "snapshot")));
+    ImGui::SetNextItemWidth(widgets::fit_labeled(std::max(fs * 8, ImGui::GetContentRegionAvail().x * 0.5f), "snapshot"));
     char fmt[64];
     std::snprintf(fmt, sizeof fmt, "step %d", snap->step);
     if (widgets::slider_int("snapshot", &idx, 0, static_cast<int>(h.snapshots.size()) - 1, fmt))
       defer_edit(s, [idx](AppState& st) { select_learned_heads_snapshot(st, idx); });
     snap = &h.snapshots[static_cast<size_t>(h.shown)];
-    ImGui::Text("At step %d: accuracy %s, loss %s", snap->step, pct(snap->eval.accuracy).c_str(),
+    ImGui::Text("At step %d: held-out accuracy %s, loss %s", snap->step, pct(snap->eval.accuracy).c_str(),
                 short_number(snap->eval.loss, 3).c_str());
-    ImGui::TextDisabled("%d predictable positions in 32 held-out sequences; other positions' loss %s", snap->eval.counted,
-                        short_number(snap->eval.other_loss, 3).c_str());
-    txt::note("Snapshots every 100 steps (and at step 0 and the last step), on sequences the training never "
-              "draws. Drag the slider to see the maps and scores of that step.");
-    // When each pattern appears, and whether the accuracy comes with it.
-    if (h.score_steps.size() >= 2) {
-      std::vector<plot::Series> series{
-          plot::Series{"accuracy", h.score_accuracy, IM_COL32(31, 111, 178, 255), false},
-          plot::Series{"ind", h.score_induction, IM_COL32(200, 60, 40, 255), false},
-          plot::Series{"prev", h.score_previous, IM_COL32(60, 150, 60, 255), true}};
-      plot::line_plot("scores by step", h.score_steps, series, false, 0.0, 1.0, col.right_w, fs * 10, "step", "held-out", 5, false);
-      txt::note("Held-out accuracy and the best head's induction (ind) and previous-token (prev) scores at each "
-                "snapshot: when each pattern appears, and whether the accuracy comes with it.");
-    }
   }
-  const lh::InductionLayout& lay = h.heldout.layouts.front();
-  txt::note(("The display sequence (" + std::to_string(h.tokens.size()) + " tokens): the run of " +
-             std::to_string(lay.run) + " starts at position " + std::to_string(lay.prefix) +
-             " and repeats at position " + std::to_string(lay.repeat_start()) + ".")
-                .c_str());
-  ImGui::TextWrapped("%s", tokens_text(std::vector<int>(h.heldout.batch.tokens.begin(),
-                                                        h.heldout.batch.tokens.begin() + h.heldout.batch.t))
-                               .c_str());
-  txt::end_column(col.right_w);
 
   // --- every head's map: trained beside step 0
   if (snap) {
@@ -589,52 +561,124 @@ void draw_body(AppState& s, Ui& ui) {
         ys.push_back(iv.ablation.zero[i].loss - iv.ablation.base.loss);
         labels.push_back(head_name(static_cast<int>(i), heads));
       }
-      const txt::TwoColumns sc = txt::two_columns(0.5f);
-      txt::begin_column(sc.left_w);
-      plot::scatter("induction vs ablation", xs, ys, labels, sc.left_w, fs * 13, "induction score",
-                    "\xCE\x94loss when zero-ablated");
-      txt::note(("One point per head (induction score at step " + std::to_string(at->step) +
-                 ", ablation at step " + std::to_string(iv.step) +
-                 "). A head whose map looks like induction need not be the one whose removal costs most, and a "
-                 "large \xCE\x94loss says the model relies on that head here, not what the head computes.")
-                    .c_str());
-      sc.to_right();
-      ImGui::PushFont(ui.fonts.bold);
-      ImGui::TextUnformatted("Ablate several heads together");
-      ImGui::PopFont();
-      std::vector<bool> combo = h.combo;
-      combo.resize(static_cast<size_t>(n), false);
-      bool mean = h.combo_mean, changed = false;
-      ImGui::BeginDisabled(h.run.running);
-      if (ImGui::RadioButton("zero", !mean)) mean = false, changed = true;
-      widgets::same_line_if_fits(widgets::check_width("mean"), -1.0f);
-      if (ImGui::RadioButton("mean", mean)) mean = true, changed = true;
-      for (int i = 0; i < n; ++i) {
-        if (i % heads != 0) widgets::same_line_if_fits(widgets::check_width("L1 H1"));
-        bool on = combo[static_cast<size_t>(i)];
-        if (ImGui::Checkbox(head_name(i, heads).c_str(), &on)) combo[static_cast<size_t>(i)] = on, changed = true;
+      if (style::begin_details("Ablate heads together")) {
+        const txt::TwoColumns sc = txt::two_columns(0.5f);
+        txt::begin_column(sc.left_w);
+        plot::scatter("induction vs ablation", xs, ys, labels, sc.left_w, fs * 13, "induction score",
+                      "\xCE\x94loss when zero-ablated");
+        txt::note(("One point per head (induction score at step " + std::to_string(at->step) +
+                   ", ablation at step " + std::to_string(iv.step) +
+                   "). A head whose map looks like induction need not be the one whose removal costs most, and a "
+                   "large \xCE\x94loss says the model relies on that head here, not what the head computes.")
+                      .c_str());
+        sc.to_right();
+        ImGui::PushFont(ui.fonts.bold);
+        ImGui::TextUnformatted("Ablate several heads together");
+        ImGui::PopFont();
+        std::vector<bool> combo = h.combo;
+        combo.resize(static_cast<size_t>(n), false);
+        bool mean = h.combo_mean, changed = false;
+        ImGui::BeginDisabled(h.run.running);
+        if (ImGui::RadioButton("zero", !mean)) mean = false, changed = true;
+        widgets::same_line_if_fits(widgets::check_width("mean"), -1.0f);
+        if (ImGui::RadioButton("mean", mean)) mean = true, changed = true;
+        for (int i = 0; i < n; ++i) {
+          if (i % heads != 0) widgets::same_line_if_fits(widgets::check_width("L1 H1"));
+          bool on = combo[static_cast<size_t>(i)];
+          if (ImGui::Checkbox(head_name(i, heads).c_str(), &on)) combo[static_cast<size_t>(i)] = on, changed = true;
+        }
+        ImGui::EndDisabled();
+        if (changed) defer_edit(s, [combo, mean](AppState& st) { set_learned_heads_combo(st, combo, mean); });
+        if (h.combined) {
+          const double base = h.interventions ? h.interventions->ablation.base.loss : 0.0;
+          ImGui::Text("%zu heads %s-ablated: loss %s (\xCE\x94 %s), accuracy %s", h.combined->heads.size(),
+                      h.combined->mean ? "mean" : "zero", short_number(h.combined->eval.loss, 3).c_str(),
+                      short_number(h.combined->eval.loss - base, 3).c_str(), pct(h.combined->eval.accuracy).c_str());
+          ImGui::TextDisabled("at step %d, on the held-out batch", h.combined->step);
+        } else {
+          txt::note(h.run.running ? "Pause to ablate." : "Tick heads to remove them together.");
+        }
+        txt::end_column(sc.right_w);
+        style::end_details();
       }
-      ImGui::EndDisabled();
-      if (changed) defer_edit(s, [combo, mean](AppState& st) { set_learned_heads_combo(st, combo, mean); });
-      if (h.combined) {
-        const double base = h.interventions ? h.interventions->ablation.base.loss : 0.0;
-        ImGui::Text("%zu heads %s-ablated: loss %s (\xCE\x94 %s), accuracy %s", h.combined->heads.size(),
-                    h.combined->mean ? "mean" : "zero", short_number(h.combined->eval.loss, 3).c_str(),
-                    short_number(h.combined->eval.loss - base, 3).c_str(), pct(h.combined->eval.accuracy).c_str());
-        ImGui::TextDisabled("at step %d, on the held-out batch", h.combined->step);
-      } else {
-        txt::note(h.run.running ? "Pause to ablate." : "Tick heads to remove them together.");
-      }
-      txt::end_column(sc.right_w);
 
-      // --- parallel vs sequential
-      draw_parallel_vs_sequential(iv, ui);
+      if (style::begin_details("Parallel vs sequential")) {
+        draw_parallel_vs_sequential(iv, ui);
+        style::end_details();
+      }
     } else {
       txt::note("No interventions yet: they run once at the end of a run, or with the button when paused.");
     }
   }
-  draw_extrapolation(s, ui);
+  if (style::begin_details("Do positions extrapolate?")) {
+    draw_extrapolation(s, ui);
+    style::end_details();
+  }
+  if (style::begin_details("Curves and held-out data")) {
+    draw_curves(s, ui);
+    style::end_details();
+  }
+  draw_settings(s, ui);
   draw_recall_strip(s, ui, "learned_heads");
+}
+
+// The loss while training, held-out accuracy and scores by snapshot, and the display sequence.
+void draw_curves(AppState& s, Ui& ui) {
+  const LearnedHeadsState& h = s.learned_heads;
+  const float fs = ImGui::GetFontSize();
+  const txt::TwoColumns col = txt::two_columns(0.55f);
+  txt::begin_column(col.left_w);
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Loss while training");
+  ImGui::PopFont();
+  draw_loss_curve(h, col.left_w);
+  col.to_right();
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Held-out data");
+  ImGui::PopFont();
+  if (!h.snapshots.empty()) {
+    const lh::HeadsSnapshot& snap = h.snapshots[static_cast<size_t>(h.shown)];
+    ImGui::TextDisabled("%d predictable positions in 32 held-out sequences; other positions' loss %s", snap.eval.counted,
+                        short_number(snap.eval.other_loss, 3).c_str());
+    txt::note("Snapshots every 100 steps (and at step 0 and the last step), on sequences the training never "
+              "draws.");
+    // When each pattern appears, and whether the accuracy comes with it.
+    if (h.score_steps.size() >= 2) {
+      std::vector<plot::Series> series{
+          plot::Series{"accuracy", h.score_accuracy, IM_COL32(31, 111, 178, 255), false},
+          plot::Series{"ind", h.score_induction, IM_COL32(200, 60, 40, 255), false},
+          plot::Series{"prev", h.score_previous, IM_COL32(60, 150, 60, 255), true}};
+      plot::line_plot("scores by step", h.score_steps, series, false, 0.0, 1.0, col.right_w, fs * 10, "step", "held-out", 5, false);
+      txt::note("Held-out accuracy and the best head's induction (ind) and previous-token (prev) scores at each "
+                "snapshot: when each pattern appears, and whether the accuracy comes with it.");
+    }
+  }
+  const lh::InductionLayout& lay = h.heldout.layouts.front();
+  txt::note(("The display sequence (" + std::to_string(h.tokens.size()) + " tokens): the run of " +
+             std::to_string(lay.run) + " starts at position " + std::to_string(lay.prefix) +
+             " and repeats at position " + std::to_string(lay.repeat_start()) + ".")
+                .c_str());
+  ImGui::TextWrapped("%s", tokens_text(std::vector<int>(h.heldout.batch.tokens.begin(),
+                                                        h.heldout.batch.tokens.begin() + h.heldout.batch.t))
+                               .c_str());
+  txt::end_column(col.right_w);
+}
+
+// Collapsed: what the model and task are, the run's inputs, the architecture, the task, model files.
+void draw_settings(AppState& s, Ui&) {
+  const LearnedHeadsState& h = s.learned_heads;
+  if (!style::begin_details("Model, task and settings")) return;
+  const std::string intro =
+      (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
+                : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
+      "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
+      "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
+      "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
+      "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
+      "does, whatever it does.";
+  txt::note(intro.c_str());
+  draw_inputs(s);
+  style::end_details();
 }
 
 }  // namespace

@@ -201,8 +201,7 @@ static void draw_prefix_isolation(MasksState& m, Ui& ui, float col_w) {
         col_w, static_cast<int>(pr.from) - 1);
   }
   txt::note(("Rows 0.." + std::to_string(pr.from - 1) +
-             " are the prefix. Under the causal mask they did not move at all (a difference of exactly 0, "
-             "not merely small); without a mask every row moved. The highlighted row is the last one of the prefix.")
+             " are the prefix (the highlighted row is its last). A causal difference of exactly 0 is not merely small.")
                 .c_str());
   txt::end_column(col_w);
 }
@@ -228,7 +227,7 @@ static void draw_key_padding(MasksState& m, Ui& ui, float col_w) {
   spec.legend = false;
   const char* kIgnored = "\xE2\x86\x90 ignored by the loss";  // beside the padded query rows
   spec.width = col_w - ImGui::CalcTextSize(kIgnored).x - fs;
-  spec.max_cell = 40.0f;
+  spec.max_cell = 32.0f;
   const ImVec2 h0 = ImGui::GetCursorScreenPos();
   const HeatmapEvent ev = heatmap("padding", spec, ui.gpu);
   const float right = ImGui::GetItemRectMax().x;
@@ -239,9 +238,8 @@ static void draw_key_padding(MasksState& m, Ui& ui, float col_w) {
     const float y = h0.y + ev.grid_top + cell_h * (static_cast<float>(i) + 0.5f) - fs * 0.5f;
     dl->AddText(ImVec2(right + fs * 0.4f, y), IM_COL32(176, 90, 10, 255), kIgnored);
   }
-  txt::note(
-      "Padded keys (hatched columns) get exactly 0 weight. Padded query rows still produce outputs: "
-      "attention does not know they are padding, so the task loss or readout must skip them.");
+  txt::note("Padded keys (hatched) get exactly 0 weight. Padded query rows still produce outputs: the loss "
+            "must skip them.");
   ImGui::TextWrapped("largest weight on a padded key: %s", exact_number(kp.max_padded_weight).c_str());
   ImGui::TextWrapped("+100 on padded positions moves valid rows by %s, padded rows by %s",
               exact_number(kp.valid_rows_change).c_str(), short_number(kp.padded_rows_change, 3).c_str());
@@ -256,13 +254,14 @@ static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
   const float fs = ImGui::GetFontSize();
   txt::begin_column(col_w);
   style::heading(ui.fonts, "The weights a mask leaves");
-  txt::note(
-      "It opens on the causal mask: each query sees itself and the keys before it. Click a cell to allow "
-      "or mask it. Mask a whole row and the query has nothing to attend to: the default policy refuses "
-      "that, as the lesson's reference does; the zero policy (PyTorch >= 2.5, FlashAttention) returns a zero row.");
+  txt::note("Causal at first: each query sees itself and the keys before it. Click a cell to allow or mask it.");
   if (ImGui::RadioButton("policy: error (default)", !m.zero_policy)) set_masks_zero_policy(m, false);
   widgets::same_line_if_fits(widgets::check_width("policy: zero"), fs);
   if (ImGui::RadioButton("policy: zero", m.zero_policy)) set_masks_zero_policy(m, true);
+  widgets::same_line_if_fits(widgets::text_width("(?)"));
+  style::help_marker(
+      "Mask a whole row and the query has nothing to attend to: the default policy refuses that, as the "
+      "lesson's reference does; the zero policy (PyTorch \xE2\x89\xA5 2.5, FlashAttention) returns a zero row.");
   const attn::EmptyRowDemo& er = m.empty;
   {
     std::vector<std::string> er_rows;
@@ -279,7 +278,7 @@ static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
     g.numbers = true;
     g.legend = false;
     g.width = col_w;
-    g.max_cell = 40.0f;
+    g.max_cell = 32.0f;
     const HeatmapEvent ge = heatmap("empty_grid", g, ui.gpu);
     if (ge.clicked_row >= 0 && ge.hovered_col >= 0) toggle_masks_empty_cell(m, ge.clicked_row, ge.hovered_col);
   }
@@ -300,13 +299,11 @@ static void draw_empty_row(MasksState& m, Ui& ui, float col_w) {
       ImGui::PopStyleColor();
     } else {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.1f, 0.5f, 0.2f, 1.0f));
-      txt::para("Every row has an allowed key: the default policy accepts.");
+      txt::para("Every row has an allowed key: both policies give the weights above.");
       ImGui::PopStyleColor();
     }
     if (er.rejected)
       txt::note("The weights drawn above are the zero policy's; under the default policy this case has no result.");
-    else
-      txt::note("No row is empty, so both policies give the weights drawn above.");
   } else {
     txt::note(
         "Zero policy: a row with no allowed key gets zero weights and a zero output. Its weights do not "
@@ -349,7 +346,7 @@ static void draw_causal_alignments(MasksState& m, Ui& ui, float col_w) {
     c.version = generation();
     c.legend = false;
     c.width = half;
-    c.max_cell = 30.0f;
+    c.max_cell = 26.0f;
     heatmap(k == 0 ? "top_left" : "bottom_right", c, ui.gpu);
     ImGui::EndGroup();
   }
@@ -357,20 +354,21 @@ static void draw_causal_alignments(MasksState& m, Ui& ui, float col_w) {
     txt::note(("Plain \"causal\" is refused for this shape: " + ca.square_message).c_str());
   else
     txt::note("Tq = Tk: both alignments agree, so plain \"causal\" is accepted.");
-  txt::note(
-      "Top-left fits a decoder that starts at the first key; bottom-right fits decoding with a key/value "
-      "cache, where the queries are the last Tq positions.");
+  if (style::begin_details("Which fits which decoder")) {
+    txt::note(
+        "Top-left fits a decoder that starts at the first key; bottom-right fits decoding with a key/value "
+        "cache, where the queries are the last Tq positions.");
+    style::end_details();
+  }
   txt::end_column(col_w);
 }
 
 void draw_masks_panel(MasksState& m, Ui& ui) {
   txt::para(
-      "A mask decides which keys a query may use. It is applied to the scores before the softmax, so a "
-      "masked key gets exactly zero weight and its value never enters the sum. The model here is the "
-      "lesson script's own head (torch seed 17, replayed) on \"The cat sat on the mat\".");
-  txt::note(
-      "Masks here are allowed masks: true = may attend. PyTorch's attn_mask and key_padding_mask use "
-      "true = blocked. Hatched cells are masked.");
+      "A mask, applied to the scores before the softmax, decides which keys a query may use. Try adding to the "
+      "later positions, or another mask; notice which rows and weights stay exactly unchanged or zero.");
+  txt::note("The lesson script's head (torch seed 17) on \"The cat sat on the mat\". Hatched cells are masked "
+            "(true = may attend; PyTorch's masks use true = blocked).");
   style::error_box(m.error);
 
   // Columns start at x0 and x0 + col_w + gap.
@@ -392,11 +390,11 @@ void draw_masks_panel(MasksState& m, Ui& ui) {
   if (two_col) ImGui::SameLine(x0 + col_w + gap);
   draw_causal_alignments(m, ui, col_w);
 
-  style::heading(ui.fonts, "Checks");
-  style::check_lines(m.prefix.checks);
-  style::check_lines(m.empty.checks);
-  style::check_lines(m.padding.checks);
-  style::check_lines(m.causal.checks);
+  // Every section's claims as one list.
+  std::vector<attn::Check> checks;
+  for (const std::vector<attn::Check>* c : {&m.prefix.checks, &m.empty.checks, &m.padding.checks, &m.causal.checks})
+    checks.insert(checks.end(), c->begin(), c->end());
+  style::check_lines(checks);
 }
 
 }  // namespace app

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -201,17 +202,18 @@ struct Pane {
   HeatmapSpec spec;
 };
 
-// Two heatmaps side by side with titles; each gets half the width.
-void pair(const Pane& a, const Pane& b, Ui& ui) {
+// Heatmaps side by side with titles, sharing the width; on a narrow canvas one under the other.
+void panes(std::initializer_list<Pane> list, Ui& ui) {
   const float fs = ImGui::GetFontSize();
   const float gap = fs * 2.0f;
   const float avail = ImGui::GetContentRegionAvail().x;
+  const int n = static_cast<int>(list.size());
   // Side by side while each map keeps some room; on a narrow canvas one under the other.
-  const bool side_by_side = avail > fs * 28.0f;
-  const float w = side_by_side ? std::floor((avail - gap) * 0.5f) : avail;
-  for (int k = 0; k < 2; ++k) {
-    const Pane& p = k == 0 ? a : b;
-    if (k && side_by_side) ImGui::SameLine(0, gap);
+  const bool side_by_side = avail > fs * 14.0f * n;
+  const float w = side_by_side ? std::floor((avail - gap * (n - 1)) / n) : avail;
+  int k = 0;
+  for (const Pane& p : list) {
+    if (k++ && side_by_side) ImGui::SameLine(0, gap);
     ImGui::BeginGroup();
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::PushFont(ui.fonts.bold);
@@ -229,10 +231,9 @@ void pair(const Pane& a, const Pane& b, Ui& ui) {
 }  // namespace
 
 // One query with the keys and values permuted together: the same output.
-static void draw_kv_check(PermutationState& p, Ui& ui) {
+static void draw_kv_check(PermutationState& p) {
   const attn::PermutationResult& r = p.result;
   const float field = ImGui::GetFontSize() * 7.0f;  // as the input row's fields
-  style::heading(ui.fonts, "Permuting keys and values together");
   const int t = static_cast<int>(r.tokens.size());
   int query = p.input.query;
   ImGui::SetNextItemWidth(widgets::fit_labeled(field * 1.5f, "query"));
@@ -289,13 +290,8 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
   const bool equivariant_setting = !p.input.causal && p.input.positions == attn::PositionKind::none;
 
   style::paragraph(
-      "f is one self-attention head (Q, K, V projected from X, no mask, no positions). Reorder the tokens "
-      "with a permutation P: the outputs are reordered the same way, f(PX) = P f(X). That is equivariance. "
-      "It does not mean the outputs stay in the same order: each output moves with its token.");
-  style::note(
-      "A causal mask already encodes an order (who may look at whom), so it breaks the symmetry even "
-      "without position embeddings. Positions belong to slots, not tokens: they are added after "
-      "reordering, so a moved token gets a new position. Neither guarantees anything about longer inputs.");
+      "f is one self-attention head with no mask and no positions. Reorder the tokens with P: try Shuffle, "
+      "the causal mask or positions; notice whether the difference map f(P\xC2\xB7X) \xE2\x88\x92 P\xC2\xB7" "f(X) stays blank.");
   style::error_box(p.error);
 
   // --- inputs
@@ -358,16 +354,31 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
     spec.max_cell = 32.0f;
     return spec;
   };
-  style::heading(ui.fonts, "Inputs");
-  pair(Pane{"x", "X", "(tokens in order)", matrix_spec(r.x, r.tokens, xr)},
-       Pane{"px", "P\xC2\xB7X", "(rows reordered by P)", matrix_spec(r.px, r.permuted_tokens, xr)}, ui);
+  style::heading(ui.fonts, "Outputs, and their difference");
+  // The difference on the outputs' own range: rounding-size entries stay white, a broken
+  // symmetry shows at the scale of the outputs it changed.
+  panes({Pane{"f_px", "f(P\xC2\xB7X)", "(attend, then read the reordered input)", matrix_spec(r.f_px, r.permuted_tokens, fr)},
+         Pane{"p_f_x", "P\xC2\xB7" "f(X)", "(attend in order, then reorder)", matrix_spec(r.p_f_x, r.permuted_tokens, fr)},
+         Pane{"difference", "f(P\xC2\xB7X) \xE2\x88\x92 P\xC2\xB7" "f(X)", "(on the outputs' range)",
+              matrix_spec(r.difference, r.permuted_tokens, fr)}},
+        ui);
 
-  style::heading(ui.fonts, "Outputs");
-  pair(Pane{"f_px", "f(P\xC2\xB7X)", "(attend, then read the reordered input)", matrix_spec(r.f_px, r.permuted_tokens, fr)},
-       Pane{"p_f_x", "P\xC2\xB7" "f(X)", "(attend in order, then reorder)", matrix_spec(r.p_f_x, r.permuted_tokens, fr)},
-       ui);
-
-  style::heading(ui.fonts, "Attention weights");
+  // --- detail, collapsed
+  if (style::begin_details("What breaks the symmetry")) {
+    style::note(
+        "f(PX) = P f(X) is equivariance. It does not mean the outputs stay in the same order: each output moves "
+        "with its token. A causal mask already encodes an order (who may look at whom), so it breaks the symmetry "
+        "even without position embeddings. Positions belong to slots, not tokens: they are added after "
+        "reordering, so a moved token gets a new position. Neither guarantees anything about longer inputs.");
+    style::end_details();
+  }
+  if (style::begin_details("The inputs X and P\xC2\xB7X")) {
+    panes({Pane{"x", "X", "(tokens in order)", matrix_spec(r.x, r.tokens, xr)},
+           Pane{"px", "P\xC2\xB7X", "(rows reordered by P)", matrix_spec(r.px, r.permuted_tokens, xr)}},
+          ui);
+    style::end_details();
+  }
+  if (style::begin_details("Attention weights")) {
   auto weight_spec = [&](const attn::Matrix& m, const std::vector<std::string>& tokens) {
     HeatmapSpec spec;
     spec.values = &m;
@@ -381,15 +392,23 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
     spec.max_cell = 48.0f;
     return spec;
   };
-  pair(Pane{"w_x", "weights of f(X)", "", weight_spec(r.weights_x, r.tokens)},
-       Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}, ui);
+  panes({Pane{"w_x", "weights of f(X)", "", weight_spec(r.weights_x, r.tokens)},
+       Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}}, ui);
 
+    style::end_details();
+  }
   // --- K/V check: one query, keys and values permuted together
-  draw_kv_check(p, ui);
+  if (style::begin_details("Permute K and V together")) {
+    draw_kv_check(p);
+    style::end_details();
+  }
 
   // --- mean pooling, from a second implementation of the same head (attn::position_symmetry)
-  style::heading(ui.fonts, "Mean pooling: a summary that ignores order");
   const attn::PositionSymmetryResult& sym = p.symmetry;
+  if (!style::begin_details("Order-blind mean pooling")) {
+    style::check_lines(sym.checks);
+    return;
+  }
   static const std::vector<std::string> pooled_rows{"mean f(X)", "mean f(PX)"};
   HeatmapSpec pooled = matrix_spec(p.pooled, pooled_rows, std::max(1e-12, p.pooled.size() ? p.pooled.cwiseAbs().maxCoeff() : 1.0));
   pooled.row_axis = "summary";
@@ -403,6 +422,7 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
               "RoPE rotates queries and keys by their position, so scores depend on the offset m - n only; it "
               "gives order information, not a guarantee about longer inputs.");
   style::check_lines(sym.checks);
+  style::end_details();
 }
 
 }  // namespace app

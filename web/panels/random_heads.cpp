@@ -314,13 +314,18 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   const float fs = ImGui::GetFontSize();
 
   style::paragraph(
-      "Every head projects the same token embeddings with its own randomly initialised W_q and W_k "
-      "(PyTorch's default laws, drawn from the seed), scores each query against each key, divides by "
-      "\xE2\x88\x9A" "d_k and takes a softmax over the keys it may see. Nothing here was trained.");
-  style::note(
-      "A random head already routes: its rows are uneven because its projections are random, not because "
-      "it knows any syntax. Differences between these heads are differences between random draws, not "
-      "specialisation. Even for trained heads a map is a hypothesis to test by intervening, not an explanation.");
+      "Each head scores every query against every key with its own random W_q and W_k; nothing here was "
+      "trained. Try Re-roll or more heads; notice that random heads already route, each differently.");
+  if (style::begin_details("What a random map tells")) {
+    style::note(
+        "Every head projects the same token embeddings with its own randomly initialised W_q and W_k "
+        "(PyTorch's default laws, drawn from the seed), scores each query against each key, divides by "
+        "\xE2\x88\x9A" "d_k and takes a softmax over the keys it may see. Its rows are uneven because its "
+        "projections are random, not because it knows any syntax. Differences between these heads are differences "
+        "between random draws, not specialisation. Even for trained heads a map is a hypothesis to test by "
+        "intervening, not an explanation.");
+    style::end_details();
+  }
   style::error_box(h.error);
 
   // --- inputs: every change goes through set_heads_input (the core validates ranges)
@@ -425,14 +430,11 @@ void draw_heads_panel(AppState& s, Ui& ui) {
 
   // --- one heatmap per head, side by side (wrapping into rows when narrow), one legend per row
   draw_head_maps(h, ui);
+  style::check_lines(r.checks);
   draw_head_anatomy(h, ui);
 
-  style::heading(ui.fonts, "Checks");
-  style::check_lines(r.checks);
   draw_recall_strip(s, ui, "heads");
-  style::note("These heads were never trained. A tiny decoder trained in this page, its heads ablated and "
-              "patched, is in the Learned heads panel.");
-  const std::string learned = "See heads that learned something: Learned heads (" +
+  const std::string learned = "Heads trained in this page, ablated and patched: Learned heads (" +
                               panel_number(static_cast<std::size_t>(panel_index("learned_heads"))) + ")";
   if (widgets::wrapped_button(learned.c_str())) show_panel(s, "learned_heads");
 }

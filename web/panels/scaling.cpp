@@ -321,10 +321,9 @@ static void draw_against_d_k(const ScalingState& c, Ui& ui, float half, bool bes
 }
 
 // Overflow: the naive and the stable softmax on logits the learner types.
-static void draw_stability(AppState& s, Ui& ui) {
+static void draw_stability(AppState& s) {
   ScalingState& c = s.scaling;
   const float fs = ImGui::GetFontSize();
-  style::heading(ui.fonts, "Overflow is a different problem");
   ImGui::SetNextItemWidth(widgets::fit_labeled(fs * 14.0f, "logits"));
   if (ImGui::InputText("logits", &c.logits_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
     std::vector<double> v;
@@ -356,6 +355,7 @@ static void draw_stability(AppState& s, Ui& ui) {
     widgets::end_table_fit();
   }
   txt::para(st.caption.c_str());
+  style::check_lines(st.checks);
 }
 
 void draw_scaling_panel(AppState& s, Ui& ui) {
@@ -363,14 +363,8 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   const float fs = ImGui::GetFontSize();
 
   txt::para(
-      "If the d_k components of q and k are independent with mean 0 and variance 1, then q\xC2\xB7k is a sum of "
-      "d_k products of variance 1: its variance is d_k. Dividing by \xE2\x88\x9A"
-      "d_k brings it back to 1, so the "
-      "softmax sees scores of the same spread whatever the head width. Below, q and k are sampled (seeded).");
-  txt::note(
-      "The assumption is about independent unit-variance components. LayerNorm does not guarantee it after "
-      "learned projections, and tied Q = K breaks it outright (see below). Longer sequences mean more "
-      "scores, not larger ones.");
+      "Independent unit-variance components make q\xC2\xB7k's variance d_k; dividing by \xE2\x88\x9A"
+      "d_k brings it back to 1. Try the d_k slider; notice how the spread of each histogram changes.");
   style::error_box(c.error);
 
   // --- inputs. The study takes a moment at large d_k: it reruns when the slider is released.
@@ -410,15 +404,28 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   // --- variance table and saturation curves over d_k = 1..512
   draw_against_d_k(c, ui, half, beside, gap);
 
-  // --- stability
-  draw_stability(s, ui);
-  style::heading(ui.fonts, "Checks");
-  widgets::dim_wrapped("across d_k = 1, 2, 4, ..., 512");
-  style::check_lines(c.curve.checks);
-  ImGui::TextDisabled("at the chosen d_k = %d", c.d_k);
-  style::check_lines(c.selected.study.checks);
-  widgets::dim_wrapped("the logits above");
-  style::check_lines(c.stability.checks);
+  // --- the claims across d_k = 1..512 and at the chosen d_k, as one list
+  std::vector<attn::Check> checks = c.curve.checks;
+  checks.insert(checks.end(), c.selected.study.checks.begin(), c.selected.study.checks.end());
+  style::check_lines(checks);
+
+  // --- detail, collapsed
+  if (style::begin_details("When it does not hold")) {
+    txt::note(
+        "If the d_k components of q and k are independent with mean 0 and variance 1, then q\xC2\xB7k is a sum of "
+        "d_k products of variance 1: its variance is d_k. Dividing by \xE2\x88\x9A"
+        "d_k brings it back to 1, so the softmax sees scores of the same spread whatever the head width. Here q "
+        "and k are sampled (seeded). The assumption is about independent unit-variance components. LayerNorm "
+        "does not guarantee it after learned projections, and tied Q = K breaks it outright (above). Longer "
+        "sequences mean more scores, not larger ones.");
+    style::end_details();
+  }
+  if (style::begin_details("Softmax overflow")) {
+    draw_stability(s);
+    style::end_details();
+  } else {
+    style::check_lines(c.stability.checks);
+  }
   draw_recall_strip(s, ui, "scaling");
 }
 

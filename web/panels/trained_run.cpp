@@ -186,13 +186,20 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
                      ImVec2(std::max(fs * 10, widgets::width_left()), 0), overlay);
   const char* state = r.running ? (p.done ? "measuring the trained model" : "training")
                                 : (p.done ? "done" : (p.step > 0 ? "paused" : "not started"));
+  // What needs the learner now stays in view (a fetch under way or failed, a loaded or refused
+  // model); the run's recipe and provenance go in a collapsed section.
   txt::note((std::string(r.from_checkpoint ? "done (the shipped run)" : state) + "; " +
-             (r.steps_per_second > 0 ? short_number(r.steps_per_second, 3) : std::string("-")) + " steps/s" +
-             text.details)
+             (r.steps_per_second > 0 ? short_number(r.steps_per_second, 3) : std::string("-")) + " steps/s")
                 .c_str());
-  for (const std::string& n : {opened_from_checkpoint_note(r, text.what, p.step, text.opened_tail), text.reproduction,
-                                checkpoint_note(r, text.what), loaded_model_note(r, p.step)})
+  for (const std::string& n : {checkpoint_note(r, text.what), loaded_model_note(r, p.step)})
     if (!n.empty()) txt::note(n.c_str());
+  const std::string opened = opened_from_checkpoint_note(r, text.what, p.step, text.opened_tail);
+  if (style::begin_details("About this run")) {
+    txt::note(("Run " + std::to_string(r.runs) + text.details + ".").c_str());
+    for (const std::string& n : {opened, text.reproduction})
+      if (!n.empty()) txt::note(n.c_str());
+    style::end_details();
+  }
 }
 
 void draw_study_progress(int done, int total, const std::string& note) {

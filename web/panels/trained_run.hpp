@@ -379,7 +379,7 @@ bool read_run_patch(const std::string& key, const attn::Json& v, std::uint64_t& 
 // --- drawing -----------------------------------------------------------------------------------
 /// The words of a panel's controls block, formatted by the panel from its state.
 struct RunControlsText {
-  std::string details;       ///< after "<status>; N steps/s": batch, optimiser, run count
+  std::string details;       ///< after "Run N" in the run's collapsed section: models, batch, optimiser
   std::string what;          ///< the shipped run in the notes: "the default run", "the default pair"
   std::string opened_tail;   ///< after "Opened trained: ..." (what Train does with the seed)
   std::string reproduction;  ///< the reproduction check's sentence, empty when not compared
@@ -393,10 +393,11 @@ struct RunActions {
   void (*resume)(AppState&);
   void (*reset)(AppState&);
 };
-/// Train / Pause / Continue / Reset, the progress bar ("step k / n") and the status line
-/// ("training", "done (the shipped run)", ...; steps/s; details), then the notes: how the model
-/// opened (opened_from_checkpoint_note), the reproduction, the checkpoint's fetch
-/// (checkpoint_note) and a loaded model (loaded_model_note), each only when it has something to say.
+/// Train / Pause / Continue / Reset, the progress bar ("step k / n"), the status line ("training",
+/// "done (the shipped run)", ...; steps/s), the checkpoint's fetch (checkpoint_note) and a loaded
+/// model (loaded_model_note); then a collapsed "About this run": the run's number and details, how
+/// the model opened (opened_from_checkpoint_note) and the reproduction. Each note only when it has
+/// something to say.
 void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, const RunControlsText& text,
                        const RunActions& actions);
 /// A study measured in slices: its progress bar ("units done / total") with `note` beside it.

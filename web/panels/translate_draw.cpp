@@ -131,12 +131,10 @@ void draw_decoding(AppState& s, Ui& ui) {
             "short outputs.");
 }
 
-// Inputs: seed, steps, lr and H start over; the sentence only re-reads the alignment.
-void draw_inputs(AppState& s) {
-  TranslateState& t = s.translate;
-  const TranslateInput& cur = t.input;
-  TranslateInput e = cur;
-  bool changed = draw_run_inputs(e.seed, e.steps, e.lr);
+// The width H and the encoder: the choices the headline result is about (each starts over).
+void draw_width_choice(AppState& s) {
+  TranslateInput e = s.translate.input;
+  bool changed = false;
   if (widgets::int_choice("H:", &e.hidden, {8, 16, 32, 64})) changed = true;
   ImGui::AlignTextToFramePadding();
   widgets::dim_wrapped("Encoder:");
@@ -149,11 +147,31 @@ void draw_inputs(AppState& s) {
     widgets::dim_after(("(other than H " + std::to_string(defaults.hidden) + " with the " + defaults.encoder +
                         " encoder: trained from scratch here)").c_str());
   if (changed) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+}
+
+// Both models' training loss (per step) and validation loss, side by side.
+void draw_loss_curves(const TranslateState& t, Ui& ui, const txt::TwoColumns& col);
+
+// Collapsed: the run's seed, steps and learning rate (each starts over), model files, the loss curves.
+void draw_settings(AppState& s, Ui& ui) {
+  TranslateState& t = s.translate;
+  if (!style::begin_details("Loss, settings, files")) return;
+  TranslateInput e = t.input;
+  if (draw_run_inputs(e.seed, e.steps, e.lr)) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
   if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
                             " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
                                .c_str());
   draw_model_row(s, t.run, "translate", translate_unload_model,
                  {{"Export attention model", "additive"}, {"Export fixed-summary model", "none"}});
+  if (t.trainer) draw_loss_curves(t, ui, txt::two_columns(0.5f));
+  txt::note("Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
+            "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
+            "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
+            "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
+            "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
+            "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
+            "after the noun, so the alignment is not the diagonal.");
+  style::end_details();
 }
 
 // Train / Pause / Continue / Reset, progress.
@@ -162,8 +180,8 @@ const RunActions kRunActions = {translate_train, translate_pause, translate_cont
 void draw_controls(AppState& s) {
   TranslateState& t = s.translate;
   RunControlsText text;
-  text.details = " (both models); batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
-                 std::to_string(t.input.hidden) + ", " + t.input.encoder + " encoder; run " + std::to_string(t.run.runs);
+  text.details = ", both models: batches of 16 sentence pairs, Adam, clip 1, E = H = A = " +
+                 std::to_string(t.input.hidden) + ", " + t.input.encoder + " encoder";
   text.what = "the default pair";
   text.opened_tail = "Train runs the same seed here.";
   if (t.reproduction.compared) text.reproduction = t.reproduction.sentence;
@@ -294,7 +312,6 @@ void draw_tokens(AppState& s, Ui& ui) {
   style::check_lines(k.checks);
 }
 
-// Both models' training loss (per step) and validation loss (every eval_every steps), side by side.
 void draw_loss_curves(const TranslateState& t, Ui& ui, const txt::TwoColumns& col) {
   const float fs = ImGui::GetFontSize();
   const tl::TranslateTrainer* tr = t.trainer.get();
@@ -339,8 +356,7 @@ void draw_loss_curves(const TranslateState& t, Ui& ui, const txt::TwoColumns& co
   txt::end_column(col.right_w);
 }
 
-// The scoring's progress, the test set's accuracy by source length (table and curves) and the alignment's agreement with
-// the grammar's.
+// The scoring's progress and the test set's accuracy by source length (table and curves).
 void draw_scores(const TranslateState& t, Ui& ui) {
   const float fs = ImGui::GetFontSize();
   if (t.run.running && !t.scores_study) ImGui::TextDisabled("Scored when training stops (end or pause).");
@@ -391,7 +407,14 @@ void draw_scores(const TranslateState& t, Ui& ui) {
     txt::note("Exact: the greedy output equals the reference sentence. Tokens: reference words the output has at "
               "the same position. In brackets: test sentences per length bucket.");
 
-    style::heading(ui.fonts, "Does the learned alignment match the grammar's?");
+  }
+}
+
+// How often the learned alignment's largest weight falls on the word the grammar aligns.
+void draw_agreement(const TranslateState& t) {
+  const float fs = ImGui::GetFontSize();
+  if (t.scores) {
+    const TranslateScores& sc = *t.scores;
     const tl::AlignmentAgreement& ag = sc.agreement;
     if (widgets::begin_table_fit("##agreement", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, static_cast<int>(ag.buckets.size()) + 2)) {
       ImGui::TableSetupColumn("source length", ImGuiTableColumnFlags_WidthFixed, fs * 8.0f);
@@ -489,6 +512,8 @@ void draw_sentence_row(AppState& s) {
   }
 }
 
+void draw_interventions(const TranslateAlignmentView& v);
+
 void draw_body(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
   const TranslateInput& cur = t.input;
@@ -499,32 +524,24 @@ void draw_body(AppState& s, Ui& ui) {
     draw_tokens(s, ui);
     return;
   }
-  txt::para(
-      "Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
-      "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
-      "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
-      "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
-      "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
-      "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
-      "after the noun, so the alignment is not the diagonal.");
+  // Figure first: one line to start from, the run's buttons, then the headline result; the
+  // models' story, the run's settings and the other measurements are collapsed below.
+  txt::para("Two translators trained side by side, one decoding from a fixed summary, one with attention. Try a "
+            "long test sentence or another width H; notice how each model's exact match changes with the "
+            "source's length.");
   style::error_box(t.error);
 
-  draw_inputs(s);
   draw_controls(s);
+  draw_width_choice(s);
   const tl::TranslateTrainer* tr = t.trainer.get();
-  if (!tr) return;
+  if (!tr) {
+    draw_settings(s, ui);
+    return;
+  }
 
-  // --- loss curves: training (per step) and validation (every eval_every steps)
-  const txt::TwoColumns col = txt::two_columns(0.5f);
-  draw_loss_curves(t, ui, col);
-
-  // --- accuracy by source length
+  // --- the headline: accuracy by source length
   style::heading(ui.fonts, "Accuracy by source length (test set, greedy decoding)");
   draw_scores(t, ui);
-
-  // --- what the H control measured: the precomputed table of every width
-  style::heading(ui.fonts, "What a wider state changes (exact match by width H)");
-  draw_widths(t, ui);
 
   // --- the learned alignment beside the constructed one
   style::heading(ui.fonts, "Alignment: learned vs constructed");
@@ -559,10 +576,46 @@ void draw_body(AppState& s, Ui& ui) {
     style::check_lines(v.checks);
     ImGui::TextWrapped("%s", v.caption.c_str());
     txt::note("Rows: the reference French words then <eos>, teacher forced; columns: the English words.");
-    // Interventions: what the decoder does without a word, or with the lesson's weights.
-    ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted("Take a word away from the attention");
-    ImGui::PopFont();
+  } else if (t.run.running) {
+    txt::note("Read when training stops.");
+  }
+  ac.to_right();
+  ImGui::PushFont(ui.fonts.bold);
+  ImGui::TextUnformatted("Constructed (the lesson's, not learned)");
+  ImGui::PopFont();
+  heatmap("translate_lesson_alignment",
+          alignment_spec(t.lesson_weights, t.lesson_rows, t.lesson_cols, t.lesson_row_sums, "target", "source", 1,
+                         ac.right_w),
+          ui.gpu);
+  txt::note("The lesson wrote these weights by hand to show the idea (each French word reads its English word). "
+            "A trained model need not do that: compare the measured matrix on the left.");
+  txt::end_column(ac.right_w);
+
+  // --- detail, collapsed
+  if (t.alignment && style::begin_details("Take a word away")) {
+    draw_interventions(*t.alignment);
+    style::end_details();
+  }
+  if (t.alignment && style::begin_details("Decoding, step by step")) {
+    draw_decoding(s, ui);
+    style::end_details();
+  }
+  if (t.scores && style::begin_details("Alignment vs grammar")) {
+    draw_agreement(t);
+    style::end_details();
+  }
+  if (style::begin_details("What a wider H changes")) {
+    draw_widths(t, ui);
+    style::end_details();
+  }
+  draw_settings(s, ui);
+  draw_recall_strip(s, ui, "translate");
+}
+
+// What the decoder does without a word, or with the lesson's weights.
+void draw_interventions(const TranslateAlignmentView& v) {
+  const float fs = ImGui::GetFontSize();
+  {
     const tl::AttentionInterventions& iv = v.interventions;
     const tl::TranslationVocab& fr = tl::french_vocab();
     const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
@@ -596,22 +649,7 @@ void draw_body(AppState& s, Ui& ui) {
     diverging_legend("loss change legend", loss_range, fs * 3.0f, "loss falls", "loss rises");
     style::check_lines(v.intervention_checks);
     txt::note(v.intervention_caption.c_str());
-  } else if (t.run.running) {
-    txt::note("Read when training stops.");
   }
-  ac.to_right();
-  ImGui::PushFont(ui.fonts.bold);
-  ImGui::TextUnformatted("Constructed (the lesson's, not learned)");
-  ImGui::PopFont();
-  heatmap("translate_lesson_alignment",
-          alignment_spec(t.lesson_weights, t.lesson_rows, t.lesson_cols, t.lesson_row_sums, "target", "source", 1,
-                         ac.right_w),
-          ui.gpu);
-  txt::note("The lesson wrote these weights by hand to show the idea (each French word reads its English word). "
-            "A trained model need not do that: compare the measured matrix on the left.");
-  txt::end_column(ac.right_w);
-  if (t.alignment) draw_decoding(s, ui);
-  draw_recall_strip(s, ui, "translate");
 }
 
 }  // namespace

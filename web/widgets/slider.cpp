@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/ui_style.hpp"  // touch_sizes
+
 // ImGui reports an item's label to the test-engine hooks (the page's widget finder, the headless
 // test) from its own sources, compiled with IMGUI_ENABLE_TEST_ENGINE; this file is not, so it calls
 // the hook as ImGui's IMGUI_TEST_ENGINE_ITEM_INFO would (every program linking ImGui defines it).
@@ -45,8 +47,15 @@ bool slider_scalar(const char* label, ImGuiDataType type, void* value, const voi
   const ImGuiStyle& style = g.Style;
   if (format == nullptr) format = ImGui::DataTypeGetInfo(type)->PrintFmt;
   const ImGuiID id = window->GetID(label);
-  const float w = ImGui::CalcItemWidth();
   const ImVec2 label_size = ImGui::CalcTextSize(label, nullptr, true);
+  float w = ImGui::CalcItemWidth();
+  // Touch devices: a slider that starts a line spans it (its label beside), so a fingertip has the
+  // whole width to drag along and the value stays readable.
+  const bool line_start = window->DC.CursorPos.x <= window->Pos.x + window->DC.Indent.x + window->DC.ColumnsOffset.x + 0.5f;
+  if (::app::style::touch_sizes() && line_start) {
+    const float avail = ImGui::GetContentRegionAvail().x;
+    w = std::max(w, std::floor(avail - (label_size.x > 0.0f ? label_size.x + style.ItemInnerSpacing.x : 0.0f)));
+  }
   const float frame_h = label_size.y + style.FramePadding.y * 2.0f;
   const float fs = ImGui::GetFontSize();
 

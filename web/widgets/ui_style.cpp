@@ -37,6 +37,10 @@ const ImWchar kBoldGlyphRanges[] = {
 
 }  // namespace
 
+namespace {
+ImFont* g_bold = nullptr;  // the detail sections' label face (load_fonts sets it)
+}  // namespace
+
 Fonts load_fonts(float pixel_ratio) {
   ImGuiIO& io = ImGui::GetIO();
   const float r = std::max(1.0f, std::min(4.0f, pixel_ratio));
@@ -73,6 +77,7 @@ Fonts load_fonts(float pixel_ratio) {
 #endif
   io.FontDefault = f.body;
   io.FontGlobalScale = 1.0f / r;
+  g_bold = f.bold;
   return f;
 }
 
@@ -201,6 +206,30 @@ void heading(const Fonts& f, const char* text) {
   ImGui::PushFont(f.heading);
   ImGui::TextUnformatted(text);
   ImGui::PopFont();
+}
+
+namespace {
+bool g_details_open = false;
+}  // namespace
+
+void set_details_open(bool on) { g_details_open = on; }
+bool details_open() { return g_details_open; }
+
+bool begin_details(const char* label) {
+  ImGui::Dummy(ImVec2(0, 2));
+  if (g_details_open) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
+  if (g_bold) ImGui::PushFont(g_bold);
+  // Not indented (NoTreePushOnOpen): the content keeps the column's width; the ID scope keeps
+  // its widgets apart from a second section's.
+  const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
+  if (g_bold) ImGui::PopFont();
+  if (open) ImGui::PushID(label);
+  return open;
+}
+
+void end_details() {
+  ImGui::PopID();
+  ImGui::Dummy(ImVec2(0, 4));
 }
 
 void check_lines(const std::vector<attn::Check>& checks) {

@@ -56,6 +56,17 @@ void paragraph(const char* text);
 void note(const char* text);
 /// A heading in the heading font with a little space above.
 void heading(const Fonts& f, const char* text);
+/// A section of detail (an explanation beyond two sentences, a table, a reproduction record),
+/// collapsed under one "▸ label" line in the bold face, so the figure stays on the first screen.
+/// True when open: draw the content, then call end_details(). `label` is also the section's ID
+/// (within the current ID scope); keep it to 25 characters, since it does not wrap (a phone is
+/// 320 px). With set_details_open(true) every section is drawn open.
+bool begin_details(const char* label);
+/// Closes an open section (only after begin_details returned true).
+void end_details();
+/// Every detail section open (link details=open: a printed page, a course page that wants it all).
+void set_details_open(bool on);
+bool details_open();
 /// One line per check: a PASS/FAIL badge, the claim and the measured value with its limit.
 void check_lines(const std::vector<attn::Check>& checks);
 /// The panel's error (code + message) in a red box, saying the last good result is shown.

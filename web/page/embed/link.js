@@ -67,11 +67,16 @@
 
   // {panel, embed, origin, patches: {panel: {key: value}}} from the address.
   function paramsToPatches(pairs) {
-    const out = { panel: null, embed: false, origin: null, model: null, events: null, patches: {} };
+    const out = { panel: null, embed: false, details: null, origin: null, model: null, events: null, patches: {} };
     for (const [key, value] of pairs) {
       if (key === 'panel') { out.panel = value; continue; }
       if (key === 'embed') { out.embed = /^(1|true|yes|on|)$/i.test(value); continue; }
       if (key === 'origin') { out.origin = value; continue; }
+      if (key === 'details') {
+        if (/^(open|closed)$/i.test(value)) out.details = /^open$/i.test(value);
+        else warn('details must be open or closed, got "' + value.slice(0, 40) + '"; ignored');
+        continue;
+      }
       if (key === 'model') { out.model = value; continue; }
       if (key === 'events') { out.events = !/^(0|false|no|off)$/i.test(value); continue; }
       let targets = ALIASES[key];
@@ -138,6 +143,7 @@
       if (!r.ok) warn('unknown panel "' + p.panel.slice(0, 40) + '"; showing ' + lab.linkInputs().panel);
     }
     if (p.embed) setEmbed(true);
+    if (p.details !== null) { detailsOpen = p.details; lab.setDetailsOpen(detailsOpen); }
     if (p.events !== null) hostEvents = p.events;
     if (p.model !== null && p.model !== modelLink) {
       if (p.model.length > MAX_PARAM) warn('model is longer than ' + MAX_PARAM + ' characters; ignored');
@@ -158,6 +164,7 @@
     const q = new URLSearchParams();
     q.set('panel', inputs.panel);
     if (embedded) q.set('embed', '1');
+    if (detailsOpen) q.set('details', 'open');
     if (parentOrigin) q.set('origin', parentOrigin);
     if (!hostEvents) q.set('events', '0');
     // A model from a link stays in the link while it is the one shown.

@@ -70,6 +70,7 @@
   let lastHeight = -1;        // the content height last posted (resize)
   let parentOrigin = null;    // from ?origin=, else learned from location.ancestorOrigins
   let embedded = false;
+  let detailsOpen = false;  // link details=open: every collapsed section open
   let modelLink = null;       // the model= URL whose model is shown (models.js); the link keeps it
 
   const warn = function (msg) { console.warn('Attention Lab: ' + msg); };
