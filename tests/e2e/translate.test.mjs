@@ -96,11 +96,17 @@ test('translate: opens trained from the checkpoint fetched with the panel; the t
   assert.deepEqual(learned.values, al.weights);
   assert.ok(v.heatmaps.find((x) => x.name === 'translate_lesson_alignment'));
   assert.ok(v.checks.length >= 2 && v.checks.every((x) => x.pass));
-  const wt = v.heatmaps.find((x) => x.name === 'translate_widths');
+  // The H table is detail: collapsed when the panel opens, in the mirror once the sections open.
+  assert.equal(v.heatmaps.find((x) => x.name === 'translate_widths'), undefined, 'the H table starts collapsed');
+  await page.evaluate(() => window.attentionLab.setDetailsOpen(true));
+  await frames(page, 3);
+  const vOpen = await page.evaluate(() => window.attentionLab.view());
+  const wt = vOpen.heatmaps.find((x) => x.name === 'translate_widths');
   assert.ok(wt, 'the H table is in the mirror');
   assert.equal(wt.rows, 8);
   assert.deepEqual(wt.values[0].slice(0, 3), w.rows[0].none.buckets.map((b) => b.exact_match));
   await scrolled(page, 'e2e-translate-checkpoint-1280', 4);
+  await page.evaluate(() => window.attentionLab.setDetailsOpen(false));
 
   // A long sentence shows its own alignment.
   const longSentence = 'a small grey horse chases the black cat with a big blue ball and the dog eats a green book';

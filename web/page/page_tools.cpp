@@ -55,11 +55,13 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
   }
   ImGui::BeginGroup();
   if (embed) {
-    if (ImGui::SmallButton(open_label)) shim::page_action("open_full");
+    if (style::touch_sizes() ? ImGui::Button(open_label) : ImGui::SmallButton(open_label)) shim::page_action("open_full");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open this view in a new tab, with the navigation.");
     widgets::same_line_if_fits(widgets::button_width("\xE2\x8B\xAF"));
   }
-  if (ImGui::SmallButton(menu_label)) ImGui::OpenPopup("##page_tools_menu");
+  // A touch device gets a full-size button (a fingertip's 44 px), a mouse the small one.
+  const bool touch = style::touch_sizes();
+  if (touch ? ImGui::Button(menu_label) : ImGui::SmallButton(menu_label)) ImGui::OpenPopup("##page_tools_menu");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy link, PNG, CSV, JSON");
   if (ImGui::BeginPopup("##page_tools_menu")) {
     for (const Tool& t : kTools) {

@@ -291,7 +291,7 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
 
   style::paragraph(
       "f is one self-attention head with no mask and no positions. Reorder the tokens with P: try Shuffle, "
-      "the causal mask or positions; notice whether the difference map f(P\xC2\xB7X) \xE2\x88\x92 P\xC2\xB7" "f(X) stays blank.");
+      "the causal mask or positions; notice whether the difference map f(P\xC2\xB7X) \xE2\x88\x92 P\xC2\xB7" "f(X) stays at zero.");
   style::error_box(p.error);
 
   // --- inputs
