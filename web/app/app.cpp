@@ -6,6 +6,7 @@
 
 #include "app/api.hpp"
 #include "widgets/heatmap_cursor.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "page/page_tools.hpp"
 #include "widgets/page_view.hpp"
 #include "page/fit_report.hpp"
@@ -64,6 +65,7 @@ void App::draw_nav(float width) {
     const float h = fs * 2.85f;
     ImGui::PushID(number.c_str());
     if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) show_panel(state_, static_cast<int>(i));
+    kbd::name_item(number + " " + e.title);  // its title is drawn over it, not by it
     ImGui::PopID();
     // Number badge, title and one-line blurb drawn over the selectable.
     const ImVec2 c(p0.x + fs * 1.0f, p0.y + h * 0.5f);
@@ -199,6 +201,7 @@ void App::frame() {
   // The edits the last frame's draw calls forwarded come first.
   apply_deferred_edits(state_);
   tick_panels(state_);
+  kbd::begin_frame();  // the keyboard cursor's move asked for since the last frame (Tab, arrows)
   gpu_.begin_frame();
   const PanelDef& shown = current_panel(state_);
   view::begin_frame(shown.name, shown.heading, shown.changing && shown.changing(state_), shown.busy && shown.busy(state_));  // the DOM mirror's record
@@ -280,6 +283,7 @@ void App::frame() {
   ImGui::EndChild();
   ImGui::PopStyleVar();
   ImGui::End();
+  kbd::end_frame();  // every control of the frame is known: the reading order, the focus ring
 }
 
 }  // namespace app

@@ -5,6 +5,7 @@
 #include "app/api.hpp"
 #include "app/app.hpp"
 #include "page/page_tools.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "widgets/page_view.hpp"
 #include "panels/registry.hpp"
 #include "learn/json_obj.hpp"
@@ -52,6 +53,22 @@ const char* attn_app_view(int max_cells) { return reply(app::view::view_json(max
 
 void attn_app_set_embed(int on) {
   if (app::App* a = app::api_app()) a->set_embed(on != 0);
+}
+
+int attn_app_tab(int dir) {
+  const bool moved = app::kbd::tab(dir);
+  if (app::App* a = app::api_app()) a->request_frame();
+  return moved ? 1 : 0;
+}
+
+void attn_app_focus_entered(int dir) {
+  app::kbd::focus_entered(dir);
+  if (app::App* a = app::api_app()) a->request_frame();
+}
+
+void attn_app_focus_left() {
+  app::kbd::focus_left();
+  if (app::App* a = app::api_app()) a->request_frame();
 }
 
 void attn_app_toast(const char* text) {
