@@ -42,6 +42,18 @@ void check_additive(Driver& d, app::App& a) {
     tv = api_state()["additive"]["trained"];
     expect(tv["step"].get<int>() == tv["steps"].get<int>() - 1, "the trained step clamps into the greedy walk");
     expect_rejected({{"additive", {{"view", "half"}}}}, "additive", "invalid_field");
+    // On a phone the trained view fits (its step's table scrolls sideways when it must). The panel
+    // fit check (layout_test.cpp) runs after the Translate tests, when this view has no table.
+    ImGuiIO& io = ImGui::GetIO();
+    const ImVec2 saved = io.DisplaySize;
+    for (const float w : {320.0f, 390.0f}) {
+      io.DisplaySize = ImVec2(w, 800);
+      d.frames(4);
+      const Json fit = Json::parse(attn_app_fit());
+      expect(fit["panel"] == "additive" && fit["fits"] == true && fit["split_numbers"].empty(),
+             "the trained view fits " + std::to_string(static_cast<int>(w)) + " units: " + attn::dump(fit));
+    }
+    io.DisplaySize = saved;
     d.sweep(97);
     expect_accepted({{"additive", {{"sentence", "the black cat"}, {"feed", "teacher_forced"}, {"trained_step", 0}}}});
   }
