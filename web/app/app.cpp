@@ -202,6 +202,7 @@ void App::frame() {
   apply_deferred_edits(state_);
   tick_panels(state_);
   kbd::begin_frame();  // the keyboard cursor's move asked for since the last frame (Tab, arrows)
+  fit::begin_frame();  // the numbers this frame's word wrap cuts (none, unless one outgrows its line)
   gpu_.begin_frame();
   const PanelDef& shown = current_panel(state_);
   view::begin_frame(shown.name, shown.heading, shown.changing && shown.changing(state_), shown.busy && shown.busy(state_));  // the DOM mirror's record
@@ -276,8 +277,13 @@ void App::frame() {
   panel.draw(state_, ui);
   ImGui::PopTextWrapPos();
   ImGui::PopID();
-  if (fit::probe() > 0.0f)  // the fit check's negative control (tests only): one item too wide
+  if (fit::probe() > 0.0f) {  // the fit check's negative controls (tests only): one item too wide,
     ImGui::Button("fit probe", ImVec2(ImGui::GetContentRegionAvail().x + fit::probe(), 0));
+    // and a number in a column narrower than the number (the wrap must cut it)
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::CalcTextSize("0.000").x);
+    ImGui::TextUnformatted("probe 3.3333333333e-16");
+    ImGui::PopTextWrapPos();
+  }
   ImGui::Dummy(ImVec2(0, fs));
   fit::measure(panel.name);  // the widest item of this frame, before clipping (page/fit_report.hpp)
   ImGui::EndChild();

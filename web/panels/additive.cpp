@@ -275,8 +275,8 @@ bool apply_additive_json(AppState& s, const Json& patch) {
 
 namespace {
 
-// A labelled vector as lines of numbers, as many per line as fit the width (wrapped text would
-// break a number at its decimal point).
+// A labelled vector as lines of numbers, as many per line as fit the width, each padded to one
+// width so the lines line up as columns.
 void number_lines(const char* label, const attn::Vector& v, ImFont* font) {
   ImGui::PushFont(font);
   ImGui::TextUnformatted(label);
