@@ -167,7 +167,11 @@ bool additive_pending(const AppState& s) {
   if (a.view != AdditiveView::trained) return false;
   const TranslatorView t = translator_view(s);
   const std::string why = translator_unavailable(t);
-  if (!why.empty()) return why == kLoadingTranslator;
+  // The model comes once this panel is shown (or the Translate panel's fetch is under way): on
+  // another panel, before either, nothing is on its way.
+  if (!why.empty())
+    return why == kLoadingTranslator &&
+           (s.panel == panel_index("additive") || t.checkpoint.status == CheckpointFetch::Status::requested);
   return !trained_is_current(a, t);
 }
 

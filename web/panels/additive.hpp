@@ -73,7 +73,8 @@ void set_additive_trained_step(AppState& s, int step);
 /// Recomputes the trained walk when the Translate panel's model changed since it was read (a
 /// checkpoint installed, steps trained); sets trained_status. True when anything changed.
 bool tick_additive(AppState& s);
-/// True while the trained view waits for a model it will read (state() reports pending).
+/// True while the trained view waits for a model on its way: shown (its fetch starts) or the
+/// Translate panel's checkpoint requested (state() reports pending).
 bool additive_pending(const AppState& s);
 
 // --- JSON (the registry's entry) ---------------------------------------------------------
