@@ -116,15 +116,20 @@
     canvas.addEventListener('blur', function (e) { if (!textBox || e.relatedTarget !== textBox) releaseInput(); });
     // Focus from outside by the keyboard shows the cursor on the first control, or on the last
     // after Shift+Tab (when this document saw the key: a host page's Tab into the frame is not
-    // seen, and enters at the first). A click, a touch or the page's own focus at load do not.
-    let tabAt = -1e9, tabBack = false;
+    // seen, and enters at the first). A click, a touch (whose handlers focus the canvas
+    // themselves: the cursor would take the tap's press away) or the page's own focus at load do not.
+    let tabAt = -1e9, tabBack = false, pointerAt = -1e9;
     document.addEventListener('keydown', function (e) {
       if (e.key === 'Tab') { tabAt = performance.now(); tabBack = e.shiftKey; }
     }, true);
+    for (const type of ['pointerdown', 'mousedown', 'touchstart'])
+      window.addEventListener(type, function () { pointerAt = performance.now(); }, { capture: true, passive: true });
     canvas.addEventListener('focus', function (e) {
       if (textBox && e.relatedTarget === textBox) return;  // back from the field being edited
-      if (document.documentElement.classList.contains('quiet-focus') || !canvas.matches(':focus-visible')) return;
-      Module._attn_app_focus_entered(tabBack && performance.now() - tabAt < 1000 ? -1 : 1);
+      const now = performance.now();
+      if (document.documentElement.classList.contains('quiet-focus') || !canvas.matches(':focus-visible') ||
+          (now - pointerAt < 1000 && now - tabAt > 1000)) return;
+      Module._attn_app_focus_entered(tabBack && now - tabAt < 1000 ? -1 : 1);
       dirty = true;
     });
     // Touch: focus the canvas (SDL forwards the pointer only to a focused window), unless a
