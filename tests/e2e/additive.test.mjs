@@ -138,9 +138,18 @@ test('additive: while the checkpoint loads, the trained view shows a status line
   assert.equal(a.trained.pending, true, 'the view waits for the model');
   assert.equal(a.trained.result, null);
   assert.match(a.trained.status, /loading the trained translator/);
-  assert.equal(JSON.stringify(await page.evaluate(() => window.attentionLab.state())).includes('NaN'), false);
+  // Every number there is finite; nothing is missing but the result to come (and no error).
+  const missing = [];
+  const walk = (v, at) => {
+    if (v === null) { if (at !== '.trained.result' && at !== '.error') missing.push(at); return; }
+    if (typeof v === 'number' && !Number.isFinite(v)) missing.push(at);
+    if (typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
+  };
+  walk(a, '');
+  assert.deepEqual(missing, [], 'no number is missing but the result to come');
   const v = await page.evaluate(() => window.attentionLab.view());
   assert.deepEqual(v.errors, [], 'loading is not an error');
+  for (const h of v.heatmaps) for (const row of h.values) for (const x of row) assert.ok(Number.isFinite(x), `${h.name}: ${x}`);
   const fit = await page.evaluate(() => window.attentionLab.fit());
   assert.equal(fit.fits, true, `the loading view fits 390 px: ${JSON.stringify(fit.cut)}`);
   await page.screenshot({ path: path.join(artifacts, 'e2e-additive-loading-390.png') });
