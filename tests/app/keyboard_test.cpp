@@ -41,6 +41,19 @@ void check_keyboard(Driver& d, app::App& a) {
   d.frames(3);
   const char* const slider = "temperature \xCF\x84";
   expect(!app::kbd::cursor().shown, "no ring before the keyboard is used");
+  {
+    // Every stop of the cursor has a name to announce (a label reaches ImGui's hook only while its
+    // item is on screen: a tall canvas shows them all). Plots are no stops.
+    io.DisplaySize = ImVec2(1280, 4000);
+    d.frames(3);
+    const std::vector<std::string> all = app::kbd::order();
+    std::string unnamed;
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i].empty()) unnamed += " #" + std::to_string(i) + " after '" + (i ? all[i - 1] : "") + "'";
+    expect(all.size() > 20 && unnamed.empty(), "every stop of the cursor has a name:" + unnamed);
+    io.DisplaySize = ImVec2(1280, 800);
+    d.frames(3);
+  }
   const int hidden_vertices = foreground_vertices();
 
   // Focus from outside by Tab: the ring on the first control.

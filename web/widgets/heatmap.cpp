@@ -452,6 +452,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const bool pressed = ImGui::InvisibleButton("##heatmap", size);
   const ImGuiID item_id = ImGui::GetItemID();
+  kbd::name_item(std::string("heatmap ") + id);  // for the keyboard cursor (its label is hidden)
   const bool hovered = ImGui::IsItemHovered();
   const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
   ImDrawList* dl = ImGui::GetWindowDrawList();
