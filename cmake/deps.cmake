@@ -10,6 +10,7 @@
 #   ATTN_CACHE_DIR             cache root (set in cmake/thirdparty.cmake; -DATTN_CACHE_DIR=... or env ATTN_CACHE_DIR)
 #   ATTN_IMGUI_DIR             Dear ImGui sources (Debian source package imgui)
 #   ATTN_SDL2_WASM_PREFIX      SDL2 built for wasm (web builds only)
+#   ATTN_IMGUI_DRAW_CPP        imgui_draw.cpp with its word wrap kept out of numbers (see below)
 #   attn_sdl2   INTERFACE target: SDL2 (native: Debian's libsdl2-dev; web: the cache's wasm build)
 #   attn_imgui  STATIC target: ImGui core + SDL2 and OpenGL3 backends, linked to attn_sdl2 and GL
 #               (native: desktop GL 3.3 core through ImGui's own loader, "#version 330 core";
@@ -60,10 +61,58 @@ if(NOT TARGET attn_sdl2)
 endif()
 
 # ------------------------------------------------------------------ ImGui
+# ImGui 1.86 wraps text after '.', ',', ';', '!', '?' or '"' even inside a number ("3." at a line's
+# end, "33e-16" on the next). ImFont::CalcWordWrapPositionA, the one function every wrapped text
+# goes through (drawing and measuring), is changed in a copy of imgui_draw.cpp written here, the
+# cache's file untouched: punctuation directly followed by a digit stays inside its word (3.33e-16,
+# 1,024, 0.5,0.5), and every line end the wrap picks is reported to ImFontWrapHook (null unless the
+# app sets it: web/page/fit_report.cpp flags a number cut at a line's end). Configuring stops if
+# the upstream text no longer matches.
+set(ATTN_IMGUI_DRAW_CPP "${CMAKE_BINARY_DIR}/imgui-patched/imgui_draw.cpp")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${ATTN_IMGUI_DIR}/imgui_draw.cpp")
+file(READ "${ATTN_IMGUI_DIR}/imgui_draw.cpp" _attn_draw)
+# (One call per edit, no lists: the C++ text holds semicolons; a function, not a macro, so its
+# arguments are not parsed a second time.)
+function(_attn_imgui_edit from to)
+  string(FIND "${_attn_draw}" "${from}" _at)
+  if(_at LESS 0)
+    message(FATAL_ERROR "cmake/deps.cmake: ImGui's imgui_draw.cpp no longer contains the text its word-wrap change replaces:\n${from}")
+  endif()
+  string(REPLACE "${from}" "${to}" _edited "${_attn_draw}")
+  set(_attn_draw "${_edited}" PARENT_SCOPE)
+endfunction()
+_attn_imgui_edit(
+  [=[            inside_word = (c != '.' && c != ',' && c != ';' && c != '!' && c != '?' && c != '\"');]=]
+  [=[            inside_word = (c != '.' && c != ',' && c != ';' && c != '!' && c != '?' && c != '\"') ||
+                          (next_s < text_end && *next_s >= '0' && *next_s <= '9');  // Attention Lab: not inside a number]=])
+_attn_imgui_edit(
+  [=[const char* ImFont::CalcWordWrapPositionA(float scale, const char* text, const char* text_end, float wrap_width) const
+{]=]
+  [=[// Attention Lab: told each line end the word wrap picks (text, the line's end, the text's end).
+void (*ImFontWrapHook)(const char* text, const char* line_end, const char* text_end) = NULL;
+
+const char* ImFont::CalcWordWrapPositionA(float scale, const char* text, const char* text_end, float wrap_width) const
+{]=])
+_attn_imgui_edit(
+  [=[
+    return s;
+}
+
+ImVec2 ImFont::CalcTextSizeA(]=]
+  [=[
+    if (ImFontWrapHook)
+        ImFontWrapHook(text, s, text_end);
+    return s;
+}
+
+ImVec2 ImFont::CalcTextSizeA(]=])
+file(WRITE "${ATTN_IMGUI_DRAW_CPP}.tmp" "${_attn_draw}")
+configure_file("${ATTN_IMGUI_DRAW_CPP}.tmp" "${ATTN_IMGUI_DRAW_CPP}" COPYONLY)  # rebuilt only when it changes
+
 if(NOT TARGET attn_imgui)
   add_library(attn_imgui STATIC
     "${ATTN_IMGUI_DIR}/imgui.cpp"
-    "${ATTN_IMGUI_DIR}/imgui_draw.cpp"
+    "${ATTN_IMGUI_DRAW_CPP}"
     "${ATTN_IMGUI_DIR}/imgui_tables.cpp"
     "${ATTN_IMGUI_DIR}/imgui_widgets.cpp"
     "${ATTN_IMGUI_DIR}/backends/imgui_impl_sdl.cpp"        # 1.86 name (later: imgui_impl_sdl2)

@@ -1,32 +1,19 @@
-// Headless app test: the Additive panel: the seeded demo and the trained view of the Translate panel's model.
+// Headless app test: the Additive panel: the trained view of the Translate panel's model (its
+// default) and the seeded demo one radio click away.
 #include "support.hpp"
 
 namespace headless {
 
 void check_additive(Driver& d, app::App& a) {
-  Json s;
   open_panel_step("additive");
-  d.click("next step >");
-  d.click("next step >");
-  expect(api_state()["additive"]["step"] == 2, "stepping to the last target word");
-  expect_accepted({{"additive", {{"step", 99}}}});
-  expect(api_state()["additive"]["step"] == 2, "step clamps into range");
-  expect_rejected({{"additive", {{"source", " "}}}}, "additive", "empty_sequence");
-  expect_rejected({{"additive", {{"d_h", 0}}}}, "additive", "invalid_field");
-  expect_accepted({{"additive", {{"d_s", 3}}}});  // no comparison of scores, the panel says why
-  d.sweep(97);
-  expect_accepted({{"additive", {{"d_s", 4}, {"source", "the black cat"}, {"step", 0}}}});
-  expect_checks_pass("additive");
+  d.frames(2);
 
-  // The trained view: the Translate panel's attention model (its shipped checkpoint, fetched as
-  // when the Translate panel opens; natively read at once), then back to the seeded demo.
+  // The trained view, shown first: the Translate panel's attention model (its shipped checkpoint,
+  // fetched as when the Translate panel opens; natively read at once).
   {
-    expect(api_state()["additive"]["view"] == "untrained", "the Additive panel opens untrained");
-    d.click("trained translator (Translate panel's attention model)###trained_view");
-    d.frames(2);
     Json tv = api_state()["additive"];
-    expect(tv["view"] == "trained" && tv["trained"]["result"].is_object(),
-           "the trained view reads the translator: " + attn::dump(tv["trained"]["status"]));
+    expect(tv["view"] == "trained" && tv["inputs"]["view"] == "trained", "the Additive panel opens on the trained translator");
+    expect(tv["trained"]["result"].is_object(), "the trained view reads the translator: " + attn::dump(tv["trained"]["status"]));
     expect(tv["trained"]["source"] == "checkpoint" && tv["trained"]["pending"] == false, "from the shipped checkpoint");
     expect(api_state()["translate"]["checkpoint"]["status"] == "installed", "the Translate panel's checkpoint installed");
     const Json& w = tv["trained"]["result"]["attention"]["weights"];
@@ -55,12 +42,44 @@ void check_additive(Driver& d, app::App& a) {
     tv = api_state()["additive"]["trained"];
     expect(tv["step"].get<int>() == tv["steps"].get<int>() - 1, "the trained step clamps into the greedy walk");
     expect_rejected({{"additive", {{"view", "half"}}}}, "additive", "invalid_field");
+    // On a phone the trained view fits (its step's table scrolls sideways when it must). The panel
+    // fit check (layout_test.cpp) runs after the Translate tests, when this view has no table.
+    ImGuiIO& io = ImGui::GetIO();
+    const ImVec2 saved = io.DisplaySize;
+    for (const float w : {320.0f, 390.0f}) {
+      io.DisplaySize = ImVec2(w, 800);
+      d.frames(4);
+      const Json fit = Json::parse(attn_app_fit());
+      expect(fit["panel"] == "additive" && fit["fits"] == true && fit["split_numbers"].empty(),
+             "the trained view fits " + std::to_string(static_cast<int>(w)) + " units: " + attn::dump(fit));
+    }
+    io.DisplaySize = saved;
     d.sweep(97);
-    d.click("untrained (random encoder states)");
-    expect(api_state()["additive"]["view"] == "untrained", "back to the seeded demo");
-    expect_checks_pass("additive");
     expect_accepted({{"additive", {{"sentence", "the black cat"}, {"feed", "teacher_forced"}, {"trained_step", 0}}}});
   }
+
+  // The untrained view (random encoder states), one radio click away.
+  d.click("untrained (random encoder states)");
+  expect(api_state()["additive"]["view"] == "untrained", "the radio button shows the seeded demo");
+  d.click("next step >");
+  d.click("next step >");
+  expect(api_state()["additive"]["step"] == 2, "stepping to the last target word");
+  expect_accepted({{"additive", {{"step", 99}}}});
+  expect(api_state()["additive"]["step"] == 2, "step clamps into range");
+  expect_rejected({{"additive", {{"source", " "}}}}, "additive", "empty_sequence");
+  expect_rejected({{"additive", {{"d_h", 0}}}}, "additive", "invalid_field");
+  expect_accepted({{"additive", {{"d_s", 3}}}});  // no comparison of scores, the panel says why
+  d.sweep(97);
+  expect_accepted({{"additive", {{"d_s", 4}, {"source", "the black cat"}, {"step", 0}}}});
+  expect_checks_pass("additive");
+
+  // And back: the trained radio button returns to the translator's read.
+  d.click("trained translator (Translate panel's attention model)###trained_view");
+  expect(api_state()["additive"]["view"] == "trained" && api_state()["additive"]["trained"]["result"].is_object(),
+         "the trained radio button returns to the translator");
+  expect_accepted({{"additive", {{"view", "untrained"}}}});  // as set() and a link can
+  expect(api_state()["additive"]["view"] == "untrained", "set({additive: {view: 'untrained'}})");
+  expect_accepted({{"additive", {{"view", "trained"}}}});
 }
 
 }  // namespace headless

@@ -60,6 +60,7 @@ int main() {
     check_colour_maps(d, a);
     check_slow_study(d, a);
     check_idle_frames(d, a);
+    check_keyboard(d, a);
 
     // --- small and HiDPI displays
     g_step = "sizes";

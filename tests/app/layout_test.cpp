@@ -1,6 +1,9 @@
 // Headless app test: layout on every panel: narrow canvases, plot ticks, sliders' values, colour maps.
 #include "support.hpp"
 
+#include <cfloat>
+#include <cstring>
+
 namespace headless {
 
 namespace {
@@ -12,6 +15,47 @@ void restore_canvas(Driver& d, const ImVec2& saved) {
   attn_app_show_panel("alignment");
   d.frames(2);
 }
+
+// ImGui's word wrap (as cmake/deps.cmake changes it) keeps numbers whole: at every width from the
+// text's widest word up, no line of these texts ends inside a number. (ImGui 1.86's own rule
+// broke after a '.', ',' or ';' anywhere: "measured 3." | "33e-16".)
+void check_wrap_keeps_numbers() {
+  const std::string cut = "measured 3.33e-16";
+  expect(app::fit::splits_number(cut.c_str(), cut.c_str() + cut.find('.') + 1, cut.c_str() + cut.size()),
+         "a line ending at \"3.\" before \"33e-16\" cuts the number");
+  expect(app::fit::splits_number(cut.c_str(), cut.c_str() + cut.find("e-") + 2, cut.c_str() + cut.size()),
+         "a line ending at \"3.33e-\" cuts it too");
+  expect(!app::fit::splits_number(cut.c_str(), cut.c_str() + cut.find(' '), cut.c_str() + cut.size()),
+         "a line ending at the space does not");
+  const char* const texts[] = {
+      "measured 3.33e-16 \xE2\x89\xA4 1e-12 (the largest |w - w'|), so the rows agree.",
+      "weights 0.25,0.75 and 1,024 tokens; p = 0.5; lr 5e-3, seed 17! H 32.",
+      "entropy 1.0986 nats = log 3.0000, the uniform row's; 12.5% of 1,000,000.5 cells."};
+  ImFont* font = ImGui::GetFont();
+  for (const char* text : texts) {
+    const char* end = text + std::strlen(text);
+    float widest_word = 0.0f;
+    for (const char* w = text; w < end;) {
+      const char* e = w;
+      while (e < end && *e != ' ') ++e;
+      widest_word = std::max(widest_word, font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, w, e).x);
+      w = e + 1;
+    }
+    const float whole = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, text, end).x;
+    std::string bad;
+    for (float width = std::ceil(widest_word); width <= whole + 1.0f && bad.empty(); width += 1.0f)
+      for (const char* s = text; s < end;) {
+        const char* eol = font->CalcWordWrapPositionA(1.0f, s, end, width);
+        if (app::fit::splits_number(text, eol, end)) {
+          bad = "at " + std::to_string(static_cast<int>(width)) + " units: \"" + std::string(s, eol) + "\" | \"" + std::string(eol, end) + "\"";
+          break;
+        }
+        s = eol;
+        while (s < end && *s == ' ') ++s;
+      }
+    expect(bad.empty(), std::string("the word wrap keeps numbers whole in \"") + text + "\": " + bad);
+  }
+}
 }  // namespace
 
 // every panel fits a narrow canvas: at each width, after a few frames, the widest item
@@ -21,6 +65,7 @@ void restore_canvas(Driver& d, const ImVec2& saved) {
 void check_fit(Driver& d, app::App& a) {
   ImGuiIO& io = ImGui::GetIO();
   g_step = "fit";
+  check_wrap_keeps_numbers();
   {
     const ImVec2 saved = io.DisplaySize;
     io.MousePos = ImVec2(-1000, -1000);
@@ -54,6 +99,7 @@ void check_fit(Driver& d, app::App& a) {
                                  (touch ? " (touch sizes)" : mode == 2 ? " (embedded)" : mode == 3 ? " (details open)" : "") + ": ";
           expect(fit["canvas_width"].get<float>() == w, at + "canvas width reported");
           expect(fit["visible_right"].get<float>() <= w, at + "the visible area is inside the canvas");
+          expect(fit["split_numbers"].empty(), at + "a number wraps across lines: " + attn::dump(fit["split_numbers"]));
           // A desktop canvas shows every table whole: none may need scrolling sideways.
           if (!mode && w >= 1280)
             expect(fit["sideways_tables"].empty(), at + "a table scrolls sideways: " + attn::dump(fit["sideways_tables"]));
@@ -107,6 +153,8 @@ void check_fit(Driver& d, app::App& a) {
       fit = measure("heads");
       expect(fit["fits"] == false && fit["widest"].get<float>() > fit["visible_right"].get<float>() + 20.0f,
              "the fit probe is flagged: " + attn::dump(fit));
+      expect(!fit["split_numbers"].empty() && fit["split_numbers"][0].get<std::string>().find('|') != std::string::npos,
+             "the probe's number, wider than its column, is flagged as cut: " + attn::dump(fit["split_numbers"]));
       app::fit::set_probe(0.0f);
     }
     restore_canvas(d, saved);

@@ -20,7 +20,8 @@ std::string g_step = "start";
 
 using namespace headless;
 
-void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, const ImRect& bb, ImGuiID id) {
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext* ctx, const ImRect& bb, ImGuiID id) {
+  app::kbd::item_added(*ctx, bb, id);  // as the page's hook does: the keyboard's reading order
   auto it = g_item_index.find(id);
   if (it != g_item_index.end()) {
     // Same rectangle again is ImGui re-registering one item (e.g. EndChild); a different one is a clash.
@@ -36,7 +37,8 @@ void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, const ImRect& bb, ImGuiID id) {
   g_item_index[id] = g_items.size();
   g_items.push_back(Item{id, bb, ""});
 }
-void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext* ctx, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
+  app::kbd::item_label(*ctx, id, label);
   auto it = g_item_index.find(id);
   if (it != g_item_index.end() && label) g_items[it->second].label = label;
 }

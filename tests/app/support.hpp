@@ -21,6 +21,7 @@
 #include "page/fit_report.hpp"
 #include "widgets/page_view.hpp"
 #include "widgets/colormap.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "widgets/plots.hpp"
 #include "widgets/slider.hpp"
 #include "panels/registry.hpp"
@@ -60,7 +61,7 @@ void expect(bool ok, const std::string& what);
 void open_panel_step(const char* panel);
 
 /// Keys the driver presses; 1.86 reads keys through io.KeyMap/KeysDown.
-enum Key { kEnter = 1, kBackspace, kEscape, kTab, kA };
+enum Key { kEnter = 1, kBackspace, kEscape, kTab, kA, kSpace, kLeft, kRight, kUp, kDown };
 
 /// Draws frames of the App and drives it like a user: clicks and types by label, sweeps the mouse.
 class Driver {
@@ -72,6 +73,11 @@ class Driver {
     io.KeyMap[ImGuiKey_Escape] = kEscape;
     io.KeyMap[ImGuiKey_Tab] = kTab;
     io.KeyMap[ImGuiKey_A] = kA;
+    io.KeyMap[ImGuiKey_Space] = kSpace;
+    io.KeyMap[ImGuiKey_LeftArrow] = kLeft;
+    io.KeyMap[ImGuiKey_RightArrow] = kRight;
+    io.KeyMap[ImGuiKey_UpArrow] = kUp;
+    io.KeyMap[ImGuiKey_DownArrow] = kDown;
   }
 
   void frame() {
@@ -225,6 +231,7 @@ void check_sliders(Driver& d, app::App& a);
 void check_colour_maps(Driver& d, app::App& a);
 void check_slow_study(Driver& d, app::App& a);
 void check_idle_frames(Driver& d, app::App& a);
+void check_keyboard(Driver& d, app::App& a);
 /// The damage tracker on real frames (frames_test.cpp).
 void check_damage(Driver& d, app::App& a);
 /// run_end_slice past a run's last step (learned_heads_test.cpp).

@@ -169,20 +169,30 @@ test('wheel deltas are normalised: a notch in pixels, lines or pages scrolls by 
 test('keyboard: focus enters and leaves the iframe by Tab; keys stay inside; blur releases them', async () => {
   const { context, page } = await openPage(server.url('/host.html'), { width: 1000, height: 800 });
   const frame = await labFrame(page);
-  const before = comparableState(await state(frame));
   await page.focus('#before');
   await page.keyboard.press('Tab');
   await until(frame, () => document.activeElement && document.activeElement.id === 'canvas');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'lab');
-  // Keys pressed in the lab do not reach the host page (no host listener, no scrolling).
+  await frames(frame, 2);
+  assert.equal((await view(frame, -1)).control, 'Copy link', 'Tab into the frame shows the cursor on its first control');
+  // Keys pressed in the lab do not reach the host page (no host listener, no scrolling). (Not
+  // Space: it would activate the control under the cursor, a text field perhaps, whose editing
+  // keeps Tab inside for moving between fields.)
   await page.evaluate(() => { window.hostKeys = 0; });
-  for (const k of ['ArrowDown', 'ArrowDown', 'PageDown', 'Space', 'x']) await page.keyboard.press(k);
+  for (const k of ['ArrowDown', 'ArrowDown', 'PageDown', 'x']) await page.keyboard.press(k);
   await frames(frame, 2);
   assert.equal(await page.evaluate(() => window.hostKeys), 0, 'no key reached the host page');
   assert.equal(await page.evaluate(() => scrollY), 0, 'the host page did not scroll');
-  // Tab leaves the canvas (no keyboard trap) to the next field of the host page.
-  await page.keyboard.press('Tab');
+  const before = comparableState(await state(frame));
+  // Tab goes from control to control, then leaves the canvas (no keyboard trap) to the next
+  // field of the host page.
+  let presses = 0;
+  while (presses < 300 && (await page.evaluate(() => document.activeElement && document.activeElement.id)) !== 'after') {
+    await page.keyboard.press('Tab');
+    ++presses;
+  }
   await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'after');
+  assert.ok(presses > 3, `Tab went through the lab's controls first (${presses} presses)`);
   // Typing in the host page does not reach the lab.
   await page.keyboard.type('hello world');
   await frames(frame, 2);
@@ -263,25 +273,24 @@ test('heatmap cells are reachable by keyboard: a cell cursor moves with the arro
   await context.close();
 });
 
-test('keyboard alone: panels and heatmap cells are reachable (ImGui navigation)', async () => {
+test('keyboard alone: panels and heatmap cells are reachable (arrows, Space, Enter)', async () => {
   const { context, page, log } = await openLabPage('?panel=alignment');
   const key = async (k, n = 1) => { for (let i = 0; i < n; ++i) { await page.keyboard.press(k); await frames(page, 2); } };
-  // The navigation: arrows pick a region, Space enters it, arrows move, Space activates.
+  const control = async () => (await view(page, -1)).control ?? null;
+  // The first arrow shows the cursor on the navigation's first entry; arrows move, Space and
+  // Enter activate.
   await key('ArrowDown');
-  await key('Space');
+  assert.equal(await control(), '1 Alignment');
   await key('ArrowDown');
+  assert.equal(await control(), '2 Translate');
   await key('Space');
   assert.equal((await state(page)).panel, 'translate', 'Space on the second entry shows its panel');
-  await key('Space');  // and again: the alignment panel, by keyboard only
   await key('ArrowUp');
-  await key('Space');
-  assert.equal((await state(page)).panel, 'alignment');
-  // Leave the sidebar (Escape), move right into the panel, walk down to the heatmap.
-  await key('Escape');
-  await key('ArrowRight');
-  await key('Space');
+  await key('Enter');
+  assert.equal((await state(page)).panel, 'alignment', 'Enter on the first entry shows its panel');
+  // Down past the navigation's last entry goes on into the panel, and down to the heatmap.
   let focused = null;
-  for (let i = 0; i < 20 && !focused; ++i) {
+  for (let i = 0; i < 60 && !focused; ++i) {
     await key('ArrowDown');
     focused = (await view(page)).heatmaps.find((h) => h.focused) || null;
   }

@@ -3,10 +3,12 @@
 // edge of the widest item of the panel on screen before clipping (web/page/fit_report.hpp;
 // boxes that scroll sideways count with their own box) and reports it through
 // window.attentionLab.fit(); nothing may reach past the panel's visible area or the canvas, and no
-// box (a table column, a child) may cut its content. Negative control: the page's test switch
-// fitProbe(px) adds one item px too wide, which the check must flag. Screenshots of every panel
-// go to $ATTN_ARTIFACTS (build/web/test-artifacts/fit when run by hand). At 1280 px no table may
-// scroll sideways.
+// box (a table column, a child) may cut its content. No number label wraps, at 1280 px or on a
+// phone: the report lists every number a line break of the frame's wrapped text fell inside
+// ("3.|33e-16"), and that list must be empty. Negative control: the page's test switch
+// fitProbe(px) adds one item px too wide and a number in a column narrower than it, which the
+// check must flag. Screenshots of every panel go to $ATTN_ARTIFACTS (build/web/test-artifacts/fit
+// when run by hand). At 1280 px no table may scroll sideways.
 // Run: node --test tests/e2e/fit.test.mjs
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -36,13 +38,14 @@ async function fitOf(page, name) {
 
 // A desktop canvas shows every table whole: at 1280 px no panel's table scrolls sideways (the fit
 // report names each table that does), and every panel still fits.
-test('fit: at 1280 px no table scrolls sideways, and every panel fits', async () => {
+test('fit: at 1280 px no table scrolls sideways, no number wraps, and every panel fits', async () => {
   const { page, context, problems } = await site.open('', { width: 1280, height: 900 });
   const names = await panelNames(page);
   for (const name of names) {
     const fit = await fitOf(page, name);
     await page.screenshot({ path: path.join(artifacts, `page-1280-${name}.png`) });
     assert.deepEqual(fit.sideways_tables, [], `${name} at 1280 px: tables that scroll sideways`);
+    assert.deepEqual(fit.split_numbers, [], `${name} at 1280 px: numbers cut across lines`);
     assert.equal(fit.fits, true, `${name} at 1280 px fits: ${JSON.stringify(fit.cut)}`);
   }
   // The detector's control: on a phone some table does scroll sideways, and the report says so.
@@ -73,6 +76,7 @@ for (const { width, embed } of [{ width: 320, embed: false }, { width: 390, embe
       assert.ok(fit.widest <= fit.visible_right + 0.5 && fit.widest <= width,
                 `${name} at ${width} px: widest item ends at ${fit.widest}, past the visible edge ${fit.visible_right}`);
       assert.deepEqual(fit.cut, [], `${name} at ${width} px: content cut by its box`);
+      assert.deepEqual(fit.split_numbers, [], `${name} at ${width} px: numbers cut across lines`);
       assert.equal(fit.fits, true, `${name} at ${width} px fits`);
     }
     console.log(`widest item at ${width} px (${mode}):`, JSON.stringify(widest));
@@ -85,9 +89,13 @@ for (const { width, embed } of [{ width: 320, embed: false }, { width: 390, embe
     await page.screenshot({ path: path.join(artifacts, `${mode}-${width}-probe.png`) });
     assert.equal(probed.fits, false, 'the too-wide probe is flagged');
     assert.ok(probed.widest > width && probed.cut.length > 0, `the probe reaches past the canvas: ${JSON.stringify(probed)}`);
+    assert.ok(probed.split_numbers.length > 0,
+              `the probe's number, wider than its column, is flagged as cut: ${JSON.stringify(probed.split_numbers)}`);
     await page.evaluate(() => window.attentionLab.fitProbe(0));
     await frames(page, 3);
-    assert.equal((await page.evaluate(() => window.attentionLab.fit())).fits, true, 'and the panel fits again without it');
+    const unprobed = await page.evaluate(() => window.attentionLab.fit());
+    assert.equal(unprobed.fits, true, 'and the panel fits again without it');
+    assert.deepEqual(unprobed.split_numbers, [], 'and no number is cut');
 
     // The report is not part of the lesson's state.
     const s = await page.evaluate(() => window.attentionLab.state());

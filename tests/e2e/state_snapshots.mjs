@@ -59,7 +59,7 @@ export const GROUPS = [
     ['set', { temperature: { hard: false, temperature: 1 } }],
     ['showPanel', 'dropout'], ['set', { dropout: { p: 0 } }], ['set', { dropout: { p: 1 } }],
     ['set', { dropout: { p: 0.25, seed: 17 } }],
-    ['showPanel', 'additive'], ['set', { additive: { step: 0 } }], ['set', { additive: { step: 2 } }],
+    ['showPanel', 'additive'], ['set', { additive: { view: 'untrained', step: 0 } }], ['set', { additive: { step: 2 } }],
     ['set', { heads: { init: 'torch_replica', heads: 1, d_k: 8, seed: 17, d_model: 8 } }],
     ['set', { heads: { init: 'core', heads: 2, d_k: 4 } }],
     ['set', { permutation: { positions: 'rope' } }], ['set', { permutation: { positions: 'none', causal: false } }],

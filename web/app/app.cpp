@@ -6,6 +6,7 @@
 
 #include "app/api.hpp"
 #include "widgets/heatmap_cursor.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "page/page_tools.hpp"
 #include "widgets/page_view.hpp"
 #include "page/fit_report.hpp"
@@ -64,6 +65,7 @@ void App::draw_nav(float width) {
     const float h = fs * 2.85f;
     ImGui::PushID(number.c_str());
     if (ImGui::Selectable("##nav", active, 0, ImVec2(width, h))) show_panel(state_, static_cast<int>(i));
+    kbd::name_item(number + " " + e.title);  // its title is drawn over it, not by it
     ImGui::PopID();
     // Number badge, title and one-line blurb drawn over the selectable.
     const ImVec2 c(p0.x + fs * 1.0f, p0.y + h * 0.5f);
@@ -199,6 +201,8 @@ void App::frame() {
   // The edits the last frame's draw calls forwarded come first.
   apply_deferred_edits(state_);
   tick_panels(state_);
+  kbd::begin_frame();  // the keyboard cursor's move asked for since the last frame (Tab, arrows)
+  fit::begin_frame();  // the numbers this frame's word wrap cuts (none, unless one outgrows its line)
   gpu_.begin_frame();
   const PanelDef& shown = current_panel(state_);
   view::begin_frame(shown.name, shown.heading, shown.changing && shown.changing(state_), shown.busy && shown.busy(state_));  // the DOM mirror's record
@@ -273,13 +277,19 @@ void App::frame() {
   panel.draw(state_, ui);
   ImGui::PopTextWrapPos();
   ImGui::PopID();
-  if (fit::probe() > 0.0f)  // the fit check's negative control (tests only): one item too wide
+  if (fit::probe() > 0.0f) {  // the fit check's negative controls (tests only): one item too wide,
     ImGui::Button("fit probe", ImVec2(ImGui::GetContentRegionAvail().x + fit::probe(), 0));
+    // and a number in a column narrower than the number (the wrap must cut it)
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::CalcTextSize("0.000").x);
+    ImGui::TextUnformatted("probe 3.3333333333e-16");
+    ImGui::PopTextWrapPos();
+  }
   ImGui::Dummy(ImVec2(0, fs));
   fit::measure(panel.name);  // the widest item of this frame, before clipping (page/fit_report.hpp)
   ImGui::EndChild();
   ImGui::PopStyleVar();
   ImGui::End();
+  kbd::end_frame();  // every control of the frame is known: the reading order, the focus ring
 }
 
 }  // namespace app

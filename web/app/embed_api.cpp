@@ -6,6 +6,7 @@
 #include "app/api.hpp"
 #include "app/app.hpp"
 #include "page/page_tools.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "widgets/page_view.hpp"
 #include "panels/registry.hpp"
 #include "learn/json_obj.hpp"
@@ -57,6 +58,22 @@ void attn_app_set_embed(int on) {
 
 void attn_app_set_details_open(int on) {
   app::style::set_details_open(on != 0);
+  if (app::App* a = app::api_app()) a->request_frame();
+}
+
+int attn_app_tab(int dir) {
+  const bool moved = app::kbd::tab(dir);
+  if (app::App* a = app::api_app()) a->request_frame();
+  return moved ? 1 : 0;
+}
+
+void attn_app_focus_entered(int dir) {
+  app::kbd::focus_entered(dir);
+  if (app::App* a = app::api_app()) a->request_frame();
+}
+
+void attn_app_focus_left() {
+  app::kbd::focus_left();
   if (app::App* a = app::api_app()) a->request_frame();
 }
 

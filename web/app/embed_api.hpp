@@ -27,6 +27,14 @@ ATTN_EXPORT const char* attn_app_view(int max_cells);
 ATTN_EXPORT void attn_app_set_embed(int on);
 /// Every detail section drawn open (1) or collapsed as the panel chose (0): link details=open.
 ATTN_EXPORT void attn_app_set_details_open(int on);
+/// Tab (dir 1) or Shift+Tab (dir -1) in the canvas: the keyboard cursor moves to the next or
+/// previous control in reading order (widgets/keyboard_nav.hpp). 0 when there is none: the page
+/// then lets the browser move the focus out of the canvas.
+ATTN_EXPORT int attn_app_tab(int dir);
+/// The canvas got the focus by Tab (dir 1) or Shift+Tab (-1): the cursor shows on the first or last control.
+ATTN_EXPORT void attn_app_focus_entered(int dir);
+/// The canvas lost the focus: the keyboard cursor is hidden.
+ATTN_EXPORT void attn_app_focus_left();
 /// A short confirmation beside the page tools ("Link copied").
 ATTN_EXPORT void attn_app_toast(const char* text);
 }

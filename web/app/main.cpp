@@ -17,6 +17,7 @@
 #include "app/app.hpp"
 #include "widgets/heatmap_cursor.hpp"
 #include "widgets/heatmap_gl.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "widgets/ui_style.hpp"
 #include "platform/browser_glue.hpp"
 #include "platform/emscripten_shim.hpp"
@@ -97,7 +98,16 @@ int main(int argc, char** argv) {
   hooks.cell_mode = [] { return app::heatmap_cell_mode_active(); };
   hooks.placeholder_frame = [] { return app::style::last_placeholder_frame(); };
   hooks.touch_sizes = [](bool on) { app::style::set_touch_sizes(on); };
+  hooks.item_added = app::kbd::item_added;
+  hooks.item_label = app::kbd::item_label;
   app::glue::install(&platform, std::move(hooks));
+#ifndef __EMSCRIPTEN__
+  // A desktop window has no page to Tab out to: past the last control Tab starts over.
+  platform.on_tab = [](int dir) {
+    if (!app::kbd::tab(dir)) app::kbd::focus_entered(dir);
+    application.request_frame();
+  };
+#endif
   if (!options.panel.empty()) attn_app_show_panel(options.panel.c_str());
   for (const std::string& patch : options.patches) std::printf("--set: %s\n", attn_app_set(patch.c_str()));
 

@@ -31,8 +31,10 @@
 //   fit()                     whether the panel on screen fits its width, measured in the last frame
 //                             (web/page/fit_report.hpp): {panel, canvas_width, visible_right, widest
 //                             (right edge of the widest item before clipping), fits, cut:[{where,
-//                             right, edge}]}; not part of state()
-//   fitProbe(px)              tests only: one item px wider than the panel (the check's negative control)
+//                             right, edge}], sideways_tables, split_numbers: numbers a wrapped line
+//                             ended inside, as "3.|33e-16"}; not part of state()
+//   fitProbe(px)              tests only: one item px wider than the panel and a number wider than its
+//                             column (the check's negative controls)
 //   drawnPixels()             canvas pixels the last frame drew: only what changed (platform/damage.hpp),
 //                             0 when nothing did
 //   redrawAll()               tests only: the next frame draws the whole canvas (to compare with frames

@@ -8,12 +8,30 @@
 #include "learn/json_obj.hpp"
 #include "imgui_internal.h"  // window and table layout records (CursorMaxPos, columns)
 
+// Told each line end ImGui's word wrap picks (cmake/deps.cmake writes it into imgui_draw.cpp).
+extern void (*ImFontWrapHook)(const char* text, const char* line_end, const char* text_end);
+
 namespace app::fit {
 
 namespace {
 
 Report g_last;
 float g_probe = 0.0f;
+std::vector<std::string> g_split;  // this frame's cut numbers, until measure() takes them
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool number_char(char c) { return digit(c) || c == '.' || c == ',' || c == 'e' || c == 'E' || c == '+' || c == '-'; }
+
+void wrapped_line(const char* text, const char* line_end, const char* text_end) {
+  if (!splits_number(text, line_end, text_end) || g_split.size() >= 20) return;
+  const char* l = line_end;
+  while (l > text && number_char(l[-1])) --l;
+  const char* r = line_end;
+  while (r < text_end && number_char(*r)) ++r;
+  std::string cut = std::string(l, line_end) + "|" + std::string(line_end, r);
+  // Measuring and drawing wrap the same text at the same places: list each cut once.
+  if (std::find(g_split.begin(), g_split.end(), cut) == g_split.end()) g_split.push_back(std::move(cut));
+}
 
 // Half a unit of slack: edges are fractional, and ImGui floors some of them.
 constexpr float kSlack = 0.5f;
@@ -33,6 +51,19 @@ bool measured_inside(const ImGuiWindow* w, const ImGuiWindow* panel) {
 }
 
 }  // namespace
+
+bool splits_number(const char* text, const char* line_end, const char* text_end) {
+  if (!text || line_end <= text || line_end >= text_end) return false;
+  bool left = false, right = false;
+  for (const char* p = line_end; p > text && number_char(p[-1]); --p) left = left || digit(p[-1]);
+  for (const char* p = line_end; p < text_end && number_char(*p); ++p) right = right || digit(*p);
+  return left && right;
+}
+
+void begin_frame() {
+  ImFontWrapHook = wrapped_line;
+  g_split.clear();
+}
 
 void measure(const char* panel) {
   ImGuiContext& g = *GImGui;
@@ -76,6 +107,8 @@ void measure(const char* panel) {
       }
     }
   }
+  r.split_numbers = std::move(g_split);
+  g_split.clear();
   g_last = std::move(r);
 }
 
@@ -92,7 +125,8 @@ attn::Json report_json(const Report& r) {
                     {"content_height", r.content_height},
                     {"fits", r.cut.empty() && r.widest <= r.canvas_width + kSlack},
                     {"cut", cut},
-                    {"sideways_tables", r.sideways_tables}});
+                    {"sideways_tables", r.sideways_tables},
+                    {"split_numbers", r.split_numbers}});
 }
 
 void set_probe(float px) { g_probe = std::max(0.0f, px); }

@@ -8,6 +8,10 @@
 // reports the result through window.attentionLab.fit() (attn_app_fit); the lesson's state() does
 // not carry it. The headless test and the browser test check every panel of the registry with it.
 //
+// It also lists the numbers the frame's word wrap cut at a line's end ("3." | "33e-16"): ImGui's
+// wrap is kept out of numbers (cmake/deps.cmake), so only a number wider than its whole line can
+// be cut, and the check says which.
+//
 // Units are the window units ImGui lays out in (CSS pixels in the browser).
 #pragma once
 
@@ -38,18 +42,29 @@ struct Report {
   /// The tables in the panel that scroll sideways this frame ("table 0x<ID>"): they fit only by
   /// scrolling, which a desktop canvas should not need.
   std::vector<std::string> sideways_tables;
+  /// Numbers a line break of this frame's wrapped text fell inside, as "3.|33e-16" (the run of
+  /// number characters around the break, '|' where the line ended). Empty: no number wraps.
+  std::vector<std::string> split_numbers;
 };
+
+/// Before the frame draws (App::frame): listens to the word wrap (cmake/deps.cmake's hook) and
+/// starts this frame's list of cut numbers.
+void begin_frame();
+/// Whether a line of `text` ending at `line_end` (before `text_end`) cuts a number: the run of
+/// number characters (digits . , e E + -) around the break has a digit on both sides. (Tests.)
+bool splits_number(const char* text, const char* line_end, const char* text_end);
 
 /// Measure the current window (the panel's) after the panel has drawn into it.
 void measure(const char* panel);
 /// The last measurement.
 const Report& last();
 /// {panel, frame, canvas_width, visible_right, widest, content_height, fits, cut:[{where, right, edge}],
-///  sideways_tables:["table 0x<ID>"]}
+///  sideways_tables:["table 0x<ID>"], split_numbers:["3.|33e-16"]}
 attn::Json report_json(const Report& r);
 
-/// Test switch: after the panel, draw one button `px` wider than the panel's visible area
-/// (0: off). The browser test's negative control: the check must flag it.
+/// Test switch: after the panel, draw one button `px` wider than the panel's visible area and a
+/// number wrapped in a column narrower than it (0: off). The browser test's negative control:
+/// the check must flag both.
 void set_probe(float px);
 float probe();
 

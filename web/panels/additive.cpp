@@ -167,7 +167,11 @@ bool additive_pending(const AppState& s) {
   if (a.view != AdditiveView::trained) return false;
   const TranslatorView t = translator_view(s);
   const std::string why = translator_unavailable(t);
-  if (!why.empty()) return why == kLoadingTranslator;
+  // The model comes once this panel is shown (or the Translate panel's fetch is under way): on
+  // another panel, before either, nothing is on its way.
+  if (!why.empty())
+    return why == kLoadingTranslator &&
+           (s.panel == panel_index("additive") || t.checkpoint.status == CheckpointFetch::Status::requested);
   return !trained_is_current(a, t);
 }
 
@@ -275,8 +279,8 @@ bool apply_additive_json(AppState& s, const Json& patch) {
 
 namespace {
 
-// A labelled vector as lines of numbers, as many per line as fit the width (wrapped text would
-// break a number at its decimal point).
+// A labelled vector as lines of numbers, as many per line as fit the width, each padded to one
+// width so the lines line up as columns.
 void number_lines(const char* label, const attn::Vector& v, ImFont* font) {
   ImGui::PushFont(font);
   ImGui::TextUnformatted(label);
@@ -376,14 +380,15 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   cols.to_right();
   const attn::AdditiveResult& ar = st.attention;
   style::heading(ui.fonts, ("Step " + std::to_string(step + 1) + " in numbers").c_str());
-  if (ImGui::BeginTable("##trained_step", 4,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
-                        ImVec2(cols.right_w, 0))) {
+  // (A phone's column is narrower than the four columns' numbers: the table then scrolls sideways.)
+  if (widgets::begin_table_fit("##trained_step", 4,
+                               ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp,
+                               cols.right_w, static_cast<int>(ar.weights.size()) + 1)) {
     widgets::stretch_columns({{"source j", 1.0f}, {"score e_j", 1.0f}, {"weight a_j", 1.0f}, {"model's own a_j", 1.2f}});
     for (attn::Index j = 0; j < ar.weights.size(); ++j)
       widgets::text_row({st.source_words[static_cast<size_t>(j)], short_number(ar.scores(j), 4),
                          short_number(ar.weights(j), 4), short_number(st.model_weights(j), 4)});
-    ImGui::EndTable();
+    widgets::end_table_fit();
   }
   txt::note("\"model's own a_j\": the weights the translator's decoder step computes inside its own pass; the "
             "weights a_j are recomputed here from its parameters, and the last check compares the two.");

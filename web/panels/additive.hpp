@@ -2,12 +2,13 @@
 // translation): its inputs and result, its setters, its state() and set() JSON and link inputs;
 // drawn in additive.cpp.
 //
-// Two views of the same stepped read. "untrained": the seeded demo (lessons/additive_decoder.hpp),
-// whose "encoder states" are random draws. "trained": the Translate panel's attention translator
-// (lessons/additive_trained.hpp) on an English sentence of its grammar — its real encoder states,
-// decoder states and learned attention parameters. The trained view needs that model: it ensures
-// the Translate panel's state exists and, when the shipped checkpoint has not been installed,
-// the registry's tick asks for the same fetch the Translate panel makes (panels/registry.cpp).
+// Two views of the same stepped read. "trained" (the default): the Translate panel's attention
+// translator (lessons/additive_trained.hpp) on an English sentence of its grammar — its real
+// encoder states, decoder states and learned attention parameters. "untrained": the seeded demo
+// (lessons/additive_decoder.hpp), whose "encoder states" are random draws. The trained view needs
+// that model: it ensures the Translate panel's state exists and, when the shipped checkpoint has
+// not been installed, the registry's tick asks for the same fetch the Translate panel makes
+// (panels/registry.cpp); until it is there the view shows "loading the trained translator…".
 // The trained result is computed by tick_additive / the setters, never while drawing.
 #pragma once
 
@@ -42,7 +43,7 @@ struct AdditiveState {
   int step = 0;  ///< the target step spelled out
   attn::AdditiveDecoderDemo result;
 
-  AdditiveView view = AdditiveView::untrained;
+  AdditiveView view = AdditiveView::trained;  ///< opens on the real model; random states are one click away
   attn::lessons::TrainedAdditiveInput trained_input;  ///< last good (its step is `trained_step`)
   std::string trained_sentence_text = "the black cat";
   int trained_step = 0;  ///< the trained walk's step spelled out (clamped into its steps)
@@ -72,7 +73,8 @@ void set_additive_trained_step(AppState& s, int step);
 /// Recomputes the trained walk when the Translate panel's model changed since it was read (a
 /// checkpoint installed, steps trained); sets trained_status. True when anything changed.
 bool tick_additive(AppState& s);
-/// True while the trained view waits for a model it will read (state() reports pending).
+/// True while the trained view waits for a model on its way: shown (its fetch starts) or the
+/// Translate panel's checkpoint requested (state() reports pending).
 bool additive_pending(const AppState& s);
 
 // --- JSON (the registry's entry) ---------------------------------------------------------

@@ -79,7 +79,8 @@ struct Located {
 };
 std::vector<Located> g_located;
 
-ImGuiID g_judged = 0;  // the field whose keyboard kind attn_app_text_field last decided
+bool g_locating = false;  // between attn_app_locate_begin and _result
+ImGuiID g_judged = 0;     // the field whose keyboard kind attn_app_text_field last decided
 
 }  // namespace
 
@@ -287,12 +288,13 @@ void attn_app_context_restored() {
 
 void attn_app_locate_begin() {
   app::g_located.clear();
+  app::g_locating = true;
   if (GImGui) GImGui->TestEngineHookItems = true;
   app::request_frame();
 }
 
 const char* attn_app_locate_result() {
-  if (GImGui) GImGui->TestEngineHookItems = false;
+  app::g_locating = false;  // (the hooks stay on: the keyboard order needs them every frame)
   attn::Json out = attn::Json::array();
   for (const app::Located& it : app::g_located) {
     if (it.full.empty()) continue;
@@ -309,15 +311,19 @@ const char* attn_app_locate_result() {
 }  // extern "C"
 
 // ImGui's test-engine hooks (attn_imgui is compiled with IMGUI_ENABLE_TEST_ENGINE; ImGui calls
-// them only while GImGui->TestEngineHookItems is set, i.e. between the two functions above).
+// them while GImGui->TestEngineHookItems is set: every frame, for the keyboard order the app
+// keeps, and the locator above records while it is asked to).
 void ImGuiTestEngineHook_ItemAdd(ImGuiContext* ctx, const ImRect& bb, ImGuiID id) {
+  if (app::g_hooks.item_added) app::g_hooks.item_added(*ctx, bb, id);
+  if (!app::g_locating) return;
   for (const app::Located& it : app::g_located)
     if (it.id == id) return;
   const ImRect clip = ctx->CurrentWindow ? ctx->CurrentWindow->ClipRect : bb;
   app::g_located.push_back(app::Located{id, bb, clip, "", ""});
 }
-void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
-  if (!label) return;
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext* ctx, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
+  if (app::g_hooks.item_label) app::g_hooks.item_label(*ctx, id, label);
+  if (!label || !app::g_locating) return;
   for (app::Located& it : app::g_located)
     if (it.id == id) {
       const char* end = ImGui::FindRenderedTextEnd(label);  // "sentence##x" → "sentence"

@@ -16,7 +16,10 @@
 
 #include <functional>
 
+#include "imgui.h"
 #include "platform/emscripten_shim.hpp"
+
+struct ImRect;
 
 namespace app {
 class Platform;
@@ -30,6 +33,10 @@ struct Hooks {
   std::function<bool()> cell_mode;           ///< a heatmap's keyboard cell cursor is active
   std::function<int()> placeholder_frame;    ///< ImGui frame of the last glyph placeholder drawn
   std::function<void(bool)> touch_sizes;     ///< touch-sized widgets on or off
+  /// Every item ImGui adds (its test-engine hook), and the labels it reports: the keyboard's
+  /// reading order through the controls (widgets/keyboard_nav.hpp).
+  std::function<void(ImGuiContext&, const ImRect&, ImGuiID)> item_added;
+  std::function<void(ImGuiContext&, ImGuiID, const char*)> item_label;
 };
 /// Remember what before_frame() must reach. `platform` must outlive the loop.
 void install(Platform* platform, Hooks hooks);
@@ -69,7 +76,7 @@ ATTN_EXPORT void attn_app_redraw_all();
 /// Framebuffer pixels the last frame drew (its damaged area; 0: it changed nothing).
 ATTN_EXPORT double attn_app_drawn_pixels();
 ATTN_EXPORT void attn_app_context_restored();
-/// Item locator (tests): record every labelled widget of the next frame...
+/// Item locator (tests): record every labelled widget from the next frame on...
 ATTN_EXPORT void attn_app_locate_begin();
 /// ...and return them in submission order: [{"label" (shown text),"full" (with any "##id"
 /// part),"rect":[x0,y0,x1,y1],"visible"}] in CSS pixels.

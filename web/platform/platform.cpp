@@ -152,6 +152,13 @@ bool Platform::poll_events(bool* had_input) {
     if (change) changed_now[e.key.keysym.scancode] = any_change = true;
     if (e.type == SDL_FINGERDOWN || (e.type == SDL_MOUSEBUTTONDOWN && e.button.which == SDL_TOUCH_MOUSEID))
       touch_pressed = true;
+    // Tab outside a text field moves the keyboard cursor through the controls (in the browser the
+    // page's key handler does it and SDL never sees such a Tab).
+    if (on_tab && e.type == SDL_KEYDOWN && e.key.keysym.scancode == SDL_SCANCODE_TAB &&
+        !(e.key.keysym.mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) && !ImGui::GetIO().WantTextInput) {
+      on_tab((e.key.keysym.mod & KMOD_SHIFT) ? -1 : 1);
+      continue;
+    }
     process(e);
     // Touch: SDL turns a finger into the mouse. After the finger lifts, the mouse must leave,
     // or the last touched widget stays hovered (see new_frame).

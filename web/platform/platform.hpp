@@ -35,6 +35,9 @@ class Platform {
   /// its own, it calls on_paste.
   void push_paste();
   void (*on_paste)() = nullptr;
+  /// Tab (dir 1) or Shift+Tab (-1) outside a text field, which poll_events then keeps from
+  /// ImGui (its own Tab visits text fields only). Unset: ImGui gets the key.
+  void (*on_tab)(int dir) = nullptr;
   /// Queue committed text (UTF-8, from the page's soft-keyboard / IME element) behind the
   /// events already received; poll_events types it at the cursor (io.AddInputCharactersUTF8)
   /// in a frame where no key changed before it, so Backspace-then-text keeps its order.

@@ -9,6 +9,7 @@
 #include "imgui_internal.h"  // ImTextCharFromUtf8
 
 #include "widgets/heatmap_cursor.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "widgets/page_view.hpp"
 #include "widgets/ui_style.hpp"
 
@@ -451,6 +452,7 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const bool pressed = ImGui::InvisibleButton("##heatmap", size);
   const ImGuiID item_id = ImGui::GetItemID();
+  kbd::name_item(std::string("heatmap ") + id);  // for the keyboard cursor (its label is hidden)
   const bool hovered = ImGui::IsItemHovered();
   const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -488,8 +490,9 @@ HeatmapEvent heatmap(const char* id, const HeatmapSpec& spec, HeatmapGpu& gpu) {
     const ImRect cell_rect(ImVec2(g0.x + hc * cell, g0.y + hr * cell), ImVec2(g0.x + (hc + 1) * cell, g0.y + (hr + 1) * cell));
     if (kc.moved) ImGui::ScrollToBringRectIntoView(ImGui::GetCurrentWindow(), cell_rect);
   }
-  if (kc.focused || kc.active) {  // focus ring (an InvisibleButton draws none)
-    dl->AddRect(ImVec2(g0.x - 4, g0.y - 4), ImVec2(g1.x + 4, g1.y + 4), style::accent_u32(), 3.0f, 0, 2.0f);
+  if (kc.focused || kc.active) {  // focus ring around the cells, not the labels and legend
+    dl->AddRect(ImVec2(g0.x - 4, g0.y - 4), ImVec2(g1.x + 4, g1.y + 4), ImGui::GetColorU32(ImGuiCol_NavHighlight), 3.0f, 0, 3.0f);
+    kbd::own_ring(item_id);
   }
   if (kc.focused && !kc.active) {
     ImGui::SetNextWindowPos(ImVec2(g0.x, g1.y + 6));

@@ -7,6 +7,7 @@
 
 #include "widgets/error_info.hpp"
 #include "widgets/heatmap.hpp"
+#include "widgets/keyboard_nav.hpp"
 #include "learn/json_obj.hpp"
 
 namespace app::view {
@@ -225,10 +226,14 @@ attn::Json view_json(long max_cells) {
                           {"expect_at_most", c.expect_at_most}, {"pass", c.pass}}));
   Json errors = Json::array();
   for (const ErrorInfo& e : r.errors) errors.push_back(::attn::obj({{"code", e.code}, {"message", e.message}}));
-  return ::attn::obj({{"panel", r.panel}, {"title", r.title}, {"frame", r.frame}, {"busy", r.busy}, {"working", r.working},
+  Json out = ::attn::obj({{"panel", r.panel}, {"title", r.title}, {"frame", r.frame}, {"busy", r.busy}, {"working", r.working},
               {"heatmaps", std::move(maps)},
               {"active", active.empty() ? Json(nullptr) : Json(active)}, {"checks", std::move(checks)},
               {"errors", std::move(errors)}});
+  // The control under the keyboard cursor, while its ring shows (a heatmap says so above).
+  const kbd::Cursor k = kbd::cursor();
+  if (k.shown && !k.label.empty()) out["control"] = k.label;
+  return out;
 }
 
 }  // namespace app::view

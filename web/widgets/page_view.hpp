@@ -78,7 +78,8 @@ void record_error(const ErrorInfo& error);
 ///   row_labels,col_labels,values,allowed|null,row_sums|null,vmin,vmax,colormap ("sunset" for a signed map; absent: viridis),rect:[x0,y0,x1,y1],
 ///   cursor:{row,col,value,allowed}|null,hovered:{row,col,value}|null,focused}],
 ///  "active": name of the heatmap last hovered or under the keyboard cursor (else the first),
-///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}]}
+///  "checks":[{claim,measured,limit,expect_at_most,pass}], "errors":[{code,message}],
+///  "control": the label of the control under the keyboard cursor while its ring shows (absent otherwise)}
 /// `max_cells` > 0: a heatmap with more cells carries only its top-left 50×50 values
 /// ("truncated": true; labels stay complete). 0: everything (exports). < 0: the outline, cheap
 /// enough to ask every few frames while a run trains: of the heatmaps only the one with the

@@ -55,7 +55,10 @@ struct PlotBox {
 PlotBox plot_box(const char* button_id, float width, float height) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  // Hovered for its tooltip, never a stop of the keyboard cursor: it has nothing to press.
+  ImGui::PushItemFlag(ImGuiItemFlags_NoNav, true);
   ImGui::InvisibleButton(button_id, ImVec2(width, height));
+  ImGui::PopItemFlag();
   return PlotBox{dl, p0, ImVec2(p0.x + width, p0.y + height), ImGui::IsItemHovered()};
 }
 

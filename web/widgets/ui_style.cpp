@@ -137,6 +137,8 @@ void apply_theme() {
   c[ImGuiCol_TableBorderStrong] = rgb(208, 204, 194);
   c[ImGuiCol_TableRowBgAlt] = rgb(0, 0, 0, 0.025f);
   c[ImGuiCol_ScrollbarGrab] = rgb(200, 200, 195);
+  // The keyboard cursor's ring (widgets/keyboard_nav.cpp): opaque, the accent (5:1 on the ground).
+  c[ImGuiCol_NavHighlight] = rgb(31, 111, 178);
   // Child windows and the scrollbar's track show the window's ground through them.
   for (ImGuiCol i : {ImGuiCol_ChildBg, ImGuiCol_ScrollbarBg}) c[i] = rgb(0, 0, 0, 0.0f);
 }

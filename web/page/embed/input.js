@@ -28,8 +28,10 @@
       dirty = true;
     }, { capture: true, passive: false });
 
-    // Keys: Tab leaves the canvas (no keyboard trap) unless a text field is being edited;
-    // Ctrl/Cmd+V reaches the browser so that a paste event brings the system clipboard.
+    // Keys: Tab and Shift+Tab move the lab's keyboard cursor to the next or previous control in
+    // reading order, and past the last (or before the first) leave the canvas (no keyboard trap);
+    // while a text field is being edited ImGui's own Tab goes from field to field. Ctrl/Cmd+V
+    // reaches the browser so that a paste event brings the system clipboard.
     // Until the pasted text has arrived (a paste event, or the async clipboard after a short
     // wait), later keys are held back and replayed in order: Ctrl+V then Enter commits the
     // pasted text, not the old one.
@@ -58,7 +60,8 @@
       dirty = true;
       if (holdKey(e)) return;
       if (e.key === 'Tab' && !e.ctrlKey && !e.altKey && !e.metaKey && !lab.inputState().want_text) {
-        e.stopImmediatePropagation();
+        e.stopImmediatePropagation();  // SDL never sees it: ImGui's Tab visits text fields only
+        if (Module._attn_app_tab(e.shiftKey ? -1 : 1)) e.preventDefault();
         return;
       }
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === 'v' || e.key === 'V')) {
@@ -101,14 +104,34 @@
     }, true);
     // Keys typed in the lab do not bubble to the host page's own shortcuts.
     for (const type of ['keydown', 'keyup', 'keypress']) canvas.addEventListener(type, function (e) { e.stopPropagation(); });
-    // Losing focus releases every key and button (their key-up / mouse-up go elsewhere).
+    // Losing focus releases every key and button (their key-up / mouse-up go elsewhere) and hides
+    // the keyboard cursor's ring (the focus is elsewhere now).
     releaseInput = function () {
       heldKeys.length = 0;  // their key-ups went elsewhere too
       Module._attn_app_release_input();
+      Module._attn_app_focus_left();
       document.dispatchEvent(new MouseEvent('mouseup', { button: 0 }));
     };
     // (Not when the field's editable element takes the focus: the keys are still the lab's.)
     canvas.addEventListener('blur', function (e) { if (!textBox || e.relatedTarget !== textBox) releaseInput(); });
+    // Focus from outside by the keyboard shows the cursor on the first control, or on the last
+    // after Shift+Tab (when this document saw the key: a host page's Tab into the frame is not
+    // seen, and enters at the first). A click, a touch (whose handlers focus the canvas
+    // themselves: the cursor would take the tap's press away) or the page's own focus at load do not.
+    let tabAt = -1e9, tabBack = false, pointerAt = -1e9;
+    document.addEventListener('keydown', function (e) {
+      if (e.key === 'Tab') { tabAt = performance.now(); tabBack = e.shiftKey; }
+    }, true);
+    for (const type of ['pointerdown', 'mousedown', 'touchstart'])
+      window.addEventListener(type, function () { pointerAt = performance.now(); }, { capture: true, passive: true });
+    canvas.addEventListener('focus', function (e) {
+      if (textBox && e.relatedTarget === textBox) return;  // back from the field being edited
+      const now = performance.now();
+      if (document.documentElement.classList.contains('quiet-focus') || !canvas.matches(':focus-visible') ||
+          (now - pointerAt < 1000 && now - tabAt > 1000)) return;
+      Module._attn_app_focus_entered(tabBack && now - tabAt < 1000 ? -1 : 1);
+      dirty = true;
+    });
     // Touch: focus the canvas (SDL forwards the pointer only to a focused window), unless a
     // field's editable element has it (the soft keyboard stays up while the field is edited).
     canvas.addEventListener('touchstart', function () {

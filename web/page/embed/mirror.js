@@ -63,6 +63,7 @@
     const pass = view.checks.filter(function (c) { return c.pass; }).length;
     if (view.checks.length) parts.push(pass + ' of ' + view.checks.length + ' checks pass.');
     for (const e of view.errors) parts.push('Input rejected (' + e.code + '): ' + e.message);
+    if (view.control) parts.push('Keyboard on: ' + view.control + '.');
     for (const h of view.heatmaps) {
       if (h.focused && !h.cursor) parts.push('Heatmap ' + h.name.replace(/_/g, ' ') + ': press Space or Enter to explore its cells with the arrow keys.');
       if (!h.cursor) continue;
