@@ -65,7 +65,7 @@ void check_keyboard(Driver& d, app::App& a) {
   expect(app::kbd::cursor().shown && app::kbd::cursor().index == 0, "focus by Tab shows the cursor on the first control");
   expect(foreground_vertices() > hidden_vertices, "the ring is drawn");
   expect(ImGui::GetStyleColorVec4(ImGuiCol_NavHighlight).w == 1.0f, "the ring's colour is opaque");
-  const int at_slider = place_of(slider), at_copy = place_of("Copy link");
+  const int at_slider = place_of(slider), at_copy = place_of("\xE2\x8B\xAF");
   expect(at_copy > 0 && at_slider > at_copy, "reading order: the navigation, the page tools, then the panel's slider");
 
   // Tab: one control on per press, every one in order; past the last the Tab is refused.

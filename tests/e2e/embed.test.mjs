@@ -174,7 +174,7 @@ test('keyboard: focus enters and leaves the iframe by Tab; keys stay inside; blu
   await until(frame, () => document.activeElement && document.activeElement.id === 'canvas');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'lab');
   await frames(frame, 2);
-  assert.equal((await view(frame, -1)).control, 'Copy link', 'Tab into the frame shows the cursor on its first control');
+  assert.equal((await view(frame, -1)).control, '\u22EF', 'Tab into the frame shows the cursor on its first control');
   // Keys pressed in the lab do not reach the host page (no host listener, no scrolling). (Not
   // Space: it would activate the control under the cursor, a text field perhaps, whose editing
   // keeps Tab inside for moving between fields.)

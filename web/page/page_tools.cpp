@@ -54,11 +54,6 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
     ImGui::SetCursorScreenPos(ImVec2(right - width, title_top + std::max(0.0f, (title_h - frame_h) * 0.5f)));
   }
   ImGui::BeginGroup();
-  if (embed) {
-    if (style::touch_sizes() ? ImGui::Button(open_label) : ImGui::SmallButton(open_label)) shim::page_action("open_full");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open this view in a new tab, with the navigation.");
-    widgets::same_line_if_fits(widgets::button_width("\xE2\x8B\xAF"));
-  }
   // A touch device gets a full-size button (a fingertip's 44 px), a mouse the small one.
   const bool touch = style::touch_sizes();
   if (touch ? ImGui::Button(menu_label) : ImGui::SmallButton(menu_label)) ImGui::OpenPopup("##page_tools_menu");
@@ -69,6 +64,11 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", t.help);
     }
     ImGui::EndPopup();
+  }
+  if (embed) {
+    widgets::same_line_if_fits(widgets::button_width(open_label));
+    if (touch ? ImGui::Button(open_label) : ImGui::SmallButton(open_label)) shim::page_action("open_full");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open this view in a new tab, with the navigation.");
   }
   ImGui::EndGroup();
   if (!g_toast.empty() && ImGui::GetTime() < g_toast_until) {
