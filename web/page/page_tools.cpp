@@ -38,7 +38,9 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
   const float title_top = ImGui::GetItemRectMin().y;
   const float title_h = ImGui::GetItemRectSize().y;
   ImGui::PushFont(fonts.small);
-  ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(6, 2));
+  // A touch device keeps the theme's 44 px frames (a fingertip); a mouse gets small buttons.
+  const bool touch = style::touch_sizes();
+  ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, touch ? ImGui::GetStyle().FramePadding : ImVec2(6, 2));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(5, 4));
   const ImGuiStyle& st = ImGui::GetStyle();
   // One "⋯" button opens the exports (Copy link, PNG, PNG 2×, CSV, JSON): the panel's own
@@ -54,8 +56,6 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
     ImGui::SetCursorScreenPos(ImVec2(right - width, title_top + std::max(0.0f, (title_h - frame_h) * 0.5f)));
   }
   ImGui::BeginGroup();
-  // A touch device gets a full-size button (a fingertip's 44 px), a mouse the small one.
-  const bool touch = style::touch_sizes();
   if (touch ? ImGui::Button(menu_label) : ImGui::SmallButton(menu_label)) ImGui::OpenPopup("##page_tools_menu");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy link, PNG, CSV, JSON");
   if (ImGui::BeginPopup("##page_tools_menu")) {
