@@ -52,6 +52,7 @@ int main() {
     check_learned_heads(d, a);
     check_throwaway_panel(d, a);
     check_translate(d, a);
+    check_language_model(d, a);
     check_fit(d, a);
     check_plot_ticks(d, a);
     g_step = "train worker";

@@ -216,6 +216,7 @@ void check_lesson_panels_draw(Driver& d, app::App& a);
 void check_masks(Driver& d, app::App& a);
 void check_attribution(Driver& d, app::App& a);
 void check_scaling(Driver& d, app::App& a);
+void check_language_model(Driver& d, app::App& a);
 void check_temperature(Driver& d, app::App& a);
 void check_dropout(Driver& d, app::App& a);
 void check_additive(Driver& d, app::App& a);

@@ -107,6 +107,7 @@ void apply_deferred_edits(AppState& s) {
 template <> MasksState& state_of<MasksState>(AppState& s) { return s.masks; }
 template <> TemperatureState& state_of<TemperatureState>(AppState& s) { return s.temperature; }
 template <> DropoutState& state_of<DropoutState>(AppState& s) { return s.dropout; }
+template <> LanguageModelState& state_of<LanguageModelState>(AppState& s) { return s.language_model; }
 template <> AlignmentState& state_of<AlignmentState>(AppState& s) { return s.alignment; }
 template <> AttributionState& state_of<AttributionState>(AppState& s) { return s.attribution; }
 template <> PermutationState& state_of<PermutationState>(AppState& s) { return s.permutation; }

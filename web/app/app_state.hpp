@@ -39,6 +39,7 @@
 #include "panels/dropout.hpp"
 #include "panels/additive.hpp"
 #include "panels/script.hpp"
+#include "panels/language_model.hpp"
 #include "panels/recall.hpp"
 
 namespace app {
@@ -59,6 +60,7 @@ struct AppState {
   CostState cost;
   LearnedHeadsState learned_heads;
   TranslateState translate;
+  LanguageModelState language_model;
   std::uint64_t frames = 0;  ///< frames drawn so far (the page's `ready` waits for the first)
   /// Edits a draw function forwarded (defer_edit): applied in order before the next frame's ticks,
   /// so that a setter's work (a beam search, a fresh trainer) never runs inside a draw call.

@@ -332,6 +332,138 @@
     trainRuns.delete(id);
     if (trainWorker) trainWorker.postMessage({ type: 'stop', id: id });
   };
+  // The language-model Worker (attention-lab-lm.js, web/panels/lm_link.hpp): created when the
+  // Language model panel first asks, after GPT-2's tokenizer files (gpt2/) are fetched; it holds the
+  // model's weights in its own heap, never this page's. Answers go back to the app by id.
+  let lmWorker = null, lmStarted = null;
+  const lmPending = new Set();  // ids posted, not yet answered
+  const lmReply = function (id, reply, weights, probs) {
+    const text = JSON.stringify(reply), n = lengthBytesUTF8(text) + 1, pt = _malloc(n);
+    stringToUTF8(text, pt, n);
+    const nw = weights ? weights.length : 0, np = probs ? probs.length : 0;
+    const pw = nw ? _malloc(nw * 4) : 0, pp = np ? _malloc(np * 4) : 0;
+    if (nw && !pw || np && !pp) {
+      if (pw) _free(pw);
+      if (pp) _free(pp);
+      const e = JSON.stringify({ error: { code: 'too_large', message: 'no memory in the page for the maps (' + (nw + np) * 4 + ' bytes)' } });
+      const ne = lengthBytesUTF8(e) + 1, pe = _malloc(ne);
+      stringToUTF8(e, pe, ne);
+      try { Module['_attn_app_lm_reply'](id, pe, 0, 0, 0, 0); } finally { _free(pe); _free(pt); }
+      return;
+    }
+    if (nw) HEAPF32.set(weights, pw >> 2);
+    if (np) HEAPF32.set(probs, pp >> 2);
+    try { Module['_attn_app_lm_reply'](id, pt, pw, nw, pp, np); } finally { _free(pt); if (pw) _free(pw); if (pp) _free(pp); }
+  };
+  const lmFail = function (id, message, code) { lmReply(id, { error: { code: code || 'fetch_failed', message: message } }); };
+  const lmStart = function () {
+    if (lmStarted) return lmStarted;
+    lmStarted = Promise.all(['gpt2/encoder.json', 'gpt2/vocab.bpe'].map(function (u) {
+      return fetch(new URL(u, document.baseURI)).then(function (r) {
+        if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
+        return r.text();
+      });
+    })).then(function (files) {
+      lmWorker = new Worker(new URL('attention-lab-lm.js', document.baseURI));
+      lmWorker.onmessage = function (e) {
+        const d = e.data || {};
+        if (d.type !== 'reply' || !lmPending.has(d.id)) return;
+        lmPending.delete(d.id);
+        lmReply(d.id, d.reply, d.weights, d.probs);
+      };
+      lmWorker.onerror = function (e) {
+        e.preventDefault();
+        const why = 'the language-model worker failed: ' + (e.message || 'attention-lab-lm.js');
+        const ids = Array.from(lmPending);
+        lmPending.clear();
+        ids.forEach(function (id) { lmFail(id, why, 'too_large'); });
+      };
+      lmWorker.postMessage({ type: 'tokenizer', id: 0, vocab: files[0], merges: files[1] });
+      return lmWorker;
+    });
+    return lmStarted;
+  };
+  // Posts `message` once the Worker runs (its answer comes back by id); a start that failed answers at once.
+  const lmPost = function (message) {
+    lmPending.add(message.id);
+    lmStart().then(function (w) { w.postMessage(message); },
+                   function (e) { lmPending.delete(message.id); lmFail(message.id, 'the language-model worker could not start: ' + (e && e.message || e)); });
+  };
+  const lmProgress = function (id, loaded, total) { Module['_attn_app_lm_progress'](id, loaded, total); };
+  // A URL's bytes as a Blob, read in chunks with progress; kept in the Cache API ("attention-lab-models")
+  // so that a second visit works offline.
+  const lmFetchBlob = function (url, id) {
+    const abs = new URL(url, document.baseURI).href;
+    const cached = typeof caches !== 'undefined'
+      ? caches.open('attention-lab-models').then(function (c) { return c.match(abs).then(function (r) { return { cache: c, hit: r }; }); },
+                                                 function () { return { cache: null, hit: null }; })
+      : Promise.resolve({ cache: null, hit: null });
+    return cached.then(function (cc) {
+      if (cc.hit) return cc.hit.blob().then(function (b) { lmProgress(id, b.size, b.size); return b; });
+      return fetch(abs).then(function (r) {
+        if (!r.ok) throw new Error('HTTP ' + r.status);
+        const total = Number(r.headers.get('content-length') || 0);
+        if (!r.body || !r.body.getReader) return r.blob();
+        const reader = r.body.getReader(), parts = [];
+        let loaded = 0;
+        const pump = function () {
+          return reader.read().then(function (x) {
+            if (x.done) return new Blob(parts);
+            parts.push(x.value);
+            loaded += x.value.length;
+            lmProgress(id, loaded, total);
+            return pump();
+          });
+        };
+        return pump();
+      }).then(function (blob) {
+        if (cc.cache) cc.cache.put(abs, new Response(blob)).catch(function () { /* a full cache: the next visit fetches again */ });
+        return blob;
+      });
+    });
+  };
+  Module['attnLmLoadUrl'] = function (id, model, config) {
+    Promise.all([lmFetchBlob(model, id),
+                 config ? fetch(new URL(config, document.baseURI)).then(function (r) {
+                   if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + config);
+                   return r.text();
+                 }) : Promise.resolve('')]).then(function (got) {
+      lmPost({ type: 'load', id: id, file: got[0], config: got[1] });
+    }, function (e) { lmFail(id, model + ' could not be fetched (' + (e && e.message || e) + ')'); });
+  };
+  Module['attnLmRequest'] = function (id, json) {
+    let request;
+    try { request = JSON.parse(json); } catch (e) { return lmFail(id, 'the request is not JSON', 'invalid_json'); }
+    lmPost({ type: 'run', id: id, request: request });
+  };
+  // A GPT-2-family file the learner brought (a drop, the picker): the Worker reads it tensor by tensor.
+  api.loadLanguageModel = function (file, configFile) {
+    const name = file.name || 'the file', cname = configFile ? configFile.name || 'config.json' : '';
+    const n1 = lengthBytesUTF8(name) + 1, n2 = lengthBytesUTF8(cname) + 1, p1 = _malloc(n1), p2 = _malloc(n2);
+    stringToUTF8(name, p1, n1);
+    stringToUTF8(cname, p2, n2);
+    let id;
+    try { id = Module['_attn_app_lm_file'](p1, p2); } finally { _free(p1); _free(p2); }
+    lmProgress(id, 0, file.size || 0);
+    (configFile ? configFile.text() : Promise.resolve('')).then(function (config) {
+      lmPost({ type: 'load', id: id, file: file, config: config });
+    }, function (e) { lmFail(id, cname + ' could not be read (' + (e && e.message || e) + ')'); });
+    return id;
+  };
+  // True when a file's header names a GPT-2-family model (read from its first bytes only).
+  api.isLanguageModelFile = function (file) {
+    return file.slice(0, 8).arrayBuffer().then(function (head) {
+      if (head.byteLength < 8) return false;
+      const v = new DataView(head), len = v.getUint32(0, true) + v.getUint32(4, true) * 4294967296;
+      if (len > 100 * 1024 * 1024 || 8 + len > file.size) return false;
+      return file.slice(0, 8 + len).arrayBuffer().then(function (buf) {
+        const bytes = new Uint8Array(buf), p = _malloc(bytes.length);
+        if (!p) return false;
+        HEAPU8.set(bytes, p);
+        try { return Module['_attn_app_is_lm_file'](p, bytes.length, file.size) === 1; } finally { _free(p); }
+      });
+    });
+  };
   Module['attnFatal'] = function (message) { rejectReady(new Error(message)); };
   const previousAbort = Module['onAbort'];
   Module['onAbort'] = function (what) {

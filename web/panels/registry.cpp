@@ -25,6 +25,7 @@ std::vector<PanelDef>& table() {
       learned_heads_panel(),
       cost_panel(),
       script_panel(),
+      language_model_panel(),
   };
   return t;
 }

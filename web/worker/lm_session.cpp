@@ -10,6 +10,9 @@
 #include "json/model_json.hpp"
 #include "json/tokenize_json.hpp"
 #include "learn/decoder.hpp"
+#include "learn/checkpoint.hpp"
+#include "learn/decoder_analysis.hpp"
+#include "attn/random.hpp"
 
 namespace app {
 
@@ -31,6 +34,7 @@ Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, cons
   if (heads > 0) opt.heads = heads;
   // Read into a new holder first: a file refused half-way leaves the model held so far.
   auto next = std::make_unique<learn::ModelFileF32>(learn::read_gpt2_family<float>(file_size, read, opt));
+  hash_ = learn::params_fnv1a(next->params);
   model_ = std::move(next);
   last_ = LmForward{};
   return info();
@@ -53,6 +57,7 @@ Json LmSession::info() const {
   out["params"] = model_->model.layout.total();
   out["config"] = attn::model_config_json(model_->model);
   out["weight_bytes"] = model_->params.size() * sizeof(float);
+  out["hash"] = hash_;
   return out;
 }
 
@@ -116,6 +121,53 @@ Json LmSession::top(const LmForward& f, int k) const {
   return rows;
 }
 
+Json LmSession::head_scores(const LmForward& f) {
+  Json rows = Json::array();
+  const std::size_t tt = static_cast<std::size_t>(f.t) * static_cast<std::size_t>(f.t);
+  for (int l = 0; l < f.layers; ++l)
+    for (int h = 0; h < f.heads; ++h) {
+      const float* w = f.weights.data() + (static_cast<std::size_t>(l) * static_cast<std::size_t>(f.heads) + static_cast<std::size_t>(h)) * tt;
+      // One token has no previous one: the score is then undefined, not 0.
+      rows.push_back(attn::obj({{"layer", l},
+                                {"head", h},
+                                {"previous_token", f.t > 1 ? Json(learn::previous_token_score(w, f.t)) : Json(nullptr)},
+                                {"first_token", learn::first_token_score(w, f.t)}}));
+    }
+  return rows;
+}
+
+Json LmSession::pieces(const std::vector<int>& tokens) const {
+  if (!tokenizer_) bad(ErrorCode::invalid_field, "no tokenizer loaded: set GPT-2's encoder.json and vocab.bpe first");
+  Json p = Json::array();
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const long long id = tokens[i];
+    if (id < 0 || static_cast<std::size_t>(id) >= tokenizer_->vocab_size())
+      bad(ErrorCode::invalid_field, "tokens[" + std::to_string(i) + "] = " + std::to_string(id) + " is not in the tokenizer's vocabulary");
+    p.push_back(tokenizer_->piece(id));
+  }
+  return attn::obj({{"tokens", tokens}, {"pieces", std::move(p)}, {"text", tokenizer_->decode(std::vector<long long>(tokens.begin(), tokens.end()))}});
+}
+
+Json LmSession::induction(int period, std::uint64_t seed) const {
+  if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
+  const learn::DecoderConfig& c = model_->model.decoder;
+  if (2 * period > c.context)
+    bad(ErrorCode::invalid_field, "period " + std::to_string(period) + " repeated twice passes the context (" + std::to_string(c.context) + ")");
+  attn::Rng rng(seed);
+  std::vector<int> tokens(static_cast<std::size_t>(2 * period));
+  for (int i = 0; i < period; ++i) tokens[static_cast<std::size_t>(i)] = static_cast<int>(rng.below(static_cast<std::uint64_t>(c.vocab)));
+  for (int i = 0; i < period; ++i) tokens[static_cast<std::size_t>(period + i)] = tokens[static_cast<std::size_t>(i)];
+  const LmForward f = forward(tokens);
+  const std::size_t tt = static_cast<std::size_t>(f.t) * static_cast<std::size_t>(f.t);
+  Json rows = Json::array();
+  for (int l = 0; l < f.layers; ++l)
+    for (int h = 0; h < f.heads; ++h) {
+      const float* w = f.weights.data() + (static_cast<std::size_t>(l) * static_cast<std::size_t>(f.heads) + static_cast<std::size_t>(h)) * tt;
+      rows.push_back(attn::obj({{"layer", l}, {"head", h}, {"induction", learn::induction_score(w, f.t, period, period)}}));
+    }
+  return attn::obj({{"tokens", tokens}, {"period", period}, {"seed", seed}, {"scores", std::move(rows)}});
+}
+
 std::vector<int> LmSession::generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
                                      bool stop_at_end) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
@@ -145,7 +197,17 @@ Json LmSession::run(const Json& request) {
                       {"heads", last_.heads},
                       {"t", last_.t},
                       {"vocab", last_.vocab},
-                      {"top", top(last_, k)}});
+                      {"top", top(last_, k)},
+                      {"scores", head_scores(last_)}});
+  }
+  if (op == "pieces") {
+    f.check_known({"op", "tokens"});
+    return pieces(f.token_ids("tokens"));
+  }
+  if (op == "induction") {
+    f.check_known({"op", "period", "seed"});
+    const int period = static_cast<int>(f.integer("period", kInductionPeriod, 2, 512));
+    return induction(period, f.seed("seed", 0));
   }
   if (op == "generate") {
     f.check_known({"op", "tokens", "steps", "temperature", "seed", "stop_at_end"});
@@ -155,7 +217,7 @@ Json LmSession::run(const Json& request) {
     const bool stop = !f.has("stop_at_end") || f.boolean("stop_at_end", true);
     return attn::obj({{"tokens", generate(f.token_ids("tokens"), steps, temperature, seed, stop)}});
   }
-  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, forward and generate, not \"" + op + "\"");
+  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, pieces, forward, induction and generate, not \"" + op + "\"");
 }
 
 Json LmSession::run_text(const std::string& text) {

@@ -46,7 +46,8 @@ class LmSession {
   void set_tokenizer(const std::string& vocab_json, const std::string& merges_txt);
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
 
-  /// {loaded, layout, params, config {vocab, context, d_model, heads, layers, ...}, tokenizer}.
+  /// {loaded, layout, params, config {vocab, context, d_model, heads, layers, ...}, tokenizer, hash
+  /// (learn::params_fnv1a of the float32 parameters)}.
   attn::Json info() const;
 
   /// The prompt's tokens: {tokens, pieces ("Ġworld"), text (each token's characters)} (BpeTokenizer::
@@ -71,11 +72,29 @@ class LmSession {
   std::vector<int> generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
                             bool stop_at_end) const;
 
+  /// Per head of a forward, in layer-major order: [{layer, head, previous_token (mean weight on
+  /// the key just before the query; null for one token), first_token (mean weight on key 0)}]
+  /// (learn::previous_token_score, first_token_score: the shared decoder analyses).
+  static attn::Json head_scores(const LmForward& f);
+  /// Each id's GPT-2 piece ("Ġworld"), and the ids' text decoded together: {tokens, pieces, text}.
+  /// Throws Error(invalid_field) with no tokenizer or for an id past its vocabulary.
+  attn::Json pieces(const std::vector<int>& tokens) const;
+  /// Induction scores (Olsson et al. 2022): `period` random token ids (uniform over the model's
+  /// vocabulary, drawn from `seed`) repeated once, one forward, and per head the mean weight of
+  /// the repeat's queries on the key after their token's earlier copy (learn::induction_score).
+  /// {tokens, period, seed, scores: [{layer, head, induction}]}. Throws Error(invalid_field) with no
+  /// model or when 2·period passes the context.
+  attn::Json induction(int period, std::uint64_t seed) const;
+  /// The induction probe's default period: 2 × 20 tokens fit GPT-2's and the small models' contexts.
+  static constexpr int kInductionPeriod = 20;
+
   /// One request as JSON, the Worker's protocol (docs/models.md, "In the page"):
   ///   {op:"info"} → info();  {op:"unload"};  {op:"tokenize", text, special?};
   ///   {op:"forward", tokens, top?=10} → {tokens, layers, heads, t, top}; the weights and the last
   ///     position's probabilities are left in last_forward() for the caller to copy;
-  ///   {op:"generate", tokens, steps, temperature?=0, seed?=0, stop_at_end?=true} → {tokens (new)}.
+  ///   {op:"generate", tokens, steps, temperature?=0, seed?=0, stop_at_end?=true} → {tokens (new)};
+  ///   {op:"pieces", tokens} → pieces();  {op:"induction", period?=20, seed?=0} → induction().
+  ///   A forward's answer also has `scores` (head_scores()).
   /// Throws attn::Error naming a bad field or op.
   attn::Json run(const attn::Json& request);
   /// run() on JSON text; never throws: a bad request comes back as {"error": {code, message}}
@@ -92,6 +111,7 @@ class LmSession {
   std::unique_ptr<attn::learn::ModelFileF32> model_;
   std::unique_ptr<attn::BpeTokenizer> tokenizer_;
   LmForward last_;
+  std::string hash_;  ///< params_fnv1a of the model held, taken once at load
 };
 
 }  // namespace app

@@ -1,0 +1,62 @@
+#include "lessons/language_model/captions.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace attn::lessons::lm {
+
+namespace {
+std::string two(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+std::string percent(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * v);
+  return b;
+}
+}  // namespace
+
+int strongest_head(const std::vector<HeadScore>& scores, double HeadScore::*field) {
+  int best = -1;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const double v = scores[i].*field;
+    if (std::isnan(v)) continue;
+    if (best < 0 || v > scores[static_cast<std::size_t>(best)].*field) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+std::string head_label(int layer, int head) { return std::to_string(layer) + "." + std::to_string(head); }
+
+std::string heads_caption(const std::vector<HeadScore>& scores, int tokens) {
+  if (scores.empty()) return "";
+  std::string out;
+  const int prev = strongest_head(scores, &HeadScore::previous_token);
+  if (prev >= 0) {
+    const HeadScore& h = scores[static_cast<std::size_t>(prev)];
+    out += "On these " + std::to_string(tokens) + " tokens, head " + head_label(h.layer, h.head) +
+           " reads the previous token most: " + two(h.previous_token) + " of its weight, on average. ";
+  }
+  const int ind = strongest_head(scores, &HeadScore::induction);
+  if (ind >= 0) {
+    const HeadScore& h = scores[static_cast<std::size_t>(ind)];
+    out += "On repeated random tokens, head " + head_label(h.layer, h.head) + " has the highest induction score (" +
+           two(h.induction) + "). ";
+  }
+  int parked = 0;
+  for (const HeadScore& h : scores) parked += h.first_token >= 0.5 ? 1 : 0;
+  out += std::to_string(parked) + " of " + std::to_string(scores.size()) +
+         " heads put half or more of their weight on the first token. ";
+  out += "A weight says where a head reads, not what it adds: a large weight on a value the output projection "
+         "ignores contributes nothing, so these scores suggest roles that ablation has to test.";
+  return out;
+}
+
+std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown) {
+  return "Most probable next token: \"" + top_text + "\" at " + percent(top_p) + ". The " + std::to_string(shown) +
+         " shown hold " + percent(top_mass) + " of the distribution; the rest is spread over the other tokens.";
+}
+
+}  // namespace attn::lessons::lm

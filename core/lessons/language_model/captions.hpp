@@ -1,0 +1,39 @@
+// core/lessons/language_model/captions.hpp — the Language model panel's sentences, worded from
+// the numbers the language-model session measured on whichever model is loaded: the heads'
+// scores (previous-token, first-token, induction; learn/decoder_analysis.hpp) and the next-token
+// distribution. What a map cannot show is said beside what it shows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attn::lessons::lm {
+
+/// One head's scores as the session gives them (NaN: not measured, e.g. previous-token on one
+/// token, induction before its probe ran).
+struct HeadScore {
+  int layer = 0, head = 0;
+  double previous_token = 0.0;  ///< mean weight on the key just before the query, in [0, 1]
+  double first_token = 0.0;     ///< mean weight on key 0, in [0, 1]
+  double induction = 0.0;       ///< mean weight on the key after the earlier copy (Olsson et al. 2022)
+};
+
+/// The head whose `field` is largest (ties: the first in layer-major order; NaN never wins), or
+/// -1 when none is measured.
+int strongest_head(const std::vector<HeadScore>& scores, double HeadScore::*field);
+
+/// "L.H": a head's name, layer then head, both from 0.
+std::string head_label(int layer, int head);
+
+/// The heads caption: the strongest previous-token head and its score, the strongest induction
+/// head on repeated random tokens (when measured), how many heads put at least half their weight
+/// on the first token, and the caution that weight is not contribution (lesson: "a 99% weight can
+/// contribute nothing"). `tokens`: the prompt's length the scores were measured on. Empty scores
+/// give "".
+std::string heads_caption(const std::vector<HeadScore>& scores, int tokens);
+
+/// The next-token caption: the most probable piece's text and probability, and how much of the
+/// distribution the top `shown` hold (`top_mass`, their summed probability).
+std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown);
+
+}  // namespace attn::lessons::lm

@@ -1,0 +1,159 @@
+// Headless app test: the Language model panel on torch's GPT-2-family fixtures (tests/reference/
+// gpt2, transformers' layout): loading by link, the next-token distribution and the maps against
+// torch 1.13's logits and weights, greedy generation against torch's tokens, refusals that keep the
+// model, and the JSON core's model_logits on the same file.
+#include "support.hpp"
+
+#include <fstream>
+
+#include "json/case_files.hpp"
+#include "json/ops.hpp"
+#include "panels/lm_link.hpp"
+
+namespace headless {
+
+namespace {
+
+const char* kFixtures = "tests/reference/gpt2/";
+
+Json fixture(const std::string& name) {
+  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/" + kFixtures + name);
+  expect(static_cast<bool>(in), "fixture " + name + " readable");
+  Json j;
+  in >> j;
+  return j;
+}
+
+// Frames until the panel has nothing under way (the native Worker answers at the next tick).
+Json settled(Driver& d) {
+  for (int i = 0; i < 20; ++i) {
+    d.frames(2);
+    const Json s = api_state()["language_model"];
+    if (!s["busy"].get<bool>()) return s;
+  }
+  fail("the Language model panel stays busy");
+  return api_state()["language_model"];
+}
+
+// softmax of a logit row in long double: the reference the panel's probabilities are held to.
+std::vector<double> softmax(const Json& row) {
+  long double mx = -1e300L, z = 0;
+  for (const Json& x : row) mx = std::max(mx, static_cast<long double>(x.get<double>()));
+  std::vector<long double> e;
+  for (const Json& x : row) e.push_back(std::exp(static_cast<long double>(x.get<double>()) - mx)), z += e.back();
+  std::vector<double> p;
+  for (long double v : e) p.push_back(static_cast<double>(v / z));
+  return p;
+}
+
+// A bad input is refused with `code`, shows the error, and leaves every figure as it was.
+void refused(const Json& patch, const std::string& code) {
+  Json before = api_state()["language_model"];
+  const Json reply = api_set({{"language_model", patch}});
+  expect(reply.value("ok", true) == false, "accepted bad input " + patch.dump());
+  expect(reply.contains("error") && reply["error"].value("code", "") == code,
+         "code for " + patch.dump() + ": " + reply.dump());
+  Json after = api_state()["language_model"];
+  expect(after["error"].is_object(), "the panel shows the error of " + patch.dump());
+  for (Json* j : {&before, &after}) j->erase("error");
+  expect(after == before, "a refused " + patch.dump() + " changed the panel");
+}
+
+}  // namespace
+
+void check_language_model(Driver& d, app::App& a) {
+  (void)a;
+  open_panel_step("language_model");
+  Json s = settled(d);
+  // The default checkpoint loads when the panel opens, or, where it is absent, the panel says so.
+  expect(s["model"].is_object() || s["error"].is_object(), "the default model loaded or its failure is shown");
+
+  const std::string base = kFixtures;
+  expect_accepted({{"language_model", {{"model", base + "hf-generate-model.safetensors"},
+                                       {"config", base + "hf-generate-model.config.json"}}}});
+  s = settled(d);
+  expect(s["error"].is_null(), "the fixture loads: " + s["error"].dump());
+  expect(s["model"]["source"] == "url" && s["model"]["layout"] == "transformers", "the link's model is held");
+  expect(s["model"]["config"]["vocab"] == 61, "its config: vocab 61");
+  // Not GPT-2's vocabulary: the prompt became token ids.
+  expect(s["tokens"].size() == 8 && s["tokens"][7] == 7, "the prompt became the first 8 ids");
+
+  const Json torch = fixture("hf-generate-model.json");
+  const std::vector<int> tokens = torch["case"]["tokens"][0].get<std::vector<int>>();
+  expect_accepted({{"language_model", {{"prompt", "3 14 15"}}}});
+  s = settled(d);
+  expect(s["tokens"] == Json(tokens), "the prompt's ids");
+  // Next-token probabilities: torch's logits' softmax (float32, within the fixture's tolerance).
+  const Json& logits = torch["expect"]["logits"][0];
+  const std::vector<double> ref = softmax(logits[logits.size() - 1]);
+  expect(s["next"].size() == 10, "ten next tokens");
+  for (const Json& row : s["next"]) {
+    const int id = row["id"].get<int>();
+    expect(std::fabs(row["p"].get<double>() - ref[static_cast<std::size_t>(id)]) <= 2e-4,
+           "next token " + std::to_string(id) + ": torch's probability");
+  }
+  for (std::size_t i = 1; i < s["next"].size(); ++i)
+    expect(s["next"][i - 1]["p"].get<double>() >= s["next"][i]["p"].get<double>(), "next tokens by probability");
+  // The same file through the JSON core's model_logits (float32): equal to 1e-6.
+  Json req = torch["case"];
+  req["model"] = std::string(ATTN_SOURCE_DIR) + "/" + base + "hf-generate-model.safetensors";
+  req["config"] = std::string(ATTN_SOURCE_DIR) + "/" + base + "hf-generate-model.config.json";
+  // As the attn tool does: model_logits reads files, tensor by tensor.
+  attn::register_file_ops();
+  attn::set_case_file_reader(attn::read_case_file);
+  attn::set_case_file_ranges({attn::case_file_size, attn::read_case_file_range});
+  const Json core = attn::run_case(req);
+  attn::set_case_file_reader({});
+  attn::set_case_file_ranges({});
+  expect(core.contains("logits"), "model_logits answers: " + core.dump().substr(0, 200));
+  const Json& core_logits = core["logits"][0];
+  const std::vector<double> p_core = softmax(core_logits[core_logits.size() - 1]);
+  for (const Json& row : s["next"])
+    expect(std::fabs(row["p"].get<double>() - p_core[row["id"].get<std::size_t>()]) <= 1e-6,
+           "next token " + row["id"].dump() + ": model_logits' probability");
+  // The enlarged map: torch's weights of layer 1, head 2, query rows.
+  expect_accepted({{"language_model", {{"layer", 1}, {"head", 2}}}});
+  s = api_state()["language_model"];
+  const Json& w = torch["expect"]["weights"][1][0][2];
+  const Json& mine = s["map"]["weights"];
+  expect(mine.size() == w.size(), "the map is t x t");
+  for (std::size_t i = 0; i < w.size(); ++i)
+    for (std::size_t j = 0; j < w[i].size(); ++j)
+      expect(std::fabs(mine[i][j].get<double>() - w[i][j].get<double>()) <= 2e-4, "map weight = torch's");
+  // Head scores: previous-token = mean of the sub-diagonal, measured on the same map.
+  double prev = 0.0;
+  for (std::size_t i = 1; i < w.size(); ++i) prev += mine[i][i - 1].get<double>();
+  prev /= static_cast<double>(w.size() - 1);
+  expect(s["scores"].size() == 6, "2 layers x 3 heads of scores");
+  expect(std::fabs(s["scores"][5]["previous_token"].get<double>() - prev) <= 1e-6, "head 1.2's previous-token score");
+  expect(s["captions"]["heads"].get<std::string>().find("heads put half or more") != std::string::npos, "heads caption");
+
+  // Greedy generation with the K/V cache: torch's tokens.
+  const Json greedy = fixture("hf-generate-greedy.json");
+  expect_accepted({{"language_model", {{"steps", greedy["case"]["steps"]}, {"temperature", 0}, {"generate", true}}}});
+  s = settled(d);
+  expect(s["generation"]["tokens"] == greedy["expect"]["tokens"], "greedy generation = torch's: " + s["generation"].dump());
+
+  // Refusals keep the model and the figures.
+  const std::string hash = s["model"]["hash"].dump();
+  refused({{"layer", 2}}, "invalid_field");
+  refused({{"temperature", -1}}, "invalid_field");
+  refused({{"prompt", "3 fourteen"}}, "invalid_field");
+  refused({{"prompt", ""}}, "empty_sequence");
+  expect(api_state()["language_model"]["tokens"] == Json(tokens), "a refused prompt keeps the tokens");
+  expect_accepted({{"language_model", {{"prompt", "3 14 99"}}}});
+  s = settled(d);
+  expect(s["error"].is_object() && s["error"]["message"].get<std::string>().find("tokens[2]") != std::string::npos,
+         "an id past the vocabulary is named: " + s["error"].dump());
+  expect_accepted({{"language_model", {{"model", base + "bad-missing-tensor.safetensors"}}}});
+  s = settled(d);
+  expect(s["error"]["code"] == "missing_field", "a file missing a tensor is refused: " + s["error"].dump());
+  expect(s["model"]["source"] == "url" && s["model"]["hash"].dump() == hash, "the last good model stays");
+  expect_accepted({{"language_model", {{"model", base + "no-such-file.safetensors"}}}});
+  s = settled(d);
+  expect(s["error"].is_object() && s["model"]["hash"].dump() == hash, "a missing file leaves the model");
+  d.sweep(61);
+  app::lm_link::reset_native();
+}
+
+}  // namespace headless

@@ -1,0 +1,108 @@
+// web/panels/language_model.hpp — the Language model panel: a GPT-2-family model held by the
+// language-model Worker (web/worker/lm_session.hpp, reached through panels/lm_link.hpp), a prompt
+// in GPT-2's pieces, the next-token distribution, every layer × head attention map with one
+// enlarged and its query row traced, the heads' measured scores, and generation with the K/V
+// cache. The panel computes nothing itself: the figures come back from the Worker's core.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/types.hpp"
+#include "json/json_case.hpp"
+#include "lessons/language_model/captions.hpp"
+#include "widgets/error_info.hpp"
+
+namespace app {
+
+struct Ui;
+struct AppState;
+
+/// The model the panel opens with (fetched when the panel is first shown) and its config.json.
+inline constexpr const char* kLmDefaultModelUrl = "checkpoints/kjv-lm.safetensors";
+inline constexpr const char* kLmDefaultConfigUrl = "checkpoints/kjv-lm.config.json";
+/// The prompt the panel opens with.
+inline constexpr const char* kLmDefaultPrompt = "In the beginning God created the heaven and the earth. And the earth was";
+/// Limits of the inputs: the prompt's bytes, generation's steps and temperature.
+inline constexpr int kLmMaxPromptBytes = 2000;
+inline constexpr int kLmMaxSteps = 64;
+inline constexpr double kLmMaxTemperature = 5.0;
+/// GPT-2's vocabulary size: a model of this vocabulary reads the prompt through GPT-2's tokenizer;
+/// any other takes token ids ("3 14 15") and shows them as numbers.
+inline constexpr int kGpt2VocabSize = 50257;
+/// Next-token rows shown.
+inline constexpr int kLmTopShown = 10;
+
+/// What one forward gave, as the Worker sent it.
+struct LmView {
+  std::vector<int> tokens;
+  std::vector<std::string> pieces, texts;  ///< GPT-2's pieces ("Ġworld") and each token's text
+  int layers = 0, heads = 0, t = 0;
+  std::vector<attn::Matrix> maps;  ///< layers·heads maps, t × t (query rows), layer-major
+  attn::BoolMatrix allowed;        ///< the causal mask the maps were computed under, for the legend
+  attn::Json top = attn::Json::array();  ///< [{id, prob, logit, piece, text}]
+  std::vector<attn::lessons::lm::HeadScore> scores;
+  std::string heads_caption, next_caption;
+  std::uint64_t version = 0;
+};
+
+struct LanguageModelState {
+  // inputs
+  std::string prompt = kLmDefaultPrompt;
+  std::string prompt_text = kLmDefaultPrompt;  ///< the field while it is edited
+  int layer = 0, head = 0;  ///< the enlarged map
+  int query = -1;           ///< the traced query row (-1: the last token)
+  int steps = 20;
+  double temperature = 0.0;  ///< 0: greedy
+  std::uint64_t seed = 1;
+  // the model
+  std::string source;        ///< "default", "file" or "url" once a model is loaded
+  std::string model_name, config_name;
+  attn::Json info;           ///< the session's info() of the model held (null: none)
+  bool default_requested = false;
+  int load_id = 0;           ///< the load under way (0: none)
+  std::string loading_source, loading_name, loading_config;
+  // requests under way (0: none)
+  int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0;
+  // results
+  LmView view;
+  attn::Json induction;      ///< {tokens, period, seed, scores} of the induction probe (null before)
+  attn::Json generation;     ///< {prompt_tokens, tokens, pieces, text, temperature, seed, steps} (null before)
+  std::optional<ErrorInfo> error;
+};
+
+/// A fresh panel: nothing loaded; the default model is fetched when the panel is first shown.
+void init_language_model(LanguageModelState& m);
+/// True when the model held reads prompts through GPT-2's tokenizer (kGpt2VocabSize, tokenizer set).
+bool lm_uses_gpt2_pieces(const LanguageModelState& m);
+/// Loads the GPT-2-family file at `model_url` with `config_url` ("": none) through the Worker;
+/// `source` "default" or "url". The model shown stays until the new one is installed.
+void lm_load_url(LanguageModelState& m, const std::string& model_url, const std::string& config_url, const char* source);
+/// A file the page posted to the Worker itself (a drop, the picker): its answer's request id.
+void lm_file_posted(LanguageModelState& m, int id, const std::string& name, const std::string& config_name);
+/// Set the prompt (at most kLmMaxPromptBytes bytes); it is tokenized and run when a model is held.
+bool lm_set_prompt(LanguageModelState& m, const std::string& prompt);
+/// Start generation from the prompt's tokens with the panel's steps, temperature and seed.
+bool lm_generate(LanguageModelState& m);
+/// Takes the Worker's answers and starts the requests they lead to (tick).
+void lm_take_replies(AppState& s, LanguageModelState& m);
+
+/// {inputs {prompt, layer, head, query, steps, temperature, seed}}.
+attn::Json language_model_inputs_json(const LanguageModelState& m);
+/// {inputs, model {source, name, config, layout, params, hash, progress}, prompt, tokens, pieces,
+/// next [{id, piece, text, p}], scores [{layer, head, previous_token, induction, first_token}],
+/// captions, generation, checks, error, busy}.
+attn::Json language_model_state_json(const LanguageModelState& m);
+/// set({language_model: patch}): prompt, layer, head, query, steps, temperature, seed, generate
+/// (true: run generation), model and config (URLs: load that model). A malformed patch throws
+/// PatchError; a value out of range is refused with the last good state kept.
+bool apply_language_model_json(LanguageModelState& m, const attn::Json& patch);
+
+void draw_language_model_panel(LanguageModelState& m, Ui& ui);
+
+struct PanelDef;
+const PanelDef& language_model_panel();
+
+}  // namespace app
