@@ -80,9 +80,9 @@ void check_language_model(Driver& d, app::App& a) {
 
   const Json torch = fixture("hf-generate-model.json");
   const std::vector<int> tokens = torch["case"]["tokens"][0].get<std::vector<int>>();
-  expect_accepted({{"language_model", {{"prompt", "3 14 15"}}}});
+  expect_accepted({{"language_model", {{"tokens", tokens}}}});
   s = settled(d);
-  expect(s["tokens"] == Json(tokens), "the prompt's ids");
+  expect(s["tokens"] == Json(tokens) && s["prompt"] == "3 14 15", "the prompt's ids");
   // Next-token probabilities: torch's logits' softmax (float32, within the fixture's tolerance).
   const Json& logits = torch["expect"]["logits"][0];
   const std::vector<double> ref = softmax(logits[logits.size() - 1]);

@@ -72,7 +72,7 @@ bool parse_ids(const std::string& text, std::vector<int>& ids, std::string& why)
 
 void run_prompt(LanguageModelState& m) {
   if (!held(m)) return;
-  if (lm_uses_gpt2_pieces(m)) {
+  if (lm_uses_gpt2_pieces(m) && !m.ids_prompt) {
     m.tokenize_id = lm_link::request(attn::obj({{"op", "tokenize"}, {"text", m.prompt}}));
     return;
   }
@@ -86,6 +86,7 @@ void run_prompt(LanguageModelState& m) {
   m.view.texts.clear();
   for (int id : ids) m.view.texts.push_back("#" + std::to_string(id));
   m.forward_id = lm_link::request(attn::obj({{"op", "forward"}, {"tokens", ids}, {"top", kLmTopShown}}));
+  if (lm_uses_gpt2_pieces(m)) m.prompt_pieces_id = lm_link::request(attn::obj({{"op", "pieces"}, {"tokens", ids}}));
 }
 
 double number_or_nan(const Json& j, const char* key) {
@@ -116,6 +117,11 @@ void install_forward(LanguageModelState& m, const lm_link::Reply& r) {
   for (int i = 0; i < v.t; ++i)
     for (int j = 0; j < v.t; ++j) v.allowed(i, j) = j <= i;
   v.top = r.reply["top"];
+  if (!lm_uses_gpt2_pieces(m))  // another vocabulary: GPT-2's pieces of these ids would be wrong
+    for (Json& row : v.top) {
+      row["text"] = "#" + std::to_string(row.value("id", 0));
+      row.erase("piece");
+    }
   v.scores.clear();
   for (const Json& s : r.reply["scores"]) {
     lm::HeadScore h;
@@ -176,7 +182,7 @@ bool lm_set_prompt(LanguageModelState& m, const std::string& prompt) {
     m.prompt_text = m.prompt;
     return false;
   }
-  if (held(m) && !lm_uses_gpt2_pieces(m)) {
+  if (held(m) && (!lm_uses_gpt2_pieces(m) || m.ids_prompt)) {
     std::vector<int> ids;
     std::string why;
     if (!parse_ids(prompt, ids, why)) {
@@ -226,7 +232,7 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
       m.generation = nullptr;
       m.layer = m.head = 0;
       m.query = -1;
-      if (!lm_uses_gpt2_pieces(m)) {  // token ids: the prompt becomes the first ids of its vocabulary
+      if (!lm_uses_gpt2_pieces(m) || m.ids_prompt) {  // token ids: the prompt becomes the first ids of its vocabulary
         std::vector<int> ids;
         std::string why;
         if (!parse_ids(m.prompt, ids, why)) {
@@ -289,6 +295,13 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
                                 {"seed", m.seed}});
       m.pieces_id = lm_link::request(attn::obj({{"op", "pieces"}, {"tokens", r.reply["tokens"]}}));
       changed();
+    } else if (r.id == m.prompt_pieces_id) {
+      m.prompt_pieces_id = 0;
+      if (failed) continue;  // ids past the tokenizer's vocabulary: shown as numbers
+      m.view.pieces = r.reply["pieces"].get<std::vector<std::string>>();
+      m.view.texts.clear();
+      for (const std::string& piece : m.view.pieces) m.view.texts.push_back(piece);
+      changed();
     } else if (r.id == m.pieces_id) {
       m.pieces_id = 0;
       if (failed || !m.generation.is_object()) continue;
@@ -303,6 +316,7 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
 
 Json language_model_inputs_json(const LanguageModelState& m) {
   return attn::obj({{"prompt", m.prompt},
+                    {"ids", m.ids_prompt},
                     {"layer", m.layer},
                     {"head", m.head},
                     {"query", m.query},
@@ -335,7 +349,7 @@ Json language_model_state_json(const LanguageModelState& m) {
   Json next = Json::array();
   for (const Json& row : m.view.top)
     next.push_back(attn::obj({{"id", row.value("id", 0)},
-                              {"piece", row.value("piece", "")},
+                              {"piece", row.contains("piece") ? row["piece"] : Json(nullptr)},
                               {"text", row.value("text", "")},
                               {"p", row.value("prob", 0.0)}}));
   Json scores = Json::array();
@@ -346,7 +360,7 @@ Json language_model_state_json(const LanguageModelState& m) {
                                 {"previous_token", num(h.previous_token)},
                                 {"induction", num(h.induction)},
                                 {"first_token", num(h.first_token)}}));
-  const bool busy = m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id;
+  const bool busy = m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id || m.prompt_pieces_id;
   return attn::obj({{"inputs", language_model_inputs_json(m)},
                     {"model", std::move(model)},
                     {"loading", std::move(loading)},
@@ -366,9 +380,16 @@ Json language_model_state_json(const LanguageModelState& m) {
 bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
   LanguageModelState next = m;
   std::string prompt = m.prompt, model_url, config_url;
-  bool generate = false;
+  bool generate = false, ids = m.ids_prompt;
   each(patch, [&](const std::string& k, const Json& v) {
     if (k == "prompt") prompt = get_string(v, "prompt");
+    else if (k == "ids") ids = get_bool(v, "ids");
+    else if (k == "tokens") {
+      if (!v.is_array() || v.empty() || v.size() > 4096) refuse("tokens must be an array of 1 to 4096 token ids");
+      prompt.clear();
+      for (const Json& x : v) prompt += (prompt.empty() ? "" : " ") + std::to_string(get_int(x, "tokens", 0, 1 << 30));
+      ids = true;
+    }
     else if (k == "layer") next.layer = get_int(v, "layer", 0, 1023);
     else if (k == "head") next.head = get_int(v, "head", 0, 1023);
     else if (k == "query") next.query = get_int(v, "query", -1, 1 << 20);
@@ -397,12 +418,17 @@ bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
     m.error = invalid("config is read with a model: give model and config together");
     return false;
   }
-  const bool prompt_changed = prompt != m.prompt;
+  const bool prompt_changed = prompt != m.prompt || ids != m.ids_prompt;
+  const bool ids_before = m.ids_prompt;
+  m.ids_prompt = ids;
   m.layer = next.layer, m.head = next.head, m.query = next.query;
   m.steps = next.steps, m.temperature = next.temperature, m.seed = next.seed;
   m.error.reset();
   changed();
-  if (prompt_changed && !lm_set_prompt(m, prompt)) return false;
+  if (prompt_changed && !lm_set_prompt(m, prompt)) {
+    m.ids_prompt = ids_before;
+    return false;
+  }
   if (!model_url.empty()) {
     m.default_requested = true;  // a link's model replaces the default, never races it
     lm_load_url(m, model_url, config_url, "url");
@@ -421,6 +447,13 @@ std::string bytes_text(double b) {
   return short_number(b / 1e3, 3) + " kB";
 }
 
+// 124439808 → "124,439,808".
+std::string grouped(long long n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > (n < 0 ? 1 : 0); i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
 std::string piece_label(const LmView& v, std::size_t i) {
   const std::string t = i < v.texts.size() ? v.texts[i] : (i < v.tokens.size() ? "#" + std::to_string(v.tokens[i]) : "?");
   return style::shown_text(t);
@@ -434,7 +467,7 @@ void draw_model_line(LanguageModelState& m) {
                              std::to_string(c.value("heads", 0)) + " heads, d_model " + std::to_string(c.value("d_model", 0)) +
                              ", vocabulary " + std::to_string(c.value("vocab", 0)) + ", context " +
                              std::to_string(c.value("context", 0)) + " \xC2\xB7 " +
-                             short_number(m.info.value("params", 0.0), 4) + " parameters (" + m.info.value("layout", "") + ")";
+                             grouped(m.info.value("params", 0LL)) + " parameters (" + m.info.value("layout", "") + ")";
     txt::note(line.c_str());
   }
   if (m.load_id) {
@@ -457,7 +490,7 @@ void draw_tokens(const LmView& v) {
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(fs * 0.3f, fs * 0.3f));
   for (std::size_t i = 0; i < v.tokens.size(); ++i) {
     const std::string piece = i < v.pieces.size() ? style::shown_text(v.pieces[i]) : (i < v.texts.size() ? v.texts[i] : "");
-    const std::string id = std::to_string(v.tokens[i]);
+    const std::string id = i < v.pieces.size() ? std::to_string(v.tokens[i]) : "";  // ids alone: "#3" says it
     const float w = std::max(ImGui::CalcTextSize(piece.c_str()).x, ImGui::CalcTextSize(id.c_str()).x) + fs * 0.6f;
     if (i) widgets::same_line_if_fits(w);
     ImGui::BeginGroup();
@@ -588,8 +621,11 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
 
   ImGui::SetNextItemWidth(widgets::fit_labeled(ImGui::GetContentRegionAvail().x, "prompt"));
   if (ImGui::InputText("prompt", &m.prompt_text, ImGuiInputTextFlags_EnterReturnsTrue) ||
-      (ImGui::IsItemDeactivatedAfterEdit() && m.prompt_text != m.prompt))
-    lm_set_prompt(m, m.prompt_text);
+      (ImGui::IsItemDeactivatedAfterEdit() && m.prompt_text != m.prompt)) {
+    const bool ids_before = m.ids_prompt;
+    m.ids_prompt = !lm_uses_gpt2_pieces(m) && held(m);  // typed text goes to GPT-2's tokenizer where it can
+    if (!lm_set_prompt(m, m.prompt_text)) m.ids_prompt = ids_before;
+  }
   draw_tokens(m.view);
   if (m.view.maps.empty()) return;
 
@@ -652,11 +688,11 @@ constexpr PanelDef make_panel() {
       m.default_requested = true;
       lm_load_url(m, kLmDefaultModelUrl, kLmDefaultConfigUrl, "default");
     }
-    if (lm_link::waiting() || m.load_id) lm_take_replies(s, m);
+    lm_take_replies(s, m);  // answers may have come between frames
   };
   p.busy = [](const AppState& s) {
     const LanguageModelState& m = s.language_model;
-    return m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id;
+    return m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id || m.prompt_pieces_id;
   };
   return p;
 }

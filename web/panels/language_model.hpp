@@ -52,6 +52,7 @@ struct LanguageModelState {
   // inputs
   std::string prompt = kLmDefaultPrompt;
   std::string prompt_text = kLmDefaultPrompt;  ///< the field while it is edited
+  bool ids_prompt = false;  ///< the prompt is token ids ("3 14 15"), not text for GPT-2's tokenizer
   int layer = 0, head = 0;  ///< the enlarged map
   int query = -1;           ///< the traced query row (-1: the last token)
   int steps = 20;
@@ -65,7 +66,7 @@ struct LanguageModelState {
   int load_id = 0;           ///< the load under way (0: none)
   std::string loading_source, loading_name, loading_config;
   // requests under way (0: none)
-  int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0;
+  int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0, prompt_pieces_id = 0;
   // results
   LmView view;
   attn::Json induction;      ///< {tokens, period, seed, scores} of the induction probe (null before)
@@ -95,7 +96,7 @@ attn::Json language_model_inputs_json(const LanguageModelState& m);
 /// next [{id, piece, text, p}], scores [{layer, head, previous_token, induction, first_token}],
 /// captions, generation, checks, error, busy}.
 attn::Json language_model_state_json(const LanguageModelState& m);
-/// set({language_model: patch}): prompt, layer, head, query, steps, temperature, seed, generate
+/// set({language_model: patch}): prompt (text), tokens (ids: the prompt as ids), layer, head, query, steps, temperature, seed, generate
 /// (true: run generation), model and config (URLs: load that model). A malformed patch throws
 /// PatchError; a value out of range is refused with the last good state kept.
 bool apply_language_model_json(LanguageModelState& m, const attn::Json& patch);

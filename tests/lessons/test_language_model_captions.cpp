@@ -1,0 +1,65 @@
+// tests/lessons/test_language_model_captions.cpp — the Language model panel's sentences follow their
+// numbers: hand-made head scores in, the head a reader would pick and the counts derived by hand
+// out; a changed score changes the sentence; unmeasured scores (NaN) never win.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "lessons/language_model/captions.hpp"
+
+using namespace attn::lessons::lm;
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+HeadScore head(int l, int h, double prev, double first, double ind) {
+  HeadScore s;
+  s.layer = l;
+  s.head = h;
+  s.previous_token = prev;
+  s.first_token = first;
+  s.induction = ind;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("language model captions: the strongest head by each score, NaN never winning") {
+  const std::vector<HeadScore> s = {head(0, 0, 0.10, 0.90, kNaN), head(0, 1, 0.85, 0.05, 0.02),
+                                    head(1, 0, 0.30, 0.55, 0.61), head(1, 1, 0.85, 0.20, kNaN)};
+  CHECK(strongest_head(s, &HeadScore::previous_token) == 1);  // tie 0.85: the first in layer-major order
+  CHECK(strongest_head(s, &HeadScore::induction) == 2);
+  CHECK(strongest_head(s, &HeadScore::first_token) == 0);
+  CHECK(strongest_head({head(0, 0, kNaN, 0, kNaN)}, &HeadScore::induction) == -1);
+  CHECK(head_label(1, 0) == "1.0");
+
+  const std::string c = heads_caption(s, 12);
+  CHECK(c.find("On these 12 tokens, head 0.1 reads the previous token most: 0.85 of its weight") == 0);
+  CHECK(c.find("head 1.0 has the highest induction score (0.61)") != std::string::npos);
+  // first_token >= 0.5: heads 0.0 (0.90) and 1.0 (0.55).
+  CHECK(c.find("2 of 4 heads put half or more of their weight on the first token") != std::string::npos);
+  CHECK(c.find("not what it adds") != std::string::npos);  // the lesson's caution: weight is not contribution
+
+  std::vector<HeadScore> t = s;
+  t[3].previous_token = 0.95;
+  t[2].first_token = 0.45;
+  const std::string d = heads_caption(t, 12);
+  CHECK(d.find("head 1.1 reads the previous token most: 0.95") != std::string::npos);
+  CHECK(d.find("1 of 4 heads put half") != std::string::npos);
+}
+
+TEST_CASE("language model captions: no induction probe, no induction sentence; no scores, no caption") {
+  const std::vector<HeadScore> s = {head(0, 0, 0.4, 0.2, kNaN)};
+  const std::string c = heads_caption(s, 3);
+  CHECK(c.find("induction") == std::string::npos);
+  CHECK(c.find("0 of 1 heads") != std::string::npos);
+  CHECK(heads_caption({}, 3).empty());
+}
+
+TEST_CASE("language model captions: the next token's probability and the shown mass, in percent") {
+  const std::string c = next_token_caption(" the", 0.4231, 0.9012, 10);
+  CHECK(c == "Most probable next token: \" the\" at 42.3%. The 10 shown hold 90.1% of the distribution; the rest "
+             "is spread over the other tokens.");
+}
