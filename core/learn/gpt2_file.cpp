@@ -405,7 +405,7 @@ bool is_gpt2_family_file(const std::uint8_t* prefix, std::size_t prefix_size, st
   }
 }
 
-TransformersExport transformers_export(const Model& model, const std::vector<double>& params) {
+Safetensors transformers_tensors(const Model& model, const std::vector<double>& params, bool lm_head) {
   if (model.kind != ModelKind::decoder) throw Error(ErrorCode::invalid_field, "export --layout transformers: a seq2seq model is not a GPT-2");
   const DecoderConfig& c = model.decoder;
   const auto refuse = [](const std::string& why) {
@@ -465,10 +465,12 @@ TransformersExport transformers_export(const Model& model, const std::vector<dou
   }
   add("transformer.ln_f.weight", {C}, copy("ln_f.weight", C));
   add("transformer.ln_f.bias", {C}, copy("ln_f.bias", C));
-  add("lm_head.weight", {V, C}, copy(c.tied_head ? "embed.weight" : "unembed.weight", V * C));
+  if (lm_head || !c.tied_head) add("lm_head.weight", {V, C}, copy(c.tied_head ? "embed.weight" : "unembed.weight", V * C));
   f.metadata["format"] = "pt";
-  TransformersExport out;
-  out.safetensors = write_safetensors(f, SafeDtype::F32);
+  return f;
+}
+
+std::string transformers_config(const DecoderConfig& c) {
   Json cfg = {{"model_type", "gpt2"},
               {"architectures", {"GPT2LMHeadModel"}},
               {"n_embd", c.d_model},
@@ -483,7 +485,13 @@ TransformersExport transformers_export(const Model& model, const std::vector<dou
               {"scale_attn_weights", c.scale_attn_weights},
               {"scale_attn_by_inverse_layer_idx", c.scale_attn_by_inverse_layer_idx},
               {"tie_word_embeddings", c.tied_head}};
-  out.config = cfg.dump(2) + "\n";
+  return cfg.dump(2) + "\n";
+}
+
+TransformersExport transformers_export(const Model& model, const std::vector<double>& params) {
+  TransformersExport out;
+  out.safetensors = write_safetensors(transformers_tensors(model, params, true), SafeDtype::F32);
+  out.config = transformers_config(model.decoder);
   return out;
 }
 

@@ -88,6 +88,15 @@ ModelFile load_any_model_file(const std::uint8_t* data, std::size_t size, const 
 /// transformers' names loads it with strict=True. Throws Error(invalid_field) naming the option
 /// when the decoder does not fit GPT-2's layout (positions other than learned, no LayerNorm, no
 /// MLP), Error(non_finite) for a parameter beyond float's range.
+/// The tensors of transformers_export (values in double; write_safetensors picks the dtype) with
+/// __metadata__ {"format": "pt"}. lm_head.weight is written when `lm_head` or when the head is not
+/// tied; without it the file is the original GPT-2 upload's kind (the head reads wte). Throws as
+/// transformers_export.
+Safetensors transformers_tensors(const Model& model, const std::vector<double>& params, bool lm_head);
+
+/// transformers_export's config.json text for a decoder configuration (keys as listed there).
+std::string transformers_config(const DecoderConfig& c);
+
 struct TransformersExport {
   std::string safetensors, config;
 };

@@ -184,6 +184,25 @@ double half_to_double(std::uint16_t bits) {
   return sign ? -v : v;
 }
 
+std::optional<std::uint16_t> double_to_half(double x) {
+  if (!std::isfinite(x)) return std::nullopt;
+  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(x);
+  if (a < 0x1p-14) {  // zero or subnormal: a multiple of 2^−24 (1024 · 2^−24 is the smallest normal, 0x400)
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::nearbyint(a * 0x1p24)));
+  }
+  int e = 0;
+  std::frexp(a, &e);                                 // a in [2^(e−1), 2^e)
+  double m = std::nearbyint(std::ldexp(a, 11 - e));  // 11 significant bits: 1024..2048
+  int exponent = e - 1;
+  if (m == 2048.0) {
+    m = 1024.0;
+    ++exponent;
+  }
+  if (exponent > 15) return std::nullopt;
+  return static_cast<std::uint16_t>(sign | ((exponent + 15) << 10) | (static_cast<int>(m) - 1024));
+}
+
 double bfloat16_to_double(std::uint16_t bits) {
   const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
   float f;
@@ -308,8 +327,8 @@ Safetensors read_safetensors(const std::uint8_t* data, std::size_t size) {
 }
 
 std::string write_safetensors(const Safetensors& file, SafeDtype dtype) {
-  if (dtype != SafeDtype::F64 && dtype != SafeDtype::F32)
-    fail(ErrorCode::invalid_field, std::string("the core writes F64 or F32, not ") + safe_dtype_name(dtype));
+  if (dtype != SafeDtype::F64 && dtype != SafeDtype::F32 && dtype != SafeDtype::F16)
+    fail(ErrorCode::invalid_field, std::string("the core writes F64, F32 or F16, not ") + safe_dtype_name(dtype));
   Json header = Json::object();
   if (!file.metadata.empty()) header["__metadata__"] = file.metadata;
   std::string body;
@@ -324,12 +343,16 @@ std::string write_safetensors(const Safetensors& file, SafeDtype dtype) {
     for (std::size_t i = 0; i < t.values.size(); ++i) {
       const double x = t.values[i];
       const float f = static_cast<float>(x);  // round to nearest, ties to even
-      if (!std::isfinite(x) || (dtype == SafeDtype::F32 && !std::isfinite(f)))
+      const std::optional<std::uint16_t> h = dtype == SafeDtype::F16 ? double_to_half(x) : std::nullopt;
+      if (!std::isfinite(x) || (dtype == SafeDtype::F32 && !std::isfinite(f)) || (dtype == SafeDtype::F16 && !h))
         fail(ErrorCode::non_finite, "tensor \"" + t.name + "\" element " + std::to_string(i) + " is " +
-                                        (std::isfinite(x) ? "beyond the F32 range" : "not finite"));
+                                        (std::isfinite(x) ? std::string("beyond the ") + safe_dtype_name(dtype) + " range"
+                                                          : std::string("not finite")));
       std::uint64_t u = 0;
       if (dtype == SafeDtype::F64) {
         std::memcpy(&u, &x, 8);
+      } else if (dtype == SafeDtype::F16) {
+        u = *h;
       } else {
         std::uint32_t u32;
         std::memcpy(&u32, &f, 4);

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,17 +99,20 @@ Safetensors read_safetensors(const std::uint8_t* data, std::size_t size);
 /// IEEE-754 binary16 bits → double, exactly: sign, 5 exponent bits (bias 15), 10 fraction bits;
 /// exponent 0 is subnormal (fraction × 2^−24), 31 infinity or NaN (IEEE 754-2008 §3.6).
 double half_to_double(std::uint16_t bits);
+/// double → IEEE-754 binary16 bits, rounded to the nearest (ties to even) in one step, with
+/// subnormals (multiples of 2^−24); nullopt for NaN, infinity or a value that rounds past 65504.
+std::optional<std::uint16_t> double_to_half(double x);
 /// bfloat16 bits → double, exactly: the upper half of a binary32 (8 exponent bits, 7 fraction bits).
 double bfloat16_to_double(std::uint16_t bits);
 
 /// The bytes of a file holding `file.tensors` (their values; each tensor's dtype, begin and end
 /// are ignored) stored as `dtype`, packed in the given order, with `file.metadata` as
-/// "__metadata__" (omitted when empty). Deterministic: the header is compact JSON with its keys
+/// "__metadata__" (omitted when empty). dtype F64, F32 or F16. Deterministic: the header is compact JSON with its keys
 /// sorted (nlohmann-json's object order), padded with spaces to a multiple of 8 bytes as the Rust
-/// library pads it. F32 rounds each double to the nearest float (ties to even), so an F32 file
-/// reads back as the rounded values. Throws Error(invalid_field) for dtype F16 or BF16, a repeated name
+/// library pads it. F32 and F16 round each double to the nearest value of the type (ties to even, double_to_half),
+/// so such a file reads back as the rounded values. Throws Error(invalid_field) for dtype BF16 or another, a repeated name
 /// or "__metadata__", a name or metadata string that is not UTF-8, values that do not fill the shape; Error(non_finite) naming the tensor and
-/// element for NaN, infinity or (F32) a finite value beyond the float range.
+/// element for NaN, infinity or (F32, F16) a finite value beyond the type's range.
 std::string write_safetensors(const Safetensors& file, SafeDtype dtype = SafeDtype::F64);
 
 }  // namespace attn::learn

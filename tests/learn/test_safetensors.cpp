@@ -114,6 +114,37 @@ TEST_CASE("safetensors: F32 writing rounds to nearest, ties to even", "[learn][s
   CHECK(back.tensors[0].values == std::vector<double>{std::ldexp(13421773.0, -27), 1.0, 1.0 + std::ldexp(1.0, -22)});
 }
 
+TEST_CASE("safetensors: double_to_half inverts half_to_double on every finite F16 and rounds ties to even",
+          "[learn][safetensors]") {
+  using attn::learn::double_to_half;
+  using attn::learn::half_to_double;
+  int checked = 0;
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    if (((b >> 10) & 0x1f) == 0x1f) continue;  // infinity, NaN
+    const auto h = double_to_half(half_to_double(static_cast<std::uint16_t>(b)));
+    REQUIRE(h);
+    REQUIRE(*h == b);
+    ++checked;
+  }
+  CHECK(checked == 63488);
+  // Halfway cases go to the even fraction; just above halfway rounds up.
+  CHECK(*double_to_half(1.0 + std::ldexp(1.0, -11)) == 0x3C00);                       // 1 + 2^-11 → 1
+  CHECK(*double_to_half(1.0 + std::ldexp(3.0, -11)) == 0x3C02);                       // → 1 + 2^-9
+  CHECK(*double_to_half(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -30)) == 0x3C01);
+  CHECK(*double_to_half(std::ldexp(1.0, -25)) == 0x0000);                             // half the smallest subnormal
+  CHECK(*double_to_half(std::ldexp(3.0, -25)) == 0x0002);                             // 1.5 units → 2
+  CHECK(*double_to_half(std::ldexp(2047.0, -25)) == 0x0400);                          // rounds up to the smallest normal
+  CHECK(*double_to_half(65519.0) == 0x7BFF);                                          // below the halfway point to 2^16
+  CHECK_FALSE(double_to_half(65520.0));
+  CHECK(*double_to_half(-0.0) == 0x8000);
+  CHECK(*double_to_half(-2.0) == 0xC000);
+  Safetensors f;
+  f.tensors = {SafeTensor{"w", SafeDtype::F64, {3}, 0, 0, {0.1, -1.5, 1e-7}}};
+  const Safetensors back = read(attn::learn::write_safetensors(f, SafeDtype::F16));
+  CHECK(back.tensors[0].dtype == SafeDtype::F16);
+  CHECK(back.tensors[0].values == std::vector<double>{half_to_double(0x2E66), -1.5, half_to_double(0x0002)});
+}
+
 TEST_CASE("safetensors: the writer refuses what it cannot store", "[learn][safetensors]") {
   using attn::learn::write_safetensors;
   Safetensors f;
@@ -123,7 +154,11 @@ TEST_CASE("safetensors: the writer refuses what it cannot store", "[learn][safet
   f.tensors[0].values = {1.0, 1e39};  // finite in F64, beyond the float range
   CHECK_NOTHROW(write_safetensors(f));
   CHECK_ATTN_ERROR(write_safetensors(f, SafeDtype::F32), ErrorCode::non_finite);
-  CHECK_ATTN_ERROR(write_safetensors(f, SafeDtype::F16), ErrorCode::invalid_field);
+  CHECK_ATTN_ERROR(write_safetensors(f, SafeDtype::F16), ErrorCode::non_finite);
+  f.tensors[0].values = {1.0, 65520.0};  // rounds past F16's largest finite value, 65504
+  CHECK_ATTN_ERROR(write_safetensors(f, SafeDtype::F16), ErrorCode::non_finite);
+  CHECK_THROWS_WITH(write_safetensors(f, SafeDtype::F16), Catch::Contains("beyond the F16 range"));
+  CHECK_ATTN_ERROR(write_safetensors(f, SafeDtype::BF16), ErrorCode::invalid_field);
   f.tensors[0].values = {1.0};  // does not fill [2]
   CHECK_ATTN_ERROR(write_safetensors(f), ErrorCode::invalid_field);
   f.tensors = {SafeTensor{"w", SafeDtype::F64, {1}, 0, 0, {1.0}}, SafeTensor{"w", SafeDtype::F64, {1}, 0, 0, {2.0}}};
