@@ -63,3 +63,21 @@ TEST_CASE("language model captions: the next token's probability and the shown m
   CHECK(c == "Most probable next token: \" the\" at 42.3%. The 10 shown hold 90.1% of the distribution; the rest "
              "is spread over the other tokens.");
 }
+
+TEST_CASE("language model captions: the card against the better count baseline, heads formed by kind") {
+  CardFigures c;
+  c.corpus = "the King James Bible";
+  c.tokens_seen = 768000;
+  c.heldout_loss = 4.8712;
+  c.unigram = 6.9;
+  c.bigram = 5.3049;
+  c.previous_token = {"0.1", "1.3"};
+  const std::string s = card_caption(c);
+  // 5.3049 - 4.8712 = 0.4337: 0.43 lower than the bigram (the better baseline).
+  CHECK(s == "Trained here on the King James Bible (768000 tokens seen). On held-out books it scores 4.87 nats per "
+             "token, 0.43 lower than a bigram count model (5.30). Heads formed \xE2\x80\x94 previous-token: 0.1, 1.3; "
+             "induction: none; first-token: none.");
+  c.heldout_loss = 7.0;
+  c.bigram = 7.5;  // the unigram is now the better baseline, and the model is worse than it
+  CHECK(card_caption(c).find("0.10 higher than a unigram count model (6.90)") != std::string::npos);
+}

@@ -431,6 +431,13 @@
       lmPost({ type: 'load', id: id, file: got[0], config: got[1] });
     }, function (e) { lmFail(id, model + ' could not be fetched (' + (e && e.message || e) + ')'); });
   };
+  Module['attnLmFetchJson'] = function (id, url) {
+    fetch(new URL(url, document.baseURI)).then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.json();
+    }).then(function (j) { lmReply(id, j); },
+            function (e) { lmFail(id, url + ' could not be fetched (' + (e && e.message || e) + ')'); });
+  };
   Module['attnLmRequest'] = function (id, json) {
     let request;
     try { request = JSON.parse(json); } catch (e) { return lmFail(id, 'the request is not JSON', 'invalid_json'); }

@@ -38,7 +38,7 @@ bool held(const LanguageModelState& m) { return m.info.is_object() && m.info.val
 }  // namespace
 
 bool lm_uses_gpt2_pieces(const LanguageModelState& m) {
-  return held(m) && m.info.value("tokenizer", false) && m.info["config"].value("vocab", 0) == kGpt2VocabSize;
+  return held(m) && m.info.value("gpt2_tokens", false);
 }
 
 namespace {
@@ -150,6 +150,35 @@ void install_forward(LanguageModelState& m, const lm_link::Reply& r) {
   changed();
 }
 
+std::vector<std::string> strings_of(const Json& j) {
+  std::vector<std::string> out;
+  if (j.is_array())
+    for (const Json& x : j)
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  return out;
+}
+
+// The card's figures as the trainer wrote them; its sentence from lessons::lm::card_caption.
+void install_card(LanguageModelState& m, const Json& card) {
+  lm::CardFigures c;
+  c.corpus = card.value("corpus", "");
+  c.tokens_seen = card.value("tokens_seen", 0LL);
+  const Json& h = card.contains("heldout_loss") ? card["heldout_loss"] : Json();
+  c.heldout_loss = h.is_object() ? h.value("loss", 0.0) : 0.0;
+  const Json& b = card.contains("baselines") ? card["baselines"] : Json();
+  c.unigram = b.is_object() ? b.value("unigram", 0.0) : 0.0;
+  c.bigram = b.is_object() ? b.value("bigram", 0.0) : 0.0;
+  const Json& f = card.contains("formed") ? card["formed"] : Json();
+  if (f.is_object()) {
+    c.previous_token = strings_of(f.value("previous_token", Json::array()));
+    c.induction = strings_of(f.value("induction", Json::array()));
+    c.first_token = strings_of(f.value("first_token", Json::array()));
+  }
+  m.card = card;
+  m.card_caption = lm::card_caption(c);
+  changed();
+}
+
 }  // namespace
 
 void init_language_model(LanguageModelState& m) { m = LanguageModelState{}; }
@@ -244,6 +273,9 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
       }
       run_prompt(m);
       m.induction_id = lm_link::request(attn::obj({{"op", "induction"}}));
+      m.card = nullptr;
+      m.card_caption.clear();
+      if (m.source == "default") m.card_id = lm_link::fetch_json(kLmDefaultCardUrl);
       host_trained_event(s, "language_model", 0, m.source == "default" ? "checkpoint" : "file");
       changed();
     } else if (r.id == m.tokenize_id) {
@@ -254,6 +286,7 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
       }
       m.view.pieces = r.reply["pieces"].get<std::vector<std::string>>();
       m.view.texts = r.reply["text"].get<std::vector<std::string>>();
+      m.dropped = r.reply.value("dropped", "");
       const std::vector<int> tokens = r.reply["tokens"].get<std::vector<int>>();
       const int context = m.info["config"].value("context", 0);
       if (tokens.empty()) {
@@ -295,6 +328,10 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
                                 {"seed", m.seed}});
       m.pieces_id = lm_link::request(attn::obj({{"op", "pieces"}, {"tokens", r.reply["tokens"]}}));
       changed();
+    } else if (r.id == m.card_id) {
+      m.card_id = 0;
+      if (failed || !r.reply.is_object()) continue;  // the card is an addition: the model works without it
+      install_card(m, r.reply);
     } else if (r.id == m.prompt_pieces_id) {
       m.prompt_pieces_id = 0;
       if (failed) continue;  // ids past the tokenizer's vocabulary: shown as numbers
@@ -360,7 +397,7 @@ Json language_model_state_json(const LanguageModelState& m) {
                                 {"previous_token", num(h.previous_token)},
                                 {"induction", num(h.induction)},
                                 {"first_token", num(h.first_token)}}));
-  const bool busy = m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id || m.prompt_pieces_id;
+  const bool busy = m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id || m.prompt_pieces_id || m.card_id;
   return attn::obj({{"inputs", language_model_inputs_json(m)},
                     {"model", std::move(model)},
                     {"loading", std::move(loading)},
@@ -368,6 +405,14 @@ Json language_model_state_json(const LanguageModelState& m) {
                     {"tokens", m.view.tokens},
                     {"pieces", m.view.pieces},
                     {"text", m.view.texts},
+                    {"dropped", m.dropped},
+                    {"card", m.card.is_object() ? attn::obj({{"caption", m.card_caption},
+                                                             {"corpus", m.card.value("corpus", "")},
+                                                             {"tokens_seen", m.card.value("tokens_seen", 0LL)},
+                                                             {"heldout_loss", m.card.value("heldout_loss", Json())},
+                                                             {"baselines", m.card.value("baselines", Json())},
+                                                             {"formed", m.card.value("formed", Json())}})
+                                                : Json(nullptr)},
                     {"next", std::move(next)},
                     {"scores", std::move(scores)},
                     {"captions", attn::obj({{"heads", m.view.heads_caption}, {"next", m.view.next_caption}})},
@@ -627,6 +672,7 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
     if (!lm_set_prompt(m, m.prompt_text)) m.ids_prompt = ids_before;
   }
   draw_tokens(m.view);
+  if (!m.dropped.empty()) txt::note(m.dropped.c_str());
   if (m.view.maps.empty()) return;
 
   const txt::TwoColumns cols = txt::two_columns(0.5f);
@@ -642,6 +688,7 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
   draw_grid(m, ImGui::GetContentRegionAvail().x, ui);
   txt::para(m.view.heads_caption.c_str());
 
+  if (!m.card_caption.empty()) txt::note(m.card_caption.c_str());
   if (style::begin_details("Generate")) {
     draw_generation(m);
     style::end_details();
@@ -692,7 +739,7 @@ constexpr PanelDef make_panel() {
   };
   p.busy = [](const AppState& s) {
     const LanguageModelState& m = s.language_model;
-    return m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id || m.prompt_pieces_id;
+    return m.load_id || m.tokenize_id || m.forward_id || m.induction_id || m.generate_id || m.pieces_id || m.prompt_pieces_id || m.card_id;
   };
   return p;
 }

@@ -23,15 +23,15 @@ struct AppState;
 /// The model the panel opens with (fetched when the panel is first shown) and its config.json.
 inline constexpr const char* kLmDefaultModelUrl = "checkpoints/kjv-lm.safetensors";
 inline constexpr const char* kLmDefaultConfigUrl = "checkpoints/kjv-lm.config.json";
+/// The default model's card: its corpus, tokens seen, held-out loss against count baselines and the
+/// heads that formed, measured when it was trained (lessons/language_model/card.hpp).
+inline constexpr const char* kLmDefaultCardUrl = "checkpoints/kjv-lm.card.json";
 /// The prompt the panel opens with.
 inline constexpr const char* kLmDefaultPrompt = "In the beginning God created the heaven and the earth. And the earth was";
 /// Limits of the inputs: the prompt's bytes, generation's steps and temperature.
 inline constexpr int kLmMaxPromptBytes = 2000;
 inline constexpr int kLmMaxSteps = 64;
 inline constexpr double kLmMaxTemperature = 5.0;
-/// GPT-2's vocabulary size: a model of this vocabulary reads the prompt through GPT-2's tokenizer;
-/// any other takes token ids ("3 14 15") and shows them as numbers.
-inline constexpr int kGpt2VocabSize = 50257;
 /// Next-token rows shown.
 inline constexpr int kLmTopShown = 10;
 
@@ -69,6 +69,10 @@ struct LanguageModelState {
   int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0, prompt_pieces_id = 0;
   // results
   LmView view;
+  attn::Json card;           ///< the default model's card (null for another model, or before it came)
+  std::string card_caption;  ///< worded from the card by lessons::lm::card_caption
+  int card_id = 0;
+  std::string dropped;       ///< prompt tokens a trimmed vocabulary lacks, named (empty: none)
   attn::Json induction;      ///< {tokens, period, seed, scores} of the induction probe (null before)
   attn::Json generation;     ///< {prompt_tokens, tokens, pieces, text, temperature, seed, steps} (null before)
   std::optional<ErrorInfo> error;
@@ -76,7 +80,8 @@ struct LanguageModelState {
 
 /// A fresh panel: nothing loaded; the default model is fetched when the panel is first shown.
 void init_language_model(LanguageModelState& m);
-/// True when the model held reads prompts through GPT-2's tokenizer (kGpt2VocabSize, tokenizer set).
+/// True when the model held reads prompts through GPT-2's tokenizer (the session's gpt2_tokens: GPT-2's
+/// 50,257 tokens, or a trimmed vocabulary mapped into them); any other takes token ids ("3 14 15").
 bool lm_uses_gpt2_pieces(const LanguageModelState& m);
 /// Loads the GPT-2-family file at `model_url` with `config_url` ("": none) through the Worker;
 /// `source` "default" or "url". The model shown stays until the new one is installed.

@@ -24,8 +24,8 @@ int g_outstanding = 0;                 // requests without an answer
 #ifndef __EMSCRIPTEN__
 struct Pending {
   int id = 0;
-  bool load = false;
-  std::string model, config;  // a load's paths
+  bool load = false, json_file = false;
+  std::string model, config;  // a load's paths (a JSON file's in model)
   attn::Json request;
 };
 std::deque<Pending> g_pending;
@@ -66,6 +66,11 @@ void run_pending() {
     g_pending.pop_front();
     LmSession& s = session();
     attn::Json reply = LmSession::answer([&] {
+      if (p.json_file) {
+        attn::Json j = attn::Json::parse(read_text(resolve(p.model)), nullptr, false);
+        if (j.is_discarded()) throw attn::Error(attn::ErrorCode::invalid_json, p.model + " is not JSON");
+        return j;
+      }
       if (!p.load) return s.run(p.request);
       const std::string path = resolve(p.model);
       std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -103,6 +108,21 @@ int load_url(const std::string& model_url, const std::string& config_url) {
   p.load = true;
   p.model = model_url;
   p.config = config_url;
+  g_pending.push_back(std::move(p));
+#endif
+  return id;
+}
+
+int fetch_json(const std::string& url) {
+  const int id = g_next_id++;
+  ++g_outstanding;
+#ifdef __EMSCRIPTEN__
+  shim::lm_fetch_json(id, url.c_str());
+#else
+  Pending p;
+  p.id = id;
+  p.json_file = true;
+  p.model = url;
   g_pending.push_back(std::move(p));
 #endif
   return id;

@@ -29,6 +29,9 @@ struct Reply {
 /// the model held so far stays when it is refused. The answer is the session's info() or an
 /// error. Returns the request's id (never 0).
 int load_url(const std::string& model_url, const std::string& config_url);
+/// Fetches the JSON file at `url` (relative to the page): its answer is the parsed object, or an
+/// error. The default model's card comes this way.
+int fetch_json(const std::string& url);
 /// One request of the session's protocol (LmSession::run): returns its id (never 0).
 int request(const attn::Json& request);
 /// The answers received since the last take, oldest first (natively: the queued requests are

@@ -77,6 +77,10 @@ inline void train_worker_stop(int id) {
 inline void lm_load_url(int id, const char* model, const char* config) {
   EM_ASM({ Module["attnLmLoadUrl"]($0, UTF8ToString($1), UTF8ToString($2)); }, id, model, config);
 }
+/// Fetch the JSON file `url`; its parsed object (or an error) is request `id`'s answer.
+inline void lm_fetch_json(int id, const char* url) {
+  EM_ASM({ Module["attnLmFetchJson"]($0, UTF8ToString($1)); }, id, url);
+}
 /// Post request `id` (JSON text of the session's protocol) to the Worker.
 inline void lm_request(int id, const char* json) {
   EM_ASM({ Module["attnLmRequest"]($0, UTF8ToString($1)); }, id, json);

@@ -34,7 +34,9 @@ Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, cons
   if (heads > 0) opt.heads = heads;
   // Read into a new holder first: a file refused half-way leaves the model held so far.
   auto next = std::make_unique<learn::ModelFileF32>(learn::read_gpt2_family<float>(file_size, read, opt));
+  std::optional<learn::VocabMap> map = learn::read_vocab_map(next->file.metadata, next->model.decoder.vocab);
   hash_ = learn::params_fnv1a(next->params);
+  map_ = std::move(map);
   model_ = std::move(next);
   last_ = LmForward{};
   return info();
@@ -42,6 +44,7 @@ Json LmSession::load(std::uint64_t file_size, const learn::ByteRange& read, cons
 
 void LmSession::unload() {
   model_.reset();
+  map_.reset();
   last_ = LmForward{};
 }
 
@@ -58,24 +61,36 @@ Json LmSession::info() const {
   out["config"] = attn::model_config_json(model_->model);
   out["weight_bytes"] = model_->params.size() * sizeof(float);
   out["hash"] = hash_;
+  out["vocab_map"] = map_ ? Json(map_->size()) : Json(nullptr);
+  out["gpt2_tokens"] = has_tokenizer() && (map_ || model_->model.decoder.vocab == learn::kGpt2VocabSize);
   return out;
 }
 
 Json LmSession::tokenize(const std::string& text, bool special) const {
   if (!tokenizer_) bad(ErrorCode::invalid_field, "no tokenizer loaded: set GPT-2's encoder.json and vocab.bpe first");
   attn::BpeEncoding e = tokenizer_->encode(text, special);
-  return attn::obj({{"tokens", e.ids}, {"pieces", e.pieces}, {"text", e.texts}});
+  if (!map_) return attn::obj({{"tokens", e.ids}, {"pieces", e.pieces}, {"text", e.texts}});
+  std::vector<int> ids(e.ids.begin(), e.ids.end());
+  const learn::MappedPrompt mp = learn::map_prompt(*map_, ids, e.pieces);
+  Json tokens = Json::array(), pieces = Json::array(), texts = Json::array();
+  for (int k : mp.kept) {
+    tokens.push_back(ids[static_cast<std::size_t>(k)]);
+    pieces.push_back(e.pieces[static_cast<std::size_t>(k)]);
+    texts.push_back(e.texts[static_cast<std::size_t>(k)]);
+  }
+  return attn::obj({{"tokens", tokens}, {"pieces", pieces}, {"text", texts}, {"dropped", mp.message}});
 }
 
 LmForward LmSession::forward(const std::vector<int>& tokens) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
   const learn::DecoderConfig& c = model_->model.decoder;
-  learn::validate_decoder_sequence(c, tokens, model_->model.decoder_limits);
+  const std::vector<int> local = to_local(tokens);
+  learn::validate_decoder_sequence(c, local, model_->model.decoder_limits);
   learn::DecoderBatch b;
   b.batch = 1;
-  b.t = static_cast<int>(tokens.size());
-  b.tokens = tokens;
-  b.targets = tokens;  // the forward computes a loss too; these targets are never read back
+  b.t = static_cast<int>(local.size());
+  b.tokens = local;
+  b.targets = local;  // the forward computes a loss too; these targets are never read back
   learn::DecoderActivationsT<float> acts;
   learn::decoder_forward(c, model_->model.layout, model_->params.data(), b, acts);
 
@@ -105,13 +120,14 @@ Json LmSession::top(const LmForward& f, int k) const {
   Json rows = Json::array();
   for (std::size_t i = 0; i < n; ++i) {
     const int id = order[i];
-    Json row = attn::obj({{"id", id},
+    const int shown = to_gpt2(id);
+    Json row = attn::obj({{"id", shown},
                           {"prob", static_cast<double>(f.last_probs[static_cast<std::size_t>(id)])},
                           {"logit", static_cast<double>(f.last_logits[static_cast<std::size_t>(id)])}});
-    if (tokenizer_ && static_cast<std::size_t>(id) < tokenizer_->vocab_size()) {
+    if (tokenizer_ && static_cast<std::size_t>(shown) < tokenizer_->vocab_size()) {
       try {
-        row["piece"] = tokenizer_->piece(id);
-        row["text"] = tokenizer_->decode({id});
+        row["piece"] = tokenizer_->piece(shown);
+        row["text"] = tokenizer_->decode({shown});
       } catch (const attn::Error&) {
         // an id the tokenizer lacks (a model of a larger vocabulary): shown by its number only
       }
@@ -119,6 +135,19 @@ Json LmSession::top(const LmForward& f, int k) const {
     rows.push_back(row);
   }
   return rows;
+}
+
+std::vector<int> LmSession::to_local(const std::vector<int>& gpt2_ids) const {
+  if (!map_) return gpt2_ids;
+  std::vector<std::string> pieces;
+  if (tokenizer_)
+    for (int id : gpt2_ids)
+      pieces.push_back(id >= 0 && static_cast<std::size_t>(id) < tokenizer_->vocab_size() ? tokenizer_->piece(id) : std::string());
+  return learn::to_local_ids(*map_, gpt2_ids, pieces);
+}
+
+int LmSession::to_gpt2(int local) const {
+  return map_ && local >= 0 && local < map_->size() ? map_->to_gpt2[static_cast<std::size_t>(local)] : local;
 }
 
 Json LmSession::head_scores(const LmForward& f) {
@@ -171,9 +200,12 @@ Json LmSession::induction(int period, std::uint64_t seed) const {
 std::vector<int> LmSession::generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
                                      bool stop_at_end) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
-  const int stop = stop_at_end ? end_of_text_id(tokenizer_.get()) : -1;
-  return learn::decoder_generate(model_->model.decoder, model_->model.layout, model_->params, prompt, steps, temperature,
-                                 seed, stop);
+  int stop = stop_at_end ? end_of_text_id(tokenizer_.get()) : -1;
+  if (map_ && stop >= 0) stop = map_->local_of(stop);  // -1 when the trimmed vocabulary lacks it
+  std::vector<int> out = learn::decoder_generate(model_->model.decoder, model_->model.layout, model_->params,
+                                                 to_local(prompt), steps, temperature, seed, stop);
+  for (int& id : out) id = to_gpt2(id);
+  return out;
 }
 
 Json LmSession::run(const Json& request) {

@@ -13,6 +13,8 @@
 
 #include "attn/bpe.hpp"
 #include "learn/gpt2_file.hpp"
+#include "learn/vocab_map.hpp"
+#include <optional>
 #include "json/json_case.hpp"  // attn::Json
 #include "learn/json_obj.hpp"
 
@@ -47,7 +49,10 @@ class LmSession {
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
 
   /// {loaded, layout, params, config {vocab, context, d_model, heads, layers, ...}, tokenizer, hash
-  /// (learn::params_fnv1a of the float32 parameters)}.
+  /// (learn::params_fnv1a of the float32 parameters), vocab_map (the trimmed vocabulary's size, or
+  /// null), gpt2_tokens (prompts go through GPT-2's tokenizer: its vocabulary, or a map into it)}.
+  /// With a vocabulary map every request and answer is in GPT-2's ids; tokenize leaves out a token
+  /// the model lacks and says so in `dropped` (learn::map_prompt), forward and generate refuse one.
   attn::Json info() const;
 
   /// The prompt's tokens: {tokens, pieces ("Ġworld"), text (each token's characters)} (BpeTokenizer::
@@ -112,6 +117,11 @@ class LmSession {
   std::unique_ptr<attn::BpeTokenizer> tokenizer_;
   LmForward last_;
   std::string hash_;  ///< params_fnv1a of the model held, taken once at load
+  /// A trimmed GPT-2 vocabulary's map (the file's __metadata__ vocab_map/gpt2_ids): requests and
+  /// answers stay in GPT-2's ids, the model runs on its own.
+  std::optional<attn::learn::VocabMap> map_;
+  std::vector<int> to_local(const std::vector<int>& gpt2_ids) const;
+  int to_gpt2(int local) const;
 };
 
 }  // namespace app

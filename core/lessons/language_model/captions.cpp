@@ -59,4 +59,26 @@ std::string next_token_caption(const std::string& top_text, double top_p, double
          " shown hold " + percent(top_mass) + " of the distribution; the rest is spread over the other tokens.";
 }
 
+namespace {
+std::string heads_list(const std::vector<std::string>& heads) {
+  if (heads.empty()) return "none";
+  std::string s;
+  for (std::size_t i = 0; i < heads.size(); ++i) s += (i ? ", " : "") + heads[i];
+  return s;
+}
+}  // namespace
+
+std::string card_caption(const CardFigures& c) {
+  const bool bigram_better = c.bigram <= c.unigram;
+  const double base = bigram_better ? c.bigram : c.unigram;
+  const double diff = base - c.heldout_loss;
+  std::string out = "Trained here on " + c.corpus + " (" + std::to_string(c.tokens_seen) +
+                    " tokens seen). On held-out books it scores " + two(c.heldout_loss) + " nats per token, " +
+                    two(std::fabs(diff)) + (diff >= 0 ? " lower" : " higher") + " than a " +
+                    (bigram_better ? "bigram" : "unigram") + " count model (" + two(base) + "). ";
+  out += "Heads formed — previous-token: " + heads_list(c.previous_token) + "; induction: " + heads_list(c.induction) +
+         "; first-token: " + heads_list(c.first_token) + ".";
+  return out;
+}
+
 }  // namespace attn::lessons::lm

@@ -36,4 +36,19 @@ std::string heads_caption(const std::vector<HeadScore>& scores, int tokens);
 /// distribution the top `shown` hold (`top_mass`, their summed probability).
 std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown);
 
+/// The default model's card as the page reads it (checkpoints/kjv-lm.card.json, written by the
+/// command that trained the model and measured on the shipped weights).
+struct CardFigures {
+  std::string corpus;
+  long long tokens_seen = 0;
+  double heldout_loss = 0.0;                    ///< nats per token on the held-out books
+  double unigram = 0.0, bigram = 0.0;           ///< add-one count models fitted on the training books
+  std::vector<std::string> previous_token, induction, first_token;  ///< heads formed, "l.h"
+};
+
+/// The card's sentence: what the model read, its held-out loss against the better of the two count
+/// baselines (how many nats lower or higher), and which heads formed by kind ("none" when a kind has
+/// none). Figures rounded to 2 decimals.
+std::string card_caption(const CardFigures& c);
+
 }  // namespace attn::lessons::lm
