@@ -155,23 +155,23 @@ void draw_loss_curves(const TranslateState& t, Ui& ui, const txt::TwoColumns& co
 // Collapsed: the run's seed, steps and learning rate (each starts over), model files, the loss curves.
 void draw_settings(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
-  if (!style::begin_details("Loss, settings, files")) return;
-  TranslateInput e = t.input;
-  if (draw_run_inputs(e.seed, e.steps, e.lr)) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
-  if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
-                            " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
-                               .c_str());
-  draw_model_row(s, t.run, "translate", translate_unload_model,
-                 {{"Export attention model", "additive"}, {"Export fixed-summary model", "none"}});
-  if (t.trainer) draw_loss_curves(t, ui, txt::two_columns(0.5f));
-  txt::note("Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
-            "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
-            "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
-            "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
-            "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
-            "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
-            "after the noun, so the alignment is not the diagonal.");
-  style::end_details();
+  style::details("Loss, settings, files", [&] {
+    TranslateInput e = t.input;
+    if (draw_run_inputs(e.seed, e.steps, e.lr)) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+    if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
+                              " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
+                                 .c_str());
+    draw_model_row(s, t.run, "translate", translate_unload_model,
+                   {{"Export attention model", "additive"}, {"Export fixed-summary model", "none"}});
+    if (t.trainer) draw_loss_curves(t, ui, txt::two_columns(0.5f));
+    txt::note("Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
+              "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
+              "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
+              "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
+              "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
+              "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
+              "after the noun, so the alignment is not the diagonal.");
+  });
 }
 
 // Train / Pause / Continue / Reset, progress.
@@ -592,22 +592,10 @@ void draw_body(AppState& s, Ui& ui) {
   txt::end_column(ac.right_w);
 
   // --- detail, collapsed
-  if (t.alignment && style::begin_details("Take a word away")) {
-    draw_interventions(*t.alignment);
-    style::end_details();
-  }
-  if (t.alignment && style::begin_details("Decoding, step by step")) {
-    draw_decoding(s, ui);
-    style::end_details();
-  }
-  if (t.scores && style::begin_details("Alignment vs grammar")) {
-    draw_agreement(t);
-    style::end_details();
-  }
-  if (style::begin_details("What a wider H changes")) {
-    draw_widths(t, ui);
-    style::end_details();
-  }
+  if (t.alignment) style::details("Take a word away", [&] { draw_interventions(*t.alignment); });
+  if (t.alignment) style::details("Decoding, step by step", [&] { draw_decoding(s, ui); });
+  if (t.scores) style::details("Alignment vs grammar", [&] { draw_agreement(t); });
+  style::details("What a wider H changes", [&] { draw_widths(t, ui); });
   draw_settings(s, ui);
   draw_recall_strip(s, ui, "translate");
 }

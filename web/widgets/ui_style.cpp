@@ -217,7 +217,7 @@ bool g_details_open = false;
 void set_details_open(bool on) { g_details_open = on; }
 bool details_open() { return g_details_open; }
 
-bool begin_details(const char* label) {
+bool details(const char* label, const std::function<void()>& draw) {
   ImGui::Dummy(ImVec2(0, 2));
   if (g_details_open) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
   if (g_bold) ImGui::PushFont(g_bold);
@@ -225,13 +225,12 @@ bool begin_details(const char* label) {
   // its widgets apart from a second section's.
   const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
   if (g_bold) ImGui::PopFont();
-  if (open) ImGui::PushID(label);
-  return open;
-}
-
-void end_details() {
+  if (!open) return false;
+  ImGui::PushID(label);
+  draw();
   ImGui::PopID();
   ImGui::Dummy(ImVec2(0, 4));
+  return true;
 }
 
 void check_lines(const std::vector<attn::Check>& checks) {

@@ -2,6 +2,7 @@
 // shared by the panels (check lines, error box, notes). No attention math here.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,12 +59,11 @@ void note(const char* text);
 void heading(const Fonts& f, const char* text);
 /// A section of detail (an explanation beyond two sentences, a table, a reproduction record),
 /// collapsed under one "▸ label" line in the bold face, so the figure stays on the first screen.
-/// True when open: draw the content, then call end_details(). `label` is also the section's ID
-/// (within the current ID scope); keep it to 25 characters, since it does not wrap (a phone is
-/// 320 px). With set_details_open(true) every section is drawn open.
-bool begin_details(const char* label);
-/// Closes an open section (only after begin_details returned true).
-void end_details();
+/// Calls `draw` for the content only when the section is open, and returns whether it was.
+/// `label` is also the section's ID (within the current ID scope, and the content's ID scope);
+/// keep it to 25 characters, since it does not wrap (a phone is 320 px). With
+/// set_details_open(true) every section is drawn open.
+bool details(const char* label, const std::function<void()>& draw);
 /// Every detail section open (link details=open: a printed page, a course page that wants it all).
 void set_details_open(bool on);
 bool details_open();
