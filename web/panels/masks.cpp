@@ -390,10 +390,7 @@ void draw_masks_panel(MasksState& m, Ui& ui) {
   draw_causal_alignments(m, ui, col_w);
 
   // Every section's claims as one list.
-  std::vector<attn::Check> checks;
-  for (const std::vector<attn::Check>* c : {&m.prefix.checks, &m.empty.checks, &m.padding.checks, &m.causal.checks})
-    checks.insert(checks.end(), c->begin(), c->end());
-  style::check_lines(checks);
+  style::check_lines({m.prefix.checks, m.empty.checks, m.padding.checks, m.causal.checks});
 }
 
 }  // namespace app

@@ -405,9 +405,7 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   draw_against_d_k(c, ui, half, beside, gap);
 
   // --- the claims across d_k = 1..512 and at the chosen d_k, as one list
-  std::vector<attn::Check> checks = c.curve.checks;
-  checks.insert(checks.end(), c.selected.study.checks.begin(), c.selected.study.checks.end());
-  style::check_lines(checks);
+  style::check_lines({c.curve.checks, c.selected.study.checks});
 
   // --- detail, collapsed
   style::details("When it does not hold", [&] {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,11 @@ void set_details_open(bool on);
 bool details_open();
 /// One line per check: a PASS/FAIL badge, the claim and the measured value with its limit.
 void check_lines(const std::vector<attn::Check>& checks);
+/// One of the lists check_lines draws as one (a reference: nothing is copied).
+using CheckList = std::reference_wrapper<const std::vector<attn::Check>>;
+/// Several lists' checks drawn as one list, in order (a panel's sections' claims), without
+/// copying them into one vector: check_lines({a.checks, b.checks}).
+void check_lines(std::initializer_list<CheckList> lists);
 /// The panel's error (code + message) in a red box, saying the last good result is shown.
 void error_box(const std::optional<ErrorInfo>& error);
 /// A small "(?)" marker with a tooltip.
