@@ -603,41 +603,39 @@ void draw_body(AppState& s, Ui& ui) {
 // What the decoder does without a word, or with the lesson's weights.
 void draw_interventions(const TranslateAlignmentView& v) {
   const float fs = ImGui::GetFontSize();
-  {
-    const tl::AttentionInterventions& iv = v.interventions;
-    const tl::TranslationVocab& fr = tl::french_vocab();
-    const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
-    double loss_range = 1.0;
-    if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
-      ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
-      ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
-      ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 5.0f);
-      ImGui::TableHeadersRow();
-      // The loss changes on the diverging map (a symmetric display range over the rows).
-      std::vector<double> deltas;
-      for (const tl::WordRemoval& w : iv.removals) deltas.push_back(w.delta_loss);
-      if (iv.forced_applies) deltas.push_back(iv.forced_delta_loss);
-      loss_range = cmap::symmetric_range(deltas);
-      const auto row = [&](const std::string& what, const std::vector<int>& out, double delta, bool intact = false) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(what.c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(tl::words_of(fr, out).c_str());
-        ImGui::TableNextColumn();
-        char d[32];
-        std::snprintf(d, sizeof d, "%+.3f", delta);
-        cmap::diverging_cell(delta, loss_range, intact ? "0" : d);
-      };
-      row("intact", iv.output, 0.0, true);
-      for (const tl::WordRemoval& w : iv.removals) row("without \"" + w.word + "\"", w.output, w.delta_loss);
-      if (iv.forced_applies) row("the lesson's weights", iv.forced_output, iv.forced_delta_loss);
-      widgets::end_table_fit();
-    }
-    diverging_legend("loss change legend", loss_range, fs * 3.0f, "loss falls", "loss rises");
-    style::check_lines(v.intervention_checks);
-    txt::note(v.intervention_caption.c_str());
+  const tl::AttentionInterventions& iv = v.interventions;
+  const tl::TranslationVocab& fr = tl::french_vocab();
+  const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
+  double loss_range = 1.0;
+  if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
+    ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
+    ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
+    ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 5.0f);
+    ImGui::TableHeadersRow();
+    // The loss changes on the diverging map (a symmetric display range over the rows).
+    std::vector<double> deltas;
+    for (const tl::WordRemoval& w : iv.removals) deltas.push_back(w.delta_loss);
+    if (iv.forced_applies) deltas.push_back(iv.forced_delta_loss);
+    loss_range = cmap::symmetric_range(deltas);
+    const auto row = [&](const std::string& what, const std::vector<int>& out, double delta, bool intact = false) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(what.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(tl::words_of(fr, out).c_str());
+      ImGui::TableNextColumn();
+      char d[32];
+      std::snprintf(d, sizeof d, "%+.3f", delta);
+      cmap::diverging_cell(delta, loss_range, intact ? "0" : d);
+    };
+    row("intact", iv.output, 0.0, true);
+    for (const tl::WordRemoval& w : iv.removals) row("without \"" + w.word + "\"", w.output, w.delta_loss);
+    if (iv.forced_applies) row("the lesson's weights", iv.forced_output, iv.forced_delta_loss);
+    widgets::end_table_fit();
   }
+  diverging_legend("loss change legend", loss_range, fs * 3.0f, "loss falls", "loss rises");
+  style::check_lines(v.intervention_checks);
+  txt::note(v.intervention_caption.c_str());
 }
 
 }  // namespace
