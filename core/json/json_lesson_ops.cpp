@@ -86,6 +86,22 @@ AdditiveParams additive_of(const Fields& f) {
   return AdditiveParams{f.matrix("w_s"), f.matrix("w_h"), f.vector("bias"), f.vector("v")};
 }
 
+// An optional array of integers, read as they are (no range: the op judges them); empty when
+// absent. Errors: invalid_field "NAME must be an array of integers", "NAME[i] must be an integer".
+std::vector<long long> integer_list(const Fields& f, const char* field) {
+  std::vector<long long> out;
+  const Json* p = f.optional(field);
+  if (!p) return out;
+  const std::string n = f.name(field);
+  if (!p->is_array()) fail(ErrorCode::invalid_field, n + " must be an array of integers");
+  for (size_t i = 0; i < p->size(); ++i) {
+    if (!(*p)[i].is_number_integer())
+      fail(ErrorCode::invalid_field, n + "[" + std::to_string(i) + "] must be an integer");
+    out.push_back((*p)[i].get<long long>());
+  }
+  return out;
+}
+
 // Every lesson op: name, the fields it reads, its function (the unknown-field check and the
 // op list derive from this table, json/ops.hpp).
 const std::vector<OpSpec>& lesson_op_table() {
@@ -193,16 +209,7 @@ const std::vector<OpSpec>& lesson_op_table() {
       {"rope",
        {"x", "positions", "base"},
        [](const Fields& f) -> Json {
-         std::vector<long long> pos;
-         if (f.has("positions")) {
-           const Json& p = f.json().at("positions");
-           if (!p.is_array()) fail(ErrorCode::invalid_field, "positions must be an array of integers");
-           for (size_t i = 0; i < p.size(); ++i) {
-             if (!p[i].is_number_integer())
-               fail(ErrorCode::invalid_field, "positions[" + std::to_string(i) + "] must be an integer");
-             pos.push_back(p[i].get<long long>());
-           }
-         }
+         const std::vector<long long> pos = integer_list(f, "positions");
          return Json{{"output", to_json(apply_rope(f.matrix("x"), pos, f.number("base", 10000.0)))}};
        }},
       {"position_symmetry",
@@ -219,15 +226,9 @@ const std::vector<OpSpec>& lesson_op_table() {
          else if (p == "rope") in.positions = PositionKind::rope;
          else fail(ErrorCode::invalid_field, "positions must be \"none\", \"sinusoidal\" or \"rope\"");
          if (f.has("permutation")) {
-           const Json& p2 = f.json().at("permutation");
-           if (!p2.is_array()) fail(ErrorCode::invalid_field, "permutation must be an array of integers");
            in.permutation.clear();
-           for (size_t i = 0; i < p2.size(); ++i) {
-             if (!p2[i].is_number_integer())
-               fail(ErrorCode::invalid_field, "permutation[" + std::to_string(i) + "] must be an integer");
-             const long long v = p2[i].get<long long>();
+           for (const long long v : integer_list(f, "permutation"))
              in.permutation.push_back(v < -1 || v > kMaxTokens ? -1 : static_cast<int>(v));
-           }
          } else {
            in.permutation.clear();  // default: the lesson's order for six tokens, else reversed
            const size_t t = tokenize(in.sentence).size();

@@ -32,16 +32,8 @@ PermutationResult permutation_experiment(const PermutationInput& in) {
   require_range("query", in.query, 0, t - 1);
 
   PermutationResult r;
-  r.tokens = s.tokens;
-  r.permuted_tokens = s.permuted_tokens;
-  r.x = s.x;
-  r.px = s.px;
-  r.f_px = s.f_px;
-  r.p_f_x = s.p_f_x;
-  r.max_diff = s.max_diff;
+  static_cast<PermutedSelfAttention&>(r) = s;
   r.difference = r.f_px - r.p_f_x;
-  r.weights_x = s.weights_x;
-  r.weights_px = s.weights_px;
 
   // One query against K, V in order, then against K, V permuted together (unmasked).
   const Matrix q = s.query_x.row(in.query);

@@ -18,15 +18,10 @@ struct PermutationInput : PositionSymmetryInput {
   int query = 0;
 };
 
-struct PermutationResult {
-  std::vector<std::string> tokens;           ///< original order
-  std::vector<std::string> permuted_tokens;  ///< P applied
-  Matrix x, px;                              ///< T×d_model: X and P·X (before positions)
-  Matrix f_px;                               ///< f(P·X)
-  Matrix p_f_x;                              ///< P·f(X)
-  double max_diff = 0;                       ///< max |f(P·X) − P·f(X)|
+/// The part of position_symmetry's result both views show (PermutedSelfAttention), the difference
+/// map, and one query's output with K and V permuted together.
+struct PermutationResult : PermutedSelfAttention {
   Matrix difference;                         ///< f(P·X) − P·f(X), entry by entry (the difference map)
-  Matrix weights_x, weights_px;              ///< attention weights of f(X) and f(P·X)
   // Permuting K and V together (same P) leaves one query's output unchanged.
   Vector query_output;                       ///< output row `query` with K, V in order
   Vector query_output_kv_permuted;           ///< same query, K and V rows permuted together

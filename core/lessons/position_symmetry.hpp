@@ -25,14 +25,19 @@ struct PositionSymmetryInput {
   PositionKind positions = PositionKind::none;        ///< attached to slots, after permuting
 };
 
-struct PositionSymmetryResult {
+/// f on X and on P·X, side by side: what position_symmetry and permutation_experiment both report.
+struct PermutedSelfAttention {
   std::vector<std::string> tokens, permuted_tokens;
   Matrix x, px;                ///< T×d_model embeddings, original and permuted (before positions)
-  Matrix f_x, f_px, p_f_x;     ///< T×d_model: f(X), f(PX), P·f(X)
+  Matrix f_px, p_f_x;          ///< T×d_model: f(PX), P·f(X)
   double max_diff = 0;         ///< max |f(PX) − P f(X)|
+  Matrix weights_x, weights_px;///< T×T attention weights of f(X) and f(PX)
+};
+
+struct PositionSymmetryResult : PermutedSelfAttention {
+  Matrix f_x;                  ///< T×d_model: f(X)
   Vector pooled_x, pooled_px;  ///< d_model: mean over rows of f(X) and of f(PX)
   double pooled_diff = 0;      ///< max |difference| of the pooled summaries
-  Matrix weights_x, weights_px;///< T×T attention weights
   double rope_relative_diff = 0;  ///< RoPE only: |(R_2 q)·(R_5 k) − (R_9 q)·(R_12 k)|, q, k from X
   Matrix query_x, key_x, value_x;  ///< T×d_model: Q, K (rotated when RoPE) and V of f(X), not in the JSON
   std::vector<Check> checks;

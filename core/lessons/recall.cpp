@@ -154,8 +154,7 @@ Truth truth_dropout() {
 // weights: the dependency structure does not need training). compare_decoding forces each
 // generated token in turn: a step whose logits move needs the previous step's output.
 struct ParallelMeasure {
-  int positions = 0, sequential_steps = 0, later_steps = 0, later_moved = 0;
-  double max_diff = 0.0, earlier_diff = 0.0, future_edit_diff = 0.0;
+  lessons::DecodeComparison d;
   std::vector<Check> checks;
 };
 
@@ -172,33 +171,29 @@ ParallelMeasure measure_parallelism(const RecallAttempt* a) {
     tr = fresh.get();
     held = fresh_held.get();
   }
-  const lessons::DecodeComparison d = lessons::compare_decoding(tr->model(), tr->layout(), tr->params(), *held);
-  m.positions = d.teacher_forced_positions;
-  m.sequential_steps = d.sequential_steps;
-  m.later_steps = d.later_steps;
-  m.later_moved = d.later_moved;
-  m.max_diff = d.max_logit_diff;
-  m.earlier_diff = d.forced_earlier_max_diff;
-  m.future_edit_diff = d.future_edit_max_diff;
+  m.d = lessons::compare_decoding(tr->model(), tr->layout(), tr->params(), *held);
+  const lessons::DecodeComparison& d = m.d;
+  const int positions = d.teacher_forced_positions;
   m.checks.push_back(check_at_most("teacher forced: editing a token moves no earlier position: max |logit change|",
                                    d.future_edit_max_diff, 0.0));
-  m.checks.push_back(check_at_most("max |logit difference|, the teacher-forced pass vs the K/V-cache steps", m.max_diff, 1e-12));
+  m.checks.push_back(check_at_most("max |logit difference|, the teacher-forced pass vs the K/V-cache steps",
+                                   d.max_logit_diff, 1e-12));
   m.checks.push_back(check_above("generation: steps whose logits move when the token before them is forced "
-                                 "(each needs the previous step's output), of " + std::to_string(m.positions - 1),
-                                 d.dependent_steps, m.positions - 2));
+                                 "(each needs the previous step's output), of " + std::to_string(positions - 1),
+                                 d.dependent_steps, positions - 2));
   m.checks.push_back(check_at_most("generation: a forced token moves no earlier step: max |logit change|",
                                    d.forced_earlier_max_diff, 0.0));
   return m;
 }
 
-std::string parallel_figures(const ParallelMeasure& m) {
+std::string parallel_figures(const lessons::DecodeComparison& d) {
   return "editing a token of the teacher-forced input moved no earlier position (max change " +
-         fmt(m.future_edit_diff) + "), so one pass computed all " + std::to_string(m.positions) +
+         fmt(d.future_edit_max_diff) + "), so one pass computed all " + std::to_string(d.teacher_forced_positions) +
          " positions from known tokens; in generation, forcing the token fed at each step moved that step's "
-         "logits in " + std::to_string(m.sequential_steps - 1) + " of " + std::to_string(m.positions - 1) +
-         " steps and no earlier step (max change " + fmt(m.earlier_diff) + "), and one forced token moved " +
-         std::to_string(m.later_moved) + " of the " + std::to_string(m.later_steps) +
-         " steps after it: " + std::to_string(m.sequential_steps) + " evaluations, each waiting for the one before";
+         "logits in " + std::to_string(d.sequential_steps - 1) + " of " + std::to_string(d.teacher_forced_positions - 1) +
+         " steps and no earlier step (max change " + fmt(d.forced_earlier_max_diff) + "), and one forced token moved " +
+         std::to_string(d.later_moved) + " of the " + std::to_string(d.later_steps) +
+         " steps after it: " + std::to_string(d.sequential_steps) + " evaluations, each waiting for the one before";
 }
 
 Truth truth_parallelism() {
@@ -208,14 +203,14 @@ Truth truth_parallelism() {
   return {1, m.checks,
           "a stopwatch on two unrelated, randomly initialised modules does not prove parallelism; the "
           "computation graph establishes which work can run in parallel. Measured on the Learned heads "
-          "decoder: " + parallel_figures(m)};
+          "decoder: " + parallel_figures(m.d)};
 }
 
 Truth truth_generation_steps(const RecallAttempt& a) {
   const ParallelMeasure m = measure_parallelism(&a);
-  const int answer = m.sequential_steps == m.positions ? 1 : (m.sequential_steps == 1 ? 0 : 2);
-  return {answer, m.checks, "on the panel's model: " + parallel_figures(m) + " (same logits as the parallel pass: max difference " +
-                                fmt(m.max_diff) + ")"};
+  const int answer = m.d.sequential_steps == m.d.teacher_forced_positions ? 1 : (m.d.sequential_steps == 1 ? 0 : 2);
+  return {answer, m.checks, "on the panel's model: " + parallel_figures(m.d) + " (same logits as the parallel pass: max difference " +
+                                fmt(m.d.max_logit_diff) + ")"};
 }
 
 // Redundancy, measured on the panel's model as it stands: the last layer's head with the highest

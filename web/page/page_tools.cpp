@@ -47,7 +47,7 @@ void draw_page_tools(const Fonts& fonts, bool embed) {
   // controls stay the loudest thing on screen.
   const char* menu_label = "\xE2\x8B\xAF###page_tools";
   const char* open_label = "Open the full lab";
-  float width = ImGui::CalcTextSize("\xE2\x8B\xAF").x + st.FramePadding.x * 2 + st.ItemSpacing.x;
+  float width = ImGui::CalcTextSize(menu_label, nullptr, true).x + st.FramePadding.x * 2 + st.ItemSpacing.x;
   if (embed) width += ImGui::CalcTextSize(open_label).x + st.FramePadding.x * 2 + st.ItemSpacing.x;
   const float right = ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x;
   const float frame_h = ImGui::GetFrameHeight();

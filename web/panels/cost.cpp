@@ -473,10 +473,9 @@ void draw_cost_panel(AppState& s, Ui& ui) {
                 .c_str());
   txt::end_column(right_w);
 
-  if (style::begin_details("How these are counted")) {
+  style::details("How these are counted", [&] {
     for (const std::string& line : r.conventions) txt::note(("\xE2\x80\xA2 " + line).c_str());
-    style::end_details();
-  }
+  });
   draw_recall_strip(s, ui, "cost");
 }
 

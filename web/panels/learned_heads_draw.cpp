@@ -561,7 +561,7 @@ void draw_body(AppState& s, Ui& ui) {
         ys.push_back(iv.ablation.zero[i].loss - iv.ablation.base.loss);
         labels.push_back(head_name(static_cast<int>(i), heads));
       }
-      if (style::begin_details("Ablate heads together")) {
+      style::details("Ablate heads together", [&] {
         const txt::TwoColumns sc = txt::two_columns(0.5f);
         txt::begin_column(sc.left_w);
         plot::scatter("induction vs ablation", xs, ys, labels, sc.left_w, fs * 13, "induction score",
@@ -599,25 +599,15 @@ void draw_body(AppState& s, Ui& ui) {
           txt::note(h.run.running ? "Pause to ablate." : "Tick heads to remove them together.");
         }
         txt::end_column(sc.right_w);
-        style::end_details();
-      }
+      });
 
-      if (style::begin_details("Parallel vs sequential")) {
-        draw_parallel_vs_sequential(iv, ui);
-        style::end_details();
-      }
+      style::details("Parallel vs sequential", [&] { draw_parallel_vs_sequential(iv, ui); });
     } else {
       txt::note("No interventions yet: they run once at the end of a run, or with the button when paused.");
     }
   }
-  if (style::begin_details("Do positions extrapolate?")) {
-    draw_extrapolation(s, ui);
-    style::end_details();
-  }
-  if (style::begin_details("Curves and held-out data")) {
-    draw_curves(s, ui);
-    style::end_details();
-  }
+  style::details("Do positions extrapolate?", [&] { draw_extrapolation(s, ui); });
+  style::details("Curves and held-out data", [&] { draw_curves(s, ui); });
   draw_settings(s, ui);
   draw_recall_strip(s, ui, "learned_heads");
 }
@@ -667,18 +657,18 @@ void draw_curves(AppState& s, Ui& ui) {
 // Collapsed: what the model and task are, the run's inputs, the architecture, the task, model files.
 void draw_settings(AppState& s, Ui&) {
   const LearnedHeadsState& h = s.learned_heads;
-  if (!style::begin_details("Model, task and settings")) return;
-  const std::string intro =
-      (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
-                : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
-      "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
-      "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
-      "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
-      "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
-      "does, whatever it does.";
-  txt::note(intro.c_str());
-  draw_inputs(s);
-  style::end_details();
+  style::details("Model, task and settings", [&] {
+    const std::string intro =
+        (h.loaded ? std::string("The loaded decoder (its configuration below) is measured and trained here, in this page, on ")
+                  : std::string("A tiny decoder (d_model 32, attention only unless you add an MLP) is trained here, in this page, on ")) +
+        "sequences of random tokens that contain a random run twice: the loss counts only the positions of the "
+        "second copy, the only predictable ones. Looking at each head's attention map, and then removing heads, is "
+        "the diagnostic Olsson et al. (2022) used for induction heads, which they studied in models trained on "
+        "text. A map suggests what a head does; an ablation tests it. The page shows what this model measurably "
+        "does, whatever it does.";
+    txt::note(intro.c_str());
+    draw_inputs(s);
+  });
 }
 
 }  // namespace

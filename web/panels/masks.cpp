@@ -354,12 +354,11 @@ static void draw_causal_alignments(MasksState& m, Ui& ui, float col_w) {
     txt::note(("Plain \"causal\" is refused for this shape: " + ca.square_message).c_str());
   else
     txt::note("Tq = Tk: both alignments agree, so plain \"causal\" is accepted.");
-  if (style::begin_details("Which fits which decoder")) {
+  style::details("Which fits which decoder", [&] {
     txt::note(
         "Top-left fits a decoder that starts at the first key; bottom-right fits decoding with a key/value "
         "cache, where the queries are the last Tq positions.");
-    style::end_details();
-  }
+  });
   txt::end_column(col_w);
 }
 
@@ -391,10 +390,7 @@ void draw_masks_panel(MasksState& m, Ui& ui) {
   draw_causal_alignments(m, ui, col_w);
 
   // Every section's claims as one list.
-  std::vector<attn::Check> checks;
-  for (const std::vector<attn::Check>* c : {&m.prefix.checks, &m.empty.checks, &m.padding.checks, &m.causal.checks})
-    checks.insert(checks.end(), c->begin(), c->end());
-  style::check_lines(checks);
+  style::check_lines({m.prefix.checks, m.empty.checks, m.padding.checks, m.causal.checks});
 }
 
 }  // namespace app

@@ -364,65 +364,57 @@ void draw_permutation_panel(PermutationState& p, Ui& ui) {
         ui);
 
   // --- detail, collapsed
-  if (style::begin_details("What breaks the symmetry")) {
+  style::details("What breaks the symmetry", [&] {
     style::note(
         "f(PX) = P f(X) is equivariance. It does not mean the outputs stay in the same order: each output moves "
         "with its token. A causal mask already encodes an order (who may look at whom), so it breaks the symmetry "
         "even without position embeddings. Positions belong to slots, not tokens: they are added after "
         "reordering, so a moved token gets a new position. Neither guarantees anything about longer inputs.");
-    style::end_details();
-  }
-  if (style::begin_details("The inputs X and P\xC2\xB7X")) {
+  });
+  style::details("The inputs X and P\xC2\xB7X", [&] {
     panes({Pane{"x", "X", "(tokens in order)", matrix_spec(r.x, r.tokens, xr)},
            Pane{"px", "P\xC2\xB7X", "(rows reordered by P)", matrix_spec(r.px, r.permuted_tokens, xr)}},
           ui);
-    style::end_details();
-  }
-  if (style::begin_details("Attention weights")) {
-  auto weight_spec = [&](const attn::Matrix& m, const std::vector<std::string>& tokens) {
-    HeatmapSpec spec;
-    spec.values = &m;
-    spec.allowed = &p.allowed;
-    spec.row_labels = &tokens;
-    spec.col_labels = &tokens;
-    spec.vmin = 0.0;
-    spec.vmax = 1.0;
-    spec.version = generation();
-    spec.numbers = true;
-    spec.max_cell = 48.0f;
-    return spec;
-  };
-  panes({Pane{"w_x", "weights of f(X)", "", weight_spec(r.weights_x, r.tokens)},
-       Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}}, ui);
-
-    style::end_details();
-  }
+  });
+  style::details("Attention weights", [&] {
+    auto weight_spec = [&](const attn::Matrix& m, const std::vector<std::string>& tokens) {
+      HeatmapSpec spec;
+      spec.values = &m;
+      spec.allowed = &p.allowed;
+      spec.row_labels = &tokens;
+      spec.col_labels = &tokens;
+      spec.vmin = 0.0;
+      spec.vmax = 1.0;
+      spec.version = generation();
+      spec.numbers = true;
+      spec.max_cell = 48.0f;
+      return spec;
+    };
+    panes({Pane{"w_x", "weights of f(X)", "", weight_spec(r.weights_x, r.tokens)},
+           Pane{"w_px", "weights of f(P\xC2\xB7X)", "", weight_spec(r.weights_px, r.permuted_tokens)}},
+          ui);
+  });
   // --- K/V check: one query, keys and values permuted together
-  if (style::begin_details("Permute K and V together")) {
-    draw_kv_check(p);
-    style::end_details();
-  }
+  style::details("Permute K and V together", [&] { draw_kv_check(p); });
 
   // --- mean pooling, from a second implementation of the same head (attn::position_symmetry)
   const attn::PositionSymmetryResult& sym = p.symmetry;
-  if (!style::begin_details("Order-blind mean pooling")) {
+  const bool pooling_open = style::details("Order-blind mean pooling", [&] {
+    static const std::vector<std::string> pooled_rows{"mean f(X)", "mean f(PX)"};
+    HeatmapSpec pooled = matrix_spec(p.pooled, pooled_rows, std::max(1e-12, p.pooled.size() ? p.pooled.cwiseAbs().maxCoeff() : 1.0));
+    pooled.row_axis = "summary";
+    pooled.numbers = true;
+    pooled.max_cell = 48.0f;
+    heatmap("pooled", pooled, ui.gpu);
+    widgets::text_wrapped_here(("max |mean f(PX) \xE2\x88\x92 mean f(X)| = " + short_number(sym.pooled_diff, 3)).c_str());
+    style::note("Averaging the outputs over positions forgets which row was which. With an equivariant f the "
+                "average of the reordered outputs is the same average: the summary is permutation invariant. "
+                "With a causal mask or positions f is no longer equivariant, so neither is the summary. "
+                "RoPE rotates queries and keys by their position, so scores depend on the offset m - n only; it "
+                "gives order information, not a guarantee about longer inputs.");
     style::check_lines(sym.checks);
-    return;
-  }
-  static const std::vector<std::string> pooled_rows{"mean f(X)", "mean f(PX)"};
-  HeatmapSpec pooled = matrix_spec(p.pooled, pooled_rows, std::max(1e-12, p.pooled.size() ? p.pooled.cwiseAbs().maxCoeff() : 1.0));
-  pooled.row_axis = "summary";
-  pooled.numbers = true;
-  pooled.max_cell = 48.0f;
-  heatmap("pooled", pooled, ui.gpu);
-  widgets::text_wrapped_here(("max |mean f(PX) \xE2\x88\x92 mean f(X)| = " + short_number(sym.pooled_diff, 3)).c_str());
-  style::note("Averaging the outputs over positions forgets which row was which. With an equivariant f the "
-              "average of the reordered outputs is the same average: the summary is permutation invariant. "
-              "With a causal mask or positions f is no longer equivariant, so neither is the summary. "
-              "RoPE rotates queries and keys by their position, so scores depend on the offset m - n only; it "
-              "gives order information, not a guarantee about longer inputs.");
-  style::check_lines(sym.checks);
-  style::end_details();
+  });
+  if (!pooling_open) style::check_lines(sym.checks);
 }
 
 }  // namespace app

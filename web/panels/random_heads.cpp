@@ -316,7 +316,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
   style::paragraph(
       "Each head scores every query against every key with its own random W_q and W_k; nothing here was "
       "trained. Try Re-roll or more heads; notice that random heads already route, each differently.");
-  if (style::begin_details("What a random map tells")) {
+  style::details("What a random map tells", [&] {
     style::note(
         "Every head projects the same token embeddings with its own randomly initialised W_q and W_k "
         "(PyTorch's default laws, drawn from the seed), scores each query against each key, divides by "
@@ -324,8 +324,7 @@ void draw_heads_panel(AppState& s, Ui& ui) {
         "projections are random, not because it knows any syntax. Differences between these heads are differences "
         "between random draws, not specialisation. Even for trained heads a map is a hypothesis to test by "
         "intervening, not an explanation.");
-    style::end_details();
-  }
+  });
   style::error_box(h.error);
 
   // --- inputs: every change goes through set_heads_input (the core validates ranges)

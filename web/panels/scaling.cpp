@@ -405,12 +405,10 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
   draw_against_d_k(c, ui, half, beside, gap);
 
   // --- the claims across d_k = 1..512 and at the chosen d_k, as one list
-  std::vector<attn::Check> checks = c.curve.checks;
-  checks.insert(checks.end(), c.selected.study.checks.begin(), c.selected.study.checks.end());
-  style::check_lines(checks);
+  style::check_lines({c.curve.checks, c.selected.study.checks});
 
   // --- detail, collapsed
-  if (style::begin_details("When it does not hold")) {
+  style::details("When it does not hold", [&] {
     txt::note(
         "If the d_k components of q and k are independent with mean 0 and variance 1, then q\xC2\xB7k is a sum of "
         "d_k products of variance 1: its variance is d_k. Dividing by \xE2\x88\x9A"
@@ -418,14 +416,8 @@ void draw_scaling_panel(AppState& s, Ui& ui) {
         "and k are sampled (seeded). The assumption is about independent unit-variance components. LayerNorm "
         "does not guarantee it after learned projections, and tied Q = K breaks it outright (above). Longer "
         "sequences mean more scores, not larger ones.");
-    style::end_details();
-  }
-  if (style::begin_details("Softmax overflow")) {
-    draw_stability(s);
-    style::end_details();
-  } else {
-    style::check_lines(c.stability.checks);
-  }
+  });
+  if (!style::details("Softmax overflow", [&] { draw_stability(s); })) style::check_lines(c.stability.checks);
   draw_recall_strip(s, ui, "scaling");
 }
 

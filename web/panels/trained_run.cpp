@@ -194,12 +194,11 @@ void draw_run_controls(AppState& s, const TrainedRun& r, const RunProgress& p, c
   for (const std::string& n : {checkpoint_note(r, text.what), loaded_model_note(r, p.step)})
     if (!n.empty()) txt::note(n.c_str());
   const std::string opened = opened_from_checkpoint_note(r, text.what, p.step, text.opened_tail);
-  if (style::begin_details("About this run")) {
+  style::details("About this run", [&] {
     txt::note(("Run " + std::to_string(r.runs) + text.details + ".").c_str());
     for (const std::string& n : {opened, text.reproduction})
       if (!n.empty()) txt::note(n.c_str());
-    style::end_details();
-  }
+  });
 }
 
 void draw_study_progress(int done, int total, const std::string& note) {

@@ -155,23 +155,23 @@ void draw_loss_curves(const TranslateState& t, Ui& ui, const txt::TwoColumns& co
 // Collapsed: the run's seed, steps and learning rate (each starts over), model files, the loss curves.
 void draw_settings(AppState& s, Ui& ui) {
   TranslateState& t = s.translate;
-  if (!style::begin_details("Loss, settings, files")) return;
-  TranslateInput e = t.input;
-  if (draw_run_inputs(e.seed, e.steps, e.lr)) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
-  if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
-                            " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
-                               .c_str());
-  draw_model_row(s, t.run, "translate", translate_unload_model,
-                 {{"Export attention model", "additive"}, {"Export fixed-summary model", "none"}});
-  if (t.trainer) draw_loss_curves(t, ui, txt::two_columns(0.5f));
-  txt::note("Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
-            "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
-            "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
-            "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
-            "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
-            "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
-            "after the noun, so the alignment is not the diagonal.");
-  style::end_details();
+  style::details("Loss, settings, files", [&] {
+    TranslateInput e = t.input;
+    if (draw_run_inputs(e.seed, e.steps, e.lr)) defer_edit(s, [e](AppState& st) { set_translate_input(st, e); });
+    if (t.loaded) txt::note(("The " + std::string(t.loaded->model.attention ? "attention model" : "fixed summary") +
+                              " is the loaded one (" + t.run.model->config + "); the other is the lab's, from the seed.")
+                                 .c_str());
+    draw_model_row(s, t.run, "translate", translate_unload_model,
+                   {{"Export attention model", "additive"}, {"Export fixed-summary model", "none"}});
+    if (t.trainer) draw_loss_curves(t, ui, txt::two_columns(0.5f));
+    txt::note("Two small GRU translators of a made-up English-to-French language are trained here, side by side: one "
+              "decodes from a fixed summary, the encoder's final states fed at every step (Cho et al. 2014), the other "
+              "re-reads every source word's annotation at each step through additive attention (Bahdanau et al. 2015). "
+              "Same seed, same batches, same number of steps; the only difference is the attention. The encoder is "
+              "Bahdanau's bidirectional one unless you pick forward: a word's annotation joins a GRU read left to right "
+              "and one read right to left, and the decoder starts from the backward one's state. French puts colours "
+              "after the noun, so the alignment is not the diagonal.");
+  });
 }
 
 // Train / Pause / Continue / Reset, progress.
@@ -592,22 +592,10 @@ void draw_body(AppState& s, Ui& ui) {
   txt::end_column(ac.right_w);
 
   // --- detail, collapsed
-  if (t.alignment && style::begin_details("Take a word away")) {
-    draw_interventions(*t.alignment);
-    style::end_details();
-  }
-  if (t.alignment && style::begin_details("Decoding, step by step")) {
-    draw_decoding(s, ui);
-    style::end_details();
-  }
-  if (t.scores && style::begin_details("Alignment vs grammar")) {
-    draw_agreement(t);
-    style::end_details();
-  }
-  if (style::begin_details("What a wider H changes")) {
-    draw_widths(t, ui);
-    style::end_details();
-  }
+  if (t.alignment) style::details("Take a word away", [&] { draw_interventions(*t.alignment); });
+  if (t.alignment) style::details("Decoding, step by step", [&] { draw_decoding(s, ui); });
+  if (t.scores) style::details("Alignment vs grammar", [&] { draw_agreement(t); });
+  style::details("What a wider H changes", [&] { draw_widths(t, ui); });
   draw_settings(s, ui);
   draw_recall_strip(s, ui, "translate");
 }
@@ -615,41 +603,39 @@ void draw_body(AppState& s, Ui& ui) {
 // What the decoder does without a word, or with the lesson's weights.
 void draw_interventions(const TranslateAlignmentView& v) {
   const float fs = ImGui::GetFontSize();
-  {
-    const tl::AttentionInterventions& iv = v.interventions;
-    const tl::TranslationVocab& fr = tl::french_vocab();
-    const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
-    double loss_range = 1.0;
-    if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
-      ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
-      ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
-      ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 5.0f);
-      ImGui::TableHeadersRow();
-      // The loss changes on the diverging map (a symmetric display range over the rows).
-      std::vector<double> deltas;
-      for (const tl::WordRemoval& w : iv.removals) deltas.push_back(w.delta_loss);
-      if (iv.forced_applies) deltas.push_back(iv.forced_delta_loss);
-      loss_range = cmap::symmetric_range(deltas);
-      const auto row = [&](const std::string& what, const std::vector<int>& out, double delta, bool intact = false) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(what.c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(tl::words_of(fr, out).c_str());
-        ImGui::TableNextColumn();
-        char d[32];
-        std::snprintf(d, sizeof d, "%+.3f", delta);
-        cmap::diverging_cell(delta, loss_range, intact ? "0" : d);
-      };
-      row("intact", iv.output, 0.0, true);
-      for (const tl::WordRemoval& w : iv.removals) row("without \"" + w.word + "\"", w.output, w.delta_loss);
-      if (iv.forced_applies) row("the lesson's weights", iv.forced_output, iv.forced_delta_loss);
-      widgets::end_table_fit();
-    }
-    diverging_legend("loss change legend", loss_range, fs * 3.0f, "loss falls", "loss rises");
-    style::check_lines(v.intervention_checks);
-    txt::note(v.intervention_caption.c_str());
+  const tl::AttentionInterventions& iv = v.interventions;
+  const tl::TranslationVocab& fr = tl::french_vocab();
+  const int n_rows = static_cast<int>(iv.removals.size()) + (iv.forced_applies ? 2 : 1) + 1;
+  double loss_range = 1.0;
+  if (widgets::begin_table_fit("##interventions", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit, 0.0f, n_rows)) {
+    ImGui::TableSetupColumn("attention", ImGuiTableColumnFlags_WidthFixed, fs * 8.5f);
+    ImGui::TableSetupColumn("greedy output", ImGuiTableColumnFlags_WidthFixed, fs * 9.0f);
+    ImGui::TableSetupColumn("loss change", ImGuiTableColumnFlags_WidthFixed, fs * 5.0f);
+    ImGui::TableHeadersRow();
+    // The loss changes on the diverging map (a symmetric display range over the rows).
+    std::vector<double> deltas;
+    for (const tl::WordRemoval& w : iv.removals) deltas.push_back(w.delta_loss);
+    if (iv.forced_applies) deltas.push_back(iv.forced_delta_loss);
+    loss_range = cmap::symmetric_range(deltas);
+    const auto row = [&](const std::string& what, const std::vector<int>& out, double delta, bool intact = false) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(what.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(tl::words_of(fr, out).c_str());
+      ImGui::TableNextColumn();
+      char d[32];
+      std::snprintf(d, sizeof d, "%+.3f", delta);
+      cmap::diverging_cell(delta, loss_range, intact ? "0" : d);
+    };
+    row("intact", iv.output, 0.0, true);
+    for (const tl::WordRemoval& w : iv.removals) row("without \"" + w.word + "\"", w.output, w.delta_loss);
+    if (iv.forced_applies) row("the lesson's weights", iv.forced_output, iv.forced_delta_loss);
+    widgets::end_table_fit();
   }
+  diverging_legend("loss change legend", loss_range, fs * 3.0f, "loss falls", "loss rises");
+  style::check_lines(v.intervention_checks);
+  txt::note(v.intervention_caption.c_str());
 }
 
 }  // namespace

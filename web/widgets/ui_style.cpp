@@ -217,7 +217,7 @@ bool g_details_open = false;
 void set_details_open(bool on) { g_details_open = on; }
 bool details_open() { return g_details_open; }
 
-bool begin_details(const char* label) {
+bool details(const char* label, const std::function<void()>& draw) {
   ImGui::Dummy(ImVec2(0, 2));
   if (g_details_open) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
   if (g_bold) ImGui::PushFont(g_bold);
@@ -225,20 +225,29 @@ bool begin_details(const char* label) {
   // its widgets apart from a second section's.
   const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
   if (g_bold) ImGui::PopFont();
-  if (open) ImGui::PushID(label);
-  return open;
-}
-
-void end_details() {
+  if (!open) return false;
+  ImGui::PushID(label);
+  draw();
   ImGui::PopID();
   ImGui::Dummy(ImVec2(0, 4));
+  return true;
 }
 
 void check_lines(const std::vector<attn::Check>& checks) {
-  view::record_checks(checks);  // the DOM text mirror lists them too, open or not
-  if (checks.empty()) return;
-  const std::size_t held = attn::checks_held(checks);
-  const bool all = held == checks.size();
+  check_lines(std::initializer_list<CheckList>{checks});
+}
+
+void check_lines(std::initializer_list<CheckList> lists) {
+  std::size_t held = 0, total = 0;
+  const attn::Check* first = nullptr;
+  for (const std::vector<attn::Check>& checks : lists) {
+    view::record_checks(checks);  // the DOM text mirror lists them too, open or not
+    held += attn::checks_held(checks);
+    total += checks.size();
+    if (!first && !checks.empty()) first = &checks.front();
+  }
+  if (!first) return;
+  const bool all = held == total;
   // The list's ID: its first claim and how many lists with that first claim this frame drew before
   // it (a panel may show the same claims twice), stable across frames, unlike the vector's address.
   static int frame = -1;
@@ -247,34 +256,36 @@ void check_lines(const std::vector<attn::Check>& checks) {
     frame = ImGui::GetFrameCount();
     seen.clear();
   }
-  ImGui::PushID(checks.front().claim.c_str());
-  ImGui::PushID(seen[checks.front().claim]++);
+  ImGui::PushID(first->claim.c_str());
+  ImGui::PushID(seen[first->claim]++);
   // One line, "12 of 12 claims hold", that opens to the claims and their measured values; a
   // claim that fails keeps the list open.
   if (!all) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
   char head[96];
-  std::snprintf(head, sizeof head, "%s %zu of %zu claims hold", all ? "\xE2\x9C\x93" : "\xE2\x9A\xA0", held, checks.size());
+  std::snprintf(head, sizeof head, "%s %zu of %zu claims hold", all ? "\xE2\x9C\x93" : "\xE2\x9A\xA0", held, total);
   const bool open = ImGui::TreeNodeEx("##claims", ImGuiTreeNodeFlags_NoTreePushOnOpen, "%s", head);
   ImGui::PopID();
   ImGui::PopID();
   if (!open) return;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
-  for (const attn::Check& c : checks) {
-    const char* badge = c.pass ? "PASS" : "FAIL";
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const ImVec2 tsz = ImGui::CalcTextSize("PASS");
-    const ImVec2 b1(p.x + tsz.x + 12, p.y + fs + 4);
-    dl->AddRectFilled(p, b1, c.pass ? pass_color() : fail_color(), 4.0f);
-    dl->AddText(ImVec2(p.x + 6, p.y + 2), IM_COL32(255, 255, 255, 255), badge);
-    ImGui::Dummy(ImVec2(b1.x - p.x, b1.y - p.y));
-    ImGui::SameLine();
-    ImGui::AlignTextToFramePadding();
-    char line[512];
-    std::snprintf(line, sizeof line, "%s = %s   (%s %s)", c.claim.c_str(), attn::measured_text(c).c_str(),
-                  c.expect_at_most ? "needs \xE2\x89\xA4" : "needs >", short_number(c.limit, 2).c_str());
-    ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().FramePadding.y + 2);
-    ImGui::TextWrapped("%s", line);  // wraps at a column's wrap position when one is pushed, else at the edge
+  for (const std::vector<attn::Check>& checks : lists) {
+    for (const attn::Check& c : checks) {
+      const char* badge = c.pass ? "PASS" : "FAIL";
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const ImVec2 tsz = ImGui::CalcTextSize("PASS");
+      const ImVec2 b1(p.x + tsz.x + 12, p.y + fs + 4);
+      dl->AddRectFilled(p, b1, c.pass ? pass_color() : fail_color(), 4.0f);
+      dl->AddText(ImVec2(p.x + 6, p.y + 2), IM_COL32(255, 255, 255, 255), badge);
+      ImGui::Dummy(ImVec2(b1.x - p.x, b1.y - p.y));
+      ImGui::SameLine();
+      ImGui::AlignTextToFramePadding();
+      char line[512];
+      std::snprintf(line, sizeof line, "%s = %s   (%s %s)", c.claim.c_str(), attn::measured_text(c).c_str(),
+                    c.expect_at_most ? "needs \xE2\x89\xA4" : "needs >", short_number(c.limit, 2).c_str());
+      ImGui::SetCursorPosY(ImGui::GetCursorPosY() - ImGui::GetStyle().FramePadding.y + 2);
+      ImGui::TextWrapped("%s", line);  // wraps at a column's wrap position when one is pushed, else at the edge
+    }
   }
 }
 

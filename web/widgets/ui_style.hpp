@@ -2,6 +2,8 @@
 // shared by the panels (check lines, error box, notes). No attention math here.
 #pragma once
 
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,17 +60,21 @@ void note(const char* text);
 void heading(const Fonts& f, const char* text);
 /// A section of detail (an explanation beyond two sentences, a table, a reproduction record),
 /// collapsed under one "▸ label" line in the bold face, so the figure stays on the first screen.
-/// True when open: draw the content, then call end_details(). `label` is also the section's ID
-/// (within the current ID scope); keep it to 25 characters, since it does not wrap (a phone is
-/// 320 px). With set_details_open(true) every section is drawn open.
-bool begin_details(const char* label);
-/// Closes an open section (only after begin_details returned true).
-void end_details();
+/// Calls `draw` for the content only when the section is open, and returns whether it was.
+/// `label` is also the section's ID (within the current ID scope, and the content's ID scope);
+/// keep it to 25 characters, since it does not wrap (a phone is 320 px). With
+/// set_details_open(true) every section is drawn open.
+bool details(const char* label, const std::function<void()>& draw);
 /// Every detail section open (link details=open: a printed page, a course page that wants it all).
 void set_details_open(bool on);
 bool details_open();
 /// One line per check: a PASS/FAIL badge, the claim and the measured value with its limit.
 void check_lines(const std::vector<attn::Check>& checks);
+/// One of the lists check_lines draws as one (a reference: nothing is copied).
+using CheckList = std::reference_wrapper<const std::vector<attn::Check>>;
+/// Several lists' checks drawn as one list, in order (a panel's sections' claims), without
+/// copying them into one vector: check_lines({a.checks, b.checks}).
+void check_lines(std::initializer_list<CheckList> lists);
 /// The panel's error (code + message) in a red box, saying the last good result is shown.
 void error_box(const std::optional<ErrorInfo>& error);
 /// A small "(?)" marker with a tooltip.

@@ -22,16 +22,8 @@ void teacher(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, 
 // Generation's dependency, and the display sequence's greedy continuation.
 void dependency(const learn::DecoderConfig& cfg, const learn::ParamLayout& layout, const std::vector<double>& params,
                 const InductionBatch& heldout, DecodeComparison& d) {
-  const learn::GenerationDependency g =
+  static_cast<learn::GenerationDependency&>(d) =
       learn::decoder_generation_dependency(cfg, layout, params, d.tokens[0], static_cast<int>(d.tokens.size()));
-  d.generation = g.generation;
-  d.dependent_steps = g.dependent_steps;
-  d.sequential_steps = g.sequential_steps;
-  d.forced_earlier_max_diff = g.forced_earlier_max_diff;
-  d.forced_step_min_diff = g.forced_step_min_diff;
-  d.forced_at = g.forced_at;
-  d.later_steps = g.later_steps;
-  d.later_moved = g.later_moved;
   const InductionLayout& lay = heldout.layouts[0];
   d.prompt.assign(d.tokens.begin(), d.tokens.begin() + lay.repeat_start() + 1);
   d.expected.assign(d.tokens.begin() + lay.repeat_start() + 1, d.tokens.begin() + lay.repeat_start() + lay.run);

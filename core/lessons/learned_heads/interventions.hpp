@@ -45,19 +45,12 @@ PatchingStudy patch_each_head(const learn::DecoderConfig& cfg, const learn::Para
 /// step's stay to the bit; and once, at the middle step, the forced run continues greedily to the
 /// end and every later step must move. Greedy generation from the sequence cut after the first
 /// token of the repeat continues the run (or not), token by token.
-struct DecodeComparison {
+/// The generation fields (generation, dependent_steps, sequential_steps, forced_*, later_*) are
+/// learn::GenerationDependency's, measured on a free greedy run of T tokens from tokens[0].
+struct DecodeComparison : learn::GenerationDependency {
   std::vector<int> tokens;          ///< the display sequence
   double max_logit_diff = 0.0;      ///< parallel vs cached, over all positions and logits
   int teacher_forced_positions = 0; ///< logit rows one teacher-forced forward returned (T)
-  /// Free greedy generation of T tokens from tokens[0]: generation[j] is the token fed at step j.
-  std::vector<int> generation;
-  /// Steps j (1..T−1) whose logits moved when the token fed at j was forced to another: each
-  /// needs the previous step's output. sequential_steps = 1 + dependent_steps.
-  int dependent_steps = 0, sequential_steps = 0;
-  double forced_earlier_max_diff = 0.0;  ///< max change of any step before the forced one (0 exactly)
-  double forced_step_min_diff = 0.0;     ///< min over j of the forced step's own max change (> 0)
-  /// The middle step's forcing carried on greedily: later steps, and how many of them moved.
-  int forced_at = 0, later_steps = 0, later_moved = 0;
   std::vector<int> prompt, generated;  ///< greedy: prompt = up to the repeat's first token; then the model's tokens
   std::vector<int> expected;        ///< the run's continuation the generation should reproduce
   int correct = 0;                  ///< generated tokens equal to expected
