@@ -689,11 +689,8 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
   txt::para(m.view.heads_caption.c_str());
 
   if (!m.card_caption.empty()) txt::note(m.card_caption.c_str());
-  if (style::begin_details("Generate")) {
-    draw_generation(m);
-    style::end_details();
-  }
-  if (style::begin_details("Head scores table")) {
+  style::details("Generate", [&] { draw_generation(m); });
+  style::details("Head scores table", [&] {
     std::vector<std::string> labels;
     std::vector<double> prev, first, ind;
     for (const lm::HeadScore& h : m.view.scores) {
@@ -710,15 +707,13 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
     txt::note("Previous token: mean weight on the key just before each query. First token: mean weight on key 0. "
               "Induction: on 20 random tokens repeated once, mean weight on the key after the earlier copy of the "
               "query's token (Olsson et al. 2022).");
-    style::end_details();
-  }
-  if (style::begin_details("Bring your own GPT-2")) {
+  });
+  style::details("Bring your own GPT-2", [] {
     txt::para("Drop a GPT-2-family safetensors file with its config.json on the page, or pick both with \"Load a "
               "GPT-2 file\". A course page can link to model=URL&config=URL; a file on another site must be served "
               "with CORS headers (Access-Control-Allow-Origin). The file is read tensor by tensor in a Worker, up to "
               "GPT-2 medium; the model shown stays if a file is refused.");
-    style::end_details();
-  }
+  });
   (void)fs;
 }
 
