@@ -67,6 +67,17 @@ void check_language_model(Driver& d, app::App& a) {
   Json s = settled(d);
   // The default checkpoint loads when the panel opens, or, where it is absent, the panel says so.
   expect(s["model"].is_object() || s["error"].is_object(), "the default model loaded or its failure is shown");
+  if (s["model"].is_object()) {  // the shipped default: GPT-2's tokenizer through its trimmed vocabulary
+    expect(s["model"]["source"] == "default", "the default model's source");
+    expect(!s["tokens"].empty() && s["pieces"].size() == s["tokens"].size(), "the prompt in GPT-2's pieces");
+    expect(s["next"].size() == 10, "ten next tokens of the default model");
+    expect(s["card"]["caption"].get<std::string>().find("nats per token") != std::string::npos, "the card's caption");
+    // A word the Bible never uses is left out and named; the rest of the prompt is kept.
+    expect_accepted({{"language_model", {{"prompt", "And God said hello"}}}});
+    s = settled(d);
+    expect(s["dropped"].get<std::string>().find("hello") != std::string::npos, "a token outside the vocabulary named: " + s["dropped"].dump());
+    expect(s["error"].is_null() && s["tokens"].size() == 3, "the rest of the prompt kept");
+  }
 
   const std::string base = kFixtures;
   expect_accepted({{"language_model", {{"model", base + "hf-generate-model.safetensors"},

@@ -50,7 +50,7 @@ TEST_CASE("language model captions: the strongest head by each score, NaN never 
   CHECK(d.find("1 of 4 heads put half") != std::string::npos);
 }
 
-TEST_CASE("language model captions: no induction probe, no induction sentence; no scores, no caption") {
+TEST_CASE("language model captions: without an induction probe no induction sentence and without scores no caption") {
   const std::vector<HeadScore> s = {head(0, 0, 0.4, 0.2, kNaN)};
   const std::string c = heads_caption(s, 3);
   CHECK(c.find("induction") == std::string::npos);
@@ -75,9 +75,17 @@ TEST_CASE("language model captions: the card against the better count baseline, 
   const std::string s = card_caption(c);
   // 5.3049 - 4.8712 = 0.4337: 0.43 lower than the bigram (the better baseline).
   CHECK(s == "Trained here on the King James Bible (768000 tokens seen). On held-out books it scores 4.87 nats per "
-             "token, 0.43 lower than a bigram count model (5.30). Heads formed \xE2\x80\x94 previous-token: 0.1, 1.3; "
-             "induction: none; first-token: none.");
+             "token: 0.43 lower than an add-one bigram count model (5.30). Heads formed \xE2\x80\x94 previous-token: "
+             "0.1, 1.3; induction: none; first-token: none.");
   c.heldout_loss = 7.0;
-  c.bigram = 7.5;  // the unigram is now the better baseline, and the model is worse than it
-  CHECK(card_caption(c).find("0.10 higher than a unigram count model (6.90)") != std::string::npos);
+  c.bigram = 7.5;  // the unigram is now the best baseline, and the model is worse than it
+  CHECK(card_caption(c).find("0.10 higher than an add-one unigram count model (6.90), 0.50 lower than an add-one "
+                             "bigram count model (7.50)") != std::string::npos);
+  // The shipped card's case: the interpolated bigram (4.667) beats the model (4.678) by 0.011.
+  c.heldout_loss = 4.678;
+  c.unigram = 6.198;
+  c.bigram = 6.07;
+  c.bigram_interpolated = 4.667;
+  CHECK(card_caption(c).find("4.68 nats per token: 0.01 higher than an interpolated bigram count model (4.67), 1.39 "
+                             "lower than an add-one bigram count model (6.07)") != std::string::npos);
 }

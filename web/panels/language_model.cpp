@@ -168,6 +168,7 @@ void install_card(LanguageModelState& m, const Json& card) {
   const Json& b = card.contains("baselines") ? card["baselines"] : Json();
   c.unigram = b.is_object() ? b.value("unigram", 0.0) : 0.0;
   c.bigram = b.is_object() ? b.value("bigram", 0.0) : 0.0;
+  c.bigram_interpolated = b.is_object() ? b.value("bigram_interpolated", 0.0) : 0.0;
   const Json& f = card.contains("formed") ? card["formed"] : Json();
   if (f.is_object()) {
     c.previous_token = strings_of(f.value("previous_token", Json::array()));

@@ -85,7 +85,7 @@ void run_pending() {
       }, config);
     });
     std::vector<float> w, pr;
-    if (!p.load && p.request.value("op", "") == "forward" && !reply.contains("error")) {
+    if (!p.load && !p.json_file && p.request.value("op", "") == "forward" && !reply.contains("error")) {
       w = s.last_forward().weights;
       pr = s.last_forward().last_probs;
     }

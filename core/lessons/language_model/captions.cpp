@@ -1,6 +1,7 @@
 #include "lessons/language_model/captions.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 namespace attn::lessons::lm {
@@ -69,13 +70,22 @@ std::string heads_list(const std::vector<std::string>& heads) {
 }  // namespace
 
 std::string card_caption(const CardFigures& c) {
-  const bool bigram_better = c.bigram <= c.unigram;
-  const double base = bigram_better ? c.bigram : c.unigram;
-  const double diff = base - c.heldout_loss;
+  struct Base {
+    const char* name;
+    double loss;
+  };
+  std::vector<Base> bases = {{"an add-one unigram", c.unigram}, {"an add-one bigram", c.bigram}};
+  if (c.bigram_interpolated > 0.0) bases.push_back({"an interpolated bigram", c.bigram_interpolated});
+  const Base best = *std::min_element(bases.begin(), bases.end(), [](const Base& a, const Base& b) { return a.loss < b.loss; });
+  const auto against = [&](const Base& b) {
+    const double diff = b.loss - c.heldout_loss;
+    return two(std::fabs(diff)) + (diff >= 0 ? " lower" : " higher") + " than " + b.name + " count model (" + two(b.loss) + ")";
+  };
   std::string out = "Trained here on " + c.corpus + " (" + std::to_string(c.tokens_seen) +
-                    " tokens seen). On held-out books it scores " + two(c.heldout_loss) + " nats per token, " +
-                    two(std::fabs(diff)) + (diff >= 0 ? " lower" : " higher") + " than a " +
-                    (bigram_better ? "bigram" : "unigram") + " count model (" + two(base) + "). ";
+                    " tokens seen). On held-out books it scores " + two(c.heldout_loss) + " nats per token: " +
+                    against(best);
+  if (std::string(best.name) != "an add-one bigram") out += ", " + against(bases[1]);
+  out += ". ";
   out += "Heads formed — previous-token: " + heads_list(c.previous_token) + "; induction: " + heads_list(c.induction) +
          "; first-token: " + heads_list(c.first_token) + ".";
   return out;

@@ -43,12 +43,13 @@ struct CardFigures {
   long long tokens_seen = 0;
   double heldout_loss = 0.0;                    ///< nats per token on the held-out books
   double unigram = 0.0, bigram = 0.0;           ///< add-one count models fitted on the training books
+  double bigram_interpolated = 0.0;             ///< Witten–Bell bigram with the unigram (0: not given)
   std::vector<std::string> previous_token, induction, first_token;  ///< heads formed, "l.h"
 };
 
-/// The card's sentence: what the model read, its held-out loss against the better of the two count
-/// baselines (how many nats lower or higher), and which heads formed by kind ("none" when a kind has
-/// none). Figures rounded to 2 decimals.
+/// The card's sentence: what the model read, its held-out loss against the best of the count
+/// baselines (how many nats lower or higher) and against the add-one bigram, and which heads formed
+/// by kind ("none" when a kind has none). Figures rounded to 2 decimals.
 std::string card_caption(const CardFigures& c);
 
 }  // namespace attn::lessons::lm
