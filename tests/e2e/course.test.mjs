@@ -56,6 +56,9 @@ async function readCourse(width, height, touch = false) {
     if (PANELS[i] === 'learned_heads' || PANELS[i] === 'translate') {
       await frame.waitForFunction((k) => window.attentionLab.state()[k].checkpoint.status === 'installed', PANELS[i], { timeout: 60000 });
     }
+    if (PANELS[i] === 'language_model') {
+      await frame.waitForFunction(() => { const m = window.attentionLab.state().language_model; return m.model && !m.busy; }, null, { timeout: 90000 });
+    }
     if (PANELS[i] === 'additive') assert.equal(s.additive.inputs.view, 'trained', 'the panel opens on the trained translator');
     // The frame sized itself to its content (up to the window's height) from the resize message.
     await page.waitForFunction((k) => {

@@ -1,7 +1,6 @@
 #include "app/api.hpp"
 #include "panels/train_worker.hpp"
 #include "panels/lm_link.hpp"
-#include "learn/gpt2_file.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -174,9 +173,5 @@ int attn_app_lm_file(const char* name, const char* config_name) {
   return id;
 }
 
-int attn_app_is_lm_file(const unsigned char* prefix, int n, double file_size) {
-  if (!prefix || n <= 0 || !(file_size >= 0)) return 0;
-  return attn::learn::is_gpt2_family_file(prefix, static_cast<std::size_t>(n), static_cast<std::uint64_t>(file_size)) ? 1 : 0;
-}
 
 }  // extern "C"

@@ -69,9 +69,6 @@ ATTN_EXPORT void attn_app_lm_progress(int id, double loaded, double total);
 /// The page posts a GPT-2-family file (`name`, with `config_name`, "" for none) to the Worker
 /// itself: returns the id its answer will carry, and shows the Language model panel loading it.
 ATTN_EXPORT int attn_app_lm_file(const char* name, const char* config_name);
-/// 1 when a file's first `n` bytes (its 8-byte length and header) of `file_size` name a GPT-2-family
-/// model (learn::is_gpt2_family_file): the page routes it to the Language model panel.
-ATTN_EXPORT int attn_app_is_lm_file(const unsigned char* prefix, int n, double file_size);
 /// JSON of app::fit::report_json(fit::last()) (page/fit_report.hpp).
 ATTN_EXPORT const char* attn_app_fit();
 /// app::fit::set_probe(px) (tests only).

@@ -403,7 +403,10 @@
       return fetch(abs).then(function (r) {
         if (!r.ok) throw new Error('HTTP ' + r.status);
         const total = Number(r.headers.get('content-length') || 0);
-        if (!r.body || !r.body.getReader) return r.blob();
+        // Read in chunks, with progress, only where the wait is long enough to show it.
+        if (!r.body || !r.body.getReader || total < 64 * 1024 * 1024) {
+          return r.blob().then(function (b) { lmProgress(id, b.size, b.size); return b; });
+        }
         const reader = r.body.getReader(), parts = [];
         let loaded = 0;
         const pump = function () {
@@ -457,17 +460,22 @@
     }, function (e) { lmFail(id, cname + ' could not be read (' + (e && e.message || e) + ')'); });
     return id;
   };
-  // True when a file's header names a GPT-2-family model (read from its first bytes only).
+  // True when a file's header names a GPT-2-family model (read from its first bytes only), by the
+  // rule of learn::is_gpt2_family: wte.weight or lm_head.weight (with or without "transformer."),
+  // beside wpe.weight or block 0 (h.0.attn.c_attn.weight, h.0.ln_1.weight). Routing only: the Worker's reader checks everything else. The
+  // rule is here, not in the page's wasm, to keep the GPT-2 reader out of the first download.
   api.isLanguageModelFile = function (file) {
     return file.slice(0, 8).arrayBuffer().then(function (head) {
       if (head.byteLength < 8) return false;
       const v = new DataView(head), len = v.getUint32(0, true) + v.getUint32(4, true) * 4294967296;
       if (len > 100 * 1024 * 1024 || 8 + len > file.size) return false;
-      return file.slice(0, 8 + len).arrayBuffer().then(function (buf) {
-        const bytes = new Uint8Array(buf), p = _malloc(bytes.length);
-        if (!p) return false;
-        HEAPU8.set(bytes, p);
-        try { return Module['_attn_app_is_lm_file'](p, bytes.length, file.size) === 1; } finally { _free(p); }
+      return file.slice(8, 8 + len).text().then(function (text) {
+        let names;
+        try { names = Object.keys(JSON.parse(text)); } catch (e) { return false; }
+        const bare = names.map(function (n) { return n.indexOf('transformer.') === 0 ? n.slice(12) : n; });
+        const head = bare.indexOf('wte.weight') >= 0 || bare.indexOf('lm_head.weight') >= 0;
+        const blocks = ['wpe.weight', 'h.0.attn.c_attn.weight', 'h.0.ln_1.weight'].some(function (n) { return bare.indexOf(n) >= 0; });
+        return head && blocks;
       });
     });
   };

@@ -14,6 +14,7 @@
   // A GPT-2-family file (known by its header) goes to the Language model panel's Worker, with the
   // config.json among `others` if there is one; any other to the panel of its kind.
   function loadModelFile(file, panel, others) {
+    if (lab.state().language_model === undefined) return Promise.resolve(loadLabModelFile(file, panel));  // no such panel in this build
     return lab.isLanguageModelFile(file).then(function (isLm) {
       if (!isLm) return loadLabModelFile(file, panel);
       const config = (others || []).find(function (f) { return f !== file && /\.json$/i.test(f.name); }) || null;
@@ -58,9 +59,10 @@
   // model=URL (relative to the page, or absolute on a host that allows it): fetched once the page
   // runs, within the page's limit; the link keeps it while that model is shown.
   function loadModelLink(url, config) {
-    if (config) {  // model=URL&config=URL: a GPT-2-family model, fetched with progress and cached by the page
+    if (config && lab.state().language_model !== undefined) {  // model=URL&config=URL: a GPT-2-family model, fetched with progress and cached by the page
       const r = lab.set({ language_model: { model: url, config: config } });
-      if (!r.ok) warn('model=' + url.slice(0, 80) + ': ' + r.error.message);
+      if (r.ok) modelLink = url;  // applied once: a later reading of the address does not fetch it again
+      else warn('model=' + url.slice(0, 80) + ': ' + r.error.message);
       lab.showPanel('language_model');
       dirty = true;
       return Promise.resolve();
