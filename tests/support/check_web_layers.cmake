@@ -37,13 +37,13 @@ set(_rank_app 5)
 set(_layers platform widgets panels page app worker compute)
 # The panels' shared base: what every panel may include of panels/.
 set(_panel_base ui.hpp generation.hpp registry.hpp patch.hpp trained_run.hpp lesson_model.hpp lesson_ui.hpp recall.hpp
-    train_worker.hpp)
+    train_worker.hpp lm_link.hpp)
 # Panels' files that still include app/app_state.hpp (their functions take AppState&).
 set(_app_state_users
     registry.cpp recall.cpp model_files.cpp trained_run.cpp
     random_heads.cpp scaling.cpp additive.cpp
     script.cpp cost.cpp learned_heads.cpp learned_heads_json.cpp learned_heads_draw.cpp translate.cpp
-    translate_json.cpp translate_draw.cpp)
+    translate_json.cpp translate_draw.cpp language_model.cpp)
 set(_core "attn|learn|lessons|json|cli")
 set(_browser_calls "EM_ASM|EM_JS|emscripten_[a-z_]+[ \t]*\\(|#[ \t]*include[ \t]*<emscripten")
 set(_violations "")
