@@ -209,22 +209,6 @@ bool apply_cost_json(AppState& s, const Json& patch) {
 
 namespace {
 
-// 12,345,678 — the exact count, grouped by thousands.
-std::string grouped(std::uint64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
-// "48.8 GiB" (binary prefixes for bytes).
-std::string bytes(std::uint64_t v) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double x = static_cast<double>(v);
-  int u = 0;
-  while (x >= 1024.0 && u < 6) x /= 1024.0, ++u;
-  return u == 0 ? grouped(v) + " B" : short_number(x, 3) + " " + units[u];
-}
-
 // "68.7 GFLOP" (decimal prefixes for operation counts).
 std::string flops(double v) {
   const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -269,18 +253,18 @@ static void draw_work_table(const attn::CostResult& r, Ui& ui, float left_w, ImG
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.45f);
     row2("d_k = d_model / heads", std::to_string(r.d_k));
     row2("Q\xC2\xB7K^T and weights\xC2\xB7V (4T\xC2\xB2" "d)", flops(static_cast<double>(r.pairwise_flops)),
-         grouped(r.pairwise_flops));
+         grouped_number(r.pairwise_flops));
     row2("projections Q, K, V, O (8Td\xC2\xB2)", flops(static_cast<double>(r.projection_flops)),
-         grouped(r.projection_flops));
+         grouped_number(r.projection_flops));
     row2("pairwise share of the two", short_number(100.0 * r.pairwise_share, 3) + " %",
-         "equal at T = " + grouped(static_cast<std::uint64_t>(r.crossover_t)));
-    row2("T\xC3\x97T matrix, one head, f32", bytes(r.scores_bytes_f32), grouped(r.scores_bytes_f32) + " B");
-    row2("T\xC3\x97T matrix, one head, f64", bytes(r.scores_bytes_f64), grouped(r.scores_bytes_f64) + " B");
-    row2(("T\xC3\x97T matrices, " + std::to_string(in.heads) + " heads, f32").c_str(), bytes(r.scores_bytes_all_f32),
-         grouped(r.scores_bytes_all_f32) + " B");
+         "equal at T = " + grouped_number(static_cast<std::uint64_t>(r.crossover_t)));
+    row2("T\xC3\x97T matrix, one head, f32", byte_size(r.scores_bytes_f32), grouped_number(r.scores_bytes_f32) + " B");
+    row2("T\xC3\x97T matrix, one head, f64", byte_size(r.scores_bytes_f64), grouped_number(r.scores_bytes_f64) + " B");
+    row2(("T\xC3\x97T matrices, " + std::to_string(in.heads) + " heads, f32").c_str(), byte_size(r.scores_bytes_all_f32),
+         grouped_number(r.scores_bytes_all_f32) + " B");
     row2(("tiled, " + std::to_string(r.tile_q) + "\xC3\x97" + std::to_string(r.tile_k) + " tiles, f32").c_str(),
-         bytes(r.tiled_bytes_f32), grouped(r.tiled_bytes_f32) + " B");
-    row2("tiled, f64", bytes(r.tiled_bytes_f64), grouped(r.tiled_bytes_f64) + " B");
+         byte_size(r.tiled_bytes_f32), grouped_number(r.tiled_bytes_f32) + " B");
+    row2("tiled, f64", byte_size(r.tiled_bytes_f64), grouped_number(r.tiled_bytes_f64) + " B");
     widgets::end_table_fit();
   }
   txt::note(
@@ -293,7 +277,7 @@ static void draw_work_table(const attn::CostResult& r, Ui& ui, float left_w, ImG
 static void draw_cache_and_window(const attn::CostResult& r, Ui& ui, float right_w, ImGuiTableFlags tf) {
   const attn::CostInput& in = r.input;
   txt::begin_column(right_w);
-  style::heading(ui.fonts, ("K/V cache for " + grouped(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
+  style::heading(ui.fonts, ("K/V cache for " + grouped_number(static_cast<std::uint64_t>(in.context)) + " tokens").c_str());
   if (widgets::begin_table_fit("##cache", 4, tf, right_w, static_cast<int>(r.kv_cache.size()) + 1)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
     ImGui::TableSetupColumn("K/V heads", ImGuiTableColumnFlags_WidthStretch, 0.8f);
@@ -307,24 +291,24 @@ static void draw_cache_and_window(const attn::CostResult& r, Ui& ui, float right
       ImGui::TableNextColumn();
       ImGui::Text("%" PRId64, k.kv_heads);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(bytes(k.bytes).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", grouped(k.bytes).c_str());
+      ImGui::TextUnformatted(byte_size(k.bytes).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", grouped_number(k.bytes).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(bytes(k.window_bytes).c_str());
+      ImGui::TextUnformatted(byte_size(k.window_bytes).c_str());
     }
     widgets::end_table_fit();
   }
   ImGui::TextDisabled("%" PRId64 " layers, %s, d_k %" PRId64 "; windowed: the last %s tokens only", in.layers,
                       attn::dtype_name(in.cache_dtype), r.d_k,
-                      grouped(static_cast<std::uint64_t>(std::min(in.causal_width, in.context))).c_str());
+                      grouped_number(static_cast<std::uint64_t>(std::min(in.causal_width, in.context))).c_str());
   txt::note(
       "Grouped-query attention lets several query heads share one K/V head; multi-query shares one for all. "
       "That shrinks the cache, not the T\xC2\xB2 score work.");
   const attn::WindowCount& wc = r.window;
   style::heading(ui.fonts, "Causal sliding window");
-  txt::para(("Width w = " + grouped(static_cast<std::uint64_t>(wc.w)) + ": each query sees itself and the " +
-             grouped(static_cast<std::uint64_t>(wc.w - 1)) + " keys before it. Of the " + grouped(wc.causal_pairs) +
-             " (query, key) pairs full causal attention allows, it hides " + grouped(wc.hidden_pairs) + " (" +
+  txt::para(("Width w = " + grouped_number(static_cast<std::uint64_t>(wc.w)) + ": each query sees itself and the " +
+             grouped_number(static_cast<std::uint64_t>(wc.w - 1)) + " keys before it. Of the " + grouped_number(wc.causal_pairs) +
+             " (query, key) pairs full causal attention allows, it hides " + grouped_number(wc.hidden_pairs) + " (" +
              short_number(100.0 * wc.hidden_fraction, 4) + " %).")
                 .c_str());
   txt::note("A window changes what a query can see; evidence further back is lost, not just cheaper.");
@@ -369,7 +353,7 @@ static void draw_timing(AppState& s, Ui& ui, float left_w, ImGuiTableFlags tf) {
       ImGui::TableSetupColumn("extra memory", ImGuiTableColumnFlags_WidthStretch, 0.8f);
       ImGui::TableHeadersRow();
       auto row = [&](const char* name, double median, double gflops, std::uint64_t extra) {
-        widgets::text_row({name, duration(median), gflops > 0 ? short_number(gflops, 3) : "-", bytes(extra)});
+        widgets::text_row({name, duration(median), gflops > 0 ? short_number(gflops, 3) : "-", byte_size(extra)});
       };
       row("dense", k.dense_median, k.dense_gflops, k.dense_extra_bytes);
       row("tiled", k.tiled_median, k.tiled_gflops, k.tiled_extra_bytes);

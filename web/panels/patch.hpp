@@ -19,6 +19,7 @@
 #include "json/json_case.hpp"
 #include "json/lesson_json.hpp"
 #include "attn/linalg.hpp"
+#include "attn/error.hpp"
 #include "widgets/error_info.hpp"
 
 namespace app {
@@ -127,6 +128,34 @@ inline attn::Json all_checks(std::initializer_list<const std::vector<attn::Check
   for (const auto* l : lists)
     for (const attn::Check& c : *l) out.push_back(attn::to_json(c));
   return out;
+}
+
+/// Token ids as typed ("3 4 5"; spaces, commas, tabs and newlines between), for panels whose model
+/// reads ids: each a whole number of at most as many digits as `max_id`, at most `max_count` of
+/// them; `what` names the field. Throws attn::Error(invalid_field) naming the first item that is not
+/// such an id, or the count. Ids past a model's vocabulary are the model's check, not this one.
+inline std::vector<int> parse_token_ids(const std::string& text, const char* what, int max_id, std::size_t max_count) {
+  const auto refuse_ids = [&](const std::string& why) { throw attn::Error(attn::ErrorCode::invalid_field, std::string(what) + ": " + why); };
+  const auto gap = [](char c) { return c == ' ' || c == ',' || c == '\t' || c == '\n'; };
+  const std::size_t digits = std::to_string(max_id).size();
+  std::vector<int> ids;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (gap(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+    std::size_t end = j;
+    while (end < text.size() && !gap(text[end])) ++end;
+    if (j == i || end != j || j - i > digits)
+      refuse_ids("\"" + text.substr(i, end - i) + "\" is not a token id (ids are whole numbers 0.." + std::to_string(max_id) + ")");
+    ids.push_back(std::stoi(text.substr(i, j - i)));
+    if (ids.size() > max_count) refuse_ids("at most " + std::to_string(max_count) + " ids");
+    i = end;
+  }
+  return ids;
 }
 
 /// A 0/1 copy of a bool matrix, for the heatmap widget.

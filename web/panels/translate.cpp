@@ -402,27 +402,6 @@ bool set_translate_tokens(AppState& s, const std::vector<int>& source, const std
   return true;
 }
 
-std::vector<int> parse_token_ids(const std::string& text, const char* what) {
-  std::vector<int> ids;
-  size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == ' ' || text[i] == ',' || text[i] == '\t') {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
-    size_t end = j;
-    while (end < text.size() && text[end] != ' ' && text[end] != ',' && text[end] != '\t') ++end;
-    if (j == i || end != j || j - i > 4)
-      invalid(std::string(what) + ": \"" + text.substr(i, end - i) + "\" is not a token id (ids are whole numbers 0..4095)");
-    ids.push_back(std::stoi(text.substr(i, j - i)));
-    if (ids.size() > 512) invalid(std::string(what) + ": at most 512 ids");
-    i = end;
-  }
-  return ids;
-}
-
 bool pick_translate_test_sentence(AppState& s, int index) {
   ensure_translate(s);
   TranslateState& t = s.translate;

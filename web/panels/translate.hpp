@@ -203,9 +203,9 @@ void translate_unload_model(AppState& s);
 /// vocabulary) and target ids ([] analyses the greedy output). False (error recorded, last good
 /// inputs and results kept) when they are refused, or no such model is loaded.
 bool set_translate_tokens(AppState& s, const std::vector<int>& source, const std::vector<int>& target);
-/// Ids as typed ("3 4 5", commas allowed) for set_translate_tokens; `what` names the field in the
-/// error. Throws attn::Error(invalid_field) naming the first item that is not an integer id.
-std::vector<int> parse_token_ids(const std::string& text, const char* what);
+/// The largest id and count a typed token list may hold (parse_token_ids, panels/patch.hpp).
+inline constexpr int kTranslateMaxTypedId = 4095;
+inline constexpr std::size_t kTranslateMaxTypedIds = 512;
 
 /// True when the panel (or the Additive panel's trained view) should fetch the shipped pair now:
 /// `shown`, never asked for, the default run at step 0 and not running.

@@ -10,6 +10,7 @@
 #include "panels/lesson_ui.hpp"
 #include "app/app_state.hpp"
 #include "lessons/translate/captions.hpp"
+#include "panels/patch.hpp"
 #include "panels/translate.hpp"
 #include "panels/ui.hpp"
 #include "widgets/plots.hpp"
@@ -219,7 +220,7 @@ void draw_tokens(AppState& s, Ui& ui) {
         if (!st.translate.tokens) return;
         TranslateTokens& kk = *st.translate.tokens;
         std::vector<int> ids;
-        const bool ok = guarded(st.translate.error, [&] { ids = parse_token_ids(text, label.c_str()); });
+        const bool ok = guarded(st.translate.error, [&] { ids = parse_token_ids(text, label.c_str(), kTranslateMaxTypedId, kTranslateMaxTypedIds); });
         if (!ok || !set_translate_tokens(st, source ? ids : kk.source, source ? kk.target : ids)) {
           if (st.translate.tokens) st.translate.tokens->source_shown = "?", st.translate.tokens->target_shown = "?";
           changed();

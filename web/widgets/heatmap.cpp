@@ -37,6 +37,20 @@ void tooltip_exact_hint() {
   if (!style::touch_sizes() && !ImGui::GetIO().KeyShift) ImGui::TextDisabled("hold Shift for the exact values");
 }
 
+std::string grouped_number(std::uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+std::string byte_size(std::uint64_t v) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(v);
+  int u = 0;
+  while (x >= 1024.0 && u < 6) x /= 1024.0, ++u;
+  return u == 0 ? grouped_number(v) + " B" : short_number(x, 3) + " " + units[u];
+}
+
 std::string short_number(double v, int digits) {
   if (std::isnan(v)) return "n/a";
   if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";

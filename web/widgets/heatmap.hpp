@@ -125,5 +125,9 @@ std::string tooltip_number(double v);
 void tooltip_exact_hint();
 /// Short display form (%.*g with `digits` significant digits); "−" for negatives, never "nan".
 std::string short_number(double v, int digits = 3);
+/// An exact count grouped by thousands: 12345678 → "12,345,678".
+std::string grouped_number(std::uint64_t v);
+/// A byte count with binary prefixes: "48.8 GiB" (3 significant digits), "512 B" below 1 KiB.
+std::string byte_size(std::uint64_t v);
 
 }  // namespace app
