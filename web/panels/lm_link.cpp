@@ -10,6 +10,7 @@
 #include "attn/error.hpp"
 #include "platform/emscripten_shim.hpp"
 #ifndef __EMSCRIPTEN__
+#include "json/case_files.hpp"
 #include "worker/lm_session.hpp"
 #endif
 
@@ -23,9 +24,9 @@ int g_outstanding = 0;                 // requests without an answer
 
 #ifndef __EMSCRIPTEN__
 struct Pending {
+  enum class Kind { request, load, json_file } kind = Kind::request;
   int id = 0;
-  bool load = false, json_file = false;
-  std::string model, config;  // a load's paths (a JSON file's in model)
+  std::string path, config;  // a load's model and config.json, or the JSON file
   attn::Json request;
 };
 std::deque<Pending> g_pending;
@@ -37,12 +38,6 @@ std::string g_tokenizer_dir = ATTN_GPT2_TOKENIZER_DIR;
 std::string g_tokenizer_dir;
 #endif
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw attn::Error(attn::ErrorCode::invalid_field, "cannot read " + path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string resolve(const std::string& url) { return url.empty() || url[0] == '/' ? url : g_root + "/" + url; }
 
 LmSession& session() {
@@ -50,7 +45,7 @@ LmSession& session() {
     g_session = std::make_unique<LmSession>();
     if (!g_tokenizer_dir.empty()) {
       try {
-        g_session->set_tokenizer(read_text(g_tokenizer_dir + "/encoder.json"), read_text(g_tokenizer_dir + "/vocab.bpe"));
+        g_session->set_tokenizer(attn::read_case_file(g_tokenizer_dir + "/encoder.json"), attn::read_case_file(g_tokenizer_dir + "/vocab.bpe"));
       } catch (const attn::Error&) {
         // no tokenizer: requests that need one answer invalid_field, as in a page without its files
       }
@@ -66,17 +61,17 @@ void run_pending() {
     g_pending.pop_front();
     LmSession& s = session();
     attn::Json reply = LmSession::answer([&] {
-      if (p.json_file) {
-        attn::Json j = attn::Json::parse(read_text(resolve(p.model)), nullptr, false);
-        if (j.is_discarded()) throw attn::Error(attn::ErrorCode::invalid_json, p.model + " is not JSON");
+      if (p.kind == Pending::Kind::json_file) {
+        attn::Json j = attn::Json::parse(attn::read_case_file(resolve(p.path)), nullptr, false);
+        if (j.is_discarded()) throw attn::Error(attn::ErrorCode::invalid_json, p.path + " is not JSON");
         return j;
       }
-      if (!p.load) return s.run(p.request);
-      const std::string path = resolve(p.model);
+      if (p.kind == Pending::Kind::request) return s.run(p.request);
+      const std::string path = resolve(p.path);
       std::ifstream in(path, std::ios::binary | std::ios::ate);
-      if (!in) throw attn::Error(attn::ErrorCode::invalid_field, p.model + " could not be fetched (no such file)");
+      if (!in) throw attn::Error(attn::ErrorCode::invalid_field, p.path + " could not be fetched (no such file)");
       const auto size = static_cast<std::uint64_t>(in.tellg());
-      const std::string config = p.config.empty() ? std::string() : read_text(resolve(p.config));
+      const std::string config = p.config.empty() ? std::string() : attn::read_case_file(resolve(p.config));
       return s.load(size, [&](std::uint64_t offset, std::size_t length, std::uint8_t* dst) {
         in.seekg(static_cast<std::streamoff>(offset));
         in.read(reinterpret_cast<char*>(dst), static_cast<std::streamsize>(length));
@@ -85,7 +80,7 @@ void run_pending() {
       }, config);
     });
     std::vector<float> w, pr;
-    if (!p.load && !p.json_file && p.request.value("op", "") == "forward" && !reply.contains("error")) {
+    if (p.kind == Pending::Kind::request && p.request.value("op", "") == "forward" && !reply.contains("error")) {
       w = s.last_forward().weights;
       pr = s.last_forward().last_probs;
     }
@@ -96,55 +91,44 @@ void run_pending() {
 #endif
 }  // namespace
 
-int load_url(const std::string& model_url, const std::string& config_url) {
+namespace {
+// A new request's id, counted as waiting for its answer; a load's progress starts at zero.
+int next_id(bool load) {
   const int id = g_next_id++;
   ++g_outstanding;
-  g_progress[id] = Progress{};
+  if (load) g_progress[id] = Progress{};
+  return id;
+}
+}  // namespace
+
+int load_url(const std::string& model_url, const std::string& config_url) {
+  const int id = next_id(true);
 #ifdef __EMSCRIPTEN__
   shim::lm_load_url(id, model_url.c_str(), config_url.c_str());
 #else
-  Pending p;
-  p.id = id;
-  p.load = true;
-  p.model = model_url;
-  p.config = config_url;
-  g_pending.push_back(std::move(p));
+  g_pending.push_back({Pending::Kind::load, id, model_url, config_url, {}});
 #endif
   return id;
 }
 
 int fetch_json(const std::string& url) {
-  const int id = g_next_id++;
-  ++g_outstanding;
+  const int id = next_id(false);
 #ifdef __EMSCRIPTEN__
   shim::lm_fetch_json(id, url.c_str());
 #else
-  Pending p;
-  p.id = id;
-  p.json_file = true;
-  p.model = url;
-  g_pending.push_back(std::move(p));
+  g_pending.push_back({Pending::Kind::json_file, id, url, {}, {}});
 #endif
   return id;
 }
 
-int external_load() {
-  const int id = g_next_id++;
-  ++g_outstanding;
-  g_progress[id] = Progress{};
-  return id;
-}
+int external_load() { return next_id(true); }
 
 int request(const attn::Json& req) {
-  const int id = g_next_id++;
-  ++g_outstanding;
+  const int id = next_id(false);
 #ifdef __EMSCRIPTEN__
   shim::lm_request(id, req.dump().c_str());
 #else
-  Pending p;
-  p.id = id;
-  p.request = req;
-  g_pending.push_back(std::move(p));
+  g_pending.push_back({Pending::Kind::request, id, {}, {}, req});
 #endif
   return id;
 }
