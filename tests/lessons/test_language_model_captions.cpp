@@ -89,3 +89,11 @@ TEST_CASE("language model captions: the card against the better count baseline, 
   CHECK(card_caption(c).find("4.68 nats per token: 0.01 higher than an interpolated bigram count model (4.67), 1.39 "
                              "lower than an add-one bigram count model (6.07)") != std::string::npos);
 }
+
+TEST_CASE("language model captions: a query row read by its largest weights, ties to the earlier key") {
+  const std::vector<std::string> labels = {"In", " the", " beginning", " was"};
+  // Sorted by hand: 0.5 (In), 0.2 and 0.2 (the earlier, " the", first), 0.1.
+  CHECK(row_reading({0.5, 0.2, 0.1, 0.2}, 3, labels) == "Query \" was\" (3) reads \"In\" 0.5, \" the\" 0.2, \" was\" 0.2.");
+  CHECK(row_reading({1.0}, 0, labels) == "Query \"In\" (0) reads \"In\" 1.");
+  CHECK(row_reading({0.25, 0.75}, 1, {}, 1) == "Query \"#1\" (1) reads \"#1\" 0.75.");
+}

@@ -39,6 +39,7 @@ inline constexpr int kLmTopShown = 10;
 struct LmView {
   std::vector<int> tokens;
   std::vector<std::string> pieces, texts;  ///< GPT-2's pieces ("Ġworld") and each token's text
+  std::vector<std::string> labels;         ///< the maps' row and column labels (texts as shown)
   int layers = 0, heads = 0, t = 0;
   std::vector<attn::Matrix> maps;  ///< layers·heads maps, t × t (query rows), layer-major
   attn::BoolMatrix allowed;        ///< the causal mask the maps were computed under, for the legend
@@ -75,11 +76,19 @@ struct LanguageModelState {
   std::string dropped;       ///< prompt tokens a trimmed vocabulary lacks, named (empty: none)
   attn::Json induction;      ///< {tokens, period, seed, scores} of the induction probe (null before)
   attn::Json generation;     ///< {prompt_tokens, tokens, pieces, text, temperature, seed, steps} (null before)
+  std::string trace;         ///< the traced query row, read by lessons::lm::row_reading
   std::optional<ErrorInfo> error;
 };
 
 /// A fresh panel: nothing loaded; the default model is fetched when the panel is first shown.
 void init_language_model(LanguageModelState& m);
+/// True when a model is held (the session's info() says loaded).
+bool lm_holds_model(const LanguageModelState& m);
+/// True while some request to the Worker has no answer yet.
+bool lm_busy(const LanguageModelState& m);
+/// Enlarge head `head` of layer `layer` and trace query row `query` (-1: the last token); the
+/// trace sentence follows. Out-of-range values are the setters' to refuse (apply_language_model_json).
+void lm_select(LanguageModelState& m, int layer, int head, int query);
 /// True when the model held reads prompts through GPT-2's tokenizer (the session's gpt2_tokens: GPT-2's
 /// 50,257 tokens, or a trimmed vocabulary mapped into them); any other takes token ids ("3 14 15").
 bool lm_uses_gpt2_pieces(const LanguageModelState& m);
@@ -97,12 +106,14 @@ void lm_take_replies(AppState& s, LanguageModelState& m);
 
 /// {inputs {prompt, layer, head, query, steps, temperature, seed}}.
 attn::Json language_model_inputs_json(const LanguageModelState& m);
-/// {inputs, model {source, name, config, layout, params, hash, progress}, prompt, tokens, pieces,
-/// next [{id, piece, text, p}], scores [{layer, head, previous_token, induction, first_token}],
-/// captions, generation, checks, error, busy}.
+/// {inputs, model {source, name, config_file, config, layout, params, hash}, loading, prompt, tokens,
+/// pieces, text, dropped, card (with its caption), next [{id, piece, text, p}], scores [{layer,
+/// head, previous_token, induction, first_token}], captions {heads, next, trace}, map, generation,
+/// busy, error} (docs/models.md, "The Language model panel").
 attn::Json language_model_state_json(const LanguageModelState& m);
-/// set({language_model: patch}): prompt (text), tokens (ids: the prompt as ids), layer, head, query, steps, temperature, seed, generate
-/// (true: run generation), model and config (URLs: load that model). A malformed patch throws
+/// set({language_model: patch}): prompt (text), tokens (ids: the prompt as ids), ids, layer, head,
+/// query, steps, temperature, seed, generate (true: run generation), model and config (URLs: load
+/// that model). A malformed patch throws
 /// PatchError; a value out of range is refused with the last good state kept.
 bool apply_language_model_json(LanguageModelState& m, const attn::Json& patch);
 

@@ -55,6 +55,24 @@ std::string heads_caption(const std::vector<HeadScore>& scores, int tokens) {
   return out;
 }
 
+std::string row_reading(const std::vector<double>& weights, int query, const std::vector<std::string>& labels,
+                        int shown) {
+  const auto label = [&](std::size_t j) { return j < labels.size() ? labels[j] : "#" + std::to_string(j); };
+  std::vector<std::size_t> order(weights.size());
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+  const std::size_t n = std::min(order.size(), static_cast<std::size_t>(std::max(shown, 0)));
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(), [&](std::size_t a, std::size_t b) {
+    return weights[a] != weights[b] ? weights[a] > weights[b] : a < b;
+  });
+  std::string out = "Query \"" + label(static_cast<std::size_t>(std::max(query, 0))) + "\" (" + std::to_string(query) + ") reads ";
+  for (std::size_t r = 0; r < n; ++r) {
+    char w[32];
+    std::snprintf(w, sizeof w, "%.2g", weights[order[r]]);
+    out += (r ? ", \"" : "\"") + label(order[r]) + "\" " + w;
+  }
+  return out + ".";
+}
+
 std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown) {
   return "Most probable next token: \"" + top_text + "\" at " + percent(top_p) + ". The " + std::to_string(shown) +
          " shown hold " + percent(top_mass) + " of the distribution; the rest is spread over the other tokens.";

@@ -36,6 +36,13 @@ std::string heads_caption(const std::vector<HeadScore>& scores, int tokens);
 /// distribution the top `shown` hold (`top_mass`, their summed probability).
 std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown);
 
+/// One query's row read as the Alignment panel reads one: the `shown` keys of largest weight, in
+/// descending order (ties: the earlier key), with their weights to 2 significant digits.
+/// `weights`: the row over the keys the query may read (key j has label labels[j]); `query` its
+/// position. "Query "was" (12) reads "In" 0.62, "was" 0.2, "earth" 0.05."
+std::string row_reading(const std::vector<double>& weights, int query, const std::vector<std::string>& labels,
+                        int shown = 3);
+
 /// The default model's card as the page reads it (checkpoints/kjv-lm.card.json, written by the
 /// command that trained the model and measured on the shipped weights).
 struct CardFigures {
