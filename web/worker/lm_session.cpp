@@ -83,8 +83,13 @@ Json LmSession::tokenize(const std::string& text, bool special) const {
 
 LmForward LmSession::forward(const std::vector<int>& tokens) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
+  LmForward f = forward_local(to_local(tokens));
+  f.tokens = tokens;
+  return f;
+}
+
+LmForward LmSession::forward_local(const std::vector<int>& local) const {
   const learn::DecoderConfig& c = model_->model.decoder;
-  const std::vector<int> local = to_local(tokens);
   learn::validate_decoder_sequence(c, local, model_->model.decoder_limits);
   learn::DecoderBatch b;
   b.batch = 1;
@@ -95,7 +100,7 @@ LmForward LmSession::forward(const std::vector<int>& tokens) const {
   learn::decoder_forward(c, model_->model.layout, model_->params.data(), b, acts);
 
   LmForward f;
-  f.tokens = tokens;
+  f.tokens = local;
   f.layers = c.layers;
   f.heads = c.heads;
   f.t = b.t;
@@ -152,10 +157,9 @@ int LmSession::to_gpt2(int local) const {
 
 Json LmSession::head_scores(const LmForward& f) {
   Json rows = Json::array();
-  const std::size_t tt = static_cast<std::size_t>(f.t) * static_cast<std::size_t>(f.t);
   for (int l = 0; l < f.layers; ++l)
     for (int h = 0; h < f.heads; ++h) {
-      const float* w = f.weights.data() + (static_cast<std::size_t>(l) * static_cast<std::size_t>(f.heads) + static_cast<std::size_t>(h)) * tt;
+      const float* w = f.head_map(l, h);
       // One token has no previous one: the score is then undefined, not 0.
       rows.push_back(attn::obj({{"layer", l},
                                 {"head", h},
@@ -186,14 +190,13 @@ Json LmSession::induction(int period, std::uint64_t seed) const {
   std::vector<int> tokens(static_cast<std::size_t>(2 * period));
   for (int i = 0; i < period; ++i) tokens[static_cast<std::size_t>(i)] = static_cast<int>(rng.below(static_cast<std::uint64_t>(c.vocab)));
   for (int i = 0; i < period; ++i) tokens[static_cast<std::size_t>(period + i)] = tokens[static_cast<std::size_t>(i)];
-  const LmForward f = forward(tokens);
-  const std::size_t tt = static_cast<std::size_t>(f.t) * static_cast<std::size_t>(f.t);
+  // The model's own ids: a trimmed vocabulary's local ids are drawn uniformly as any other's.
+  const LmForward f = forward_local(tokens);
   Json rows = Json::array();
   for (int l = 0; l < f.layers; ++l)
-    for (int h = 0; h < f.heads; ++h) {
-      const float* w = f.weights.data() + (static_cast<std::size_t>(l) * static_cast<std::size_t>(f.heads) + static_cast<std::size_t>(h)) * tt;
-      rows.push_back(attn::obj({{"layer", l}, {"head", h}, {"induction", learn::induction_score(w, f.t, period, period)}}));
-    }
+    for (int h = 0; h < f.heads; ++h)
+      rows.push_back(attn::obj({{"layer", l}, {"head", h}, {"induction", learn::induction_score(f.head_map(l, h), f.t, period, period)}}));
+  for (int& id : tokens) id = to_gpt2(id);
   return attn::obj({{"tokens", tokens}, {"period", period}, {"seed", seed}, {"scores", std::move(rows)}});
 }
 

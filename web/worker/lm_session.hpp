@@ -25,6 +25,11 @@ struct LmForward {
   std::vector<int> tokens;
   int layers = 0, heads = 0, t = 0, vocab = 0;
   std::vector<float> weights;      ///< layers × heads × t × t attention weights (query rows, key columns)
+  /// Head `head` of layer `layer`'s t × t map in `weights`.
+  const float* head_map(int layer, int head) const {
+    return weights.data() + (static_cast<std::size_t>(layer) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(head)) *
+                                static_cast<std::size_t>(t) * static_cast<std::size_t>(t);
+  }
   std::vector<float> last_logits;  ///< vocab logits of the last position
   std::vector<float> last_probs;   ///< softmax of last_logits: the next-token distribution
 };
@@ -121,6 +126,9 @@ class LmSession {
   /// answers stay in GPT-2's ids, the model runs on its own.
   std::optional<attn::learn::VocabMap> map_;
   std::vector<int> to_local(const std::vector<int>& gpt2_ids) const;
+  /// forward() on the model's own ids (a trimmed vocabulary's local ids); `tokens` of the result
+  /// are left for the caller.
+  LmForward forward_local(const std::vector<int>& local) const;
   int to_gpt2(int local) const;
 };
 
