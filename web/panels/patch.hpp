@@ -116,6 +116,24 @@ inline std::uint64_t get_lesson_seed(const attn::Json& j) {
   return static_cast<std::uint64_t>(j.get<double>());
 }
 
+/// The fields the sentence panels' inputs share (sentence, seed, d_model; RandomHeadsInput,
+/// PositionSymmetryInput): `k`'s value read into `in` (a sentence also into the field's text
+/// `sentence_text`). False for any other key, which the caller reads.
+template <class In>
+bool read_sentence_field(const std::string& k, const attn::Json& v, In& in, std::string& sentence_text) {
+  if (k == "sentence") {
+    in.sentence = get_string(v, "sentence");
+    sentence_text = in.sentence;
+  } else if (k == "seed") {
+    in.seed = get_seed(v);
+  } else if (k == "d_model") {
+    in.d_model = get_number<int>(v, "d_model", -1000000, 1000000);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 /// f(key, value) for each field of a patch, in the patch's order.
 template <typename F>
 void each(const attn::Json& patch, F&& f) {

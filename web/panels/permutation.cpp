@@ -108,13 +108,8 @@ bool apply_permutation(PermutationState& p, const Json& patch) {
   bool perm_given = false, shuffle = false;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
-    if (k == "sentence") {
-      in.sentence = get_string(*it, "sentence");
-      p.sentence_text = in.sentence;
-    } else if (k == "seed") {
-      in.seed = get_seed(*it);
-    } else if (k == "d_model") {
-      in.d_model = get_number<int>(*it, "d_model", -1000000, 1000000);
+    if (read_sentence_field(k, *it, in, p.sentence_text)) {
+      continue;
     } else if (k == "permutation") {
       if (it->is_string()) {
         ErrorInfo e;

@@ -75,13 +75,8 @@ bool apply_heads(AppState& s, const Json& patch) {
   attn::RandomHeadsInput in = h.input;
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
-    if (k == "sentence") {
-      in.sentence = get_string(*it, "sentence");
-      h.sentence_text = in.sentence;
-    } else if (k == "seed") {
-      in.seed = get_seed(*it);
-    } else if (k == "d_model") {
-      in.d_model = get_number<int>(*it, "d_model", -1000000, 1000000);
+    if (read_sentence_field(k, *it, in, h.sentence_text)) {
+      continue;
     } else if (k == "heads") {
       in.heads = get_number<int>(*it, "heads", -1000000, 1000000);
     } else if (k == "d_k") {
