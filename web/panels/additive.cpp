@@ -316,8 +316,8 @@ void draw_additive_trained(AppState& s, Ui& ui) {
   const float fs = ImGui::GetFontSize();
   txt::para(
       "The Translate panel's GRU translator with Bahdanau attention, trained on its mini-language. Here h_j are "
-      "its encoder's annotations for the sentence, s is its decoder's state before this step, and W_s, W_h, b and v "
-      "are its learned attention parameters: e_j = v^T tanh(W_s s + W_h h_j + b) (Bahdanau et al. 2015, "
+      "its encoder's annotations for the sentence, s is its decoder's state before this step, and W_s, W_h, b and v_a "
+      "are its learned attention parameters: e_j = v_a^T tanh(W_s s + W_h h_j + b) (Bahdanau et al. 2015, "
       "eq. 6), a_j = softmax_j(e_j), c = \xCE\xA3 a_j h_j.");
   style::error_box(a.error);
 
@@ -428,11 +428,15 @@ void draw_additive_panel(AppState& s, Ui& ui) {
   const attn::AdditiveDecoderDemo& r = a.result;
   const float fs = ImGui::GetFontSize();
 
-  txt::para(
-      "Bahdanau, Cho and Bengio (2015) let an RNN decoder look back at every encoder state h_j instead of one "
-      "final summary. At each step the previous decoder state s scores each source position, "
-      "e_j = v_a^T tanh(W_s s + W_h h_j + b); a softmax over the valid positions gives weights a_j; the context "
-      "c = \xCE\xA3 a_j h_j feeds the next step. The decoder itself stays sequential: one step per target word.");
+  txt::para("Try: step through the target words. Notice which source word each step reads, and that each step "
+            "needs the one before.");
+  style::details("How the scores are made", [] {
+    txt::para(
+        "Bahdanau, Cho and Bengio (2015) let an RNN decoder look back at every encoder state h_j instead of one "
+        "final summary. At each step the previous decoder state s scores each source position, "
+        "e_j = v_a^T tanh(W_s s + W_h h_j + b); a softmax over the valid positions gives weights a_j; the context "
+        "c = \xCE\xA3 a_j h_j feeds the next step. The decoder itself stays sequential: one step per target word.");
+  });
   // --- which states: seeded draws or the trained translator
   // The trained choice's whole label when it fits the width, else a short one with the rest
   // wrapped under it (phones); one ImGui id either way.

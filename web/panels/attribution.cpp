@@ -163,13 +163,17 @@ void draw_attribution_panel(AttributionState& a, Ui& ui) {
   const attn::AttributionResult& ce = a.counterexample;
   const float fs = ImGui::GetFontSize();
 
-  txt::para(
-      "A weight says how much of a key's value a query takes; the contribution a_j v_j is what that value "
-      "actually adds to the output. A heatmap shows the weights only. A large weight on a value near zero "
-      "adds nothing, and a small weight on a large value can dominate.");
-  txt::note(
-      "So an attention map is not a causal explanation. Test by intervening (change a value, remove a key) "
-      "and measure the effect, and remember that residual paths and other heads also feed the output.");
+  txt::para("Try: drag a weight towards 1 on a value near zero. Notice that the output hardly moves: a 0.99 weight "
+            "can contribute nothing, so an attention map is not a causal explanation.");
+  style::details("Weight vs contribution", [] {
+    txt::para(
+        "A weight says how much of a key's value a query takes; the contribution a_j v_j is what that value "
+        "actually adds to the output. A heatmap shows the weights only. A large weight on a value near zero "
+        "adds nothing, and a small weight on a large value can dominate.");
+    txt::note(
+        "Test by intervening (change a value, remove a key) and measure the effect, and remember that residual "
+        "paths and other heads also feed the output.");
+  });
   style::error_box(a.error);
 
   const txt::TwoColumns cols = txt::two_columns(0.42f);
