@@ -1,6 +1,5 @@
 #include "app/api.hpp"
 #include "panels/train_worker.hpp"
-#include "panels/lm_link.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -150,28 +149,5 @@ void attn_app_fit_probe(int px) {
   app::fit::set_probe(static_cast<float>(px));
   if (g_app) g_app->request_frame();
 }
-
-void attn_app_lm_reply(int id, const char* json, const float* weights, int n_weights, const float* probs, int n_probs) {
-  app::lm_link::reply_arrived(id, json ? json : "", weights, n_weights > 0 ? static_cast<std::size_t>(n_weights) : 0, probs,
-                              n_probs > 0 ? static_cast<std::size_t>(n_probs) : 0);
-  if (g_app) g_app->request_frame();
-}
-
-void attn_app_lm_progress(int id, double loaded, double total) {
-  app::lm_link::progress_arrived(id, loaded, total);
-  if (g_app) g_app->request_frame();
-}
-
-int attn_app_lm_file(const char* name, const char* config_name) {
-  const int id = app::lm_link::external_load();
-  if (!g_app) return id;
-  app::AppState& s = g_app->state();
-  app::lm_file_posted(s.language_model, id, name ? name : "the file", config_name ? config_name : "");
-  s.language_model.default_requested = true;  // the file the learner brought, not the default
-  app::show_panel(s, "language_model", true);
-  g_app->request_frame();
-  return id;
-}
-
 
 }  // extern "C"

@@ -59,16 +59,6 @@ ATTN_EXPORT int attn_app_pending_events();
 /// The height of the panel's content in the last frame, from the canvas top, in the units ImGui
 /// lays out in (CSS px in the browser): what a frame needs to show it without scrolling.
 ATTN_EXPORT double attn_app_content_height();
-/// The language-model Worker's answer to request `id` (panels/lm_link.hpp): its JSON, and after a
-/// forward the attention weights (`n_weights` floats) and next-token probabilities (`n_probs`),
-/// copied by the page into the wasm heap (null and 0 otherwise).
-ATTN_EXPORT void attn_app_lm_reply(int id, const char* json, const float* weights, int n_weights, const float* probs,
-                                   int n_probs);
-/// The page read `loaded` of `total` bytes (0: unknown) of load `id`.
-ATTN_EXPORT void attn_app_lm_progress(int id, double loaded, double total);
-/// The page posts a GPT-2-family file (`name`, with `config_name`, "" for none) to the Worker
-/// itself: returns the id its answer will carry, and shows the Language model panel loading it.
-ATTN_EXPORT int attn_app_lm_file(const char* name, const char* config_name);
 /// JSON of app::fit::report_json(fit::last()) (page/fit_report.hpp).
 ATTN_EXPORT const char* attn_app_fit();
 /// app::fit::set_probe(px) (tests only).

@@ -29,9 +29,6 @@ attn::Json link_inputs(const AppState& s) {
     if (p.model)
       if (const LoadedModel* m = p.model->loaded(s)) models[p.name] = m->name;
   if (!models.empty()) out["models"] = std::move(models);
-  // A GPT-2-family model from a link: model=URL&config=URL reload it.
-  const LanguageModelState& lm = s.language_model;
-  if (lm.source == "url") out["language_model_file"] = ::attn::obj({{"model", lm.model_name}, {"config", lm.config_name}});
   return out;
 }
 

@@ -285,14 +285,6 @@ void lm_load_url(LanguageModelState& m, const std::string& model_url, const std:
   changed();
 }
 
-void lm_file_posted(LanguageModelState& m, int id, const std::string& name, const std::string& config_name) {
-  m.load_id = id;
-  m.loading_source = "file";
-  m.loading_name = name;
-  m.loading_config = config_name;
-  changed();
-}
-
 bool lm_set_prompt(LanguageModelState& m, const std::string& prompt) {
   if (prompt.size() > static_cast<std::size_t>(kLmMaxPromptBytes)) {
     m.error = invalid("the prompt is " + std::to_string(prompt.size()) + " bytes; the panel takes at most " +

@@ -95,8 +95,6 @@ bool lm_uses_gpt2_pieces(const LanguageModelState& m);
 /// Loads the GPT-2-family file at `model_url` with `config_url` ("": none) through the Worker;
 /// `source` "default" or "url". The model shown stays until the new one is installed.
 void lm_load_url(LanguageModelState& m, const std::string& model_url, const std::string& config_url, const char* source);
-/// A file the page posted to the Worker itself (a drop, the picker): its answer's request id.
-void lm_file_posted(LanguageModelState& m, int id, const std::string& name, const std::string& config_name);
 /// Set the prompt (at most kLmMaxPromptBytes bytes); it is tokenized and run when a model is held.
 bool lm_set_prompt(LanguageModelState& m, const std::string& prompt);
 /// Start generation from the prompt's tokens with the panel's steps, temperature and seed.

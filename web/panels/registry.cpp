@@ -26,8 +26,7 @@ std::vector<PanelDef>& table() {
       cost_panel(),
       script_panel(),
 #ifndef __EMSCRIPTEN__
-      // The desktop window and the headless tests only, for now: in the page it measured +16.9 KB
-      // gzip of the first download's wasm, past the 800 KB budget (812.4 KB with it).
+      // The desktop window and the headless tests only, for now (web/CMakeLists.txt says why).
       language_model_panel(),
 #endif
   };

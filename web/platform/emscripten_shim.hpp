@@ -70,21 +70,6 @@ inline void train_worker_run(int id, const char* data, int size, double budget_m
 inline void train_worker_stop(int id) {
   EM_ASM({ if (Module["attnTrainWorkerStop"]) Module["attnTrainWorkerStop"]($0); }, id);
 }
-
-// The language-model Worker (attention-lab-lm.js, started by attention_lab_api.js on first use):
-// panels/lm_link.cpp's calls into the page, which answers through attn_app_lm_reply / _progress.
-/// Fetch `model` (and `config`, "" for none) with progress and load it in the Worker as request `id`.
-inline void lm_load_url(int id, const char* model, const char* config) {
-  EM_ASM({ Module["attnLmLoadUrl"]($0, UTF8ToString($1), UTF8ToString($2)); }, id, model, config);
-}
-/// Fetch the JSON file `url`; its parsed object (or an error) is request `id`'s answer.
-inline void lm_fetch_json(int id, const char* url) {
-  EM_ASM({ Module["attnLmFetchJson"]($0, UTF8ToString($1)); }, id, url);
-}
-/// Post request `id` (JSON text of the session's protocol) to the Worker.
-inline void lm_request(int id, const char* json) {
-  EM_ASM({ Module["attnLmRequest"]($0, UTF8ToString($1)); }, id, json);
-}
 }  // namespace app::shim
 
 #define ATTN_MAIN_LOOP_BEGIN app::shim::main_loop_body = [&]() { do
@@ -113,7 +98,6 @@ inline std::string& last_page_action() {
 }
 inline void page_action(const char* name) { last_page_action() = name; }
 inline void install_clipboard() {}  // SDL's clipboard is the system's
-
 }  // namespace app::shim
 
 #define ATTN_MAIN_LOOP_BEGIN while (true)

@@ -67,7 +67,7 @@
 
   // {panel, embed, origin, patches: {panel: {key: value}}} from the address.
   function paramsToPatches(pairs) {
-    const out = { panel: null, embed: false, details: null, origin: null, model: null, config: null, events: null, patches: {} };
+    const out = { panel: null, embed: false, details: null, origin: null, model: null, events: null, patches: {} };
     for (const [key, value] of pairs) {
       if (key === 'panel') { out.panel = value; continue; }
       if (key === 'embed') { out.embed = /^(1|true|yes|on|)$/i.test(value); continue; }
@@ -78,7 +78,6 @@
         continue;
       }
       if (key === 'model') { out.model = value; continue; }
-      if (key === 'config') { out.config = value; continue; }
       if (key === 'events') { out.events = !/^(0|false|no|off)$/i.test(value); continue; }
       let targets = ALIASES[key];
       if (!targets) {
@@ -147,10 +146,8 @@
     if (p.details !== null) { detailsOpen = p.details; lab.setDetailsOpen(detailsOpen); }
     if (p.events !== null) hostEvents = p.events;
     if (p.model !== null && p.model !== modelLink) {
-      if (p.model.length > MAX_PARAM || (p.config || '').length > MAX_PARAM) warn('model or config is longer than ' + MAX_PARAM + ' characters; ignored');
-      else loadModelLink(p.model, p.config);
-    } else if (p.config !== null) {
-      warn('config is read with a model: give model=URL&config=URL together; ignored');
+      if (p.model.length > MAX_PARAM) warn('model is longer than ' + MAX_PARAM + ' characters; ignored');
+      else loadModelLink(p.model);
     }
   }
 
@@ -172,8 +169,6 @@
     if (!hostEvents) q.set('events', '0');
     // A model from a link stays in the link while it is the one shown.
     if (modelLink && inputs.models && Object.values(inputs.models).indexOf(modelLink) >= 0) q.set('model', modelLink);
-    const lmFile = inputs.language_model_file;
-    if (lmFile) { q.set('model', lmFile.model); if (lmFile.config) q.set('config', lmFile.config); }
     for (const panel of Object.keys(inputs)) {
       if (panel === 'panel' || panel === 'models' || !defaults[panel]) continue;
       const now = inputs[panel], def = defaults[panel];

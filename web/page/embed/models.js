@@ -11,22 +11,7 @@
     return r;
   }
 
-  // A GPT-2-family file (known by its header) goes to the Language model panel's Worker, with the
-  // config.json among `others` if there is one; any other to the panel of its kind.
-  function loadModelFile(file, panel, others) {
-    if (lab.state().language_model === undefined) return Promise.resolve(loadLabModelFile(file, panel));  // no such panel in this build
-    return lab.isLanguageModelFile(file).then(function (isLm) {
-      if (!isLm) return loadLabModelFile(file, panel);
-      const config = (others || []).find(function (f) { return f !== file && /\.json$/i.test(f.name); }) || null;
-      modelLink = null;
-      lab.loadLanguageModel(file, config);
-      dirty = true;
-      say('Loading ' + file.name + ' into the Language model panel.');
-      return { ok: true, panel: 'language_model' };
-    });
-  }
-
-  function loadLabModelFile(file, panel) {
+  function loadModelFile(file, panel) {
     if (file.size > MAX_MODEL_FILE) {  // not read: the app refuses it by its size
       return loadModelBytes(file.size, file.name, panel);
     }
@@ -36,14 +21,12 @@
   function pickModel(panel) {
     const input = document.createElement('input');
     input.type = 'file';
-    input.accept = '.safetensors,.json,application/octet-stream';
-    input.multiple = true;  // a GPT-2-family file with its config.json
+    input.accept = '.safetensors,application/octet-stream';
     input.style.display = 'none';
     input.addEventListener('change', function () {
-      const all = Array.from(input.files || []);
-      const f = all.find(function (x) { return !/\.json$/i.test(x.name); }) || all[0];
+      const f = input.files && input.files[0];
       input.remove();
-      if (f) Promise.resolve(loadModelFile(f, panel, all)).catch(function (e) { warn('load: ' + e.message); });
+      if (f) Promise.resolve(loadModelFile(f, panel)).catch(function (e) { warn('load: ' + e.message); });
     });
     document.body.append(input);
     input.click();
@@ -58,15 +41,7 @@
 
   // model=URL (relative to the page, or absolute on a host that allows it): fetched once the page
   // runs, within the page's limit; the link keeps it while that model is shown.
-  function loadModelLink(url, config) {
-    if (config && lab.state().language_model !== undefined) {  // model=URL&config=URL: a GPT-2-family model, fetched with progress and cached by the page
-      const r = lab.set({ language_model: { model: url, config: config } });
-      if (r.ok) modelLink = url;  // applied once: a later reading of the address does not fetch it again
-      else warn('model=' + url.slice(0, 80) + ': ' + r.error.message);
-      lab.showPanel('language_model');
-      dirty = true;
-      return Promise.resolve();
-    }
+  function loadModelLink(url) {
     return fetch(url).then(function (r) {
       if (!r.ok) throw new Error('HTTP ' + r.status);
       const n = Number(r.headers.get('content-length') || 0);
@@ -87,11 +62,10 @@
       if (e.dataTransfer && Array.prototype.indexOf.call(e.dataTransfer.types, 'Files') >= 0) e.preventDefault();
     });
     canvas.addEventListener('drop', function (e) {
-      const all = Array.from((e.dataTransfer && e.dataTransfer.files) || []);
-      const f = all.find(function (x) { return !/\.json$/i.test(x.name); }) || all[0];
+      const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
       if (!f) return;
       e.preventDefault();
-      Promise.resolve(loadModelFile(f, lab.linkInputs().panel, all)).catch(function (err) { warn('drop: ' + err.message); });
+      Promise.resolve(loadModelFile(f, lab.linkInputs().panel)).catch(function (err) { warn('drop: ' + err.message); });
     });
   }
 
