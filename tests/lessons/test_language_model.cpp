@@ -70,6 +70,17 @@ const char* kModel = "../checkpoints/kjv-lm.safetensors";
 const char* kConfig = "../checkpoints/kjv-lm.config.json";
 const char* kCard = "../checkpoints/kjv-lm.card.json";
 
+// The lesson's model shape (GPT-2's layout) at a test's small sizes.
+learn::DecoderConfig small_model(int vocab, int context, int d_model, int heads, int mlp, int layers) {
+  learn::DecoderConfig c = L::lm_model_config(vocab);
+  c.context = context;
+  c.d_model = d_model;
+  c.heads = heads;
+  c.mlp = mlp;
+  c.layers = layers;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("language model: bible's output is read verse by verse, labels checked", "[lesson][lm]") {
@@ -147,11 +158,7 @@ TEST_CASE("language model: training in slices gives the bits of one go", "[lesso
   attn::Rng rng(5);
   for (int i = 0; i < 400; ++i) stream.push_back(static_cast<int>(rng.below(30)));
   L::LmTrainingConfig cfg;
-  cfg.model = L::lm_model_config(30);
-  cfg.model.context = 16;
-  cfg.model.d_model = 16;
-  cfg.model.mlp = 32;
-  cfg.model.layers = 2;
+  cfg.model = small_model(30, 16, 16, 4, 32, 2);
   cfg.batch = 2;
   cfg.steps = 5;
   cfg.warmup = 2;
@@ -187,12 +194,7 @@ TEST_CASE("language model: the baselines match counts worked out by hand", "[les
 }
 
 TEST_CASE("language model: the held-out loss scores every token after the first once", "[lesson][lm]") {
-  learn::DecoderConfig cfg = L::lm_model_config(20);
-  cfg.context = 8;
-  cfg.d_model = 8;
-  cfg.heads = 2;
-  cfg.mlp = 16;
-  cfg.layers = 1;
+  const learn::DecoderConfig cfg = small_model(20, 8, 8, 2, 16, 1);
   const learn::ParamLayout layout = learn::decoder_layout(cfg);
   const std::vector<double> p = L::gpt2_init_params(cfg, layout, 1);
   std::vector<int> text;

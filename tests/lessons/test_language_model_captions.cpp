@@ -15,15 +15,7 @@ using namespace attn::lessons::lm;
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-HeadScore head(int l, int h, double prev, double first, double ind) {
-  HeadScore s;
-  s.layer = l;
-  s.head = h;
-  s.previous_token = prev;
-  s.first_token = first;
-  s.induction = ind;
-  return s;
-}
+HeadScore head(int l, int h, double prev, double first, double ind) { return HeadScore{l, h, prev, first, ind}; }
 }  // namespace
 
 TEST_CASE("language model captions: the strongest head by each score, NaN never winning") {
