@@ -13,8 +13,8 @@
 
 namespace attn::lessons {
 
-/// The shipped run: lm_model_config(vocab), batch 8 of 128 tokens, 750 steps, learning rate 2e-3
-/// after 50 warmup steps decaying to 2e-4, clip 1, seed 1611.
+/// The shipped run: lm_model_config(vocab), batch 8 of 128 tokens, 2000 steps, learning rate 3e-3
+/// after 100 warmup steps decaying to 3e-4, clip 1, seed 1611.
 LmTrainingConfig lm_default_training(int vocab);
 
 /// The files of a trained model.

@@ -25,8 +25,8 @@ struct LmTrainingConfig {
   std::uint64_t seed = 1611;   ///< initialisation; batches use seed ^ 0xba7c4
 };
 
-/// GPT-2's options at a small size (transformers' GPT2Config names): n_embd 128, n_head 4, n_layer 4,
-/// n_inner 512, n_positions 128, learned positions, pre-norm LayerNorm ε 1e-5, biases, gelu_new, a
+/// GPT-2's options at a small size (transformers' GPT2Config names): n_embd 64, n_head 4, n_layer 4,
+/// n_inner 256, n_positions 128, learned positions, pre-norm LayerNorm ε 1e-5, biases, gelu_new, a
 /// head tied to wte, scores ÷ sqrt(d_k); vocab_size = `vocab`.
 learn::DecoderConfig lm_model_config(int vocab);
 
