@@ -56,7 +56,7 @@ void refused(const Json& patch, const std::string& code) {
   Json after = api_state()["language_model"];
   expect(after["error"].is_object(), "the panel shows the error of " + patch.dump());
   for (Json* j : {&before, &after}) j->erase("error");
-  expect(after == before, "a refused " + patch.dump() + " changed the panel");
+  expect(after == before, "a refused " + patch.dump() + " changed the panel: " + Json::diff(before, after).dump().substr(0, 400));
 }
 
 }  // namespace
@@ -75,6 +75,7 @@ void check_language_model(Driver& d, app::App& a) {
     // The induction probe draws the model's own ids: with a trimmed vocabulary it still runs.
     expect(s["scores"].size() == 16 && s["scores"][0]["induction"].is_number(), "induction scores of the default model");
     expect(s["captions"]["trace"].get<std::string>().find("reads") != std::string::npos, "the traced row's sentence");
+    expect(s["contribution"]["caption"].get<std::string>().find("The largest weight") == 0, "the default model's contribution sentence");
     // A word the Bible never uses is left out and named; the rest of the prompt is kept.
     expect_accepted({{"language_model", {{"prompt", "And God said hello"}}}});
     s = settled(d);
@@ -141,6 +142,24 @@ void check_language_model(Driver& d, app::App& a) {
   expect(s["scores"].size() == 6, "2 layers x 3 heads of scores");
   expect(std::fabs(s["scores"][5]["previous_token"].get<double>() - prev) <= 1e-6, "head 1.2's previous-token score");
   expect(s["captions"]["heads"].get<std::string>().find("heads put half or more") != std::string::npos, "heads caption");
+
+  // Weight against contribution of the traced row (the last query): its weights are torch's row, and
+  // norm_j / weight_j = ‖W_O,h v_j‖ belongs to the key, not the query, so two queries agree on it.
+  s = settled(d);
+  const Json last = s["contribution"];
+  expect(last.is_object() && last["layer"] == 1 && last["head"] == 2 && last["query"] == 2 && last["weights"].size() == 3,
+         "the traced row's contribution: " + last.dump().substr(0, 200));
+  for (std::size_t j = 0; j < 3; ++j)
+    expect(std::fabs(last["weights"][j].get<double>() - w[2][j].get<double>()) <= 2e-4, "contribution weight = torch's");
+  expect(last["caption"].get<std::string>().find("The largest weight") == 0, "the contribution's sentence");
+  expect_accepted({{"language_model", {{"query", 1}}}});
+  const Json mid = settled(d)["contribution"];
+  expect(mid["query"] == 1 && mid["norms"].size() == 2, "query 1's contribution");
+  for (std::size_t j = 0; j < 2; ++j) {
+    const double a = last["norms"][j].get<double>() / last["weights"][j].get<double>();
+    const double b = mid["norms"][j].get<double>() / mid["weights"][j].get<double>();
+    expect(std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(a)), "key " + std::to_string(j) + "'s |W_O v_j| is the same from both queries");
+  }
 
   // Greedy generation with the K/V cache: torch's tokens.
   const Json greedy = fixture("hf-generate-greedy.json");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lessons/language_model/captions.hpp"
+#include "support/support.hpp"
 
 using namespace attn::lessons::lm;
 
@@ -88,4 +89,17 @@ TEST_CASE("language model captions: a query row read by its largest weights, tie
   CHECK(row_reading({0.5, 0.2, 0.1, 0.2}, 3, labels) == "Query \" was\" (3) reads \"In\" 0.5, \" the\" 0.2, \" was\" 0.2.");
   CHECK(row_reading({1.0}, 0, labels) == "Query \"In\" (0) reads \"In\" 1.");
   CHECK(row_reading({0.25, 0.75}, 1, {}, 1) == "Query \"#1\" (1) reads \"#1\" 0.75.");
+}
+
+TEST_CASE("language model captions: weight against contribution names both keys, or one when they agree") {
+  const std::vector<std::string> labels = {"In", " the", " beginning"};
+  // By hand: the largest weight 0.6 is on "In" (norm 0.1); the largest norm 1.5 on " beginning" (weight 0.1).
+  CHECK(contribution_reading({0.6, 0.3, 0.1}, {0.1, 0.4, 1.5}, labels) ==
+        "The largest weight, 0.6 on \"In\", adds 0.1 to the head's output; the largest contribution, 1.5, comes from "
+        "\" beginning\" at weight 0.1.");
+  CHECK(contribution_reading({0.2, 0.8}, {0.3, 2.0}, labels) == "The largest weight, 0.8 on \" the\", also contributes most (2).");
+  // Ties go to the earlier key in both lists, so they agree here.
+  CHECK(contribution_reading({0.5, 0.5}, {1.0, 1.0}, {}) == "The largest weight, 0.5 on \"#0\", also contributes most (1).");
+  CHECK_ATTN_ERROR(contribution_reading({0.5, 0.5}, {1.0}, labels), attn::ErrorCode::shape_mismatch);
+  CHECK_ATTN_ERROR(contribution_reading({}, {}, labels), attn::ErrorCode::empty_sequence);
 }

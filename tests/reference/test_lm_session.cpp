@@ -143,6 +143,18 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
   CHECK(too_long["error"]["code"] == "invalid_field");
   CHECK(too_long["error"]["message"].get<std::string>().find("context") != std::string::npos);
   CHECK(s.info() == before);
+  // weight against contribution: a head, layer or query outside the model or the tokens is named
+  const auto contribution = [&](int layer, int head, int query) {
+    return s.run_text(Json{{"op", "contribution"}, {"tokens", {3, 14, 15}}, {"layer", layer}, {"head", head}, {"query", query}}.dump());
+  };
+  CHECK(contribution(0, before["config"]["heads"].get<int>(), 0)["error"]["message"].get<std::string>().find("is not in this model") !=
+        std::string::npos);
+  CHECK(contribution(before["config"]["layers"].get<int>(), 0, 0)["error"]["code"] == "invalid_field");
+  CHECK(contribution(0, 0, 3)["error"]["message"] == "query 3 is not a position of the 3 tokens");
+  CHECK(s.run_text(R"({"op":"contribution","tokens":[3],"layer":0,"head":0})")["error"]["code"] == "missing_field");
+  const Json row = contribution(1, 2, 2);
+  CHECK(row["weights"].size() == 3);
+  CHECK(row["norms"].size() == 3);
 
   s.unload();
   CHECK(s.run_text(R"({"op":"forward","tokens":[1]})")["error"]["message"] == "no model loaded");

@@ -85,6 +85,42 @@ void update_trace(LanguageModelState& m) {
   m.trace = lm::row_reading(row, q, v.labels);
 }
 
+// The contribution table's rows and sentence from the Worker's figures and the current labels:
+// the keys of largest weight (ties: the earlier), then the largest contribution if not among them.
+void word_contribution(LanguageModelState& m) {
+  LmContribution& c = m.contribution;
+  c.keys.clear();
+  c.shown_weights.clear();
+  c.shown_norms.clear();
+  c.shown_labels.clear();
+  c.caption.clear();
+  if (c.weights.empty() || c.weights.size() != c.norms.size()) return;
+  std::vector<int> order(c.weights.size());
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = static_cast<int>(j);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return c.weights[static_cast<std::size_t>(a)] > c.weights[static_cast<std::size_t>(b)]; });
+  order.resize(std::min(order.size(), static_cast<std::size_t>(kLmContributionRows)));
+  const int most = static_cast<int>(std::max_element(c.norms.begin(), c.norms.end()) - c.norms.begin());
+  if (std::find(order.begin(), order.end(), most) == order.end()) order.push_back(most);
+  c.keys = order;
+  for (int j : order) {
+    c.shown_weights.push_back(c.weights[static_cast<std::size_t>(j)]);
+    c.shown_norms.push_back(c.norms[static_cast<std::size_t>(j)]);
+    const std::size_t u = static_cast<std::size_t>(j);
+    c.shown_labels.push_back((u < m.view.labels.size() ? m.view.labels[u] : id_text(j)) + " (" + std::to_string(j) + ")");
+  }
+  c.max_norm = c.norms[static_cast<std::size_t>(most)];
+  c.caption = lm::contribution_reading(c.weights, c.norms, m.view.labels);  // sizes checked above: never throws
+}
+
+// Asks the Worker for the traced row's weight against contribution (the answer replaces the last).
+void request_contribution(LanguageModelState& m) {
+  const LmView& v = m.view;
+  if (v.t == 0 || m.layer >= v.layers || m.head >= v.heads) return;
+  const int q = m.query >= 0 && m.query < v.t ? m.query : v.t - 1;
+  m.contribution_id = lm_link::request(attn::obj(
+      {{"op", "contribution"}, {"tokens", v.tokens}, {"layer", m.layer}, {"head", m.head}, {"query", q}}));
+}
+
 // --- the Worker's answers, one function per request ------------------------------------------
 
 using Answer = void (*)(AppState&, LanguageModelState&, const lm_link::Reply&);
@@ -99,6 +135,7 @@ void install_model(AppState& s, LanguageModelState& m, const lm_link::Reply& r) 
   m.induction = nullptr;
   m.generation = nullptr;
   m.trace.clear();
+  m.contribution = LmContribution{};
   m.layer = m.head = 0;
   m.query = -1;
   std::vector<int> ids;
@@ -178,11 +215,22 @@ void install_forward(AppState&, LanguageModelState& m, const lm_link::Reply& r) 
   ++v.version;
   lm_select(m, std::min(m.layer, std::max(0, v.layers - 1)), std::min(m.head, std::max(0, v.heads - 1)),
             m.query >= v.t ? -1 : m.query);
+  request_contribution(m);  // new tokens: the row is measured again (a pending answer is for the old ones)
 }
 
 void install_induction(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
   m.induction = r.reply;
   apply_induction(m.view, m.induction);
+}
+
+void install_contribution(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
+  LmContribution& c = m.contribution;
+  c.layer = r.reply.value("layer", -1);
+  c.head = r.reply.value("head", -1);
+  c.query = r.reply.value("query", -1);
+  c.weights = r.reply["weights"].get<std::vector<double>>();
+  c.norms = r.reply["norms"].get<std::vector<double>>();
+  word_contribution(m);
 }
 
 void install_generation(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
@@ -206,6 +254,7 @@ void install_prompt_pieces(AppState&, LanguageModelState& m, const lm_link::Repl
   m.view.labels.clear();
   for (const std::string& t : m.view.texts) m.view.labels.push_back(style::shown_text(t));
   update_trace(m);
+  word_contribution(m);
 }
 
 std::vector<std::string> strings_of(const Json& j) {
@@ -255,6 +304,7 @@ constexpr Request kRequests[] = {
     {&LanguageModelState::pieces_id, false, install_generated_pieces},
     {&LanguageModelState::prompt_pieces_id, false, install_prompt_pieces},
     {&LanguageModelState::card_id, false, install_card},
+    {&LanguageModelState::contribution_id, false, install_contribution},
 };
 
 }  // namespace
@@ -268,10 +318,12 @@ bool lm_busy(const LanguageModelState& m) {
 }
 
 void lm_select(LanguageModelState& m, int layer, int head, int query) {
+  const bool moved = layer != m.layer || head != m.head || query != m.query;
   m.layer = layer;
   m.head = head;
   m.query = query;
   update_trace(m);
+  if (moved) request_contribution(m);  // a patch that keeps the selection asks nothing of the Worker
   changed();
 }
 

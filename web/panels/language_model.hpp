@@ -49,6 +49,21 @@ struct LmView {
   std::uint64_t version = 0;
 };
 
+/// The traced query row of the enlarged head, weight against contribution (the Worker's
+/// contribution op): the keys shown (the largest weights, and the largest contribution when it is
+/// not among them), their figures, and the sentence lessons::lm::contribution_reading words.
+struct LmContribution {
+  int layer = -1, head = -1, query = -1;  ///< -1: nothing measured yet
+  std::vector<double> weights, norms;     ///< over keys 0..query, as the Worker sent them
+  std::vector<int> keys;                  ///< the rows shown, by descending weight
+  std::vector<double> shown_weights, shown_norms;
+  std::vector<std::string> shown_labels;  ///< "token (position)"
+  double max_norm = 0.0;                  ///< the bars' scale: the largest norm over every key
+  std::string caption;
+};
+/// Rows of the weight-against-contribution table: the keys of largest weight.
+inline constexpr int kLmContributionRows = 5;
+
 struct LanguageModelState {
   // inputs
   std::string prompt = kLmDefaultPrompt;
@@ -67,7 +82,8 @@ struct LanguageModelState {
   int load_id = 0;           ///< the load under way (0: none)
   std::string loading_source, loading_name, loading_config;
   // requests under way (0: none)
-  int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0, prompt_pieces_id = 0;
+  int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0, prompt_pieces_id = 0,
+      contribution_id = 0;
   // results
   LmView view;
   attn::Json card;           ///< the default model's card (null for another model, or before it came)
@@ -77,6 +93,7 @@ struct LanguageModelState {
   attn::Json induction;      ///< {tokens, period, seed, scores} of the induction probe (null before)
   attn::Json generation;     ///< {prompt_tokens, tokens, pieces, text, temperature, seed, steps} (null before)
   std::string trace;         ///< the traced query row, read by lessons::lm::row_reading
+  LmContribution contribution;
   std::optional<ErrorInfo> error;
 };
 
@@ -87,7 +104,7 @@ bool lm_holds_model(const LanguageModelState& m);
 /// True while some request to the Worker has no answer yet.
 bool lm_busy(const LanguageModelState& m);
 /// Enlarge head `head` of layer `layer` and trace query row `query` (-1: the last token); the
-/// trace sentence follows. Out-of-range values are the setters' to refuse (apply_language_model_json).
+/// trace sentence follows and the row's weight against contribution is asked of the Worker. Out-of-range values are the setters' to refuse (apply_language_model_json).
 void lm_select(LanguageModelState& m, int layer, int head, int query);
 /// True when the model held reads prompts through GPT-2's tokenizer (the session's gpt2_tokens: GPT-2's
 /// 50,257 tokens, or a trimmed vocabulary mapped into them); any other takes token ids ("3 14 15").

@@ -129,6 +129,17 @@ void draw_enlarged(LanguageModelState& m, float width, Ui& ui) {
   const HeatmapEvent e = heatmap("lm enlarged", spec, ui.gpu);
   if (e.clicked_row >= 0) lm_select(m, m.layer, m.head, e.clicked_row);
   txt::para((m.trace + " Click a row to trace another query.").c_str());
+  const LmContribution& c = m.contribution;
+  if (c.keys.empty() || c.layer != m.layer || c.head != m.head) return;
+  style::details("Weight vs contribution", [&] {
+    plot::bar_table("lm contribution", c.shown_labels,
+                    {plot::BarColumn{"weight a_qj", c.shown_weights, 1.0, style::accent_u32()},
+                     plot::BarColumn{"\xE2\x80\x96" "a_qj W_O v_j\xE2\x80\x96", c.shown_norms, c.max_norm, IM_COL32(214, 120, 20, 255)}},
+                    width, 0);
+    txt::para(c.caption.c_str());
+    txt::note("The second column is what key j adds to the head's output after the output projection (Kobayashi "
+              "et al. 2020): a large weight on a value the projection shrinks adds little.");
+  });
 }
 
 void draw_generation(LanguageModelState& m) {

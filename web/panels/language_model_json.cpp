@@ -35,6 +35,17 @@ Json map_json(const LanguageModelState& m) {
   if (k >= m.view.maps.size()) return nullptr;
   return attn::obj({{"layer", m.layer}, {"head", m.head}, {"query", m.query}, {"weights", attn::to_json(m.view.maps[k])}});
 }
+
+// The traced row's weight against contribution: {layer, head, query, weights, norms, caption}.
+Json contribution_json(const LmContribution& c) {
+  if (c.query < 0) return nullptr;
+  return attn::obj({{"layer", c.layer},
+                    {"head", c.head},
+                    {"query", c.query},
+                    {"weights", c.weights},
+                    {"norms", c.norms},
+                    {"caption", c.caption}});
+}
 }  // namespace
 
 Json language_model_state_json(const LanguageModelState& m) {
@@ -78,6 +89,7 @@ Json language_model_state_json(const LanguageModelState& m) {
                     {"scores", std::move(scores)},
                     {"captions", attn::obj({{"heads", m.view.heads_caption}, {"next", m.view.next_caption}, {"trace", m.trace}})},
                     {"map", map_json(m)},
+                    {"contribution", contribution_json(m.contribution)},
                     {"generation", m.generation},
                     {"busy", lm_busy(m)},
                     {"error", error_value(m.error)}});

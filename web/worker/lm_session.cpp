@@ -88,7 +88,7 @@ LmForward LmSession::forward(const std::vector<int>& tokens) const {
   return f;
 }
 
-LmForward LmSession::forward_local(const std::vector<int>& local) const {
+void LmSession::activations_local(const std::vector<int>& local, learn::DecoderActivationsT<float>& acts) const {
   const learn::DecoderConfig& c = model_->model.decoder;
   learn::validate_decoder_sequence(c, local, model_->model.decoder_limits);
   learn::DecoderBatch b;
@@ -96,14 +96,19 @@ LmForward LmSession::forward_local(const std::vector<int>& local) const {
   b.t = static_cast<int>(local.size());
   b.tokens = local;
   b.targets = local;  // the forward computes a loss too; these targets are never read back
-  learn::DecoderActivationsT<float> acts;
   learn::decoder_forward(c, model_->model.layout, model_->params.data(), b, acts);
+}
+
+LmForward LmSession::forward_local(const std::vector<int>& local) const {
+  const learn::DecoderConfig& c = model_->model.decoder;
+  learn::DecoderActivationsT<float> acts;
+  activations_local(local, acts);
 
   LmForward f;
   f.tokens = local;
   f.layers = c.layers;
   f.heads = c.heads;
-  f.t = b.t;
+  f.t = static_cast<int>(local.size());
   f.vocab = c.vocab;
   const std::size_t tt = static_cast<std::size_t>(f.t) * static_cast<std::size_t>(f.t);
   f.weights.reserve(static_cast<std::size_t>(f.layers) * static_cast<std::size_t>(f.heads) * tt);
@@ -200,6 +205,28 @@ Json LmSession::induction(int period, std::uint64_t seed) const {
   return attn::obj({{"tokens", tokens}, {"period", period}, {"seed", seed}, {"scores", std::move(rows)}});
 }
 
+Json LmSession::contribution(const std::vector<int>& tokens, int layer, int head, int query) const {
+  if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
+  const learn::DecoderConfig& c = model_->model.decoder;
+  const int t = static_cast<int>(tokens.size());
+  if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+    bad(ErrorCode::invalid_field, "layer " + std::to_string(layer) + ", head " + std::to_string(head) + " is not in this model (" +
+                                      std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads)");
+  if (query < 0 || query >= t)
+    bad(ErrorCode::invalid_field, "query " + std::to_string(query) + " is not a position of the " + std::to_string(t) + " tokens");
+  learn::DecoderActivationsT<float> acts;
+  activations_local(to_local(tokens), acts);
+  const learn::HeadContribution hc =
+      learn::decoder_head_contribution(c, model_->model.layout, model_->params, acts, layer, head, 0, query);
+  // Keys past the query are masked: only 0..query are answered.
+  const auto keys = static_cast<long>(query + 1);
+  return attn::obj({{"layer", layer},
+                    {"head", head},
+                    {"query", query},
+                    {"weights", std::vector<double>(hc.weights.begin(), hc.weights.begin() + keys)},
+                    {"norms", std::vector<double>(hc.norms.begin(), hc.norms.begin() + keys)}});
+}
+
 std::vector<int> LmSession::generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
                                      bool stop_at_end) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
@@ -244,6 +271,12 @@ Json LmSession::run(const Json& request) {
     const int period = static_cast<int>(f.integer("period", kInductionPeriod, 2, 512));
     return induction(period, f.seed("seed", 0));
   }
+  if (op == "contribution") {
+    f.check_known({"op", "tokens", "layer", "head", "query"});
+    return contribution(f.token_ids("tokens"), static_cast<int>(f.required_integer("layer", 0, 1 << 16)),
+                        static_cast<int>(f.required_integer("head", 0, 1 << 16)),
+                        static_cast<int>(f.required_integer("query", 0, 1 << 16)));
+  }
   if (op == "generate") {
     f.check_known({"op", "tokens", "steps", "temperature", "seed", "stop_at_end"});
     const int steps = static_cast<int>(f.required_integer("steps", 0, 4096));
@@ -252,7 +285,7 @@ Json LmSession::run(const Json& request) {
     const bool stop = !f.has("stop_at_end") || f.boolean("stop_at_end", true);
     return attn::obj({{"tokens", generate(f.token_ids("tokens"), steps, temperature, seed, stop)}});
   }
-  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, pieces, forward, induction and generate, not \"" + op + "\"");
+  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, pieces, forward, induction, contribution and generate, not \"" + op + "\"");
 }
 
 Json LmSession::run_text(const std::string& text) {

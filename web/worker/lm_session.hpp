@@ -95,6 +95,12 @@ class LmSession {
   /// {tokens, period, seed, scores: [{layer, head, induction}]}. Throws Error(invalid_field) with no
   /// model or when 2·period passes the context.
   attn::Json induction(int period, std::uint64_t seed) const;
+  /// Weight against contribution for one query of one head on `tokens` (Kobayashi et al. 2020,
+  /// learn::decoder_head_contribution in float32): {layer, head, query, weights (a_qj for keys
+  /// 0..query), norms (‖a_qj · W_O,h v_j‖, the key's share of the head's output after the output
+  /// projection, without its bias)}. Throws Error(invalid_field) with no model, for a layer, head
+  /// or query outside the model or the tokens, and as forward() checks the tokens.
+  attn::Json contribution(const std::vector<int>& tokens, int layer, int head, int query) const;
   /// The induction probe's default period: 2 × 20 tokens fit GPT-2's and the small models' contexts.
   static constexpr int kInductionPeriod = 20;
 
@@ -103,7 +109,8 @@ class LmSession {
   ///   {op:"forward", tokens, top?=10} → {tokens, layers, heads, t, top}; the weights and the last
   ///     position's probabilities are left in last_forward() for the caller to copy;
   ///   {op:"generate", tokens, steps, temperature?=0, seed?=0, stop_at_end?=true} → {tokens (new)};
-  ///   {op:"pieces", tokens} → pieces();  {op:"induction", period?=20, seed?=0} → induction().
+  ///   {op:"pieces", tokens} → pieces();  {op:"induction", period?=20, seed?=0} → induction();
+  ///   {op:"contribution", tokens, layer, head, query} → contribution().
   ///   A forward's answer also has `scores` (head_scores()).
   /// Throws attn::Error naming a bad field or op.
   attn::Json run(const attn::Json& request);
@@ -129,6 +136,8 @@ class LmSession {
   /// forward() on the model's own ids (a trimmed vocabulary's local ids); `tokens` of the result
   /// are left for the caller.
   LmForward forward_local(const std::vector<int>& local) const;
+  /// One decoder_forward of the model's own ids into `acts`, the ids checked first.
+  void activations_local(const std::vector<int>& local, attn::learn::DecoderActivationsT<float>& acts) const;
   int to_gpt2(int local) const;
 };
 

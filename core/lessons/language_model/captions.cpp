@@ -4,12 +4,20 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "attn/error.hpp"
+
 namespace attn::lessons::lm {
 
 namespace {
 std::string two(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+// Two significant digits, as the Alignment panel reads a row.
+std::string sig(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2g", v);
   return b;
 }
 std::string percent(double v) {
@@ -66,11 +74,25 @@ std::string row_reading(const std::vector<double>& weights, int query, const std
   });
   std::string out = "Query \"" + label(static_cast<std::size_t>(std::max(query, 0))) + "\" (" + std::to_string(query) + ") reads ";
   for (std::size_t r = 0; r < n; ++r) {
-    char w[32];
-    std::snprintf(w, sizeof w, "%.2g", weights[order[r]]);
-    out += (r ? ", \"" : "\"") + label(order[r]) + "\" " + w;
+    out += (r ? ", \"" : "\"") + label(order[r]) + "\" " + sig(weights[order[r]]);
   }
   return out + ".";
+}
+
+std::string contribution_reading(const std::vector<double>& weights, const std::vector<double>& norms,
+                                 const std::vector<std::string>& labels) {
+  if (weights.size() != norms.size())
+    throw Error(ErrorCode::shape_mismatch, "contribution: " + std::to_string(weights.size()) + " weights against " +
+                                               std::to_string(norms.size()) + " norms");
+  if (weights.empty()) throw Error(ErrorCode::empty_sequence, "contribution: no keys");
+  const auto label = [&](std::size_t j) { return j < labels.size() ? labels[j] : "#" + std::to_string(j); };
+  // max_element keeps the first of equal values: ties go to the earlier key.
+  const std::size_t w = static_cast<std::size_t>(std::max_element(weights.begin(), weights.end()) - weights.begin());
+  const std::size_t c = static_cast<std::size_t>(std::max_element(norms.begin(), norms.end()) - norms.begin());
+  const std::string first = "The largest weight, " + sig(weights[w]) + " on \"" + label(w) + "\", ";
+  if (w == c) return first + "also contributes most (" + sig(norms[c]) + ").";
+  return first + "adds " + sig(norms[w]) + " to the head's output; the largest contribution, " + sig(norms[c]) +
+         ", comes from \"" + label(c) + "\" at weight " + sig(weights[c]) + ".";
 }
 
 std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown) {

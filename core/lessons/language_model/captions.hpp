@@ -43,6 +43,16 @@ std::string next_token_caption(const std::string& top_text, double top_p, double
 std::string row_reading(const std::vector<double>& weights, int query, const std::vector<std::string>& labels,
                         int shown = 3);
 
+/// One query's row of one head, weight against contribution (Kobayashi et al. 2020): which key has
+/// the largest weight a_qj and which the largest ‖a_qj · W_O,h v_j‖ (the key's share of the head's
+/// output after the output projection), each with its other figure. `weights` and `norms` over the
+/// keys 0..query (ties: the earlier key). "The largest weight, 0.62 on "In", adds 0.31 to the
+/// head's output; the largest contribution, 1.2, comes from "was" at weight 0.05." or, when one key
+/// has both, "The largest weight, 0.62 on "In", also contributes most (1.2)." Throws
+/// Error(shape_mismatch) when the two lists differ in length, Error(empty_sequence) when empty.
+std::string contribution_reading(const std::vector<double>& weights, const std::vector<double>& norms,
+                                 const std::vector<std::string>& labels);
+
 /// The default model's card as the page reads it (checkpoints/kjv-lm.card.json, written by the
 /// command that trained the model and measured on the shipped weights).
 struct CardFigures {
