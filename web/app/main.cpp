@@ -26,15 +26,17 @@
 namespace {
 
 const char* const kUsage =
-    "usage: attention_lab [--panel NAME] [--set JSON]... [--size WxH] [--frames N [--screenshot FILE.png]]\n"
+    "usage: attention_lab [--panel NAME] [--set JSON]... [--size WxH] [--details-open]\n"
+    "                     [--frames N [--screenshot FILE.png]]\n"
     "\n"
     "Attention Lab's desktop window: the same panels and core as the page.\n"
     "\n"
     "  --panel NAME          start on that panel (alignment, heads, permutation, masks, attribution,\n"
     "                        scaling, temperature, dropout, additive, script, cost, learned_heads,\n"
-    "                        translate)\n"
+    "                        translate; language_model: here only, not yet in the page)\n"
     "  --set JSON            inputs, as window.attentionLab.set(JSON); may be repeated\n"
     "  --size WxH            window size in pixels (default 1280x800)\n"
+    "  --details-open        every collapsed section drawn open (the page's details=open)\n"
     "  --frames N            quit after N frames (scripted runs draw every frame)\n"
     "  --screenshot FILE.png save the last frame as PNG (with --frames)\n"
     "  --help, -h            print this and exit\n";
@@ -46,6 +48,7 @@ struct Options {
   std::string screenshot;
   std::vector<std::string> patches;
   int width = 1280, height = 800;
+  bool details_open = false;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -57,6 +60,7 @@ Options parse_options(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--frames") && has_value) o.frames = std::strtol(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--screenshot") && has_value) o.screenshot = argv[++i];
     else if (!std::strcmp(argv[i], "--set") && has_value) o.patches.push_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--details-open")) o.details_open = true;
     else if (!std::strcmp(argv[i], "--size") && has_value) std::sscanf(argv[++i], "%dx%d", &o.width, &o.height);
     else std::fprintf(stderr, "attention_lab: ignoring argument '%s' (--help lists the options)\n", argv[i]);
   }
@@ -88,6 +92,7 @@ int main(int argc, char** argv) {
   platform.set_callback_describer([](const ImDrawCmd& cmd) { return gpu.footprint(cmd); });
 
   static app::App application(gpu);
+  if (options.details_open) app::style::set_details_open(true);
   app::set_api_app(&application);
   app::glue::Hooks hooks;
   hooks.request_frame = [] { application.request_frame(); };

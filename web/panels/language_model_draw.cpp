@@ -97,8 +97,11 @@ void draw_grid(LanguageModelState& m, float width, Ui& ui) {
     ImGui::BeginGroup();
     const bool picked = l == m.layer && h == m.head;
     ImGui::PushFont(ui.fonts.small);
-    ImGui::TextColored(picked ? ImVec4(0.12f, 0.44f, 0.70f, 1.0f) : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), "%s%s",
-                       lm::head_label(l, h).c_str(), picked ? " \xE2\x97\x80" : "");
+    std::string label = lm::head_label(l, h);
+    // The enlarged head says so where its cell has room; the accent colour marks it either way.
+    if (picked && ImGui::CalcTextSize((label + " (enlarged)").c_str()).x <= cell_w) label += " (enlarged)";
+    ImGui::TextColored(picked ? ImVec4(0.12f, 0.44f, 0.70f, 1.0f) : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), "%s",
+                       label.c_str());
     ImGui::PopFont();
     HeatmapSpec spec;
     spec.values = &v.maps[static_cast<std::size_t>(k)];
