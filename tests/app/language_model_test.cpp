@@ -185,6 +185,36 @@ void check_language_model(Driver& d, app::App& a) {
   expect_accepted({{"language_model", {{"model", base + "no-such-file.safetensors"}}}});
   s = settled(d);
   expect(s["error"].is_object() && s["model"]["hash"].dump() == hash, "a missing file leaves the model");
+  // Each head ablated alone: torch 1.13's Δloss (tests/reference/generate_lm_ablation.py, float64)
+  // within float32's rounding of losses near 12 nats.
+  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/tests/reference/lm_ablation_torch.json");
+  Json ab;
+  in >> ab;
+  expect_accepted({{"language_model", {{"tokens", ab["tokens"]}}}});
+  s = settled(d);
+  expect(s["ablation"].is_null() && s["scores"][0]["zero_ablation"].is_null(), "no ablation before it is asked");
+  expect_accepted({{"language_model", {{"ablate", true}}}});
+  s = settled(d);
+  expect(s["ablation"].is_object() && s["ablation"]["targets"] == 7, "ablation over 7 next tokens: " + s["ablation"].dump());
+  expect(std::fabs(s["ablation"]["clean_loss"].get<double>() - ab["clean_loss"].get<double>()) <= 1e-4, "torch's clean loss");
+  expect(s["scores"].size() == ab["heads"].size(), "every head ablated");
+  for (std::size_t k = 0; k < ab["heads"].size(); ++k)
+    for (const char* mode : {"zero", "mean"})
+      expect(std::fabs(s["scores"][k][std::string(mode) + "_ablation"].get<double>() - ab["heads"][k][mode].get<double>()) <= 1e-4,
+             "head " + std::to_string(k) + " " + mode + " ablation = torch's");
+  expect(s["captions"]["ablation"].get<std::string>().find("Each head ablated alone, on these 7 next tokens") == 0,
+         "the ablation's sentence");
+  // A new prompt clears the figures: they were measured on the old one.
+  expect_accepted({{"language_model", {{"tokens", {3, 14}}}}});
+  s = settled(d);
+  expect(s["ablation"].is_null() && s["scores"][0]["zero_ablation"].is_null(), "a new prompt clears the ablation");
+  // Asked with a new prompt, ablation waits for its forward; one token has no next token to score.
+  expect_accepted({{"language_model", {{"tokens", {3, 14, 15}}, {"ablate", true}}}});
+  s = settled(d);
+  expect(s["ablation"]["targets"] == 2, "ablation of the new prompt: " + s["ablation"].dump());
+  expect_accepted({{"language_model", {{"tokens", {3}}}}});
+  settled(d);
+  refused({{"ablate", true}}, "invalid_field");
   d.sweep(61);
   app::lm_link::reset_native();
 }

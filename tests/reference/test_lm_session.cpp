@@ -152,6 +152,10 @@ TEST_CASE("lm session: a refused file or request leaves the model held", "[refer
   CHECK(contribution(before["config"]["layers"].get<int>(), 0, 0)["error"]["code"] == "invalid_field");
   CHECK(contribution(0, 0, 3)["error"]["message"] == "query 3 is not a position of the 3 tokens");
   CHECK(s.run_text(R"({"op":"contribution","tokens":[3],"layer":0,"head":0})")["error"]["code"] == "missing_field");
+  CHECK(s.run_text(R"({"op":"ablation","tokens":[3]})")["error"]["message"].get<std::string>().find("at least 2 tokens") !=
+        std::string::npos);
+  CHECK(s.run_text(R"({"op":"ablation","tokens":[3,99]})")["error"]["message"].get<std::string>().find("tokens[1]") !=
+        std::string::npos);
   const Json row = contribution(1, 2, 2);
   CHECK(row["weights"].size() == 3);
   CHECK(row["norms"].size() == 3);

@@ -207,6 +207,8 @@ void install_forward(AppState&, LanguageModelState& m, const lm_link::Reply& r) 
     v.scores.push_back(h);
   }
   apply_induction(v, m.induction);
+  m.ablation_caption.clear();  // the scores above are the new prompt's: no head is ablated on it yet
+  m.ablation_id = 0;
   double mass = 0.0;
   for (const Json& row : v.top) mass += row.value("prob", 0.0);
   v.next_caption = v.top.empty() ? std::string()
@@ -216,6 +218,7 @@ void install_forward(AppState&, LanguageModelState& m, const lm_link::Reply& r) 
   lm_select(m, std::min(m.layer, std::max(0, v.layers - 1)), std::min(m.head, std::max(0, v.heads - 1)),
             m.query >= v.t ? -1 : m.query);
   request_contribution(m);  // new tokens: the row is measured again (a pending answer is for the old ones)
+  if (m.ablate_after_forward) lm_ablate(m);
 }
 
 void install_induction(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
@@ -231,6 +234,24 @@ void install_contribution(AppState&, LanguageModelState& m, const lm_link::Reply
   c.weights = r.reply["weights"].get<std::vector<double>>();
   c.norms = r.reply["norms"].get<std::vector<double>>();
   word_contribution(m);
+}
+
+// Each head's Δloss into the heads' scores, if the answer is for the tokens shown.
+void install_ablation(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
+  LmView& v = m.view;
+  if (r.reply["tokens"] != Json(v.tokens)) return;  // the prompt changed since it was asked
+  m.ablation_clean = r.reply.value("clean_loss", 0.0);
+  m.ablation_targets = r.reply.value("targets", 0);
+  m.ablation_max = 0.0;
+  for (const Json& h : r.reply["heads"]) {
+    const std::size_t k = static_cast<std::size_t>(h.value("layer", 0) * v.heads + h.value("head", 0));
+    if (k >= v.scores.size()) continue;
+    v.scores[k].zero_ablation = number_or_nan(h, "zero");
+    v.scores[k].mean_ablation = number_or_nan(h, "mean");
+    for (double d : {v.scores[k].zero_ablation, v.scores[k].mean_ablation})
+      if (!std::isnan(d)) m.ablation_max = std::max(m.ablation_max, std::fabs(d));
+  }
+  m.ablation_caption = lm::ablation_caption(v.scores, m.ablation_clean, m.ablation_targets);
 }
 
 void install_generation(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
@@ -305,6 +326,7 @@ constexpr Request kRequests[] = {
     {&LanguageModelState::prompt_pieces_id, false, install_prompt_pieces},
     {&LanguageModelState::card_id, false, install_card},
     {&LanguageModelState::contribution_id, false, install_contribution},
+    {&LanguageModelState::ablation_id, true, install_ablation},
 };
 
 }  // namespace
@@ -362,6 +384,22 @@ bool lm_set_prompt(LanguageModelState& m, const std::string& prompt) {
   return true;
 }
 
+bool lm_ablate(LanguageModelState& m) {
+  // A model or a new prompt on its way (or the default model not yet asked for): ablate what comes.
+  if (m.forward_id != 0 || m.tokenize_id != 0 || m.load_id != 0 || (!lm_holds_model(m) && !m.default_requested)) {
+    m.ablate_after_forward = true;
+    return true;
+  }
+  m.ablate_after_forward = false;
+  if (!lm_holds_model(m) || m.view.tokens.size() < 2) {
+    m.error = invalid("ablation needs a loaded model and a prompt of at least 2 tokens: the loss is over each token after the first");
+    return false;
+  }
+  m.ablation_id = lm_link::request(attn::obj({{"op", "ablation"}, {"tokens", m.view.tokens}}));
+  changed();
+  return true;
+}
+
 bool lm_generate(LanguageModelState& m) {
   if (!lm_holds_model(m) || m.view.tokens.empty()) {
     m.error = invalid("no model and prompt yet: generation starts from a loaded model's prompt");
@@ -382,6 +420,8 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
       if (r.id == 0 || r.id != m.*q.id) continue;
       m.*q.id = 0;
       if (!r.reply.is_object() || r.reply.contains("error")) {
+        if (q.id == &LanguageModelState::forward_id || q.id == &LanguageModelState::tokenize_id)
+          m.ablate_after_forward = false;  // no prompt came of it to ablate
         if (q.shows_error) {
           const Json& e = r.reply.is_object() ? r.reply["error"] : Json();
           m.error = ErrorInfo{e.value("code", "invalid_field"), e.value("message", "the language-model Worker failed")};

@@ -74,6 +74,7 @@ struct LanguageModelState {
   int steps = 20;
   double temperature = 0.0;  ///< 0: greedy
   std::uint64_t seed = 1;
+  std::string model_path_text, config_path_text;  ///< "Bring your own GPT-2": the paths as typed
   // the model
   std::string source;        ///< "default", "file" or "url" once a model is loaded
   std::string model_name, config_name;
@@ -83,7 +84,7 @@ struct LanguageModelState {
   std::string loading_source, loading_name, loading_config;
   // requests under way (0: none)
   int tokenize_id = 0, forward_id = 0, induction_id = 0, generate_id = 0, pieces_id = 0, prompt_pieces_id = 0,
-      contribution_id = 0;
+      contribution_id = 0, ablation_id = 0;
   // results
   LmView view;
   attn::Json card;           ///< the default model's card (null for another model, or before it came)
@@ -94,6 +95,13 @@ struct LanguageModelState {
   attn::Json generation;     ///< {prompt_tokens, tokens, pieces, text, temperature, seed, steps} (null before)
   std::string trace;         ///< the traced query row, read by lessons::lm::row_reading
   LmContribution contribution;
+  /// Each head ablated alone on the prompt (the Worker's ablation op, asked by "Ablate each head"):
+  /// the clean loss and target count; the Δloss go into view.scores. Cleared by a new forward.
+  double ablation_clean = 0.0;
+  int ablation_targets = 0;
+  double ablation_max = 0.0;  ///< the bars' scale: the largest |Δloss|
+  std::string ablation_caption;
+  bool ablate_after_forward = false;  ///< asked while the prompt's forward was under way
   std::optional<ErrorInfo> error;
 };
 
@@ -114,6 +122,9 @@ bool lm_uses_gpt2_pieces(const LanguageModelState& m);
 void lm_load_url(LanguageModelState& m, const std::string& model_url, const std::string& config_url, const char* source);
 /// Set the prompt (at most kLmMaxPromptBytes bytes); it is tokenized and run when a model is held.
 bool lm_set_prompt(LanguageModelState& m, const std::string& prompt);
+/// Ablate each head alone on the prompt's tokens (zero and mean ablation, Δloss per head; asked
+/// while the prompt is being run, once its forward is in); the prompt needs at least 2 tokens. False, with the reason shown, when there is no such prompt.
+bool lm_ablate(LanguageModelState& m);
 /// Start generation from the prompt's tokens with the panel's steps, temperature and seed.
 bool lm_generate(LanguageModelState& m);
 /// Takes the Worker's answers and starts the requests they lead to (tick).
@@ -127,7 +138,8 @@ attn::Json language_model_inputs_json(const LanguageModelState& m);
 /// busy, error} (docs/models.md, "The Language model panel").
 attn::Json language_model_state_json(const LanguageModelState& m);
 /// set({language_model: patch}): prompt (text), tokens (ids: the prompt as ids), ids, layer, head,
-/// query, steps, temperature, seed, generate (true: run generation), model and config (URLs: load
+/// query, steps, temperature, seed, generate (true: run generation), ablate (true: ablate each
+/// head), model and config (URLs: load
 /// that model). A malformed patch throws
 /// PatchError; a value out of range is refused with the last good state kept.
 bool apply_language_model_json(LanguageModelState& m, const attn::Json& patch);

@@ -13,7 +13,6 @@
 #include "panels/generation.hpp"
 #include "widgets/plots.hpp"
 #include "widgets/slider.hpp"
-#include "platform/emscripten_shim.hpp"
 
 namespace app {
 
@@ -41,10 +40,24 @@ void draw_model_line(LanguageModelState& m) {
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
   } else if (!lm_holds_model(m)) {
-    txt::para("No model is loaded yet. Load a GPT-2-family file (safetensors with its config.json), or open the page "
-              "with model=URL&config=URL.");
+    txt::para("No model is loaded yet. Load a GPT-2-family file (safetensors with its config.json) under "
+              "\"Bring your own GPT-2\".");
   }
-  if (ImGui::Button("Load a GPT-2 file...")) shim::page_action("load_model:language_model");
+}
+
+// The desktop window reads files by path (no file picker): a safetensors file and its config.json.
+void draw_own_model(LanguageModelState& m) {
+  txt::para("A GPT-2-family safetensors file (transformers' or nanoGPT's names, up to GPT-2 medium) with its "
+            "config.json: type both paths, absolute or relative to the lab's source folder. The file is read "
+            "tensor by tensor and checked; the model shown stays if it is refused.");
+  const float w = widgets::fit_labeled(ImGui::GetContentRegionAvail().x, "config.json");
+  ImGui::SetNextItemWidth(w);
+  ImGui::InputText("model file", &m.model_path_text);
+  ImGui::SetNextItemWidth(w);
+  ImGui::InputText("config.json", &m.config_path_text);
+  ImGui::BeginDisabled(m.model_path_text.empty() || m.load_id != 0);
+  if (ImGui::Button("Load")) lm_load_url(m, m.model_path_text, m.config_path_text, "file");
+  ImGui::EndDisabled();
 }
 
 void draw_tokens(const LmView& v) {
@@ -218,12 +231,28 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
               "Induction: on 20 random tokens repeated once, mean weight on the key after the earlier copy of the "
               "query's token (Olsson et al. 2022).");
   });
-  style::details("Bring your own GPT-2", [] {
-    txt::para("Drop a GPT-2-family safetensors file with its config.json on the page, or pick both with \"Load a "
-              "GPT-2 file\". A course page can link to model=URL&config=URL; a file on another site must be served "
-              "with CORS headers (Access-Control-Allow-Origin). The file is read tensor by tensor in a Worker, up to "
-              "GPT-2 medium; the model shown stays if a file is refused.");
+  style::details("Ablate each head", [&] {
+    txt::para("A weight says where a head reads; ablation measures what the prediction loses without it. Each "
+              "head alone is zeroed, or set to its mean output over the prompt, and the loss of every next token "
+              "of the prompt is measured again.");
+    ImGui::BeginDisabled(m.ablation_id != 0 || !lm_holds_model(m) || m.view.tokens.size() < 2);
+    if (ImGui::Button(m.ablation_id != 0 ? "Ablating..." : "Ablate each head")) lm_ablate(m);
+    ImGui::EndDisabled();
+    if (m.ablation_caption.empty()) return;
+    std::vector<std::string> labels;
+    std::vector<double> zero, mean;
+    for (const lm::HeadScore& h : m.view.scores) {
+      labels.push_back(lm::head_label(h.layer, h.head));
+      zero.push_back(h.zero_ablation);
+      mean.push_back(h.mean_ablation);
+    }
+    plot::bar_table("head ablation", labels,
+                    {plot::BarColumn{"\xCE\x94loss, zeroed", zero, m.ablation_max, IM_COL32(214, 120, 20, 255)},
+                     plot::BarColumn{"\xCE\x94loss, mean", mean, m.ablation_max, IM_COL32(150, 110, 60, 255)}},
+                    ImGui::GetContentRegionAvail().x);
+    txt::para(m.ablation_caption.c_str());
   });
+  style::details("Bring your own GPT-2", [&] { draw_own_model(m); });
 }
 
 }  // namespace app

@@ -73,7 +73,9 @@ Json language_model_state_json(const LanguageModelState& m) {
                                 {"head", h.head},
                                 {"previous_token", num(h.previous_token)},
                                 {"induction", num(h.induction)},
-                                {"first_token", num(h.first_token)}}));
+                                {"first_token", num(h.first_token)},
+                                {"zero_ablation", num(h.zero_ablation)},
+                                {"mean_ablation", num(h.mean_ablation)}}));
   Json card = m.card;
   if (card.is_object()) card["caption"] = m.card_caption;
   return attn::obj({{"inputs", language_model_inputs_json(m)},
@@ -87,7 +89,12 @@ Json language_model_state_json(const LanguageModelState& m) {
                     {"card", std::move(card)},
                     {"next", std::move(next)},
                     {"scores", std::move(scores)},
-                    {"captions", attn::obj({{"heads", m.view.heads_caption}, {"next", m.view.next_caption}, {"trace", m.trace}})},
+                    {"captions", attn::obj({{"heads", m.view.heads_caption},
+                                            {"next", m.view.next_caption},
+                                            {"trace", m.trace},
+                                            {"ablation", m.ablation_caption}})},
+                    {"ablation", m.ablation_caption.empty() ? Json(nullptr)
+                                                            : attn::obj({{"clean_loss", m.ablation_clean}, {"targets", m.ablation_targets}})},
                     {"map", map_json(m)},
                     {"contribution", contribution_json(m.contribution)},
                     {"generation", m.generation},
@@ -98,7 +105,7 @@ Json language_model_state_json(const LanguageModelState& m) {
 bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
   LanguageModelState next = m;
   std::string prompt = m.prompt, model_url, config_url;
-  bool generate = false, ids = m.ids_prompt;
+  bool generate = false, ablate = false, ids = m.ids_prompt;
   each(patch, [&](const std::string& k, const Json& v) {
     if (k == "prompt") prompt = get_string(v, "prompt");
     else if (k == "ids") ids = get_bool(v, "ids");
@@ -115,6 +122,7 @@ bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
     else if (k == "temperature") next.temperature = get_double(v, "temperature");
     else if (k == "seed") next.seed = get_seed(v);
     else if (k == "generate") generate = get_bool(v, "generate");
+    else if (k == "ablate") ablate = get_bool(v, "ablate");
     else if (k == "model") model_url = get_string(v, "model");
     else if (k == "config") config_url = get_string(v, "config");
     else refuse("unknown language_model input '" + k + "'");
@@ -154,6 +162,7 @@ bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
     lm_load_url(m, model_url, config_url, "url");
   }
   if (generate && !lm_generate(m)) return false;
+  if (ablate && !lm_ablate(m)) return false;
   return true;
 }
 

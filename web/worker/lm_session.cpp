@@ -227,6 +227,35 @@ Json LmSession::contribution(const std::vector<int>& tokens, int layer, int head
                     {"norms", std::vector<double>(hc.norms.begin(), hc.norms.begin() + keys)}});
 }
 
+Json LmSession::ablation(const std::vector<int>& tokens) const {
+  if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
+  if (tokens.size() < 2)
+    bad(ErrorCode::invalid_field, "ablation needs at least 2 tokens: the loss is over each token after the first");
+  const learn::DecoderConfig& c = model_->model.decoder;
+  const std::vector<int> local = to_local(tokens);
+  learn::validate_decoder_sequence(c, local, model_->model.decoder_limits);
+  learn::DecoderBatch b;
+  b.batch = 1;
+  b.t = static_cast<int>(local.size());
+  b.tokens = local;
+  b.targets.assign(local.begin() + 1, local.end());  // each position predicts the next token
+  b.targets.push_back(learn::kIgnoreIndex);          // the last has no next token in the prompt
+  learn::DecoderActivationsT<float> clean, scratch;
+  const float* params = model_->params.data();
+  const double clean_loss = learn::decoder_forward(c, model_->model.layout, params, b, clean);
+  const std::vector<std::vector<float>> means = learn::decoder_head_output_means(c, clean);
+  using Iv = learn::HeadInterventionT<float>;
+  Json heads = Json::array();
+  for (int id = 0; id < c.layers * c.heads; ++id) {
+    const Iv zero = learn::decoder_one_head_intervention(c, id, Iv::zero, means);
+    const Iv mean = learn::decoder_one_head_intervention(c, id, Iv::mean_of_batch, means);
+    const double lz = learn::decoder_forward(c, model_->model.layout, params, b, scratch, &zero);
+    const double lm = learn::decoder_forward(c, model_->model.layout, params, b, scratch, &mean);
+    heads.push_back(attn::obj({{"layer", id / c.heads}, {"head", id % c.heads}, {"zero", lz - clean_loss}, {"mean", lm - clean_loss}}));
+  }
+  return attn::obj({{"tokens", tokens}, {"targets", b.t - 1}, {"clean_loss", clean_loss}, {"heads", std::move(heads)}});
+}
+
 std::vector<int> LmSession::generate(const std::vector<int>& prompt, int steps, double temperature, std::uint64_t seed,
                                      bool stop_at_end) const {
   if (!model_) bad(ErrorCode::invalid_field, "no model loaded");
@@ -277,6 +306,10 @@ Json LmSession::run(const Json& request) {
                         static_cast<int>(f.required_integer("head", 0, 1 << 16)),
                         static_cast<int>(f.required_integer("query", 0, 1 << 16)));
   }
+  if (op == "ablation") {
+    f.check_known({"op", "tokens"});
+    return ablation(f.token_ids("tokens"));
+  }
   if (op == "generate") {
     f.check_known({"op", "tokens", "steps", "temperature", "seed", "stop_at_end"});
     const int steps = static_cast<int>(f.required_integer("steps", 0, 4096));
@@ -285,7 +318,7 @@ Json LmSession::run(const Json& request) {
     const bool stop = !f.has("stop_at_end") || f.boolean("stop_at_end", true);
     return attn::obj({{"tokens", generate(f.token_ids("tokens"), steps, temperature, seed, stop)}});
   }
-  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, pieces, forward, induction, contribution and generate, not \"" + op + "\"");
+  bad(ErrorCode::unknown_op, "the language-model Worker knows info, unload, tokenize, pieces, forward, induction, contribution, ablation and generate, not \"" + op + "\"");
 }
 
 Json LmSession::run_text(const std::string& text) {

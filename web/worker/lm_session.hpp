@@ -101,6 +101,13 @@ class LmSession {
   /// projection, without its bias)}. Throws Error(invalid_field) with no model, for a layer, head
   /// or query outside the model or the tokens, and as forward() checks the tokens.
   attn::Json contribution(const std::vector<int>& tokens, int layer, int head, int query) const;
+  /// Each head ablated alone on `tokens` (zero ablation, and mean ablation with the head's output
+  /// averaged over this prompt's positions; learn::decoder_one_head_intervention in float32): the
+  /// loss of predicting each token after the first (nats per token, t − 1 targets) with the head
+  /// ablated, less the clean loss. {tokens, targets, clean_loss, heads: [{layer, head, zero, mean}]}
+  /// (Δloss > 0: the head helped on this prompt). 1 + 2·layers·heads forwards. Throws
+  /// Error(invalid_field) with no model or fewer than 2 tokens, and as forward() checks the tokens.
+  attn::Json ablation(const std::vector<int>& tokens) const;
   /// The induction probe's default period: 2 × 20 tokens fit GPT-2's and the small models' contexts.
   static constexpr int kInductionPeriod = 20;
 
@@ -110,7 +117,7 @@ class LmSession {
   ///     position's probabilities are left in last_forward() for the caller to copy;
   ///   {op:"generate", tokens, steps, temperature?=0, seed?=0, stop_at_end?=true} → {tokens (new)};
   ///   {op:"pieces", tokens} → pieces();  {op:"induction", period?=20, seed?=0} → induction();
-  ///   {op:"contribution", tokens, layer, head, query} → contribution().
+  ///   {op:"contribution", tokens, layer, head, query} → contribution();  {op:"ablation", tokens} → ablation().
   ///   A forward's answer also has `scores` (head_scores()).
   /// Throws attn::Error naming a bad field or op.
   attn::Json run(const attn::Json& request);

@@ -95,6 +95,37 @@ std::string contribution_reading(const std::vector<double>& weights, const std::
          ", comes from \"" + label(c) + "\" at weight " + sig(weights[c]) + ".";
 }
 
+std::string ablation_caption(const std::vector<HeadScore>& scores, double clean_loss, int targets) {
+  const int up = strongest_head(scores, &HeadScore::zero_ablation);
+  if (up < 0) return "";
+  int down = -1, small = 0, measured = 0;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const double d = scores[i].zero_ablation;
+    if (std::isnan(d)) continue;
+    ++measured;
+    small += std::fabs(d) < 0.01 ? 1 : 0;
+    if (down < 0 || d < scores[static_cast<std::size_t>(down)].zero_ablation) down = static_cast<int>(i);
+  }
+  const auto signed_two = [](double v) { return (v >= 0 ? "+" : "\xE2\x88\x92") + two(std::fabs(v)); };
+  const HeadScore& u = scores[static_cast<std::size_t>(up)];
+  std::string out = "Each head ablated alone, on these " + std::to_string(targets) + " next tokens (clean loss " +
+                    two(clean_loss) + " nats per token): ";
+  if (u.zero_ablation > 0)
+    out += "zeroing head " + head_label(u.layer, u.head) + " raises the loss most, " + signed_two(u.zero_ablation);
+  else
+    out += "no head's zeroing raises the loss; the least change is head " + head_label(u.layer, u.head) + "'s, " +
+           signed_two(u.zero_ablation);
+  if (!std::isnan(u.mean_ablation)) out += " (mean ablation " + signed_two(u.mean_ablation) + ")";
+  out += ". ";
+  const HeadScore& w = scores[static_cast<std::size_t>(down)];
+  if (w.zero_ablation < 0 && down != up)
+    out += "Zeroing head " + head_label(w.layer, w.head) + " lowers it by " + two(-w.zero_ablation) +
+           ": on this prompt that head hurt the prediction. ";
+  out += std::to_string(small) + " of " + std::to_string(measured) +
+         " heads move it by less than 0.01. One prompt is one measurement: a head's role needs more text.";
+  return out;
+}
+
 std::string next_token_caption(const std::string& top_text, double top_p, double top_mass, int shown) {
   return "Most probable next token: \"" + top_text + "\" at " + percent(top_p) + ". The " + std::to_string(shown) +
          " shown hold " + percent(top_mass) + " of the distribution; the rest is spread over the other tokens.";

@@ -4,6 +4,7 @@
 // distribution. What a map cannot show is said beside what it shows.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct HeadScore {
   double previous_token = 0.0;  ///< mean weight on the key just before the query, in [0, 1]
   double first_token = 0.0;     ///< mean weight on key 0, in [0, 1]
   double induction = 0.0;       ///< mean weight on the key after the earlier copy (Olsson et al. 2022)
+  /// Δloss in nats per token on the prompt with this head alone zeroed / set to its mean output
+  /// (NaN until measured; > 0: the head helped).
+  double zero_ablation = std::numeric_limits<double>::quiet_NaN();
+  double mean_ablation = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The head whose `field` is largest (ties: the first in layer-major order; NaN never wins), or
@@ -31,6 +36,12 @@ std::string head_label(int layer, int head);
 /// contribute nothing"). `tokens`: the prompt's length the scores were measured on. Empty scores
 /// give "".
 std::string heads_caption(const std::vector<HeadScore>& scores, int tokens);
+
+/// The ablation caption, worded from each head's Δloss on the prompt (`targets` next tokens,
+/// `clean_loss` nats per token): the head whose zeroing raises the loss most (with its mean
+/// ablation), the head whose zeroing lowers it most when one does, how many move it by less than
+/// 0.01, and that one prompt is one measurement. "" when no head is measured.
+std::string ablation_caption(const std::vector<HeadScore>& scores, double clean_loss, int targets);
 
 /// The next-token caption: the most probable piece's text and probability, and how much of the
 /// distribution the top `shown` hold (`top_mass`, their summed probability).
