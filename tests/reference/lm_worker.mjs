@@ -78,6 +78,25 @@ if (JSON.stringify(mine.tokens) !== JSON.stringify(theirs.tokens))
   problems.push(`generate at temperature 0.8, seed 7: ${JSON.stringify(mine)} here, ${JSON.stringify(theirs)} natively`);
 else console.log(`ok generate: ${mine.tokens.length} sampled tokens identical to the native tool's`);
 
+// Each head ablated alone: torch 1.13's Δloss (generate_lm_ablation.py, float64), within float32's rounding.
+const ab = JSON.parse(fs.readFileSync(path.join(here, 'lm_ablation_torch.json'), 'utf8'));
+const abl = lm.run({ op: 'ablation', tokens: ab.tokens });
+if (abl.error || abl.heads.length !== ab.heads.length) problems.push(`ablation: ${JSON.stringify(abl).slice(0, 200)}`);
+else {
+  const off = ab.heads.flatMap((h, k) => ['zero', 'mean'].map((m) => Math.abs(abl.heads[k][m] - h[m])));
+  const worst = Math.max(Math.abs(abl.clean_loss - ab.clean_loss), ...off);
+  if (worst > 1e-4) problems.push(`ablation: ${worst} from torch's Δloss`);
+  else console.log(`ok ablation: ${ab.heads.length} heads' zero and mean Δloss within ${worst.toExponential(1)} of torch's`);
+}
+// Weight against contribution: the row's weights are the forward's.
+lm.run({ op: 'forward', tokens: ab.tokens, top: 1 });
+const fw = lm.weights(), T = ab.tokens.length;
+const con = lm.run({ op: 'contribution', tokens: ab.tokens, layer: 1, head: 2, query: T - 1 });
+const H = held.config.heads;
+const row = Array.from(fw.subarray(((1 * H + 2) * T + T - 1) * T, ((1 * H + 2) * T + T) * T));
+if (con.error || con.weights.some((w, j) => Math.fround(w) !== row[j])) problems.push(`contribution: ${JSON.stringify(con).slice(0, 200)} against ${row}`);
+else console.log('ok contribution: the row\'s weights are the forward\'s');
+
 // A refused file leaves the model held.
 const refused = lm.load(read('bad-mask-buffer-shape.safetensors'), text('hf-prefix-f32-buffers.config.json'));
 if (!refused.error || refused.error.code !== 'shape_mismatch') problems.push(`a wrong buffer shape was not refused: ${JSON.stringify(refused)}`);
