@@ -174,6 +174,13 @@ void check_language_model(Driver& d, app::App& a) {
   refused({{"prompt", "3 fourteen"}}, "invalid_field");
   refused({{"prompt", ""}}, "empty_sequence");
   expect(api_state()["language_model"]["tokens"] == Json(tokens), "a refused prompt keeps the tokens");
+  // A query is checked against the prompt of its own patch, not the one shown.
+  refused({{"tokens", {1, 2, 3}}, {"query", 3}}, "invalid_field");
+  expect_accepted({{"language_model", {{"tokens", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}, {"query", 8}}}});
+  s = settled(d);
+  expect(s["inputs"]["query"] == 8 && s["contribution"]["query"] == 8, "query 8 of a 10-token prompt: " + s["inputs"].dump());
+  expect_accepted({{"language_model", {{"tokens", tokens}, {"query", -1}}}});
+  settled(d);
   expect_accepted({{"language_model", {{"prompt", "3 14 99"}}}});
   s = settled(d);
   expect(s["error"].is_object() && s["error"]["message"].get<std::string>().find("tokens[2]") != std::string::npos,

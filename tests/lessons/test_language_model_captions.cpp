@@ -118,7 +118,14 @@ TEST_CASE("language model captions: ablation names the head that matters most an
   // Every zeroing lowers the loss: no head is said to raise it.
   for (HeadScore& h : s) h.zero_ablation = -std::fabs(h.zero_ablation) - 0.1, h.mean_ablation = kNaN;
   const std::string down = ablation_caption(s, 3.0, 2);
-  CHECK(down.find("no head's zeroing raises the loss; the least change is head 1.0's, \xE2\x88\x92" "0.11.") != std::string::npos);
+  CHECK(down.find("no head's zeroing raises the loss by 0.01 or more; the largest change up is head 1.0's, \xE2\x88\x92" "0.11.") !=
+        std::string::npos);
   CHECK(down.find("Zeroing head 0.0 lowers it by 0.96") != std::string::npos);
   CHECK(down.find("0 of 3 heads") != std::string::npos);
+  // Changes under 0.01 either way are not called a rise or harm: +0.004 and -0.003 move nothing.
+  s[0].zero_ablation = 0.004, s[1].zero_ablation = -0.003, s[2].zero_ablation = 0.001;
+  const std::string flat = ablation_caption(s, 3.0, 2);
+  CHECK(flat.find("no head's zeroing raises the loss by 0.01 or more; the largest change up is head 0.0's, +0.00") != std::string::npos);
+  CHECK(flat.find("hurt") == std::string::npos);
+  CHECK(flat.find("3 of 3 heads move it by less than 0.01") != std::string::npos);
 }

@@ -121,6 +121,15 @@ void request_contribution(LanguageModelState& m) {
       {{"op", "contribution"}, {"tokens", v.tokens}, {"layer", m.layer}, {"head", m.head}, {"query", q}}));
 }
 
+// The enlarged head and traced row, and the row's sentence; the caller asks for its contribution.
+void select_row(LanguageModelState& m, int layer, int head, int query) {
+  m.layer = layer;
+  m.head = head;
+  m.query = query;
+  update_trace(m);
+  changed();
+}
+
 // --- the Worker's answers, one function per request ------------------------------------------
 
 using Answer = void (*)(AppState&, LanguageModelState&, const lm_link::Reply&);
@@ -168,6 +177,7 @@ void install_tokens(AppState&, LanguageModelState& m, const lm_link::Reply& r) {
                       std::to_string(context));
   else
     m.forward_id = lm_link::request(attn::obj({{"op", "forward"}, {"tokens", tokens}, {"top", kLmTopShown}}));
+  if (m.forward_id == 0) m.ablate_after_forward = false;  // refused: no prompt comes of it to ablate
 }
 
 // The forward's figures into the view: maps as matrices (the heatmap widget's type), the scores,
@@ -215,8 +225,9 @@ void install_forward(AppState&, LanguageModelState& m, const lm_link::Reply& r) 
                                  : lm::next_token_caption(v.top[0].value("text", id_text(v.top[0].value("id", 0))),
                                                           v.top[0].value("prob", 0.0), mass, static_cast<int>(v.top.size()));
   ++v.version;
-  lm_select(m, std::min(m.layer, std::max(0, v.layers - 1)), std::min(m.head, std::max(0, v.heads - 1)),
-            m.query >= v.t ? -1 : m.query);
+  m.contribution = LmContribution{};  // measured on the old tokens
+  select_row(m, std::min(m.layer, std::max(0, v.layers - 1)), std::min(m.head, std::max(0, v.heads - 1)),
+             m.query >= v.t ? -1 : m.query);
   request_contribution(m);  // new tokens: the row is measured again (a pending answer is for the old ones)
   if (m.ablate_after_forward) lm_ablate(m);
 }
@@ -249,8 +260,9 @@ void install_ablation(AppState&, LanguageModelState& m, const lm_link::Reply& r)
     v.scores[k].zero_ablation = number_or_nan(h, "zero");
     v.scores[k].mean_ablation = number_or_nan(h, "mean");
     for (double d : {v.scores[k].zero_ablation, v.scores[k].mean_ablation})
-      if (!std::isnan(d)) m.ablation_max = std::max(m.ablation_max, std::fabs(d));
+      if (d > m.ablation_max) m.ablation_max = d;  // bars show increases; a decrease is its number alone
   }
+  if (!(m.ablation_max > 0.0)) m.ablation_max = 1.0;
   m.ablation_caption = lm::ablation_caption(v.scores, m.ablation_clean, m.ablation_targets);
 }
 
@@ -341,12 +353,8 @@ bool lm_busy(const LanguageModelState& m) {
 
 void lm_select(LanguageModelState& m, int layer, int head, int query) {
   const bool moved = layer != m.layer || head != m.head || query != m.query;
-  m.layer = layer;
-  m.head = head;
-  m.query = query;
-  update_trace(m);
+  select_row(m, layer, head, query);
   if (moved) request_contribution(m);  // a patch that keeps the selection asks nothing of the Worker
-  changed();
 }
 
 void init_language_model(LanguageModelState& m) { m = LanguageModelState{}; }
@@ -420,8 +428,9 @@ void lm_take_replies(AppState& s, LanguageModelState& m) {
       if (r.id == 0 || r.id != m.*q.id) continue;
       m.*q.id = 0;
       if (!r.reply.is_object() || r.reply.contains("error")) {
-        if (q.id == &LanguageModelState::forward_id || q.id == &LanguageModelState::tokenize_id)
-          m.ablate_after_forward = false;  // no prompt came of it to ablate
+        if (q.id == &LanguageModelState::forward_id || q.id == &LanguageModelState::tokenize_id ||
+            q.id == &LanguageModelState::load_id)
+          m.ablate_after_forward = false;  // no model or prompt came of it to ablate
         if (q.shows_error) {
           const Json& e = r.reply.is_object() ? r.reply["error"] : Json();
           m.error = ErrorInfo{e.value("code", "invalid_field"), e.value("message", "the language-model Worker failed")};

@@ -146,7 +146,7 @@ void draw_enlarged(LanguageModelState& m, float width, Ui& ui) {
   if (e.clicked_row >= 0) lm_select(m, m.layer, m.head, e.clicked_row);
   txt::para((m.trace + " Click a row to trace another query.").c_str());
   const LmContribution& c = m.contribution;
-  if (c.keys.empty() || c.layer != m.layer || c.head != m.head) return;
+  if (c.keys.empty() || c.layer != m.layer || c.head != m.head || c.query != (m.query >= 0 ? m.query : v.t - 1)) return;
   style::details("Weight vs contribution", [&] {
     plot::bar_table("lm contribution", c.shown_labels,
                     {plot::BarColumn{"weight a_qj", c.shown_weights, 1.0, style::accent_u32()},
@@ -196,7 +196,10 @@ void draw_language_model_panel(LanguageModelState& m, Ui& ui) {
   }
   draw_tokens(m.view);
   if (!m.dropped.empty()) txt::note(m.dropped.c_str());
-  if (m.view.maps.empty()) return;
+  if (m.view.maps.empty()) {  // no figures yet (or a refused load or prompt): a model can still be loaded
+    style::details("Bring your own GPT-2", [&] { draw_own_model(m); });
+    return;
+  }
 
   const txt::TwoColumns cols = txt::two_columns(0.5f);
   txt::begin_column(cols.left_w);

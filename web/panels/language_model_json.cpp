@@ -105,7 +105,7 @@ Json language_model_state_json(const LanguageModelState& m) {
 bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
   LanguageModelState next = m;
   std::string prompt = m.prompt, model_url, config_url;
-  bool generate = false, ablate = false, ids = m.ids_prompt;
+  bool generate = false, ablate = false, ids = m.ids_prompt, query_given = false;
   each(patch, [&](const std::string& k, const Json& v) {
     if (k == "prompt") prompt = get_string(v, "prompt");
     else if (k == "ids") ids = get_bool(v, "ids");
@@ -117,7 +117,7 @@ bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
     }
     else if (k == "layer") next.layer = get_int(v, "layer", 0, 1023);
     else if (k == "head") next.head = get_int(v, "head", 0, 1023);
-    else if (k == "query") next.query = get_int(v, "query", -1, 1 << 20);
+    else if (k == "query") next.query = get_int(v, "query", -1, 1 << 20), query_given = true;
     else if (k == "steps") next.steps = get_int(v, "steps", 1, kLmMaxSteps);
     else if (k == "temperature") next.temperature = get_double(v, "temperature");
     else if (k == "seed") next.seed = get_seed(v);
@@ -138,15 +138,26 @@ bool apply_language_model_json(LanguageModelState& m, const Json& patch) {
                       std::to_string(layers) + " layers \xC3\x97 " + std::to_string(heads) + " heads)");
     return false;
   }
-  if (lm_holds_model(m) && next.query >= m.view.t && m.view.t > 0) {
-    m.error = invalid("query " + std::to_string(next.query) + " is past the prompt's " + std::to_string(m.view.t) + " tokens");
+  // The query is checked against the prompt it will trace: the one in this patch when it is given
+  // as ids (a typed text's length is known only once it is tokenized; a query past it traces the last token).
+  const bool new_prompt = prompt != m.prompt || ids != m.ids_prompt;
+  int t = new_prompt ? 0 : m.view.t;
+  if (new_prompt && ids) {
+    try {
+      t = static_cast<int>(parse_token_ids(prompt, "tokens", 1 << 30, 4096).size());
+    } catch (const attn::Error&) {  // not ids: the prompt itself is refused below, naming why
+    }
+  }
+  // (A query kept from before that a shorter prompt passes goes back to the last token.)
+  if (lm_holds_model(m) && t > 0 && next.query >= t && (query_given || !new_prompt)) {
+    m.error = invalid("query " + std::to_string(next.query) + " is past the prompt's " + std::to_string(t) + " tokens");
     return false;
   }
   if (!config_url.empty() && model_url.empty()) {
     m.error = invalid("config is read with a model: give model and config together");
     return false;
   }
-  const bool prompt_changed = prompt != m.prompt || ids != m.ids_prompt;
+  const bool prompt_changed = new_prompt;
   const bool ids_before = m.ids_prompt;
   m.ids_prompt = ids;
   lm_select(m, next.layer, next.head, next.query);

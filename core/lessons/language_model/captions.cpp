@@ -95,6 +95,9 @@ std::string contribution_reading(const std::vector<double>& weights, const std::
          ", comes from \"" + label(c) + "\" at weight " + sig(weights[c]) + ".";
 }
 
+// A Δloss smaller than this (nats per token) is reported as not moving the loss.
+constexpr double kAblationMoves = 0.01;
+
 std::string ablation_caption(const std::vector<HeadScore>& scores, double clean_loss, int targets) {
   const int up = strongest_head(scores, &HeadScore::zero_ablation);
   if (up < 0) return "";
@@ -103,22 +106,22 @@ std::string ablation_caption(const std::vector<HeadScore>& scores, double clean_
     const double d = scores[i].zero_ablation;
     if (std::isnan(d)) continue;
     ++measured;
-    small += std::fabs(d) < 0.01 ? 1 : 0;
+    small += std::fabs(d) < kAblationMoves ? 1 : 0;
     if (down < 0 || d < scores[static_cast<std::size_t>(down)].zero_ablation) down = static_cast<int>(i);
   }
   const auto signed_two = [](double v) { return (v >= 0 ? "+" : "\xE2\x88\x92") + two(std::fabs(v)); };
   const HeadScore& u = scores[static_cast<std::size_t>(up)];
   std::string out = "Each head ablated alone, on these " + std::to_string(targets) + " next tokens (clean loss " +
                     two(clean_loss) + " nats per token): ";
-  if (u.zero_ablation > 0)
+  if (u.zero_ablation >= kAblationMoves)
     out += "zeroing head " + head_label(u.layer, u.head) + " raises the loss most, " + signed_two(u.zero_ablation);
   else
-    out += "no head's zeroing raises the loss; the least change is head " + head_label(u.layer, u.head) + "'s, " +
-           signed_two(u.zero_ablation);
+    out += "no head's zeroing raises the loss by 0.01 or more; the largest change up is head " +
+           head_label(u.layer, u.head) + "'s, " + signed_two(u.zero_ablation);
   if (!std::isnan(u.mean_ablation)) out += " (mean ablation " + signed_two(u.mean_ablation) + ")";
   out += ". ";
   const HeadScore& w = scores[static_cast<std::size_t>(down)];
-  if (w.zero_ablation < 0 && down != up)
+  if (w.zero_ablation <= -kAblationMoves && down != up)
     out += "Zeroing head " + head_label(w.layer, w.head) + " lowers it by " + two(-w.zero_ablation) +
            ": on this prompt that head hurt the prediction. ";
   out += std::to_string(small) + " of " + std::to_string(measured) +

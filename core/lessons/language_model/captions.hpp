@@ -39,8 +39,9 @@ std::string heads_caption(const std::vector<HeadScore>& scores, int tokens);
 
 /// The ablation caption, worded from each head's Δloss on the prompt (`targets` next tokens,
 /// `clean_loss` nats per token): the head whose zeroing raises the loss most (with its mean
-/// ablation), the head whose zeroing lowers it most when one does, how many move it by less than
-/// 0.01, and that one prompt is one measurement. "" when no head is measured.
+/// ablation) when it raises it by 0.01 or more, the head whose zeroing lowers it most when that is
+/// by 0.01 or more, how many move it by less than 0.01, and that one prompt is one measurement.
+/// "" when no head is measured.
 std::string ablation_caption(const std::vector<HeadScore>& scores, double clean_loss, int targets);
 
 /// The next-token caption: the most probable piece's text and probability, and how much of the
