@@ -102,6 +102,10 @@ async function damageEqualsWhole(scale) {
   await lab(page, () => window.attentionLab.showPanel('learned_heads'));
   await lab(page, () => window.attentionLab.set({ learned_heads: { steps: 40, train: true } }));
   for (let i = 0; i < 200 && (await lab(page, () => window.attentionLab.view(-1).working)); ++i) await frames(page, 5);
+  // On a loaded machine the run can still be stepping after that wait: compare only a finished run,
+  // or the two screenshots show different steps.
+  await page.waitForFunction(() => window.attentionLab.state().learned_heads.status === 'done' && !window.attentionLab.view(-1).working,
+                             null, { timeout: 120000 });
   await compare('learned-heads-trained');
   await record();
   await lab(page, () => window.attentionLab.redrawAll());
